@@ -1,0 +1,168 @@
+//! The configuration: seed 000's JSON (`current_agent_id`, `agents: {id: {mailbox_path}}`),
+//! with optional groups and limits; how it is found, and how it is changed safely.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::agent::AgentId;
+use crate::error::{Error, Result};
+use crate::store;
+
+/// The name of the per-project folder that holds a config.
+pub const PROJECT_DIR: &str = ".filebox";
+/// The config file's name in that folder and in the user's config folder.
+pub const FILE_NAME: &str = "config.json";
+/// The default limit on a message body: 10 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
+
+/// One agent's (or human's) entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentEntry {
+    /// The mailbox root; relative paths resolve against the config file's folder.
+    pub mailbox_path: PathBuf,
+    /// `agent` or `human`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Fields this version does not know, kept on rewrite.
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+/// The whole file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConfigFile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_agent_id: Option<AgentId>,
+    #[serde(default)]
+    pub agents: BTreeMap<AgentId, AgentEntry>,
+    /// Named groups, addressed as `@name`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub groups: BTreeMap<String, Vec<AgentId>>,
+    /// Largest accepted message body in bytes (default 10 MiB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_body_bytes: Option<usize>,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+/// A config file and where it lives.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub path: PathBuf,
+    pub file: ConfigFile,
+}
+
+impl Config {
+    /// Read and validate a config file.
+    pub fn load(path: &Path) -> Result<Config> {
+        let bytes = std::fs::read(path).map_err(|e| Error::Config {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        })?;
+        let file: ConfigFile = serde_json::from_slice(&bytes).map_err(|e| Error::Config {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        })?;
+        Ok(Config {
+            path: path.to_owned(),
+            file,
+        })
+    }
+
+    /// Find the config: an explicit path, else the nearest `.filebox/config.json` from `cwd`
+    /// upward, else the user's config folder.
+    pub fn locate(explicit: Option<&Path>, cwd: &Path) -> Option<PathBuf> {
+        if let Some(path) = explicit {
+            return Some(path.to_owned());
+        }
+        cwd.ancestors()
+            .map(|dir| dir.join(PROJECT_DIR).join(FILE_NAME))
+            .find(|p| p.is_file())
+            .or_else(|| user_config_path().filter(|p| p.is_file()))
+    }
+
+    /// Locate and load.
+    pub fn discover(explicit: Option<&Path>, cwd: &Path) -> Result<Config> {
+        let path = Config::locate(explicit, cwd).ok_or(Error::NoConfig)?;
+        Config::load(&path)
+    }
+
+    /// Change the config file under a lock, so concurrent `init`/`agents add` lose nothing.
+    /// A missing file starts empty.
+    pub fn update(path: &Path, change: impl FnOnce(&mut ConfigFile) -> Result<()>) -> Result<Config> {
+        let lock = path.with_extension("json.lock");
+        store::with_lock(&lock, || {
+            let mut file = match std::fs::read(path) {
+                Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| Error::Config {
+                    path: path.to_owned(),
+                    reason: e.to_string(),
+                })?,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => ConfigFile::default(),
+                Err(e) => return Err(Error::io(path, e)),
+            };
+            change(&mut file)?;
+            let mut text = serde_json::to_string_pretty(&file).map_err(|e| Error::Config {
+                path: path.to_owned(),
+                reason: e.to_string(),
+            })?;
+            text.push('\n');
+            store::write_file_atomic(path, text.as_bytes())?;
+            Ok(Config {
+                path: path.to_owned(),
+                file,
+            })
+        })
+    }
+
+    /// The folder relative mailbox paths resolve against.
+    pub fn base_dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+
+    /// An agent's entry.
+    pub fn agent(&self, id: &AgentId) -> Result<&AgentEntry> {
+        self.file
+            .agents
+            .get(id)
+            .ok_or_else(|| Error::UnknownAgent(id.to_string()))
+    }
+
+    /// An agent's mailbox root, resolved.
+    pub fn mailbox_path(&self, id: &AgentId) -> Result<PathBuf> {
+        let entry = self.agent(id)?;
+        Ok(self.base_dir().join(&entry.mailbox_path))
+    }
+
+    pub fn max_body_bytes(&self) -> usize {
+        self.file.max_body_bytes.unwrap_or(DEFAULT_MAX_BODY_BYTES)
+    }
+
+    /// The current agent: the override, else `current_agent_id`; it must be in the config.
+    pub fn current_agent(&self, override_id: Option<&AgentId>) -> Result<AgentId> {
+        let id = override_id
+            .or(self.file.current_agent_id.as_ref())
+            .ok_or(Error::NoCurrentAgent)?;
+        self.agent(id)?;
+        Ok(id.clone())
+    }
+}
+
+/// `$XDG_CONFIG_HOME/filebox/config.json`, else `~/.config/filebox/config.json`.
+pub fn user_config_path() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("filebox").join(FILE_NAME))
+}
+
+/// Make a path absolute against `cwd` (without touching the file system).
+pub fn absolute(path: &Path, cwd: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_owned()
+    } else {
+        cwd.join(path)
+    }
+}

@@ -1,0 +1,90 @@
+//! The core's error type: a kind a caller can act on, and the path or name it concerns.
+
+use std::io;
+use std::path::PathBuf;
+
+/// Result alias for the core.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything the core can fail with. Each variant names the thing that was wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An argument from a caller failed validation (agent id, folder, file name, type, ...).
+    #[error("invalid {what} {value:?}: {reason}")]
+    Invalid {
+        what: &'static str,
+        value: String,
+        reason: &'static str,
+    },
+    /// The agent id is not in the configuration.
+    #[error("unknown agent {0:?}: it is not in the config (see `filebox agents`)")]
+    UnknownAgent(String),
+    /// No message matched the reference in the folders searched.
+    #[error("no message {reference:?} in {searched}")]
+    NotFound { reference: String, searched: String },
+    /// A short id matched more than one message.
+    #[error("{reference:?} is ambiguous: it matches {candidates:?}; give the whole file name")]
+    Ambiguous {
+        reference: String,
+        candidates: Vec<String>,
+    },
+    /// Another process (or an earlier command) already moved the message on.
+    #[error("message {reference:?} was already handled: it is now in {folder}")]
+    AlreadyHandled { reference: String, folder: String },
+    /// The message is not in a state the operation accepts.
+    #[error("{0}")]
+    WrongState(String),
+    /// A body larger than the configured limit.
+    #[error("the message body is {size} bytes, over the limit of {limit} bytes (max_body_bytes in the config)")]
+    TooLarge { size: usize, limit: usize },
+    /// A file that is not a readable FileBox message.
+    #[error("{path}: not a readable message: {reason}")]
+    Malformed { path: PathBuf, reason: String },
+    /// The configuration could not be found, read or understood.
+    #[error("config {path}: {reason}")]
+    Config { path: PathBuf, reason: String },
+    /// No configuration file was found anywhere it is looked for.
+    #[error("no FileBox config found: run `filebox init --agent ID` or pass --config PATH")]
+    NoConfig,
+    /// No current agent: none given and the config names none.
+    #[error("no current agent: pass --agent ID, set FILEBOX_AGENT, or set current_agent_id in the config")]
+    NoCurrentAgent,
+    /// The search index failed.
+    #[error("index {path}: {reason}")]
+    Index { path: PathBuf, reason: String },
+    /// An I/O error on a path.
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl Error {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    pub(crate) fn invalid(what: &'static str, value: impl Into<String>, reason: &'static str) -> Self {
+        Error::Invalid {
+            what,
+            value: value.into(),
+            reason,
+        }
+    }
+}
+
+/// Attach a path to an `io::Result`.
+pub(crate) trait IoContext<T> {
+    fn at(self, path: impl Into<PathBuf>) -> Result<T>;
+}
+
+impl<T> IoContext<T> for io::Result<T> {
+    fn at(self, path: impl Into<PathBuf>) -> Result<T> {
+        self.map_err(|e| Error::io(path, e))
+    }
+}

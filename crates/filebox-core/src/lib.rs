@@ -1,0 +1,27 @@
+//! FileBox core: mailboxes of Markdown message files on disk, the only source of truth.
+//!
+//! Adapters (CLI, MCP, hub) call [`Mailroom`]; nothing here knows about async runtimes,
+//! HTTP, MCP or JSON wire types.
+
+mod agent;
+pub mod config;
+mod error;
+mod folder;
+mod mailbox;
+mod mailroom;
+pub mod message;
+mod send;
+mod store;
+pub mod time;
+mod transition;
+
+pub use agent::AgentId;
+pub use config::{AgentEntry, Config, ConfigFile};
+pub use error::{Error, Result};
+pub use folder::Folder;
+pub use mailbox::{Envelope, Listing, Mailbox, MessageRef, Problem};
+pub use mailroom::Mailroom;
+pub use message::{ConversationEntry, Message, MessageType, ProcessingEntry};
+pub use send::{Priority, SendReceipt, SendRequest, SourceType, derive_title};
+pub use store::Recovery;
+pub use transition::{Transition, TransitionReceipt};

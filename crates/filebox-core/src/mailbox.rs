@@ -1,0 +1,381 @@
+//! One agent's mailbox on disk: its folders, listing, and finding a message by reference.
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::agent::AgentId;
+use crate::error::{Error, IoContext, Result};
+use crate::folder::Folder;
+use crate::message::{self, FileName, Header, Message, MessageIdShort};
+use crate::store;
+use crate::time;
+
+/// How much of a file a listing reads: the header always fits in this for our own files.
+const HEADER_PREFIX: usize = 8 * 1024;
+
+/// A mailbox root with its folders present and its `tmp/` recovered.
+#[derive(Debug, Clone)]
+pub struct Mailbox {
+    owner: AgentId,
+    root: PathBuf,
+}
+
+/// A message in a folder, known from its header only.
+#[derive(Debug, Clone)]
+pub struct Envelope {
+    pub folder: Folder,
+    pub file: FileName,
+    pub path: PathBuf,
+    pub header: Header,
+}
+
+impl Envelope {
+    /// The `YYYYMMDDTHHMMSS` the listing sorts and prints by: from the name, else the header.
+    pub fn compact_time(&self) -> String {
+        self.file
+            .compact_time()
+            .map(str::to_owned)
+            .or_else(|| {
+                self.header
+                    .get(message::field::TIMESTAMP)
+                    .and_then(time::parse_iso)
+                    .map(time::compact)
+            })
+            .unwrap_or_default()
+    }
+
+    /// Seed 000's listing line: `2025-06-27T153000 ER Title (file-name.md)`.
+    pub fn listing_line(&self) -> String {
+        let when = time::listing_form(&self.compact_time()).unwrap_or_else(|| "-".into());
+        format!("{when} {} {} ({})", self.header.kind, self.header.title, self.file)
+    }
+}
+
+/// A file that could not be listed, and why. Listing goes on without it.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
+/// A folder's messages, oldest first, one per Message ID, and the files that were skipped.
+#[derive(Debug, Default)]
+pub struct Listing {
+    pub messages: Vec<Envelope>,
+    pub problems: Vec<Problem>,
+}
+
+/// How a caller names a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MessageRef {
+    File(FileName),
+    /// The first 8 hex characters of the Message ID.
+    Short(String),
+    /// A whole Message ID.
+    Id(String),
+}
+
+impl MessageRef {
+    /// Parse a file name, an 8-character short id, or a whole message id.
+    pub fn parse(value: &str) -> Result<MessageRef> {
+        let value = value.trim();
+        if value.ends_with(".md") {
+            return FileName::new(value).map(MessageRef::File);
+        }
+        if MessageIdShort::is_short(value) {
+            return Ok(MessageRef::Short(value.to_ascii_lowercase()));
+        }
+        let plausible = value.len() > 8
+            && value.len() <= 128
+            && value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        if plausible {
+            Ok(MessageRef::Id(value.to_owned()))
+        } else {
+            Err(Error::invalid(
+                "message reference",
+                value,
+                "expected a message id, its first 8 characters, or a file name ending in .md",
+            ))
+        }
+    }
+
+    /// The text the caller gave, for messages.
+    pub fn text(&self) -> &str {
+        match self {
+            MessageRef::File(name) => name.as_str(),
+            MessageRef::Short(s) | MessageRef::Id(s) => s,
+        }
+    }
+
+    fn short(&self) -> Option<String> {
+        match self {
+            MessageRef::File(name) => name.short_id().map(str::to_owned),
+            MessageRef::Short(s) => Some(s.clone()),
+            MessageRef::Id(id) => Some(MessageIdShort::of(id)),
+        }
+    }
+}
+
+impl Mailbox {
+    /// Open (creating its folders on first use) and clean up after crashed writers.
+    pub fn open(owner: AgentId, root: PathBuf) -> Result<Mailbox> {
+        let mailbox = Mailbox { owner, root };
+        for dir in Folder::ALL
+            .iter()
+            .map(|f| mailbox.folder_path(*f))
+            .chain([mailbox.tmp()])
+        {
+            match fs::symlink_metadata(&dir) {
+                Ok(meta) if meta.file_type().is_dir() => {}
+                Ok(_) => {
+                    return Err(Error::Malformed {
+                        path: dir,
+                        reason: "a mailbox folder must be a real directory, not a symlink or file"
+                            .into(),
+                    });
+                }
+                Err(_) => store::create_private_dir(&dir)?,
+            }
+        }
+        store::recover(&mailbox.tmp())?;
+        Ok(mailbox)
+    }
+
+    pub fn owner(&self) -> &AgentId {
+        &self.owner
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn folder_path(&self, folder: Folder) -> PathBuf {
+        self.root.join(folder.as_str())
+    }
+
+    pub(crate) fn tmp(&self) -> PathBuf {
+        self.root.join("tmp")
+    }
+
+    /// Derived state (index, locks): `<root>/.filebox/`.
+    pub fn state_dir(&self) -> PathBuf {
+        self.root.join(".filebox")
+    }
+
+    /// The `.md` file names in a folder, sorted; symlinks and odd names are reported.
+    pub fn file_names(&self, folder: Folder) -> Result<(Vec<FileName>, Vec<Problem>)> {
+        let dir = self.folder_path(folder);
+        let mut names = Vec::new();
+        let mut problems = Vec::new();
+        for entry in fs::read_dir(&dir).at(&dir)? {
+            let Ok(entry) = entry else { continue };
+            let raw = entry.file_name();
+            let Some(name) = raw.to_str() else {
+                problems.push(Problem {
+                    path: entry.path(),
+                    reason: "the file name is not UTF-8".into(),
+                });
+                continue;
+            };
+            if !name.ends_with(".md") || name.starts_with('.') {
+                continue;
+            }
+            match (entry.file_type(), FileName::new(name)) {
+                (Ok(kind), Ok(file)) if kind.is_file() => names.push(file),
+                (Ok(kind), _) if kind.is_symlink() => problems.push(Problem {
+                    path: entry.path(),
+                    reason: "symlinks are not followed".into(),
+                }),
+                (_, Err(e)) => problems.push(Problem {
+                    path: entry.path(),
+                    reason: e.to_string(),
+                }),
+                _ => {}
+            }
+        }
+        names.sort();
+        Ok((names, problems))
+    }
+
+    /// Read one file's header. A file that vanished meanwhile is `Ok(None)`.
+    pub fn envelope(&self, folder: Folder, file: &FileName) -> Result<Option<Envelope>> {
+        let path = self.folder_path(folder).join(file.as_str());
+        let (bytes, complete) = match store::read_prefix(&path, HEADER_PREFIX) {
+            Ok(read) => read,
+            Err(e) if store::is_not_found(&e) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let text = header_text(&bytes, complete).map_err(|reason| malformed(&path, reason))?;
+        let text = match text {
+            Some(text) => text.to_owned(),
+            None => {
+                // A header longer than the prefix: read it all.
+                match store::read_regular(&path) {
+                    Ok(all) => String::from_utf8(all).map_err(|_| malformed(&path, "it is not UTF-8"))?,
+                    Err(e) if store::is_not_found(&e) => return Ok(None),
+                    Err(e) => return Err(e),
+                }
+            }
+        };
+        let header = message::parse_header(&text).map_err(|reason| malformed(&path, reason))?;
+        Ok(Some(Envelope {
+            folder,
+            file: file.clone(),
+            path,
+            header,
+        }))
+    }
+
+    /// List a folder: oldest first, one entry per Message ID; unreadable files are reported in
+    /// `problems` and skipped.
+    pub fn list(&self, folder: Folder) -> Result<Listing> {
+        let (names, mut problems) = self.file_names(folder)?;
+        let mut messages = Vec::with_capacity(names.len());
+        for name in &names {
+            match self.envelope(folder, name) {
+                Ok(Some(envelope)) => messages.push(envelope),
+                Ok(None) => {}
+                Err(e) => problems.push(problem(e)),
+            }
+        }
+        messages.sort_by_cached_key(|m| (m.compact_time(), m.file.clone()));
+        let mut seen = HashSet::new();
+        messages.retain(|m| seen.insert(m.header.id().to_owned()));
+        Ok(Listing { messages, problems })
+    }
+
+    /// Find a message in the given folders, searched in order.
+    pub fn find(&self, reference: &MessageRef, folders: &[Folder]) -> Result<Envelope> {
+        for &folder in folders {
+            if let Some(found) = self.find_in(reference, folder)? {
+                return Ok(found);
+            }
+        }
+        Err(Error::NotFound {
+            reference: reference.text().to_owned(),
+            searched: describe_folders(self, folders),
+        })
+    }
+
+    fn find_in(&self, reference: &MessageRef, folder: Folder) -> Result<Option<Envelope>> {
+        if let MessageRef::File(name) = reference {
+            return self.envelope(folder, name).or_else(|e| match e {
+                Error::Malformed { .. } => Err(e),
+                e if store::is_not_found(&e) => Ok(None),
+                e => Err(e),
+            });
+        }
+        let (names, _) = self.file_names(folder)?;
+        let short = reference.short();
+        let by_name: Vec<&FileName> = names
+            .iter()
+            .filter(|n| short.is_some() && n.short_id() == short.as_deref())
+            .collect();
+        let mut matches = self.matching(reference, folder, by_name)?;
+        if matches.is_empty() {
+            if let MessageRef::Id(_) = reference {
+                // Files named by other tools: look at every header.
+                matches = self.matching(reference, folder, names.iter().filter(|n| n.short_id().is_none()).collect())?;
+            }
+        }
+        let mut ids: Vec<&str> = matches.iter().map(|m| m.header.id()).collect();
+        ids.sort();
+        ids.dedup();
+        if ids.len() > 1 {
+            return Err(Error::Ambiguous {
+                reference: reference.text().to_owned(),
+                candidates: matches.iter().map(|m| m.file.to_string()).collect(),
+            });
+        }
+        Ok(matches.into_iter().next())
+    }
+
+    fn matching(&self, reference: &MessageRef, folder: Folder, names: Vec<&FileName>) -> Result<Vec<Envelope>> {
+        let mut found = Vec::new();
+        for name in names {
+            let Some(envelope) = self.envelope(folder, name).ok().flatten() else {
+                continue;
+            };
+            let id = envelope.header.id();
+            let matches = match reference {
+                MessageRef::Id(want) => id.eq_ignore_ascii_case(want),
+                MessageRef::Short(short) => MessageIdShort::of(id) == *short,
+                MessageRef::File(_) => true,
+            };
+            if matches {
+                found.push(envelope);
+            }
+        }
+        Ok(found)
+    }
+
+    /// Read a whole message.
+    pub fn read(&self, envelope: &Envelope) -> Result<Message> {
+        read_message(&envelope.path)
+    }
+
+    /// Read the raw Markdown of a message.
+    pub fn read_text(&self, envelope: &Envelope) -> Result<String> {
+        let bytes = store::read_regular(&envelope.path)?;
+        String::from_utf8(bytes).map_err(|_| malformed(&envelope.path, "it is not UTF-8"))
+    }
+
+    /// Message counts per folder.
+    pub fn counts(&self) -> Result<Vec<(Folder, usize)>> {
+        Folder::ALL
+            .iter()
+            .map(|&f| self.file_names(f).map(|(names, _)| (f, names.len())))
+            .collect()
+    }
+}
+
+/// Parse a message file.
+pub(crate) fn read_message(path: &Path) -> Result<Message> {
+    let bytes = store::read_regular(path)?;
+    parse_bytes(path, &bytes)
+}
+
+pub(crate) fn parse_bytes(path: &Path, bytes: &[u8]) -> Result<Message> {
+    let text = std::str::from_utf8(bytes).map_err(|_| malformed(path, "it is not UTF-8"))?;
+    message::parse(text).map_err(|reason| malformed(path, reason))
+}
+
+/// The header part of a file prefix: `Ok(None)` when the prefix is too short to hold it all.
+fn header_text(bytes: &[u8], complete: bool) -> Result<Option<&str>, &'static str> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        // Cut inside a multi-byte character: keep the valid part.
+        Err(e) if !complete && e.error_len().is_none() => {
+            std::str::from_utf8(&bytes[..e.valid_up_to()]).map_err(|_| "it is not UTF-8")?
+        }
+        Err(_) => return Err("it is not UTF-8"),
+    };
+    Ok((complete || text.contains("\n---")).then_some(text))
+}
+
+fn malformed(path: &Path, reason: impl Into<String>) -> Error {
+    Error::Malformed {
+        path: path.to_owned(),
+        reason: reason.into(),
+    }
+}
+
+fn problem(error: Error) -> Problem {
+    match error {
+        Error::Malformed { path, reason } => Problem { path, reason },
+        Error::Io { path, source } => Problem {
+            path,
+            reason: source.to_string(),
+        },
+        other => Problem {
+            path: PathBuf::new(),
+            reason: other.to_string(),
+        },
+    }
+}
+
+fn describe_folders(mailbox: &Mailbox, folders: &[Folder]) -> String {
+    let names: Vec<&str> = folders.iter().map(|f| f.as_str()).collect();
+    format!("{}'s {}", mailbox.owner, names.join(", "))
+}

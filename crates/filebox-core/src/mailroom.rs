@@ -1,0 +1,85 @@
+//! `Mailroom`: the config plus the current agent, the entry point every adapter uses. It
+//! opens mailboxes and resolves recipients; the verbs live in `send.rs` and `transition.rs`.
+
+use std::path::PathBuf;
+
+use crate::agent::AgentId;
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::mailbox::Mailbox;
+
+/// Who I am and where everyone's mailbox is.
+#[derive(Debug, Clone)]
+pub struct Mailroom {
+    config: Config,
+    me: AgentId,
+}
+
+impl Mailroom {
+    /// Bind a config to the current agent (`override_id`, else the config's `current_agent_id`).
+    pub fn new(config: Config, override_id: Option<&AgentId>) -> Result<Mailroom> {
+        let me = config.current_agent(override_id)?;
+        Ok(Mailroom { config, me })
+    }
+
+    pub fn me(&self) -> &AgentId {
+        &self.me
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// My mailbox.
+    pub fn my_mailbox(&self) -> Result<Mailbox> {
+        self.mailbox(&self.me)
+    }
+
+    /// Any configured agent's mailbox, opened (folders created, `tmp/` recovered).
+    pub fn mailbox(&self, agent: &AgentId) -> Result<Mailbox> {
+        Mailbox::open(agent.clone(), self.mailbox_root(agent)?)
+    }
+
+    pub fn mailbox_root(&self, agent: &AgentId) -> Result<PathBuf> {
+        self.config.mailbox_path(agent)
+    }
+
+    /// Every agent in the config.
+    pub fn agents(&self) -> impl Iterator<Item = &AgentId> {
+        self.config.file.agents.keys()
+    }
+
+    /// Resolve targets: agent ids, comma lists, `@all` (everyone but me) and `@group`.
+    /// The result has no duplicates and keeps the order given.
+    pub fn resolve_targets<S: AsRef<str>>(&self, targets: &[S]) -> Result<Vec<AgentId>> {
+        let mut resolved: Vec<AgentId> = Vec::new();
+        let mut push = |id: AgentId| {
+            if !resolved.contains(&id) {
+                resolved.push(id);
+            }
+        };
+        for part in targets
+            .iter()
+            .flat_map(|t| t.as_ref().split(','))
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+        {
+            if part == "@all" {
+                self.agents().filter(|a| **a != self.me).cloned().for_each(&mut push);
+            } else if let Some(group) = part.strip_prefix('@') {
+                let members = self.config.file.groups.get(group).ok_or_else(|| {
+                    Error::invalid("group", part, "no such group in the config's `groups`")
+                })?;
+                for member in members {
+                    self.config.agent(member)?;
+                    push(member.clone());
+                }
+            } else {
+                let id = AgentId::new(part)?;
+                self.config.agent(&id)?;
+                push(id);
+            }
+        }
+        Ok(resolved)
+    }
+}

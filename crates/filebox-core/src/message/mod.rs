@@ -1,0 +1,44 @@
+//! The message model: a Markdown file in the seed 000 format (v1.0, and v1.1 with extra fields).
+
+mod file_name;
+mod header;
+mod kind;
+mod parse;
+mod render;
+mod structure;
+
+pub use file_name::{FileName, MessageIdShort, file_name_for, slug};
+pub use header::{Header, field};
+pub use kind::MessageType;
+pub use parse::{ParseError, parse, parse_header};
+pub use render::render;
+
+/// A whole message: header, the original content, and both histories.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub header: Header,
+    /// The `Original Request/Content` section, exactly as the sender wrote it.
+    pub body: String,
+    pub conversation: Vec<ConversationEntry>,
+    pub processing: Vec<ProcessingEntry>,
+}
+
+/// One reply appended under `## Conversation History`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ConversationEntry {
+    pub timestamp: String,
+    pub from: String,
+    pub to: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub body: String,
+}
+
+/// One line appended under `## Processing History` (resolved, rejected, on hold, ...).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ProcessingEntry {
+    pub timestamp: String,
+    pub action: String,
+    pub by: String,
+    pub details: String,
+}

@@ -1,0 +1,299 @@
+//! `send`: a new message to every recipient's inbox with a copy in my outbox, or, with
+//! `reply_to`, seed 000's reply: the conversation grows in the same file, which moves on.
+
+use std::fmt;
+
+use crate::agent::AgentId;
+use crate::error::{Error, Result};
+use crate::folder::Folder;
+use crate::mailbox::{Envelope, MessageRef, parse_bytes};
+use crate::mailroom::Mailroom;
+use crate::message::{ConversationEntry, Header, Message, MessageType, field, file_name_for, render};
+use crate::store::{self, Destination, Moved};
+use crate::time;
+
+/// The longest title derived from a body's first line, in characters.
+const DERIVED_TITLE_CHARS: usize = 80;
+
+/// Seed 004's `priority`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Priority {
+    Normal,
+    Urgent,
+}
+
+/// Seed 004's `sourceType`: who sent it, which decides where replies go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceType {
+    Agent,
+    Human,
+    System,
+    External,
+}
+
+macro_rules! lowercase_names {
+    ($ty:ty { $($variant:ident => $name:literal),* }) => {
+        impl $ty {
+            pub fn as_str(self) -> &'static str {
+                match self { $(Self::$variant => $name),* }
+            }
+            pub fn parse(value: &str) -> Option<Self> {
+                match value.trim().to_ascii_lowercase().as_str() { $($name => Some(Self::$variant),)* _ => None }
+            }
+        }
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.as_str()) }
+        }
+    };
+}
+lowercase_names!(Priority { Normal => "normal", Urgent => "urgent" });
+lowercase_names!(SourceType { Agent => "agent", Human => "human", System => "system", External => "external" });
+
+/// What to send.
+#[derive(Debug, Clone)]
+pub struct SendRequest {
+    /// Agent ids, comma lists, `@all` or `@group`.
+    pub to: Vec<String>,
+    pub cc: Vec<String>,
+    pub kind: MessageType,
+    /// Defaults to the body's first line.
+    pub title: Option<String>,
+    /// Markdown; kept byte for byte.
+    pub body: String,
+    /// Seed 000 `--reply_to`: the message being answered.
+    pub reply_to: Option<MessageRef>,
+    pub priority: Option<Priority>,
+    pub source_type: Option<SourceType>,
+    /// Seed 004 `replyTo`: where replies to this message should go instead of me.
+    pub reply_to_agent: Option<AgentId>,
+}
+
+impl SendRequest {
+    /// A plain message to `to`.
+    pub fn new(to: impl Into<String>, kind: MessageType, body: impl Into<String>) -> Self {
+        SendRequest {
+            to: vec![to.into()],
+            cc: Vec::new(),
+            kind,
+            title: None,
+            body: body.into(),
+            reply_to: None,
+            priority: None,
+            source_type: None,
+            reply_to_agent: None,
+        }
+    }
+}
+
+/// What a send did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SendReceipt {
+    pub id: String,
+    pub file: String,
+    pub delivered_to: Vec<AgentId>,
+}
+
+impl Mailroom {
+    /// Send a new message, or a reply when `request.reply_to` is set.
+    pub fn send(&self, request: &SendRequest) -> Result<SendReceipt> {
+        let limit = self.config().max_body_bytes();
+        if request.body.len() > limit {
+            return Err(Error::TooLarge {
+                size: request.body.len(),
+                limit,
+            });
+        }
+        let to = self.resolve_targets(&request.to)?;
+        let cc = self.resolve_targets(&request.cc)?;
+        let recipients: Vec<AgentId> = to.iter().chain(cc.iter().filter(|c| !to.contains(c))).cloned().collect();
+        if recipients.is_empty() {
+            return Err(Error::invalid("recipients", request.to.join(","), "no agent to send to"));
+        }
+        match &request.reply_to {
+            None => self.send_new(request, &to, &cc, &recipients),
+            Some(reference) => self.send_reply(request, reference, &to, &recipients),
+        }
+    }
+
+    fn send_new(
+        &self,
+        request: &SendRequest,
+        to: &[AgentId],
+        cc: &[AgentId],
+        recipients: &[AgentId],
+    ) -> Result<SendReceipt> {
+        let id = uuid::Uuid::new_v4().to_string();
+        let now = time::now();
+        let title = request.title.clone().unwrap_or_else(|| derive_title(&request.body));
+        let mut header = Header::new(&request.kind, &title);
+        let me = self.me().as_str();
+        for (key, value) in [
+            (field::FORMAT_VERSION, "1.0"),
+            (field::MESSAGE_ID, &id),
+            (field::SENDER, me),
+            (field::RECEIVER, &join(to)),
+            (field::TIMESTAMP, &time::iso(now)),
+            (field::ORIGINAL_SENDER, me),
+            (field::CURRENT_OWNER, me),
+        ] {
+            header.set(key, value);
+        }
+        if !cc.is_empty() {
+            header.set(field::CC, &join(cc));
+        }
+        if let Some(priority) = request.priority {
+            header.set(field::PRIORITY, priority.as_str());
+        }
+        if let Some(source) = request.source_type {
+            header.set(field::SOURCE_TYPE, source.as_str());
+        }
+        if let Some(agent) = &request.reply_to_agent {
+            self.config().agent(agent)?;
+            header.set(field::REPLY_TO, agent.as_str());
+        }
+        let message = Message {
+            header,
+            body: request.body.clone(),
+            conversation: Vec::new(),
+            processing: Vec::new(),
+        };
+        let bytes = render(&message);
+        let name = file_name_for(now, &request.kind, &message.header.title, &id);
+
+        let mut delivered = Vec::with_capacity(recipients.len());
+        let mut first_copy = None;
+        for recipient in recipients {
+            let mailbox = self.mailbox(recipient);
+            let result = mailbox.and_then(|m| {
+                store::publish_new(&m.tmp(), &m.folder_path(Folder::Inbox), name.as_str(), bytes.as_bytes())
+            });
+            match result {
+                Ok(path) => {
+                    first_copy.get_or_insert(path);
+                    delivered.push(recipient.clone());
+                }
+                Err(source) => {
+                    return Err(Error::WrongState(format!(
+                        "delivery to {recipient} failed ({source}); delivered to: [{}]",
+                        join(&delivered)
+                    )));
+                }
+            }
+        }
+        let mine = self.my_mailbox()?;
+        let outbox = mine.folder_path(Folder::Outbox);
+        match first_copy {
+            Some(copy) => store::link_copy(&copy, &mine.tmp(), &outbox, name.as_str())?,
+            None => store::publish_new(&mine.tmp(), &outbox, name.as_str(), bytes.as_bytes())?,
+        };
+        Ok(SendReceipt {
+            id,
+            file: name.to_string(),
+            delivered_to: delivered,
+        })
+    }
+
+    fn send_reply(
+        &self,
+        request: &SendRequest,
+        reference: &MessageRef,
+        to: &[AgentId],
+        recipients: &[AgentId],
+    ) -> Result<SendReceipt> {
+        let mine = self.my_mailbox()?;
+        let found = mine.find(reference, &Folder::ALL)?;
+        let mut destinations = Vec::with_capacity(recipients.len() + 1);
+        for recipient in recipients {
+            let mailbox = self.mailbox(recipient)?;
+            destinations.push(Destination {
+                tmp: mailbox.tmp(),
+                dir: mailbox.folder_path(Folder::Inbox),
+                name: found.file.to_string(),
+            });
+        }
+        // Seed 000 §3.9: the sender keeps a full copy in its outbox.
+        destinations.push(Destination {
+            tmp: mine.tmp(),
+            dir: mine.folder_path(Folder::Outbox),
+            name: found.file.to_string(),
+        });
+        let limit = self.config().max_body_bytes();
+        let me = self.me().clone();
+        let receiver = join(to);
+        let copies = destinations.len();
+        let rewrite = |bytes: &[u8]| -> Result<Vec<Vec<u8>>> {
+            let mut message = parse_bytes(&found.path, bytes)?;
+            let grown = message.body.len()
+                + message.conversation.iter().map(|c| c.body.len()).sum::<usize>()
+                + request.body.len();
+            if grown > limit {
+                return Err(Error::TooLarge { size: grown, limit });
+            }
+            message.conversation.push(ConversationEntry {
+                timestamp: time::iso(time::now()),
+                from: me.to_string(),
+                to: receiver.clone(),
+                kind: request.kind.to_string(),
+                body: request.body.clone(),
+            });
+            message.header.set(field::SENDER, me.as_str());
+            message.header.set(field::RECEIVER, &receiver);
+            message.header.set(field::CURRENT_OWNER, &receiver);
+            let bytes = render(&message).into_bytes();
+            Ok(vec![bytes; copies])
+        };
+
+        // From an active folder the file moves on; from a record folder (outbox, done,
+        // cancel) the record stays and the new state is delivered as a copy.
+        if matches!(found.folder, Folder::Inbox | Folder::Hold) {
+            match store::move_message(&mine.tmp(), &found.path, &destinations, rewrite)? {
+                Moved::Done => {}
+                Moved::Gone => return Err(self.already_handled(reference)),
+            }
+        } else {
+            let bytes = store::read_regular(&found.path)?;
+            let versions = rewrite(&bytes)?;
+            for (dest, version) in destinations.iter().zip(versions) {
+                store::publish_replace(&dest.tmp, &dest.dir, &dest.name, &version)?;
+            }
+        }
+        Ok(SendReceipt {
+            id: found.header.id().to_owned(),
+            file: found.file.to_string(),
+            delivered_to: recipients.to_vec(),
+        })
+    }
+
+    /// The error for a message another process moved first: says where it went.
+    pub(crate) fn already_handled(&self, reference: &MessageRef) -> Error {
+        let folder = self
+            .my_mailbox()
+            .and_then(|m| m.find(reference, &Folder::ALL))
+            .map(|found: Envelope| format!("{}/ of {}", found.folder, self.me()))
+            .unwrap_or_else(|_| "another mailbox".to_owned());
+        Error::AlreadyHandled {
+            reference: reference.text().to_owned(),
+            folder,
+        }
+    }
+}
+
+/// The body's first non-blank line without leading `#`, shortened.
+pub fn derive_title(body: &str) -> String {
+    let line = body
+        .lines()
+        .map(|l| l.trim().trim_start_matches('#').trim())
+        .find(|l| !l.is_empty())
+        .unwrap_or("(no title)");
+    let mut title: String = line.chars().take(DERIVED_TITLE_CHARS).collect();
+    if line.chars().count() > DERIVED_TITLE_CHARS {
+        title.push('…');
+    }
+    title
+}
+
+fn join(agents: &[AgentId]) -> String {
+    agents.iter().map(AgentId::as_str).collect::<Vec<_>>().join(", ")
+}

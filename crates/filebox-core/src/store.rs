@@ -1,0 +1,484 @@
+//! The only code that writes mailbox files: atomic publication, moves decided by one rename,
+//! and recovery of what a killed process left in `tmp/`.
+//!
+//! Every file a process stages in `tmp/` is locked (`flock`) by that process while it works, so
+//! the next process can tell a dead writer's leftovers (lock free) from a live one's (locked).
+//!
+//! A move (resolve, reply, ...) is a small two-phase commit inside `tmp/`:
+//! 1. `{op}.intent` records where the message comes from and where its new versions go;
+//! 2. the message is claimed by renaming it to `{op}.claim`: of two processes, exactly one
+//!    rename succeeds, the other finds the file gone and reports "already handled";
+//! 3. the new versions are staged as `{op}.{n}.new` in each destination mailbox's `tmp/`;
+//! 4. renaming `{op}.intent` to `{op}.commit` is the commit point;
+//! 5. the staged files are renamed into place, then the claim and the commit record removed.
+//!
+//! Recovery rolls an uncommitted move back (the claim returns to its folder) and a committed
+//! one forward (the remaining staged files are published), so a message is never lost and
+//! never left in two folders.
+
+use std::ffi::OsStr;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, ErrorKind, Read, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, IoContext, Result};
+
+const STAGED: &str = "part";
+const INTENT: &str = "intent";
+const COMMIT: &str = "commit";
+const CLAIM: &str = "claim";
+const NEW: &str = "new";
+
+/// Create a directory (and parents) readable by the owner only.
+pub(crate) fn create_private_dir(path: &Path) -> Result<()> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(path)
+        .at(path)
+}
+
+/// fsync a directory, so that a rename or link in it survives a power loss.
+fn sync_dir(dir: &Path) -> Result<()> {
+    File::open(dir).and_then(|d| d.sync_all()).at(dir)
+}
+
+fn op_id() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
+}
+
+/// A file being written in `tmp/`: created exclusively, owner-only, locked until dropped.
+struct Staged {
+    path: PathBuf,
+    file: File,
+}
+
+impl Staged {
+    fn create(path: PathBuf, bytes: &[u8]) -> Result<Staged> {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+            .at(&path)?;
+        file.lock().at(&path)?;
+        file.write_all(bytes).at(&path)?;
+        // The data must be on disk before any name points at it.
+        file.sync_all().at(&path)?;
+        Ok(Staged { path, file })
+    }
+}
+
+/// Publish `bytes` as the new file `dir/name`. Never replaces: an existing name is
+/// `ErrorKind::AlreadyExists`. Returns the published path.
+pub(crate) fn publish_new(tmp: &Path, dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf> {
+    let dest = dir.join(name);
+    let staged = Staged::create(tmp.join(format!("{}.{STAGED}", op_id())), bytes)?;
+    // link(2) fails if the destination exists, unlike rename(2), which replaces silently.
+    let linked = fs::hard_link(&staged.path, &dest).at(&dest);
+    let _ = fs::remove_file(&staged.path);
+    drop(staged.file);
+    linked?;
+    sync_dir(dir)?;
+    Ok(dest)
+}
+
+/// Publish `bytes` as `dir/name`, atomically replacing an older version of the same file.
+pub(crate) fn publish_replace(tmp: &Path, dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf> {
+    let dest = dir.join(name);
+    let staged = Staged::create(tmp.join(format!("{}.{STAGED}", op_id())), bytes)?;
+    fs::rename(&staged.path, &dest).at(&dest)?;
+    drop(staged.file);
+    sync_dir(dir)?;
+    Ok(dest)
+}
+
+/// Give an already published file a second name in another folder (an outbox copy).
+/// Files are never modified in place, so sharing the inode is safe; falls back to a copy
+/// when a hard link is impossible (another file system).
+pub(crate) fn link_copy(source: &Path, tmp: &Path, dir: &Path, name: &str) -> Result<PathBuf> {
+    let dest = dir.join(name);
+    match fs::hard_link(source, &dest) {
+        Ok(()) => {
+            sync_dir(dir)?;
+            Ok(dest)
+        }
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => Err(Error::io(dest, e)),
+        Err(_) => {
+            let bytes = fs::read(source).at(source)?;
+            publish_replace(tmp, dir, name, &bytes)
+        }
+    }
+}
+
+/// Read a message file, refusing symlinks (they could point out of the mailbox).
+pub(crate) fn read_regular(path: &Path) -> Result<Vec<u8>> {
+    let meta = fs::symlink_metadata(path).at(path)?;
+    if !meta.file_type().is_file() {
+        return Err(Error::Malformed {
+            path: path.to_owned(),
+            reason: "not a regular file (symlinks are not followed)".into(),
+        });
+    }
+    fs::read(path).at(path)
+}
+
+/// Read at most `limit` bytes from the start of a regular file.
+pub(crate) fn read_prefix(path: &Path, limit: usize) -> Result<(Vec<u8>, bool)> {
+    let file = File::open(path).at(path)?;
+    let mut buf = Vec::with_capacity(limit.min(64 * 1024));
+    file.take(limit as u64 + 1).read_to_end(&mut buf).at(path)?;
+    let complete = buf.len() <= limit;
+    buf.truncate(limit);
+    Ok((buf, complete))
+}
+
+/// Where one new version of a moved message goes.
+pub(crate) struct Destination {
+    /// The destination mailbox's `tmp/` (staging must be on the destination's file system).
+    pub(crate) tmp: PathBuf,
+    /// The folder it is published into.
+    pub(crate) dir: PathBuf,
+    pub(crate) name: String,
+}
+
+/// What a move is about to do, as written to `{op}.intent`.
+struct Intent {
+    origin: PathBuf,
+    claim: PathBuf,
+    /// (staged file, final path) pairs.
+    outputs: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Intent {
+    /// NUL-separated paths: a path can hold any byte but NUL.
+    fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let paths = [&self.origin, &self.claim]
+            .into_iter()
+            .chain(self.outputs.iter().flat_map(|(s, d)| [s, d]));
+        for path in paths {
+            out.extend_from_slice(path.as_os_str().as_bytes());
+            out.push(0);
+        }
+        out
+    }
+
+    fn decode(bytes: &[u8]) -> Option<Intent> {
+        let mut parts = bytes
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| PathBuf::from(OsStr::from_bytes(p)));
+        let origin = parts.next()?;
+        let claim = parts.next()?;
+        let rest: Vec<PathBuf> = parts.collect();
+        if rest.len() % 2 != 0 {
+            return None;
+        }
+        let outputs = rest.chunks(2).map(|c| (c[0].clone(), c[1].clone())).collect();
+        Some(Intent {
+            origin,
+            claim,
+            outputs,
+        })
+    }
+}
+
+/// The outcome of [`move_message`].
+pub(crate) enum Moved {
+    Done,
+    /// The origin was gone when claimed: another process got there first.
+    Gone,
+}
+
+/// Move the message at `origin` to `destinations`, each receiving the bytes `rewrite`
+/// returns for it (same order). `rewrite` gets the claimed file's bytes; if it fails, the
+/// message goes back where it was and the error is returned.
+pub(crate) fn move_message(
+    tmp: &Path,
+    origin: &Path,
+    destinations: &[Destination],
+    rewrite: impl FnOnce(&[u8]) -> Result<Vec<Vec<u8>>>,
+) -> Result<Moved> {
+    let op = op_id();
+    let intent = Intent {
+        origin: origin.to_owned(),
+        claim: tmp.join(format!("{op}.{CLAIM}")),
+        outputs: destinations
+            .iter()
+            .enumerate()
+            .map(|(n, d)| (d.tmp.join(format!("{op}.{n}.{NEW}")), d.dir.join(&d.name)))
+            .collect(),
+    };
+    // 1. Record the intent, locked for as long as this process works on it.
+    let staged = Staged::create(tmp.join(format!("{op}.{STAGED}")), &intent.encode())?;
+    let intent_path = tmp.join(format!("{op}.{INTENT}"));
+    fs::rename(&staged.path, &intent_path).at(&intent_path)?;
+    sync_dir(tmp)?;
+    let lock = staged.file;
+
+    // 2. Claim: the one rename that decides which process handles the message.
+    match fs::rename(origin, &intent.claim) {
+        Ok(()) => {}
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            let _ = fs::remove_file(&intent_path);
+            return Ok(Moved::Gone);
+        }
+        Err(e) => {
+            let _ = fs::remove_file(&intent_path);
+            return Err(Error::io(origin, e));
+        }
+    }
+    if let Some(dir) = origin.parent() {
+        sync_dir(dir)?;
+    }
+
+    // 3. Stage the new versions; on any failure, roll back.
+    let staged = fs::read(&intent.claim)
+        .at(&intent.claim)
+        .and_then(|bytes| rewrite(&bytes))
+        .and_then(|versions| stage_all(&intent, &versions));
+    let staged_files = match staged {
+        Ok(files) => files,
+        Err(e) => {
+            roll_back(&intent);
+            let _ = fs::remove_file(&intent_path);
+            return Err(e);
+        }
+    };
+
+    // 4. Commit.
+    let commit_path = tmp.join(format!("{op}.{COMMIT}"));
+    fs::rename(&intent_path, &commit_path).at(&commit_path)?;
+    sync_dir(tmp)?;
+
+    // 5. Publish, then forget the claim.
+    roll_forward(&intent)?;
+    drop(staged_files);
+    let _ = fs::remove_file(&commit_path);
+    drop(lock);
+    Ok(Moved::Done)
+}
+
+fn stage_all(intent: &Intent, versions: &[Vec<u8>]) -> Result<Vec<File>> {
+    intent
+        .outputs
+        .iter()
+        .zip(versions)
+        .map(|((staged, _), bytes)| Staged::create(staged.clone(), bytes).map(|s| s.file))
+        .collect()
+}
+
+/// Undo an uncommitted move: the claimed file returns to its folder, staged files go.
+fn roll_back(intent: &Intent) {
+    for (staged, _) in &intent.outputs {
+        let _ = fs::remove_file(staged);
+    }
+    if intent.claim.exists() {
+        // link, not rename: if the origin name was taken meanwhile, keep what is there.
+        let _ = fs::hard_link(&intent.claim, &intent.origin);
+        let _ = fs::remove_file(&intent.claim);
+        if let Some(dir) = intent.origin.parent() {
+            let _ = sync_dir(dir);
+        }
+    }
+}
+
+/// Finish a committed move: publish what is still staged, then drop the claim.
+fn roll_forward(intent: &Intent) -> Result<()> {
+    for (staged, dest) in &intent.outputs {
+        match fs::rename(staged, dest) {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::NotFound => {} // published before a crash
+            Err(e) => return Err(Error::io(dest, e)),
+        }
+        if let Some(dir) = dest.parent() {
+            sync_dir(dir)?;
+        }
+    }
+    let _ = fs::remove_file(&intent.claim);
+    Ok(())
+}
+
+/// What [`recover`] did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Recovery {
+    /// Staged files of dead writers, removed.
+    pub removed: usize,
+    /// Uncommitted moves undone.
+    pub rolled_back: usize,
+    /// Committed moves completed.
+    pub rolled_forward: usize,
+}
+
+/// Clean a mailbox's `tmp/` of what dead processes left. Files locked by a live process are
+/// left alone.
+pub(crate) fn recover(tmp: &Path) -> Result<Recovery> {
+    let mut report = Recovery::default();
+    let entries = match fs::read_dir(tmp) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(report),
+        Err(e) => return Err(Error::io(tmp, e)),
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Some(ext) = path.extension().and_then(OsStr::to_str) else {
+            continue;
+        };
+        // Claims and staged versions belong to an intent; they are handled through it.
+        if !matches!(ext, STAGED | INTENT | COMMIT) {
+            continue;
+        }
+        let Ok(file) = File::open(&path) else { continue };
+        if file.try_lock().is_err() {
+            continue; // a live process holds it
+        }
+        match ext {
+            STAGED => report.removed += 1,
+            _ => {
+                let mut bytes = Vec::new();
+                let intent = (&file).read_to_end(&mut bytes).ok().and_then(|_| Intent::decode(&bytes));
+                match (intent, ext) {
+                    (Some(intent), INTENT) => {
+                        roll_back(&intent);
+                        report.rolled_back += 1;
+                    }
+                    (Some(intent), _) => {
+                        roll_forward(&intent)?;
+                        report.rolled_forward += 1;
+                    }
+                    (None, _) => report.removed += 1,
+                }
+            }
+        }
+        let _ = fs::remove_file(&path);
+    }
+    Ok(report)
+}
+
+/// Write a small file (the config) atomically next to its final path.
+pub(crate) fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    create_private_dir(dir)?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let staged = Staged::create(dir.join(format!(".{name}.{}.{STAGED}", op_id())), bytes)?;
+    fs::rename(&staged.path, path).at(path)?;
+    sync_dir(dir)
+}
+
+/// Hold an exclusive lock on `path` (created if needed) while `f` runs.
+pub(crate) fn with_lock<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    if let Some(dir) = path.parent() {
+        create_private_dir(dir)?;
+    }
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(path)
+        .at(path)?;
+    file.lock().at(path)?;
+    let result = f();
+    drop(file);
+    result
+}
+
+/// Whether an I/O error means "the file is not there (any more)".
+pub(crate) fn is_not_found(error: &Error) -> bool {
+    matches!(error, Error::Io { source, .. } if source.kind() == io::ErrorKind::NotFound)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+        let root = tempfile::tempdir().unwrap();
+        let tmp = root.path().join("tmp");
+        let inbox = root.path().join("inbox");
+        let done = root.path().join("done");
+        for d in [&tmp, &inbox, &done] {
+            create_private_dir(d).unwrap();
+        }
+        (root, tmp, inbox, done)
+    }
+
+    #[test]
+    fn publish_new_never_replaces() {
+        let (_root, tmp, inbox, _) = setup();
+        publish_new(&tmp, &inbox, "a.md", b"one").unwrap();
+        let err = publish_new(&tmp, &inbox, "a.md", b"two").unwrap_err();
+        assert!(matches!(err, Error::Io { ref source, .. } if source.kind() == ErrorKind::AlreadyExists));
+        assert_eq!(fs::read(inbox.join("a.md")).unwrap(), b"one");
+        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn second_move_of_the_same_file_is_gone() {
+        let (_root, tmp, inbox, done) = setup();
+        publish_new(&tmp, &inbox, "a.md", b"one").unwrap();
+        let dest = || vec![Destination { tmp: tmp.clone(), dir: done.clone(), name: "a.md".into() }];
+        let first = move_message(&tmp, &inbox.join("a.md"), &dest(), |b| Ok(vec![[b, b"+"].concat()])).unwrap();
+        assert!(matches!(first, Moved::Done));
+        let second = move_message(&tmp, &inbox.join("a.md"), &dest(), |b| Ok(vec![b.to_vec()])).unwrap();
+        assert!(matches!(second, Moved::Gone));
+        assert_eq!(fs::read(done.join("a.md")).unwrap(), b"one+");
+        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn failed_rewrite_puts_the_message_back() {
+        let (_root, tmp, inbox, done) = setup();
+        publish_new(&tmp, &inbox, "a.md", b"one").unwrap();
+        let dest = vec![Destination { tmp: tmp.clone(), dir: done.clone(), name: "a.md".into() }];
+        let result = move_message(&tmp, &inbox.join("a.md"), &dest, |_| {
+            Err(Error::WrongState("no".into()))
+        });
+        assert!(result.is_err());
+        assert_eq!(fs::read(inbox.join("a.md")).unwrap(), b"one");
+        assert!(!done.join("a.md").exists());
+    }
+
+    #[test]
+    fn recovery_rolls_back_uncommitted_and_forward_committed() {
+        let (_root, tmp, inbox, done) = setup();
+        // An uncommitted move: intent + claim, as a killed process leaves them.
+        let intent = Intent {
+            origin: inbox.join("a.md"),
+            claim: tmp.join("x.claim"),
+            outputs: vec![(tmp.join("x.0.new"), done.join("a.md"))],
+        };
+        fs::write(&intent.claim, b"a").unwrap();
+        fs::write(tmp.join("x.0.new"), b"a2").unwrap();
+        fs::write(tmp.join("x.intent"), intent.encode()).unwrap();
+        // A committed one.
+        let committed = Intent {
+            origin: inbox.join("b.md"),
+            claim: tmp.join("y.claim"),
+            outputs: vec![(tmp.join("y.0.new"), done.join("b.md"))],
+        };
+        fs::write(&committed.claim, b"b").unwrap();
+        fs::write(tmp.join("y.0.new"), b"b2").unwrap();
+        fs::write(tmp.join("y.commit"), committed.encode()).unwrap();
+        fs::write(tmp.join("z.part"), b"half").unwrap();
+
+        let report = recover(&tmp).unwrap();
+        assert_eq!(report, Recovery { removed: 1, rolled_back: 1, rolled_forward: 1 });
+        assert_eq!(fs::read(inbox.join("a.md")).unwrap(), b"a");
+        assert!(!done.join("a.md").exists());
+        assert_eq!(fs::read(done.join("b.md")).unwrap(), b"b2");
+        assert!(!inbox.join("b.md").exists());
+        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn recovery_leaves_live_writers_alone() {
+        let (_root, tmp, _, _) = setup();
+        let live = Staged::create(tmp.join("live.part"), b"x").unwrap();
+        assert_eq!(recover(&tmp).unwrap(), Recovery::default());
+        assert!(live.path.exists());
+    }
+}

@@ -1,0 +1,55 @@
+//! Timestamps as the message format writes them: ISO 8601 UTC to the second.
+
+use jiff::Timestamp;
+
+/// Now, truncated to whole seconds (the format's precision).
+pub fn now() -> Timestamp {
+    let now = Timestamp::now();
+    Timestamp::from_second(now.as_second()).unwrap_or(now)
+}
+
+/// `2025-06-27T15:30:00Z`, the header form.
+pub fn iso(ts: Timestamp) -> String {
+    ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// `20250627T153000`, the file-name form.
+pub fn compact(ts: Timestamp) -> String {
+    ts.strftime("%Y%m%dT%H%M%S").to_string()
+}
+
+/// Parse a header timestamp; tolerant of fractional seconds and offsets.
+pub fn parse_iso(value: &str) -> Option<Timestamp> {
+    value.trim().parse().ok()
+}
+
+/// `20250627T153000` → `2025-06-27T153000`, the form `filebox list` prints (seed 000 §3.9).
+pub fn listing_form(compact: &str) -> Option<String> {
+    let bytes = compact.as_bytes();
+    let well_formed = bytes.len() == 15
+        && bytes[8] == b'T'
+        && bytes[..8].iter().chain(&bytes[9..]).all(u8::is_ascii_digit);
+    well_formed.then(|| format!("{}-{}-{}", &compact[..4], &compact[4..6], &compact[6..]))
+}
+
+/// Parse the file-name form back to a timestamp.
+pub fn parse_compact(compact: &str) -> Option<Timestamp> {
+    let listing = listing_form(compact)?;
+    let iso = format!("{}:{}:{}Z", &listing[..13], &listing[13..15], &listing[15..17]);
+    parse_iso(&iso)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forms_round_trip() {
+        let ts: Timestamp = "2025-06-27T15:30:00Z".parse().unwrap();
+        assert_eq!(iso(ts), "2025-06-27T15:30:00Z");
+        assert_eq!(compact(ts), "20250627T153000");
+        assert_eq!(listing_form("20250627T153000").unwrap(), "2025-06-27T153000");
+        assert_eq!(parse_compact("20250627T153000"), Some(ts));
+        assert_eq!(listing_form("2025062xT153000"), None);
+    }
+}

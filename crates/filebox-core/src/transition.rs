@@ -1,0 +1,101 @@
+//! `resolved`, `reject`, `onhold` (seed 000 §3.9): append to the processing history and move
+//! the message from my inbox to done/, cancel/ or hold/.
+
+use crate::error::{Error, Result};
+use crate::folder::Folder;
+use crate::mailbox::{MessageRef, parse_bytes};
+use crate::mailroom::Mailroom;
+use crate::message::{ProcessingEntry, field, render};
+use crate::store::{self, Destination, Moved};
+use crate::time;
+
+/// What is done with a received message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transition {
+    Resolve,
+    Reject,
+    Hold,
+}
+
+impl Transition {
+    /// The action word written to the processing history.
+    pub fn action(self) -> &'static str {
+        match self {
+            Transition::Resolve => "Resolved",
+            Transition::Reject => "Rejected",
+            Transition::Hold => "On Hold",
+        }
+    }
+
+    /// Where the message goes.
+    pub fn destination(self) -> Folder {
+        match self {
+            Transition::Resolve => Folder::Done,
+            Transition::Reject => Folder::Cancel,
+            Transition::Hold => Folder::Hold,
+        }
+    }
+
+    /// Where the message may be: a held message can still be resolved or rejected.
+    fn sources(self) -> &'static [Folder] {
+        match self {
+            Transition::Resolve | Transition::Reject => &[Folder::Inbox, Folder::Hold],
+            Transition::Hold => &[Folder::Inbox],
+        }
+    }
+}
+
+/// What a transition did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransitionReceipt {
+    pub id: String,
+    pub file: String,
+    pub folder: Folder,
+}
+
+impl Mailroom {
+    /// Apply a transition to a message in my inbox (or hold/).
+    pub fn transition(&self, transition: Transition, reference: &MessageRef, details: &str) -> Result<TransitionReceipt> {
+        let mine = self.my_mailbox()?;
+        let found = match mine.find(reference, transition.sources()) {
+            Ok(found) => found,
+            Err(Error::NotFound { .. }) => {
+                // Say where it is if it was already handled; otherwise it is simply unknown.
+                return Err(match mine.find(reference, &Folder::ALL) {
+                    Ok(elsewhere) => Error::AlreadyHandled {
+                        reference: reference.text().to_owned(),
+                        folder: format!("{}/ of {}", elsewhere.folder, self.me()),
+                    },
+                    Err(e) => e,
+                });
+            }
+            Err(e) => return Err(e),
+        };
+        let destination = transition.destination();
+        let target = Destination {
+            tmp: mine.tmp(),
+            dir: mine.folder_path(destination),
+            name: found.file.to_string(),
+        };
+        let me = self.me().to_string();
+        let rewrite = |bytes: &[u8]| -> Result<Vec<Vec<u8>>> {
+            let mut message = parse_bytes(&found.path, bytes)?;
+            message.processing.push(ProcessingEntry {
+                timestamp: time::iso(time::now()),
+                action: transition.action().to_owned(),
+                by: me.clone(),
+                details: details.to_owned(),
+            });
+            message.header.set(field::CURRENT_OWNER, &me);
+            Ok(vec![render(&message).into_bytes()])
+        };
+        match store::move_message(&mine.tmp(), &found.path, &[target], rewrite)? {
+            Moved::Done => Ok(TransitionReceipt {
+                id: found.header.id().to_owned(),
+                file: found.file.to_string(),
+                folder: destination,
+            }),
+            Moved::Gone => Err(self.already_handled(reference)),
+        }
+    }
+}
