@@ -9,7 +9,9 @@ const MAX_LEN: usize = 64;
 
 /// An agent id: 1–64 characters of ASCII letters, digits, `_`, `-` and `.`, starting with a
 /// letter or digit. No separators, no `..`, no control characters: it is safe in a path.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(try_from = "String", into = "String")]
 pub struct AgentId(String);
 
@@ -71,7 +73,9 @@ mod tests {
         for ok in ["AI_Tool_A", "qa", "dev-1", "boom.ui"] {
             assert!(AgentId::new(ok).is_ok(), "{ok}");
         }
-        for bad in ["", "../etc", "a/b", "a\\b", ".hidden", "a..b", "x\ny", "名字", "@all"] {
+        for bad in [
+            "", "../etc", "a/b", "a\\b", ".hidden", "a..b", "x\ny", "名字", "@all",
+        ] {
             assert!(AgentId::new(bad).is_err(), "{bad:?}");
         }
     }

@@ -91,7 +91,10 @@ impl Config {
 
     /// Change the config file under a lock, so concurrent `init`/`agents add` lose nothing.
     /// A missing file starts empty.
-    pub fn update(path: &Path, change: impl FnOnce(&mut ConfigFile) -> Result<()>) -> Result<Config> {
+    pub fn update(
+        path: &Path,
+        change: impl FnOnce(&mut ConfigFile) -> Result<()>,
+    ) -> Result<Config> {
         let lock = path.with_extension("json.lock");
         store::with_lock(&lock, || {
             let mut file = match std::fs::read(path) {

@@ -35,7 +35,9 @@ pub enum Error {
     #[error("{0}")]
     WrongState(String),
     /// A body larger than the configured limit.
-    #[error("the message body is {size} bytes, over the limit of {limit} bytes (max_body_bytes in the config)")]
+    #[error(
+        "the message body is {size} bytes, over the limit of {limit} bytes (max_body_bytes in the config)"
+    )]
     TooLarge { size: usize, limit: usize },
     /// A file that is not a readable FileBox message.
     #[error("{path}: not a readable message: {reason}")]
@@ -47,7 +49,9 @@ pub enum Error {
     #[error("no FileBox config found: run `filebox init --agent ID` or pass --config PATH")]
     NoConfig,
     /// No current agent: none given and the config names none.
-    #[error("no current agent: pass --agent ID, set FILEBOX_AGENT, or set current_agent_id in the config")]
+    #[error(
+        "no current agent: pass --agent ID, set FILEBOX_AGENT, or set current_agent_id in the config"
+    )]
     NoCurrentAgent,
     /// The search index failed.
     #[error("index {path}: {reason}")]
@@ -69,7 +73,11 @@ impl Error {
         }
     }
 
-    pub(crate) fn invalid(what: &'static str, value: impl Into<String>, reason: &'static str) -> Self {
+    pub(crate) fn invalid(
+        what: &'static str,
+        value: impl Into<String>,
+        reason: &'static str,
+    ) -> Self {
         Error::Invalid {
             what,
             value: value.into(),

@@ -6,7 +6,9 @@ use std::str::FromStr;
 use crate::error::Error;
 
 /// One of a mailbox's visible folders.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Folder {
     Inbox,
@@ -50,7 +52,11 @@ impl FromStr for Folder {
             .into_iter()
             .find(|folder| folder.as_str() == value)
             .ok_or_else(|| {
-                Error::invalid("folder", value, "expected inbox, outbox, done, cancel or hold")
+                Error::invalid(
+                    "folder",
+                    value,
+                    "expected inbox, outbox, done, cancel or hold",
+                )
             })
     }
 }

@@ -48,7 +48,10 @@ impl Envelope {
     /// Seed 000's listing line: `2025-06-27T153000 ER Title (file-name.md)`.
     pub fn listing_line(&self) -> String {
         let when = time::listing_form(&self.compact_time()).unwrap_or_else(|| "-".into());
-        format!("{when} {} {} ({})", self.header.kind, self.header.title, self.file)
+        format!(
+            "{when} {} {} ({})",
+            self.header.kind, self.header.title, self.file
+        )
     }
 }
 
@@ -88,7 +91,9 @@ impl MessageRef {
         }
         let plausible = value.len() > 8
             && value.len() <= 128
-            && value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+            && value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
         if plausible {
             Ok(MessageRef::Id(value.to_owned()))
         } else {
@@ -212,7 +217,9 @@ impl Mailbox {
             None => {
                 // A header longer than the prefix: read it all.
                 match store::read_regular(&path) {
-                    Ok(all) => String::from_utf8(all).map_err(|_| malformed(&path, "it is not UTF-8"))?,
+                    Ok(all) => {
+                        String::from_utf8(all).map_err(|_| malformed(&path, "it is not UTF-8"))?
+                    }
                     Err(e) if store::is_not_found(&e) => return Ok(None),
                     Err(e) => return Err(e),
                 }
@@ -276,7 +283,11 @@ impl Mailbox {
         if matches.is_empty() {
             if let MessageRef::Id(_) = reference {
                 // Files named by other tools: look at every header.
-                matches = self.matching(reference, folder, names.iter().filter(|n| n.short_id().is_none()).collect())?;
+                matches = self.matching(
+                    reference,
+                    folder,
+                    names.iter().filter(|n| n.short_id().is_none()).collect(),
+                )?;
             }
         }
         let mut ids: Vec<&str> = matches.iter().map(|m| m.header.id()).collect();
@@ -291,7 +302,12 @@ impl Mailbox {
         Ok(matches.into_iter().next())
     }
 
-    fn matching(&self, reference: &MessageRef, folder: Folder, names: Vec<&FileName>) -> Result<Vec<Envelope>> {
+    fn matching(
+        &self,
+        reference: &MessageRef,
+        folder: Folder,
+        names: Vec<&FileName>,
+    ) -> Result<Vec<Envelope>> {
         let mut found = Vec::new();
         for name in names {
             let Some(envelope) = self.envelope(folder, name).ok().flatten() else {

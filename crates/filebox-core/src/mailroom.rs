@@ -65,7 +65,10 @@ impl Mailroom {
             .filter(|p| !p.is_empty())
         {
             if part == "@all" {
-                self.agents().filter(|a| **a != self.me).cloned().for_each(&mut push);
+                self.agents()
+                    .filter(|a| **a != self.me)
+                    .cloned()
+                    .for_each(&mut push);
             } else if let Some(group) = part.strip_prefix('@') {
                 let members = self.config.file.groups.get(group).ok_or_else(|| {
                     Error::invalid("group", part, "no such group in the config's `groups`")

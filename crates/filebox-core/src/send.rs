@@ -8,7 +8,9 @@ use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::mailbox::{Envelope, MessageRef, parse_bytes};
 use crate::mailroom::Mailroom;
-use crate::message::{ConversationEntry, Header, Message, MessageType, field, file_name_for, render};
+use crate::message::{
+    ConversationEntry, Header, Message, MessageType, field, file_name_for, render,
+};
 use crate::store::{self, Destination, Moved};
 use crate::time;
 
@@ -107,9 +109,17 @@ impl Mailroom {
         }
         let to = self.resolve_targets(&request.to)?;
         let cc = self.resolve_targets(&request.cc)?;
-        let recipients: Vec<AgentId> = to.iter().chain(cc.iter().filter(|c| !to.contains(c))).cloned().collect();
+        let recipients: Vec<AgentId> = to
+            .iter()
+            .chain(cc.iter().filter(|c| !to.contains(c)))
+            .cloned()
+            .collect();
         if recipients.is_empty() {
-            return Err(Error::invalid("recipients", request.to.join(","), "no agent to send to"));
+            return Err(Error::invalid(
+                "recipients",
+                request.to.join(","),
+                "no agent to send to",
+            ));
         }
         match &request.reply_to {
             None => self.send_new(request, &to, &cc, &recipients),
@@ -126,7 +136,10 @@ impl Mailroom {
     ) -> Result<SendReceipt> {
         let id = uuid::Uuid::new_v4().to_string();
         let now = time::now();
-        let title = request.title.clone().unwrap_or_else(|| derive_title(&request.body));
+        let title = request
+            .title
+            .clone()
+            .unwrap_or_else(|| derive_title(&request.body));
         let mut header = Header::new(&request.kind, &title);
         let me = self.me().as_str();
         for (key, value) in [
@@ -167,7 +180,12 @@ impl Mailroom {
         for recipient in recipients {
             let mailbox = self.mailbox(recipient);
             let result = mailbox.and_then(|m| {
-                store::publish_new(&m.tmp(), &m.folder_path(Folder::Inbox), name.as_str(), bytes.as_bytes())
+                store::publish_new(
+                    &m.tmp(),
+                    &m.folder_path(Folder::Inbox),
+                    name.as_str(),
+                    bytes.as_bytes(),
+                )
             });
             match result {
                 Ok(path) => {
@@ -226,7 +244,11 @@ impl Mailroom {
         let rewrite = |bytes: &[u8]| -> Result<Vec<Vec<u8>>> {
             let mut message = parse_bytes(&found.path, bytes)?;
             let grown = message.body.len()
-                + message.conversation.iter().map(|c| c.body.len()).sum::<usize>()
+                + message
+                    .conversation
+                    .iter()
+                    .map(|c| c.body.len())
+                    .sum::<usize>()
                 + request.body.len();
             if grown > limit {
                 return Err(Error::TooLarge { size: grown, limit });
@@ -295,5 +317,9 @@ pub fn derive_title(body: &str) -> String {
 }
 
 fn join(agents: &[AgentId]) -> String {
-    agents.iter().map(AgentId::as_str).collect::<Vec<_>>().join(", ")
+    agents
+        .iter()
+        .map(AgentId::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
 }

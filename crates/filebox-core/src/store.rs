@@ -177,7 +177,10 @@ impl Intent {
         if rest.len() % 2 != 0 {
             return None;
         }
-        let outputs = rest.chunks(2).map(|c| (c[0].clone(), c[1].clone())).collect();
+        let outputs = rest
+            .chunks(2)
+            .map(|c| (c[0].clone(), c[1].clone()))
+            .collect();
         Some(Intent {
             origin,
             claim,
@@ -331,7 +334,9 @@ pub(crate) fn recover(tmp: &Path) -> Result<Recovery> {
         if !matches!(ext, STAGED | INTENT | COMMIT) {
             continue;
         }
-        let Ok(file) = File::open(&path) else { continue };
+        let Ok(file) = File::open(&path) else {
+            continue;
+        };
         if file.try_lock().is_err() {
             continue; // a live process holds it
         }
@@ -339,7 +344,10 @@ pub(crate) fn recover(tmp: &Path) -> Result<Recovery> {
             STAGED => report.removed += 1,
             _ => {
                 let mut bytes = Vec::new();
-                let intent = (&file).read_to_end(&mut bytes).ok().and_then(|_| Intent::decode(&bytes));
+                let intent = (&file)
+                    .read_to_end(&mut bytes)
+                    .ok()
+                    .and_then(|_| Intent::decode(&bytes));
                 match (intent, ext) {
                     (Some(intent), INTENT) => {
                         roll_back(&intent);
@@ -362,7 +370,10 @@ pub(crate) fn recover(tmp: &Path) -> Result<Recovery> {
 pub(crate) fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     create_private_dir(dir)?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let staged = Staged::create(dir.join(format!(".{name}.{}.{STAGED}", op_id())), bytes)?;
     fs::rename(&staged.path, path).at(path)?;
     sync_dir(dir)
@@ -411,7 +422,9 @@ mod tests {
         let (_root, tmp, inbox, _) = setup();
         publish_new(&tmp, &inbox, "a.md", b"one").unwrap();
         let err = publish_new(&tmp, &inbox, "a.md", b"two").unwrap_err();
-        assert!(matches!(err, Error::Io { ref source, .. } if source.kind() == ErrorKind::AlreadyExists));
+        assert!(
+            matches!(err, Error::Io { ref source, .. } if source.kind() == ErrorKind::AlreadyExists)
+        );
         assert_eq!(fs::read(inbox.join("a.md")).unwrap(), b"one");
         assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
     }
@@ -420,10 +433,20 @@ mod tests {
     fn second_move_of_the_same_file_is_gone() {
         let (_root, tmp, inbox, done) = setup();
         publish_new(&tmp, &inbox, "a.md", b"one").unwrap();
-        let dest = || vec![Destination { tmp: tmp.clone(), dir: done.clone(), name: "a.md".into() }];
-        let first = move_message(&tmp, &inbox.join("a.md"), &dest(), |b| Ok(vec![[b, b"+"].concat()])).unwrap();
+        let dest = || {
+            vec![Destination {
+                tmp: tmp.clone(),
+                dir: done.clone(),
+                name: "a.md".into(),
+            }]
+        };
+        let first = move_message(&tmp, &inbox.join("a.md"), &dest(), |b| {
+            Ok(vec![[b, b"+"].concat()])
+        })
+        .unwrap();
         assert!(matches!(first, Moved::Done));
-        let second = move_message(&tmp, &inbox.join("a.md"), &dest(), |b| Ok(vec![b.to_vec()])).unwrap();
+        let second =
+            move_message(&tmp, &inbox.join("a.md"), &dest(), |b| Ok(vec![b.to_vec()])).unwrap();
         assert!(matches!(second, Moved::Gone));
         assert_eq!(fs::read(done.join("a.md")).unwrap(), b"one+");
         assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
@@ -433,7 +456,11 @@ mod tests {
     fn failed_rewrite_puts_the_message_back() {
         let (_root, tmp, inbox, done) = setup();
         publish_new(&tmp, &inbox, "a.md", b"one").unwrap();
-        let dest = vec![Destination { tmp: tmp.clone(), dir: done.clone(), name: "a.md".into() }];
+        let dest = vec![Destination {
+            tmp: tmp.clone(),
+            dir: done.clone(),
+            name: "a.md".into(),
+        }];
         let result = move_message(&tmp, &inbox.join("a.md"), &dest, |_| {
             Err(Error::WrongState("no".into()))
         });
@@ -466,7 +493,14 @@ mod tests {
         fs::write(tmp.join("z.part"), b"half").unwrap();
 
         let report = recover(&tmp).unwrap();
-        assert_eq!(report, Recovery { removed: 1, rolled_back: 1, rolled_forward: 1 });
+        assert_eq!(
+            report,
+            Recovery {
+                removed: 1,
+                rolled_back: 1,
+                rolled_forward: 1
+            }
+        );
         assert_eq!(fs::read(inbox.join("a.md")).unwrap(), b"a");
         assert!(!done.join("a.md").exists());
         assert_eq!(fs::read(done.join("b.md")).unwrap(), b"b2");

@@ -35,7 +35,12 @@ pub fn listing_form(compact: &str) -> Option<String> {
 /// Parse the file-name form back to a timestamp.
 pub fn parse_compact(compact: &str) -> Option<Timestamp> {
     let listing = listing_form(compact)?;
-    let iso = format!("{}:{}:{}Z", &listing[..13], &listing[13..15], &listing[15..17]);
+    let iso = format!(
+        "{}:{}:{}Z",
+        &listing[..13],
+        &listing[13..15],
+        &listing[15..17]
+    );
     parse_iso(&iso)
 }
 
@@ -48,7 +53,10 @@ mod tests {
         let ts: Timestamp = "2025-06-27T15:30:00Z".parse().unwrap();
         assert_eq!(iso(ts), "2025-06-27T15:30:00Z");
         assert_eq!(compact(ts), "20250627T153000");
-        assert_eq!(listing_form("20250627T153000").unwrap(), "2025-06-27T153000");
+        assert_eq!(
+            listing_form("20250627T153000").unwrap(),
+            "2025-06-27T153000"
+        );
         assert_eq!(parse_compact("20250627T153000"), Some(ts));
         assert_eq!(listing_form("2025062xT153000"), None);
     }

@@ -55,7 +55,12 @@ pub struct TransitionReceipt {
 
 impl Mailroom {
     /// Apply a transition to a message in my inbox (or hold/).
-    pub fn transition(&self, transition: Transition, reference: &MessageRef, details: &str) -> Result<TransitionReceipt> {
+    pub fn transition(
+        &self,
+        transition: Transition,
+        reference: &MessageRef,
+        details: &str,
+    ) -> Result<TransitionReceipt> {
         let mine = self.my_mailbox()?;
         let found = match mine.find(reference, transition.sources()) {
             Ok(found) => found,

@@ -89,7 +89,10 @@ impl MessageIdShort {
 pub fn slug(title: &str) -> String {
     let ascii = deunicode::deunicode(title).to_ascii_lowercase();
     let mut slug = String::with_capacity(MAX_SLUG);
-    for word in ascii.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()) {
+    for word in ascii
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
         let extra = usize::from(!slug.is_empty()) + word.len();
         if slug.len() + extra > MAX_SLUG {
             if slug.is_empty() {
@@ -128,7 +131,10 @@ mod tests {
         let ts = "2025-06-27T15:30:00Z".parse().unwrap();
         let kind = MessageType::new("ER").unwrap();
         let name = file_name_for(ts, &kind, "New feature: batch import!", "60bd0e69-aaaa");
-        assert_eq!(name.as_str(), "20250627T153000-ER-new-feature-batch-import-60bd0e69.md");
+        assert_eq!(
+            name.as_str(),
+            "20250627T153000-ER-new-feature-batch-import-60bd0e69.md"
+        );
         assert_eq!(name.compact_time(), Some("20250627T153000"));
         assert_eq!(name.kind(), Some("ER"));
         assert_eq!(name.short_id(), Some("60bd0e69"));

@@ -28,8 +28,19 @@ pub mod field {
 
     /// The fields whose presence makes a file format version 1.1.
     pub(crate) const V1_1: [&str; 13] = [
-        CC, THREAD_ID, IN_REPLY_TO, REFERENCES, PRIORITY, SOURCE_TYPE, REPLY_TO, STATUS,
-        FORKED_FROM, FORK_REASON, OBSOLETES, CALLBACK, ATTACHMENTS,
+        CC,
+        THREAD_ID,
+        IN_REPLY_TO,
+        REFERENCES,
+        PRIORITY,
+        SOURCE_TYPE,
+        REPLY_TO,
+        STATUS,
+        FORKED_FROM,
+        FORK_REASON,
+        OBSOLETES,
+        CALLBACK,
+        ATTACHMENTS,
     ];
 }
 
@@ -71,7 +82,11 @@ impl Header {
     /// Set a field, in place if present, else appended. Values are forced onto one line.
     pub fn set(&mut self, key: &str, value: &str) {
         let value = single_line(value);
-        match self.fields.iter_mut().find(|(k, _)| k.eq_ignore_ascii_case(key)) {
+        match self
+            .fields
+            .iter_mut()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+        {
             Some(slot) => slot.1 = value,
             None => self.fields.push((key.to_owned(), value)),
         }

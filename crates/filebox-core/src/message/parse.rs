@@ -34,7 +34,10 @@ pub fn parse_header(text: &str) -> Result<Header, ParseError> {
             fields.push((key.trim().to_owned(), value.trim().to_owned()));
         }
     }
-    if !fields.iter().any(|(k, _)| k.eq_ignore_ascii_case(super::field::MESSAGE_ID)) {
+    if !fields
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case(super::field::MESSAGE_ID))
+    {
         return Err("the header has no **Message ID:** line");
     }
     Ok(Header::from_parts(
@@ -71,7 +74,13 @@ pub fn parse(text: &str) -> Result<Message, ParseError> {
     for (i, mark) in marks.iter().enumerate().skip(original) {
         let next = marks.get(i + 1);
         let raw = &text[mark.end..next.map_or(text.len(), |n| n.start)];
-        let next_is_section = matches!(next, Some(Mark { what: Structural::Section(_), .. }));
+        let next_is_section = matches!(
+            next,
+            Some(Mark {
+                what: Structural::Section(_),
+                ..
+            })
+        );
         match &mark.what {
             Structural::Section(Section::Original) => {
                 // The body runs to the next section; entry-like lines inside it are escaped.
@@ -104,14 +113,10 @@ pub fn parse(text: &str) -> Result<Message, ParseError> {
 
 /// Whether the last section heading before an entry is `## Conversation History`.
 fn in_conversation(before: &[Mark<'_>]) -> bool {
-    before
-        .iter()
-        .rev()
-        .find_map(|m| match m.what {
-            Structural::Section(s) => Some(s),
-            Structural::Entry(_) => None,
-        })
-        == Some(Section::Conversation)
+    before.iter().rev().find_map(|m| match m.what {
+        Structural::Section(s) => Some(s),
+        Structural::Entry(_) => None,
+    }) == Some(Section::Conversation)
 }
 
 fn marks(text: &str) -> Vec<Mark<'_>> {
@@ -136,8 +141,15 @@ fn payload(raw: &str, followed_by_section: bool) -> String {
 /// A payload written as `\n{escaped}` + `\n\n---\n\n` before a section, `\n\n` before an entry.
 fn payload_before(raw: &str, next_is_section: bool, has_next: bool) -> String {
     let inner = raw.strip_prefix('\n');
-    let suffix = if next_is_section { "\n\n---\n\n" } else { "\n\n" };
-    match inner.and_then(|s| s.strip_suffix(suffix)).filter(|_| has_next) {
+    let suffix = if next_is_section {
+        "\n\n---\n\n"
+    } else {
+        "\n\n"
+    };
+    match inner
+        .and_then(|s| s.strip_suffix(suffix))
+        .filter(|_| has_next)
+    {
         Some(exact) => unescape(exact),
         None => unescape(lenient_trim(raw)),
     }
@@ -174,7 +186,9 @@ fn processing_entries(raw: &str) -> Vec<ProcessingEntry> {
 
 fn processing_entry(item: &str) -> ProcessingEntry {
     let parsed = item.split_once(" - ").and_then(|(timestamp, rest)| {
-        let (head, details) = rest.split_once(": ").unwrap_or((rest.trim_end_matches(':'), ""));
+        let (head, details) = rest
+            .split_once(": ")
+            .unwrap_or((rest.trim_end_matches(':'), ""));
         let (action, by) = head.rsplit_once(" by ")?;
         Some(ProcessingEntry {
             timestamp: timestamp.trim().to_owned(),

@@ -2,23 +2,33 @@
 
 use std::fmt::Write;
 
+use super::Message;
 use super::header::field;
 use super::structure::{Section, escape};
-use super::Message;
 
 /// Render the whole file. `parse(render(m)) == m` for every message the core builds.
 pub fn render(message: &Message) -> String {
     let header = &message.header;
     let mut out = String::with_capacity(message.body.len() + 1024);
     let _ = writeln!(out, "# {}: {}\n", header.kind, header.title);
-    let _ = writeln!(out, "**{}:** {}", field::FORMAT_VERSION, header.effective_version());
+    let _ = writeln!(
+        out,
+        "**{}:** {}",
+        field::FORMAT_VERSION,
+        header.effective_version()
+    );
     for (key, value) in header.fields() {
         if !key.eq_ignore_ascii_case(field::FORMAT_VERSION) {
             let _ = writeln!(out, "**{key}:** {value}");
         }
     }
     out.push_str("\n---\n\n");
-    let _ = write!(out, "{}\n\n{}\n\n---\n\n", Section::Original.heading(), escape(&message.body));
+    let _ = write!(
+        out,
+        "{}\n\n{}\n\n---\n\n",
+        Section::Original.heading(),
+        escape(&message.body)
+    );
     let _ = write!(out, "{}\n\n", Section::Conversation.heading());
     for entry in &message.conversation {
         let _ = write!(

@@ -45,27 +45,28 @@ pub(crate) fn structural(line: &str) -> Option<Structural<'_>> {
     let line = line.trim_end();
     if let Some(rest) = line.strip_prefix("## ") {
         let name = rest.trim();
-        return [Section::Original, Section::Conversation, Section::Processing]
-            .into_iter()
-            .find(|s| s.heading()[3..].eq_ignore_ascii_case(name))
-            .map(Structural::Section);
+        return [
+            Section::Original,
+            Section::Conversation,
+            Section::Processing,
+        ]
+        .into_iter()
+        .find(|s| s.heading()[3..].eq_ignore_ascii_case(name))
+        .map(Structural::Section);
     }
     let rest = line.strip_prefix("### ")?;
     let (rest, kind) = rest.strip_suffix(')')?.rsplit_once(" (")?;
     let (timestamp, people) = rest.split_once(" - ")?;
     let (from, to) = people.split_once(" to ")?;
     let fields = [timestamp, from, to, kind];
-    fields
-        .iter()
-        .all(|f| !f.trim().is_empty())
-        .then(|| {
-            Structural::Entry(EntryHeading {
-                timestamp: timestamp.trim(),
-                from: from.trim(),
-                to: to.trim(),
-                kind: kind.trim(),
-            })
+    fields.iter().all(|f| !f.trim().is_empty()).then(|| {
+        Structural::Entry(EntryHeading {
+            timestamp: timestamp.trim(),
+            from: from.trim(),
+            to: to.trim(),
+            kind: kind.trim(),
         })
+    })
 }
 
 fn needs_escape(line: &str) -> bool {
@@ -112,7 +113,12 @@ mod tests {
         );
         assert!(matches!(
             structural("### 2025-06-27T15:30:00Z - qa to dev (ER)"),
-            Some(Structural::Entry(EntryHeading { from: "qa", to: "dev", kind: "ER", .. }))
+            Some(Structural::Entry(EntryHeading {
+                from: "qa",
+                to: "dev",
+                kind: "ER",
+                ..
+            }))
         ));
         assert_eq!(structural("## Notes"), None);
         assert_eq!(structural("### Steps to reproduce"), None);
@@ -120,7 +126,8 @@ mod tests {
 
     #[test]
     fn escaping_is_reversible() {
-        let body = "## Conversation History\n\\## Processing History\n\\\\x\n### a - b to c (D)\nplain";
+        let body =
+            "## Conversation History\n\\## Processing History\n\\\\x\n### a - b to c (D)\nplain";
         let escaped = escape(body);
         assert!(escaped.lines().all(|l| structural(l).is_none()));
         assert_eq!(unescape(&escaped), body);

@@ -1,0 +1,138 @@
+//! Verb arguments, one struct per verb, named as the MCP tools and RPC methods name them.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A mailbox folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum FolderName {
+    Inbox,
+    Outbox,
+    Done,
+    Cancel,
+    Hold,
+}
+
+impl From<FolderName> for filebox_core::Folder {
+    fn from(folder: FolderName) -> Self {
+        use filebox_core::Folder;
+        match folder {
+            FolderName::Inbox => Folder::Inbox,
+            FolderName::Outbox => Folder::Outbox,
+            FolderName::Done => Folder::Done,
+            FolderName::Cancel => Folder::Cancel,
+            FolderName::Hold => Folder::Hold,
+        }
+    }
+}
+
+/// One recipient or several.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Recipients {
+    /// An agent id, a comma-separated list of ids, `@all` (everyone but me) or `@group`.
+    One(String),
+    /// Several agent ids (or `@all` / `@group`).
+    Many(Vec<String>),
+}
+
+impl Recipients {
+    pub fn to_vec(&self) -> Vec<String> {
+        match self {
+            Recipients::One(one) => vec![one.clone()],
+            Recipients::Many(many) => many.clone(),
+        }
+    }
+}
+
+/// Arguments of `list_messages`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ListArgs {
+    /// The folder to list: inbox (default), outbox, done, cancel or hold.
+    #[serde(default)]
+    pub folder: Option<FolderName>,
+    /// Only messages from this agent (the Sender header).
+    #[serde(default)]
+    pub from: Option<String>,
+    /// Only messages of this type (ER, BR, DIS, ACK, SU, ...).
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    /// At most this many messages (the oldest first).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// Arguments of `read_message`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ReadArgs {
+    /// The message: its id, the id's first 8 characters, or its file name.
+    pub id: String,
+    /// The folder to look in; all folders (inbox first) when omitted.
+    #[serde(default)]
+    pub folder: Option<FolderName>,
+}
+
+/// Arguments of `send_message`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SendArgs {
+    /// Recipient: an agent id, a comma-separated list, `@all` or `@group`.
+    pub to: Recipients,
+    /// Agents to copy (same forms as `to`).
+    #[serde(default)]
+    pub cc: Option<Recipients>,
+    /// Message type: ER (enhancement request), BR (bug report), DIS (discussion), ACK
+    /// (acknowledgement), SU (status update), ASK (question), RPT (work report), or your own
+    /// upper-case word.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// A short title; defaults to the content's first line.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// The message body, in Markdown. Kept byte for byte.
+    pub content: String,
+    /// To answer a message instead of starting a new one: its id, short id or file name. The
+    /// reply is appended to that message's conversation and the file moves to `to`.
+    #[serde(default)]
+    pub reply_to: Option<String>,
+    /// `normal` (default) or `urgent`.
+    #[serde(default)]
+    pub priority: Option<String>,
+    /// Who is sending: `agent` (default), `human`, `system` or `external`.
+    #[serde(default)]
+    pub source_type: Option<String>,
+    /// Where replies to this message should go instead of to me (an agent id).
+    #[serde(default)]
+    pub reply_to_agent: Option<String>,
+}
+
+/// Arguments of `resolve_message`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ResolveArgs {
+    /// The message in my inbox (or hold): id, short id or file name.
+    pub id: String,
+    /// What was done: the resolution recorded in the processing history.
+    pub details: String,
+}
+
+/// Arguments of `reject_message`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RejectArgs {
+    /// The message in my inbox (or hold): id, short id or file name.
+    pub id: String,
+    /// Why it is rejected; recorded in the processing history.
+    pub reason: String,
+}
+
+/// Arguments of `hold_message`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct HoldArgs {
+    /// The message in my inbox: id, short id or file name.
+    pub id: String,
+    /// Why it waits; recorded in the processing history.
+    pub reason: String,
+}
+
+/// Arguments of `list_agents` (none).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ListAgentsArgs {}

@@ -1,0 +1,200 @@
+//! The command line: every verb, its arguments and its `--help`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Durable file-system mailboxes for AI agents and the humans who work with them.
+///
+/// Each agent has a mailbox folder (inbox, outbox, done, cancel, hold) of Markdown message
+/// files. Agents send, list, read, reply to and resolve messages with these commands, or
+/// through the MCP server (`filebox mcp`).
+#[derive(Debug, Parser)]
+#[command(
+    name = "filebox",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub(crate) struct Cli {
+    #[command(flatten)]
+    pub(crate) global: Global,
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// Options every command takes.
+#[derive(Debug, Args)]
+pub(crate) struct Global {
+    /// The config file [default: the nearest .filebox/config.json upward, else
+    /// ~/.config/filebox/config.json]
+    #[arg(long, global = true, env = "FILEBOX_CONFIG", value_name = "PATH")]
+    pub(crate) config: Option<PathBuf>,
+    /// Act as this agent [default: the config's current_agent_id]
+    #[arg(long, global = true, env = "FILEBOX_AGENT", value_name = "ID")]
+    pub(crate) agent: Option<String>,
+    /// Print machine-readable JSON (the same structures as the MCP tools and the API)
+    #[arg(long, global = true)]
+    pub(crate) json: bool,
+}
+
+/// A mailbox folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum FolderArg {
+    Inbox,
+    Outbox,
+    Done,
+    Cancel,
+    Hold,
+}
+
+impl From<FolderArg> for filebox_api::FolderName {
+    fn from(folder: FolderArg) -> Self {
+        use filebox_api::FolderName;
+        match folder {
+            FolderArg::Inbox => FolderName::Inbox,
+            FolderArg::Outbox => FolderName::Outbox,
+            FolderArg::Done => FolderName::Done,
+            FolderArg::Cancel => FolderName::Cancel,
+            FolderArg::Hold => FolderName::Hold,
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Create (or extend) a config and an agent's mailbox folders.
+    ///
+    /// Uses --config if given, else the nearest .filebox/config.json upward, else creates
+    /// ./.filebox/config.json. The first agent becomes the current agent.
+    Init(InitArgs),
+    /// List the agents of the config with their mailboxes and message counts; `agents add`
+    /// adds one.
+    Agents(AgentsArgs),
+    /// List the messages of a folder, oldest first: `2025-06-27T153000 ER Title (file.md)`.
+    List(ListArgs),
+    /// Print a message's whole Markdown (--json: its parsed fields).
+    Read(ReadArgs),
+    /// Send a message, or with --reply_to answer one (seed 000 §3.9).
+    Send(SendArgs),
+    /// Mark a message of my inbox resolved: record the details, move it to done/.
+    Resolved(TransitionArgs),
+    /// Reject a message of my inbox: record the reason, move it to cancel/.
+    Reject(TransitionArgs),
+    /// Put a message of my inbox on hold: record the reason, move it to hold/.
+    Onhold(TransitionArgs),
+    /// Serve the mailbox verbs as an MCP server (stdio, or Streamable HTTP with --listen).
+    Mcp(McpArgs),
+    /// Show FileBox working with no setup: two agents in a throwaway folder walk seed 000's
+    /// enhancement-request exchange, printing each step.
+    Quickstart(QuickstartArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct InitArgs {
+    /// The agent's mailbox folder [default: ./mailboxes/<ID>]
+    #[arg(long, value_name = "PATH")]
+    pub(crate) mailbox: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct AgentsArgs {
+    #[command(subcommand)]
+    pub(crate) action: Option<AgentsAction>,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum AgentsAction {
+    /// Add an agent (or change its mailbox) and create its mailbox folders.
+    Add {
+        /// The agent id: letters, digits, `_`, `-`, `.`
+        id: String,
+        /// Its mailbox folder
+        #[arg(long, value_name = "PATH")]
+        mailbox: PathBuf,
+    },
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ListArgs {
+    /// The folder to list
+    #[arg(value_enum, default_value = "inbox")]
+    pub(crate) folder: FolderArg,
+    /// Only messages from this agent
+    #[arg(long, value_name = "ID")]
+    pub(crate) from: Option<String>,
+    /// Only messages of this type (ER, BR, DIS, ...)
+    #[arg(long = "type", value_name = "TYPE")]
+    pub(crate) kind: Option<String>,
+    /// At most this many messages
+    #[arg(long, value_name = "N")]
+    pub(crate) limit: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ReadArgs {
+    /// The folder the message is in
+    #[arg(value_enum)]
+    pub(crate) folder: FolderArg,
+    /// The message: file name, message id, or the id's first 8 characters
+    pub(crate) message: String,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SendArgs {
+    /// Recipient: an agent id, a comma list (a,b), @all (every agent but me) or @group
+    pub(crate) target: String,
+    /// Message type: ER, BR, DIS, ACK, SU, ASK, RPT, or your own upper-case word
+    #[arg(value_name = "TYPE")]
+    pub(crate) kind: String,
+    /// The Markdown content, or `-` to read standard input
+    #[arg(required_unless_present = "file", allow_hyphen_values = true)]
+    pub(crate) content: Option<String>,
+    /// Read the content from this file instead
+    #[arg(long, value_name = "PATH", conflicts_with = "content")]
+    pub(crate) file: Option<PathBuf>,
+    /// Answer this message (id, short id or file name): the reply is appended to its
+    /// conversation and the file moves to the target's inbox
+    #[arg(long = "reply_to", alias = "reply-to", value_name = "ID")]
+    pub(crate) reply_to: Option<String>,
+    /// The title [default: the content's first line]
+    #[arg(long)]
+    pub(crate) title: Option<String>,
+    /// Copy to these agents (comma list)
+    #[arg(long, value_name = "IDS")]
+    pub(crate) cc: Option<String>,
+    /// normal or urgent
+    #[arg(long)]
+    pub(crate) priority: Option<String>,
+    /// Who is sending: agent, human, system or external
+    #[arg(long, value_name = "TYPE")]
+    pub(crate) source_type: Option<String>,
+    /// Where replies should go instead of me (seed 004's replyTo)
+    #[arg(long, value_name = "ID")]
+    pub(crate) reply_to_agent: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TransitionArgs {
+    /// The message in my inbox: file name, message id or short id
+    pub(crate) message: String,
+    /// The resolution details, or the reason
+    pub(crate) details: String,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct McpArgs {
+    /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8765)
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) listen: Option<String>,
+    /// Accept this Host header besides loopback (DNS-rebinding protection)
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub(crate) allow_hosts: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct QuickstartArgs {
+    /// Where to create the demo [default: a new folder under the system's temp folder]
+    #[arg(long, value_name = "PATH")]
+    pub(crate) dir: Option<PathBuf>,
+}

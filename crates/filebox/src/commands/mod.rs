@@ -1,0 +1,52 @@
+//! Dispatch: one module per command, each turning parsed arguments into a library call and
+//! its output.
+
+mod agents;
+mod init;
+mod list;
+mod mcp;
+mod quickstart;
+mod read;
+mod send;
+mod transition;
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use filebox_core::{AgentId, Config, Mailroom};
+
+use crate::cli::{Cli, Command, Global};
+use crate::output::Outcome;
+
+pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
+    let global = &cli.global;
+    match cli.command {
+        Command::Init(args) => init::run(global, &args),
+        Command::Agents(args) => agents::run(global, &args),
+        Command::List(args) => list::run(global, &args),
+        Command::Read(args) => read::run(global, &args),
+        Command::Send(args) => send::run(global, &args),
+        Command::Resolved(args) => {
+            transition::run(global, filebox_core::Transition::Resolve, &args)
+        }
+        Command::Reject(args) => transition::run(global, filebox_core::Transition::Reject, &args),
+        Command::Onhold(args) => transition::run(global, filebox_core::Transition::Hold, &args),
+        Command::Mcp(args) => mcp::run(global, &args),
+        Command::Quickstart(args) => quickstart::run(global, &args),
+    }
+}
+
+fn cwd() -> anyhow::Result<PathBuf> {
+    std::env::current_dir().context("cannot read the current directory")
+}
+
+/// The `--agent` override, validated.
+fn agent_override(global: &Global) -> anyhow::Result<Option<AgentId>> {
+    Ok(global.agent.as_deref().map(AgentId::new).transpose()?)
+}
+
+/// The config and current agent every mailbox command works with.
+pub(crate) fn mailroom(global: &Global) -> anyhow::Result<Mailroom> {
+    let config = Config::discover(global.config.as_deref(), &cwd()?)?;
+    Ok(Mailroom::new(config, agent_override(global)?.as_ref())?)
+}

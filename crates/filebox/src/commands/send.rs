@@ -1,0 +1,55 @@
+//! `filebox send <target> <type> <content>`.
+
+use std::io::Read;
+
+use anyhow::Context;
+use filebox_api::{Recipients, verbs};
+
+use super::mailroom;
+use crate::cli::{Global, SendArgs};
+use crate::output::{self, Outcome};
+
+pub(crate) fn run(global: &Global, args: &SendArgs) -> anyhow::Result<Outcome> {
+    let content = content(args)?;
+    let result = verbs::send(
+        &mailroom(global)?,
+        &filebox_api::SendArgs {
+            to: Recipients::One(args.target.clone()),
+            cc: args.cc.clone().map(Recipients::One),
+            kind: args.kind.clone(),
+            title: args.title.clone(),
+            content,
+            reply_to: args.reply_to.clone(),
+            priority: args.priority.clone(),
+            source_type: args.source_type.clone(),
+            reply_to_agent: args.reply_to_agent.clone(),
+        },
+    )?;
+    output::either(global.json, &result, |r| vec![r.id.clone()])?;
+    Ok(Outcome::Success)
+}
+
+/// The content argument, standard input for `-`, or `--file`; it must be UTF-8.
+fn content(args: &SendArgs) -> anyhow::Result<String> {
+    let (bytes, source) = match (&args.content, &args.file) {
+        (_, Some(path)) => (
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?,
+            path.display().to_string(),
+        ),
+        (Some(dash), None) if dash == "-" => {
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut bytes)
+                .context("cannot read standard input")?;
+            (bytes, "standard input".to_owned())
+        }
+        (Some(text), None) => return Ok(text.clone()),
+        (None, None) => anyhow::bail!("give the content, `-` for standard input, or --file PATH"),
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "the content from {source} is not valid UTF-8 (first bad byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}

@@ -1,0 +1,87 @@
+//! Writing results: text for people, `--json` for programs; broken pipes are success.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+/// How a command ended when it did not fail outright.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    Success,
+    /// It did its job, but skipped something it reported on stderr (exit code 1).
+    Partial,
+}
+
+impl Outcome {
+    pub(crate) fn exit_code(self) -> std::process::ExitCode {
+        match self {
+            Outcome::Success => std::process::ExitCode::SUCCESS,
+            Outcome::Partial => std::process::ExitCode::from(1),
+        }
+    }
+}
+
+/// Print a value as pretty JSON followed by a newline.
+pub(crate) fn json<T: Serialize>(value: &T) -> anyhow::Result<()> {
+    let mut out = io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// Print lines of text.
+pub(crate) fn lines<I: IntoIterator<Item = S>, S: AsRef<str>>(lines: I) -> anyhow::Result<()> {
+    let mut out = io::stdout().lock();
+    for line in lines {
+        writeln!(out, "{}", line.as_ref())?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Print text as is.
+pub(crate) fn text(text: &str) -> anyhow::Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Print `value` as JSON when asked, else the text lines `render` makes.
+pub(crate) fn either<T: Serialize>(
+    as_json: bool,
+    value: &T,
+    render: impl FnOnce(&T) -> Vec<String>,
+) -> anyhow::Result<()> {
+    if as_json {
+        json(value)
+    } else {
+        lines(render(value))
+    }
+}
+
+/// A warning on stderr.
+pub(crate) fn warn(message: impl AsRef<str>) {
+    eprintln!("filebox: warning: {}", message.as_ref());
+}
+
+pub(crate) fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .and_then(|e| e.io_error_kind())
+                == Some(io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// One sentence: the error and its causes.
+pub(crate) fn describe(error: &anyhow::Error) -> String {
+    error
+        .chain()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(": ")
+}
