@@ -113,20 +113,28 @@ pub(crate) fn link_copy(source: &Path, tmp: &Path, dir: &Path, name: &str) -> Re
     }
 }
 
-/// Read a message file, refusing symlinks (they could point out of the mailbox).
-pub(crate) fn read_regular(path: &Path) -> Result<Vec<u8>> {
+/// Refuse anything but a regular file: a symlink could point out of the mailbox.
+fn ensure_regular(path: &Path) -> Result<()> {
     let meta = fs::symlink_metadata(path).at(path)?;
-    if !meta.file_type().is_file() {
-        return Err(Error::Malformed {
+    if meta.file_type().is_file() {
+        Ok(())
+    } else {
+        Err(Error::Malformed {
             path: path.to_owned(),
             reason: "not a regular file (symlinks are not followed)".into(),
-        });
+        })
     }
+}
+
+/// Read a whole message file.
+pub(crate) fn read_regular(path: &Path) -> Result<Vec<u8>> {
+    ensure_regular(path)?;
     fs::read(path).at(path)
 }
 
-/// Read at most `limit` bytes from the start of a regular file.
+/// Read at most `limit` bytes from the start of a regular file; `true` if that was all of it.
 pub(crate) fn read_prefix(path: &Path, limit: usize) -> Result<(Vec<u8>, bool)> {
+    ensure_regular(path)?;
     let file = File::open(path).at(path)?;
     let mut buf = Vec::with_capacity(limit.min(64 * 1024));
     file.take(limit as u64 + 1).read_to_end(&mut buf).at(path)?;
