@@ -1,1 +1,5 @@
-//! Integration tests.
+//! Integration tests: the real `filebox` binary in temp dirs, through `support::Test`.
+
+mod support;
+
+mod seed_exchange;

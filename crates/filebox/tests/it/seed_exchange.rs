@@ -1,0 +1,89 @@
+//! Seed 000 §3.7's exchange end to end: send, list, read, reply both ways, resolve.
+
+use crate::support::Test;
+
+#[test]
+fn enhancement_request_travels_and_is_resolved() {
+    let t = Test::new().agents(["qa", "dev"]);
+    let id = t.send("qa", "dev", "ER", "# Batch import\n\nPlease accept a CSV upload.\n");
+    let short = &id[..8];
+
+    // Sent: one file in dev's inbox, a copy in qa's outbox, same name.
+    let inbox = t.files("dev", "inbox");
+    assert_eq!(inbox.len(), 1);
+    assert_eq!(t.files("qa", "outbox"), inbox);
+    let listing = t.as_agent("dev").args(["list", "inbox"]).success();
+    assert!(listing.contains(" ER Batch import ("), "{listing}");
+    assert!(listing.contains(&inbox[0]), "{listing}");
+
+    // dev asks back: the file moves to qa's inbox, dev keeps a full copy in its outbox.
+    t.as_agent("dev")
+        .args(["send", "qa", "DIS", "Which columns?", "--reply_to", short])
+        .success();
+    assert!(t.files("dev", "inbox").is_empty());
+    assert_eq!(t.files("qa", "inbox"), inbox);
+    assert_eq!(t.files("dev", "outbox"), inbox);
+
+    // qa answers: back to dev.
+    t.as_agent("qa")
+        .args(["send", "dev", "DIS", "name, email, role", "--reply_to", short])
+        .success();
+    assert!(t.files("qa", "inbox").is_empty());
+    assert_eq!(t.files("dev", "inbox"), inbox);
+
+    // dev resolves: inbox -> done, processing history recorded, owner dev.
+    t.as_agent("dev")
+        .args(["resolved", short, "CSV import shipped"])
+        .success();
+    assert!(t.files("dev", "inbox").is_empty());
+    assert_eq!(t.files("dev", "done"), inbox);
+
+    let message = t.read_json("dev", "done", short);
+    assert_eq!(message["id"], id.as_str());
+    assert_eq!(message["original_sender"], "qa");
+    assert_eq!(message["current_owner"], "dev");
+    assert_eq!(message["body"], "# Batch import\n\nPlease accept a CSV upload.\n");
+    let conversation = message["conversation"].as_array().unwrap();
+    assert_eq!(conversation.len(), 2);
+    assert_eq!(conversation[0]["from"], "dev");
+    assert_eq!(conversation[0]["to"], "qa");
+    assert_eq!(conversation[0]["type"], "DIS");
+    assert_eq!(conversation[0]["body"], "Which columns?");
+    assert_eq!(conversation[1]["from"], "qa");
+    assert_eq!(conversation[1]["body"], "name, email, role");
+    let processing = message["processing"].as_array().unwrap();
+    assert_eq!(processing.len(), 1);
+    assert_eq!(processing[0]["action"], "Resolved");
+    assert_eq!(processing[0]["by"], "dev");
+    assert_eq!(processing[0]["details"], "CSV import shipped");
+
+    // Resolving again: already handled, exit 1.
+    let err = t
+        .as_agent("dev")
+        .args(["resolved", short, "again"])
+        .failure();
+    assert!(err.contains("already handled"), "{err}");
+}
+
+#[test]
+fn reject_and_onhold_move_to_cancel_and_hold() {
+    let t = Test::new().agents(["qa", "dev"]);
+    let a = t.send("qa", "dev", "BR", "crash on save");
+    let b = t.send("qa", "dev", "ER", "dark mode");
+    t.as_agent("dev").args(["reject", &a, "cannot reproduce"]).success();
+    t.as_agent("dev").args(["onhold", &b, "after v2"]).success();
+    assert_eq!(t.files("dev", "cancel").len(), 1);
+    assert_eq!(t.files("dev", "hold").len(), 1);
+    assert!(t.files("dev", "inbox").is_empty());
+    // A held message can still be resolved.
+    t.as_agent("dev").args(["resolved", &b, "done after all"]).success();
+    assert_eq!(t.files("dev", "done").len(), 1);
+    let held = t.read_json("dev", "done", &b);
+    let actions: Vec<&str> = held["processing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["On Hold", "Resolved"]);
+}

@@ -1,0 +1,234 @@
+//! The one test helper: a temp dir with a config and mailboxes, and the real `filebox` binary
+//! run in it.
+//!
+//! ```ignore
+//! let t = Test::new().agents(["qa", "dev"]);
+//! let id = t.as_agent("qa").args(["send", "dev", "ER", "hi"]).success();
+//! let listing = t.as_agent("dev").args(["list", "inbox"]).success();
+//! let err = t.as_agent("dev").args(["read", "inbox", "nope"]).failure(); // exit 1, stderr
+//! ```
+//!
+//! Every run gets `FILEBOX_CONFIG` pointing at the test's config, `FILEBOX_AGENT` removed and
+//! `HOME`/`XDG_CONFIG_HOME` inside the temp dir, so nothing outside the dir is read or written.
+//! Mailboxes live at `<dir>/mailboxes/<id>`; the config at `<dir>/config.json`.
+
+#![allow(dead_code)] // each test module uses a different part of this
+
+use std::ffi::OsStr;
+use std::fs;
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+/// The folders of a mailbox, as the binary creates them.
+pub(crate) const FOLDERS: [&str; 5] = ["inbox", "outbox", "done", "cancel", "hold"];
+
+/// A temp dir with a FileBox config. Dropping it removes everything.
+pub(crate) struct Test {
+    dir: tempfile::TempDir,
+    config: Value,
+}
+
+impl Test {
+    /// An empty config (no agents) in a new temp dir.
+    pub(crate) fn new() -> Test {
+        let dir = tempfile::Builder::new()
+            .prefix("filebox-it-")
+            .tempdir()
+            .expect("temp dir");
+        let test = Test {
+            dir,
+            config: json!({ "agents": {} }),
+        };
+        test.write_config();
+        test
+    }
+
+    /// Add agents with mailboxes at `mailboxes/<id>` (folders created); the first agent added
+    /// becomes `current_agent_id`.
+    pub(crate) fn agents<I, S>(mut self, ids: I) -> Test
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        for id in ids {
+            let id = id.as_ref();
+            let root = self.mailbox(id);
+            for folder in FOLDERS.iter().chain(&["tmp"]) {
+                fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(root.join(folder))
+                    .expect("mailbox folder");
+            }
+            self.config["agents"][id] = json!({ "mailbox_path": format!("mailboxes/{id}") });
+            if self.config.get("current_agent_id").is_none() {
+                self.config["current_agent_id"] = json!(id);
+            }
+        }
+        self.write_config();
+        self
+    }
+
+    /// Set a top-level config key (e.g. `max_body_bytes`).
+    pub(crate) fn config(mut self, key: &str, value: Value) -> Test {
+        self.config[key] = value;
+        self.write_config();
+        self
+    }
+
+    fn write_config(&self) {
+        let text = serde_json::to_string_pretty(&self.config).expect("config json");
+        fs::write(self.config_path(), text).expect("write config");
+    }
+
+    /// The temp dir.
+    pub(crate) fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub(crate) fn config_path(&self) -> PathBuf {
+        self.path().join("config.json")
+    }
+
+    /// An agent's mailbox root.
+    pub(crate) fn mailbox(&self, agent: &str) -> PathBuf {
+        self.path().join("mailboxes").join(agent)
+    }
+
+    /// A folder of an agent's mailbox (`inbox`, `done`, ..., or `tmp`).
+    pub(crate) fn folder(&self, agent: &str, folder: &str) -> PathBuf {
+        self.mailbox(agent).join(folder)
+    }
+
+    /// The names of the files in a folder, sorted (every file, not only `.md`).
+    pub(crate) fn files(&self, agent: &str, folder: &str) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(self.folder(agent, folder))
+            .expect("read folder")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Write a file into a folder of a mailbox, as another tool would.
+    pub(crate) fn put(&self, agent: &str, folder: &str, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.folder(agent, folder).join(name);
+        fs::write(&path, bytes).expect("put file");
+        path
+    }
+
+    /// A command run as `agent` (`--agent` is passed).
+    pub(crate) fn as_agent(&self, agent: &str) -> Run<'_> {
+        self.run().args(["--agent", agent])
+    }
+
+    /// A command with no `--agent` (the config's current agent).
+    pub(crate) fn run(&self) -> Run<'_> {
+        Run {
+            test: self,
+            args: Vec::new(),
+            stdin: None,
+        }
+    }
+
+    /// Send as `from` and return the new Message ID.
+    pub(crate) fn send(&self, from: &str, to: &str, kind: &str, body: &str) -> String {
+        let out = self
+            .as_agent(from)
+            .args(["send", to, kind, "-"])
+            .stdin(body)
+            .success();
+        out.trim().to_owned()
+    }
+
+    /// `read <folder> <reference> --json` as `agent`, parsed.
+    pub(crate) fn read_json(&self, agent: &str, folder: &str, reference: &str) -> Value {
+        let out = self
+            .as_agent(agent)
+            .args(["--json", "read", folder, reference])
+            .success();
+        serde_json::from_str(&out).expect("read --json prints JSON")
+    }
+}
+
+/// One invocation of the binary, built up and then run once.
+pub(crate) struct Run<'t> {
+    test: &'t Test,
+    args: Vec<std::ffi::OsString>,
+    stdin: Option<Vec<u8>>,
+}
+
+impl Run<'_> {
+    /// Append arguments.
+    pub(crate) fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+        self
+    }
+
+    /// Bytes for standard input (otherwise stdin is empty).
+    pub(crate) fn stdin(mut self, bytes: impl AsRef<[u8]>) -> Self {
+        self.stdin = Some(bytes.as_ref().to_vec());
+        self
+    }
+
+    /// The `std::process::Command` this would run, for tests that spawn and kill processes.
+    /// Stdout and stderr are piped, stdin is null.
+    pub(crate) fn command(&self) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_filebox"));
+        command
+            .args(&self.args)
+            .current_dir(self.test.path())
+            .env("FILEBOX_CONFIG", self.test.config_path())
+            .env_remove("FILEBOX_AGENT")
+            .env("HOME", self.test.path())
+            .env("XDG_CONFIG_HOME", self.test.path().join("xdg"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    /// Run to completion and return the raw output (any exit code).
+    pub(crate) fn output(self) -> Output {
+        let mut command = assert_cmd::Command::from_std(self.command());
+        command.write_stdin(self.stdin.clone().unwrap_or_default());
+        command.output().expect("run filebox")
+    }
+
+    /// Run, assert exit code 0, return stdout.
+    pub(crate) fn success(self) -> String {
+        self.expect_code(0).0
+    }
+
+    /// Run, assert exit code 1 (a failure, or a partial success), return stderr.
+    pub(crate) fn failure(self) -> String {
+        self.expect_code(1).1
+    }
+
+    /// Run, assert exit code 2 (a usage error), return stderr.
+    pub(crate) fn usage_error(self) -> String {
+        self.expect_code(2).1
+    }
+
+    /// Run, assert the exit code, return (stdout, stderr).
+    pub(crate) fn expect_code(self, code: i32) -> (String, String) {
+        let shown = format!("{:?}", self.args);
+        let out = self.output();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "filebox {shown}: expected exit code {code}\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+        );
+        (stdout, stderr)
+    }
+}
