@@ -5,6 +5,8 @@ mod header;
 mod kind;
 mod parse;
 mod render;
+#[cfg(test)]
+mod round_trip_tests;
 mod structure;
 
 pub use file_name::{FileName, MessageIdShort, file_name_for, slug};
