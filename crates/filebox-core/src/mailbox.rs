@@ -281,14 +281,12 @@ impl Mailbox {
             .collect();
         let mut matches = self.matching(reference, folder, by_name)?;
         if matches.is_empty() {
-            if let MessageRef::Id(_) = reference {
-                // Files named by other tools: look at every header.
-                matches = self.matching(
-                    reference,
-                    folder,
-                    names.iter().filter(|n| n.short_id().is_none()).collect(),
-                )?;
-            }
+            // Files named by other tools carry no short id: look at their headers.
+            matches = self.matching(
+                reference,
+                folder,
+                names.iter().filter(|n| n.short_id().is_none()).collect(),
+            )?;
         }
         let mut ids: Vec<&str> = matches.iter().map(|m| m.header.id()).collect();
         ids.sort();

@@ -3,3 +3,5 @@
 mod support;
 
 mod seed_exchange;
+mod format;
+mod hand_written;
