@@ -1,0 +1,118 @@
+//! Resources: `filebox://inbox` (my inbox as a Markdown list) and `filebox://thread/{id}` (for
+//! now the message with that id, as its Markdown file; the whole thread when the core has one).
+
+use std::sync::Arc;
+
+use filebox_api::{ListArgs, ReadArgs, verbs};
+use filebox_core::Mailroom;
+use filebox_core::message::FileName;
+use rmcp::ErrorData;
+use rmcp::model::{
+    ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate,
+};
+
+use crate::blocking::{self, Failure};
+use crate::render;
+
+const INBOX: &str = "filebox://inbox";
+const THREAD_PREFIX: &str = "filebox://thread/";
+const THREAD_TEMPLATE: &str = "filebox://thread/{id}";
+const MARKDOWN: &str = "text/markdown";
+
+/// A resource URI this server serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ResourceUri {
+    Inbox,
+    /// A message id, short id or file name.
+    Thread(String),
+}
+
+impl ResourceUri {
+    pub(crate) fn parse(uri: &str) -> Option<ResourceUri> {
+        if uri == INBOX {
+            return Some(ResourceUri::Inbox);
+        }
+        let id = uri.strip_prefix(THREAD_PREFIX)?;
+        (!id.is_empty()).then(|| ResourceUri::Thread(id.to_owned()))
+    }
+
+    /// Whether a change of these inbox files (arrived or gone) updates this resource.
+    pub(crate) fn is_updated_by(&self, changed: &[FileName]) -> bool {
+        match self {
+            ResourceUri::Inbox => !changed.is_empty(),
+            ResourceUri::Thread(id) => changed.iter().any(|file| {
+                file.as_str() == id || file.short_id().is_some_and(|short| id.starts_with(short))
+            }),
+        }
+    }
+}
+
+pub(crate) fn list() -> ListResourcesResult {
+    ListResourcesResult::with_all_items(vec![
+        Resource::new(INBOX, "inbox")
+            .with_title("My inbox")
+            .with_description(
+                "The messages waiting in your inbox, oldest first, one line each with its id. \
+                 Subscribe to hear when mail arrives.",
+            )
+            .with_mime_type(MARKDOWN),
+    ])
+}
+
+pub(crate) fn templates() -> ListResourceTemplatesResult {
+    ListResourceTemplatesResult::with_all_items(vec![
+        ResourceTemplate::new(THREAD_TEMPLATE, "thread")
+            .with_title("A message thread")
+            .with_description(
+                "A message of your mailbox by id, short id or file name, as its Markdown file \
+                 (header, content, conversation and processing history).",
+            )
+            .with_mime_type(MARKDOWN),
+    ])
+}
+
+pub(crate) async fn read(
+    mailroom: &Arc<Mailroom>,
+    uri: &str,
+) -> Result<ReadResourceResult, ErrorData> {
+    let markdown = match ResourceUri::parse(uri) {
+        Some(ResourceUri::Inbox) => {
+            blocking::run(Arc::clone(mailroom), |m| {
+                let listing = verbs::list(&m, &ListArgs::default())?;
+                let lines: Vec<String> = listing
+                    .messages
+                    .iter()
+                    .map(|message| format!("- {}", render::message_line(message)))
+                    .collect();
+                Ok(format!("# Inbox of {}\n\n{}\n", m.me(), lines.join("\n")))
+            })
+            .await
+        }
+        Some(ResourceUri::Thread(id)) => {
+            blocking::run(Arc::clone(mailroom), move |m| {
+                let args = ReadArgs { id, folder: None };
+                Ok(verbs::read(&m, &args)?.markdown)
+            })
+            .await
+        }
+        None => {
+            return Err(ErrorData::resource_not_found(
+                format!(
+                    "no resource {uri:?}: resources/list and resources/templates/list name them"
+                ),
+                None,
+            ));
+        }
+    };
+    match markdown {
+        Ok(markdown) => Ok(ReadResourceResult::new(vec![
+            ResourceContents::text(markdown, uri).with_mime_type(MARKDOWN),
+        ])),
+        Err(Failure::Mail(filebox_core::Error::NotFound { .. })) => Err(
+            ErrorData::resource_not_found(format!("no message for {uri:?}"), None),
+        ),
+        Err(Failure::Mail(error)) => Err(ErrorData::invalid_params(error.to_string(), None)),
+        Err(Failure::Internal(error)) => Err(error),
+    }
+}
