@@ -5,3 +5,5 @@ mod support;
 mod seed_exchange;
 mod format;
 mod hand_written;
+mod limits;
+mod safety;
