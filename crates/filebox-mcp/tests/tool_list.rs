@@ -1,0 +1,31 @@
+//! Snapshot of the public MCP surface: every tool's name, description, schemas and annotations.
+//! A change shows in review as a diff of `tests/snapshots/tools.json`; accept it with
+//! `UPDATE_SNAPSHOTS=1 cargo test -p filebox-mcp --test tool_list`.
+
+use std::path::Path;
+
+#[test]
+fn tool_list_matches_snapshot() {
+    let tools = filebox_mcp::tool_list();
+    let actual = serde_json::to_string_pretty(&tools).expect("tools serialize") + "\n";
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/tools.json");
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, &actual).expect("write the snapshot");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        actual == expected,
+        "the tool list changed; review it and run with UPDATE_SNAPSHOTS=1 to accept.\n--- actual\n{actual}"
+    );
+}
+
+#[test]
+fn every_tool_is_annotated_and_closed_world() {
+    for tool in filebox_mcp::tool_list() {
+        let annotations = tool.annotations.as_ref().expect("annotations");
+        assert!(annotations.read_only_hint.is_some(), "{}", tool.name);
+        assert_eq!(annotations.open_world_hint, Some(false), "{}", tool.name);
+        assert!(tool.output_schema.is_some(), "{}", tool.name);
+    }
+}
