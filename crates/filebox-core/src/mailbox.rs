@@ -265,6 +265,18 @@ impl Mailbox {
         })
     }
 
+    /// Like [`Mailbox::find`], but a message that another process is moving right now (claimed
+    /// into `tmp/`, in no folder for a moment) is waited for rather than missed, so the loser
+    /// of a race learns where the message went.
+    pub fn find_settled(&self, reference: &MessageRef, folders: &[Folder]) -> Result<Envelope> {
+        match self.find(reference, folders) {
+            Err(Error::NotFound { .. }) if store::wait_for_moves(&self.tmp())? => {
+                self.find(reference, folders)
+            }
+            other => other,
+        }
+    }
+
     fn find_in(&self, reference: &MessageRef, folder: Folder) -> Result<Option<Envelope>> {
         if let MessageRef::File(name) = reference {
             return self.envelope(folder, name).or_else(|e| match e {

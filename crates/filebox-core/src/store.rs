@@ -20,7 +20,7 @@ use std::ffi::OsStr;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, ErrorKind, Read, Write};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, IoContext, Result};
@@ -57,17 +57,40 @@ struct Staged {
 
 impl Staged {
     fn create(path: PathBuf, bytes: &[u8]) -> Result<Staged> {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)
-            .at(&path)?;
-        file.lock().at(&path)?;
+        let mut file = Staged::create_locked(&path)?;
         file.write_all(bytes).at(&path)?;
         // The data must be on disk before any name points at it.
         file.sync_all().at(&path)?;
         Ok(Staged { path, file })
+    }
+
+    /// Create `path` and lock it. Between the create and the lock, another process's
+    /// [`recover`] can see the file unlocked, take it for a dead writer's and remove it; so
+    /// after locking, check that the name still points at our file, and start again if not.
+    fn create_locked(path: &Path) -> Result<File> {
+        loop {
+            let file = OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(path)
+                .at(path)?;
+            file.lock().at(path)?;
+            let ours = file.metadata().at(path)?;
+            match fs::symlink_metadata(path) {
+                Ok(named) if named.dev() == ours.dev() && named.ino() == ours.ino() => {
+                    return Ok(file);
+                }
+                Ok(_) => {
+                    return Err(Error::io(
+                        path,
+                        io::Error::new(ErrorKind::AlreadyExists, "staging name taken"),
+                    ));
+                }
+                Err(e) if e.kind() == ErrorKind::NotFound => continue,
+                Err(e) => return Err(Error::io(path, e)),
+            }
+        }
     }
 }
 
@@ -372,6 +395,30 @@ pub(crate) fn recover(tmp: &Path) -> Result<Recovery> {
         let _ = fs::remove_file(&path);
     }
     Ok(report)
+}
+
+/// Wait until the moves that live processes are making out of this `tmp/` are finished
+/// (each holds the lock on its intent until done). Returns whether there were any.
+pub(crate) fn wait_for_moves(tmp: &Path) -> Result<bool> {
+    let entries = match fs::read_dir(tmp) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(Error::io(tmp, e)),
+    };
+    let mut waited = false;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if !matches!(path.extension().and_then(OsStr::to_str), Some(INTENT | COMMIT)) {
+            continue;
+        }
+        // Gone already: that move is over.
+        let Ok(file) = File::open(&path) else { continue };
+        if file.try_lock().is_err() {
+            file.lock().at(&path)?;
+            waited = true;
+        }
+    }
+    Ok(waited)
 }
 
 /// Write a small file (the config) atomically next to its final path.

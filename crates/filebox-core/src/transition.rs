@@ -62,11 +62,11 @@ impl Mailroom {
         details: &str,
     ) -> Result<TransitionReceipt> {
         let mine = self.my_mailbox()?;
-        let found = match mine.find(reference, transition.sources()) {
+        let found = match mine.find_settled(reference, transition.sources()) {
             Ok(found) => found,
             Err(Error::NotFound { .. }) => {
                 // Say where it is if it was already handled; otherwise it is simply unknown.
-                return Err(match mine.find(reference, &Folder::ALL) {
+                return Err(match mine.find_settled(reference, &Folder::ALL) {
                     Ok(elsewhere) => Error::AlreadyHandled {
                         reference: reference.text().to_owned(),
                         folder: format!("{}/ of {}", elsewhere.folder, self.me()),
