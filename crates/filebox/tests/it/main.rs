@@ -7,3 +7,4 @@ mod format;
 mod hand_written;
 mod limits;
 mod safety;
+mod concurrency;
