@@ -8,3 +8,4 @@ mod hand_written;
 mod limits;
 mod safety;
 mod concurrency;
+mod crash;
