@@ -100,22 +100,21 @@ async def test_failures_are_tool_errors_with_advice(mailroom: Mailroom, mode: st
     async with connect(mailroom, mode) as client:
         missing = await client.call_tool("read_message", {"id": "0123abcd"})
         assert missing.is_error
-        assert missing.structured_content["error"] == "not_found"
-        assert "list_messages" in text(missing)
+        assert missing.structured_content is None
+        assert "no message" in text(missing) and "call list_messages" in text(missing).lower()
 
         first = await client.call_tool("resolve_message", {"id": message, "details": "fixed"})
         assert not first.is_error
         again = await client.call_tool("resolve_message", {"id": message, "details": "fixed"})
         assert again.is_error
-        assert again.structured_content["error"] in {"already_handled", "not_found"}
+        assert "already handled" in text(again) or "no message" in text(again)
 
         stranger = await client.call_tool("send_message", {"to": "nobody", "type": "ER", "content": "hi"})
         assert stranger.is_error
-        assert stranger.structured_content["error"] == "unknown_agent"
-        assert "list_agents" in text(stranger)
+        assert "unknown agent" in text(stranger) and "list_agents" in text(stranger)
 
         too_long = await client.call_tool("wait_for_messages", {"timeout": 10_000})
-        assert too_long.is_error
+        assert too_long.is_error and "out of range" in text(too_long)
 
 
 async def test_malformed_calls_are_protocol_errors(mailroom: Mailroom, mode: str):

@@ -1,0 +1,180 @@
+// `filebox mcp` driven by the official TypeScript SDK, over stdio and over Streamable HTTP.
+
+import assert from "node:assert/strict";
+import { request } from "node:http";
+import { after, before, describe, test } from "node:test";
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+
+import { fileboxBin, makeMailroom, startHttpServer } from "./helpers.mjs";
+
+const sleep = (ms) => new Promise((wake) => setTimeout(wake, ms));
+const text = (result) => result.content.map((block) => block.text).join("\n");
+
+const transports = {
+  stdio: async (mailroom) => ({
+    transport: new StdioClientTransport({ command: fileboxBin, args: ["mcp"], env: mailroom.env("qa"), stderr: "inherit" }),
+    stop: async () => {},
+  }),
+  http: async (mailroom) => {
+    const server = await startHttpServer(mailroom);
+    return { transport: new StreamableHTTPClientTransport(new URL(server.url)), stop: server.stop };
+  },
+};
+
+for (const [name, open] of Object.entries(transports)) {
+  describe(`TypeScript SDK over ${name}`, () => {
+    let mailroom;
+    let client;
+    let stop;
+    const updates = [];
+
+    before(async () => {
+      mailroom = makeMailroom();
+      const opened = await open(mailroom);
+      stop = opened.stop;
+      client = new Client({ name: "filebox-ts-test", version: "1.0.0" });
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => {
+        updates.push(note.params.uri);
+      });
+      await client.connect(opened.transport);
+    });
+
+    after(async () => {
+      await client?.close();
+      await stop?.();
+      mailroom?.remove();
+    });
+
+    test("lists the tools with their annotations", async () => {
+      const { tools } = await client.listTools();
+      const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
+      assert.deepEqual(Object.keys(byName).sort(), [
+        "hold_message", "list_agents", "list_messages", "read_message",
+        "reject_message", "resolve_message", "send_message", "wait_for_messages",
+      ]);
+      assert.equal(byName.list_messages.annotations.readOnlyHint, true);
+      assert.equal(byName.resolve_message.annotations.destructiveHint, true);
+      assert.equal(byName.send_message.annotations.destructiveHint, false);
+    });
+
+    test("sends, lists, reads and resolves with structured results", async () => {
+      const incoming = mailroom.sendToQa("BR", "The export is empty");
+      const listed = await client.callTool({ name: "list_messages", arguments: { folder: "inbox" } });
+      assert.equal(listed.isError, false);
+      assert.ok(listed.structuredContent.messages.some((m) => m.id === incoming));
+
+      const read = await client.callTool({ name: "read_message", arguments: { id: incoming } });
+      assert.equal(read.structuredContent.body, "The export is empty");
+
+      const sent = await client.callTool({
+        name: "send_message",
+        arguments: { to: ["dev"], type: "ER", title: "Faster export", content: "Please make it *fast*." },
+      });
+      assert.equal(sent.isError, false);
+      assert.match(sent.structuredContent.id, /^[0-9a-f-]{36}$/);
+      assert.ok(mailroom.filebox(["list", "inbox", "--json"]).includes(sent.structuredContent.id));
+
+      const resolved = await client.callTool({ name: "resolve_message", arguments: { id: incoming, details: "fixed" } });
+      assert.equal(resolved.structuredContent.folder, "done");
+    });
+
+    test("a failure is an error result that says what to do", async () => {
+      const again = await client.callTool({ name: "reject_message", arguments: { id: "0123abcd", reason: "no" } });
+      assert.equal(again.isError, true);
+      assert.equal(again.structuredContent, undefined);
+      assert.match(text(again), /no message .*list_messages/);
+    });
+
+    test("a malformed call is a protocol error", async () => {
+      await assert.rejects(client.callTool({ name: "send_message", arguments: { to: "dev" } }), McpError);
+      await assert.rejects(client.callTool({ name: "nope", arguments: {} }), McpError);
+    });
+
+    test("wait_for_messages reports progress and returns the new mail", async () => {
+      const progress = [];
+      const waiting = client.callTool(
+        { name: "wait_for_messages", arguments: { timeout: 20 } },
+        undefined,
+        { onprogress: (note) => progress.push(note), timeout: 30_000 },
+      );
+      await sleep(1_500);
+      const listed = await client.callTool({ name: "list_agents", arguments: {} });
+      assert.equal(listed.isError, false);
+      const arrived = mailroom.sendToQa("ER", "Mail while you wait");
+      const result = await waiting;
+      assert.deepEqual(result.structuredContent.messages.map((m) => m.id), [arrived]);
+      assert.ok(progress.length >= 1, "no progress notification");
+      assert.equal(progress[0].total, 20);
+    });
+
+    test("a subscriber hears of mail sent by another process", async () => {
+      await client.subscribeResource({ uri: "filebox://inbox" });
+      updates.length = 0;
+      mailroom.sendToQa("DIS", "Shall we talk?");
+      const deadline = Date.now() + 10_000;
+      while (!updates.includes("filebox://inbox")) {
+        assert.ok(Date.now() < deadline, "no notifications/resources/updated");
+        await sleep(50);
+      }
+      const inbox = await client.readResource({ uri: "filebox://inbox" });
+      assert.match(inbox.contents[0].text, /Shall we talk/);
+    });
+
+    test("the process_inbox prompt carries the classification rule", async () => {
+      const prompt = await client.getPrompt({ name: "process_inbox" });
+      assert.match(prompt.messages[0].content.text, /Unreasonable ER/);
+    });
+  });
+}
+
+describe("Streamable HTTP Host checks (DNS rebinding)", () => {
+  let mailroom;
+  before(() => {
+    mailroom = makeMailroom();
+  });
+  after(() => mailroom?.remove());
+
+  const post = (port, host) =>
+    new Promise((done, fail) => {
+      const body = JSON.stringify({
+        jsonrpc: "2.0", id: 1, method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      });
+      const req = request(
+        {
+          host: "127.0.0.1", port, path: "/mcp", method: "POST",
+          headers: { Host: host, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+        },
+        (res) => {
+          res.resume();
+          done(res.statusCode);
+        },
+      );
+      req.on("error", fail);
+      req.end(body);
+    });
+
+  test("only loopback hosts by default", async () => {
+    const server = await startHttpServer(mailroom);
+    try {
+      assert.equal(await post(server.port, `evil.example:${server.port}`), 403);
+      assert.equal(await post(server.port, `localhost:${server.port}`), 200);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("--allow-host adds a host", async () => {
+    const server = await startHttpServer(mailroom, ["--allow-host", "filebox.test"]);
+    try {
+      assert.equal(await post(server.port, `filebox.test:${server.port}`), 200);
+      assert.equal(await post(server.port, `evil.example:${server.port}`), 403);
+    } finally {
+      await server.stop();
+    }
+  });
+});
