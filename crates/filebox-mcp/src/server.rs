@@ -108,6 +108,7 @@ impl ServerHandler for FileboxServer {
     ) -> Result<(), ErrorData> {
         self.subscriptions
             .subscribe(&self.mailroom, request.uri, context.peer)
+            .await
     }
 
     async fn unsubscribe(

@@ -30,7 +30,7 @@ struct State {
 }
 
 impl Subscriptions {
-    pub(crate) fn subscribe(
+    pub(crate) async fn subscribe(
         &self,
         mailroom: &Arc<Mailroom>,
         uri: String,
@@ -42,13 +42,23 @@ impl Subscriptions {
                 None,
             ));
         }
+        let watching = {
+            let mut state = self.lock();
+            state.uris.insert(uri);
+            state.watcher.is_some()
+        };
+        if watching {
+            return Ok(());
+        }
+        // The baseline is taken before the subscribe call returns, so mail sent right after it
+        // is a change the client hears of.
+        let watch = InboxWatch::start(mailroom).await;
         let mut state = self.lock();
-        state.uris.insert(uri);
-        if state.watcher.is_none() {
+        if state.watcher.is_none() && !state.uris.is_empty() {
             let cancel = CancellationToken::new();
             state.watcher = Some(cancel.clone().drop_guard());
             tokio::spawn(notify_peer(
-                Arc::clone(mailroom),
+                watch,
                 Arc::downgrade(&self.state),
                 peer,
                 cancel,
@@ -74,12 +84,11 @@ impl Subscriptions {
 /// The watcher behind `resources/subscribe`. It holds the state weakly, so dropping the
 /// session's `Subscriptions` ends it.
 async fn notify_peer(
-    mailroom: Arc<Mailroom>,
+    mut watch: InboxWatch,
     state: Weak<Mutex<State>>,
     peer: Peer<RoleServer>,
     cancel: CancellationToken,
 ) {
-    let mut watch = InboxWatch::start(&mailroom).await;
     while let Some(changed) = watch.changed(&cancel).await {
         let Some(state) = state.upgrade() else {
             return;

@@ -30,6 +30,7 @@ const DEFAULT_TIMEOUT: f64 = 30.0;
 pub(crate) struct WaitArgs {
     /// How long to wait at most, in seconds (0 to 600; default 30).
     #[serde(default)]
+    #[schemars(range(min = 0, max = 600))]
     pub(crate) timeout: Option<f64>,
 }
 
