@@ -1,6 +1,31 @@
-//! temp
+//! `filebox mcp`: the MCP server, over stdio or Streamable HTTP.
+
+use anyhow::Context;
+
+use super::mailroom;
 use crate::cli::{Global, McpArgs};
 use crate::output::Outcome;
-pub(crate) fn run(_global: &Global, _args: &McpArgs) -> anyhow::Result<Outcome> {
-    anyhow::bail!("x")
+
+pub(crate) fn run(global: &Global, args: &McpArgs) -> anyhow::Result<Outcome> {
+    let mailroom = mailroom(global)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        match &args.listen {
+            None => filebox_mcp::serve_stdio(mailroom).await,
+            Some(addr) => {
+                let listener = tokio::net::TcpListener::bind(addr)
+                    .await
+                    .with_context(|| format!("cannot listen on {addr}"))?;
+                eprintln!("filebox: MCP at http://{}/mcp", listener.local_addr()?);
+                let shutdown = async {
+                    let _ = tokio::signal::ctrl_c().await;
+                };
+                filebox_mcp::serve_http(mailroom, listener, args.allow_hosts.clone(), shutdown).await
+            }
+        }
+    })?;
+    Ok(Outcome::Success)
 }
