@@ -136,3 +136,52 @@ pub struct HoldArgs {
 /// Arguments of `list_agents` (none).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ListAgentsArgs {}
+
+/// Arguments of `search_messages`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SearchArgs {
+    /// Words to find in titles, bodies and conversations, in any language (all must occur;
+    /// two or more Chinese characters match where they occur together). Empty: filters only.
+    #[serde(default)]
+    pub query: String,
+    /// Search every mailbox of the config, not only mine.
+    #[serde(default)]
+    pub all: Option<bool>,
+    /// Only messages from this agent (the Sender header).
+    #[serde(default)]
+    pub from: Option<String>,
+    /// Only messages of this type (ER, BR, DIS, ...).
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    /// Only this folder; all five (inbox, outbox, done, cancel, hold) when omitted.
+    #[serde(default)]
+    pub folder: Option<FolderName>,
+    /// Only this thread (a thread id, as `get_thread` and `threads` give it).
+    #[serde(default)]
+    pub thread: Option<String>,
+    /// Only messages with this status: pending, delivered, processing, replied, failed, obsolete.
+    #[serde(default)]
+    pub status: Option<String>,
+    /// Only messages sent or answered at or after this date (`2025-06-27`) or time
+    /// (`2025-06-27T15:30:00Z`).
+    #[serde(default)]
+    pub since: Option<String>,
+    /// At most this many hits, newest activity first (default 20; 0: all).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// Arguments of `message_status`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct StatusArgs {
+    /// The message in my mailbox: id, short id or file name.
+    pub id: String,
+}
+
+/// Arguments of `reindex`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ReindexArgs {
+    /// Rebuild the index of every mailbox of the config, not only mine.
+    #[serde(default)]
+    pub all: Option<bool>,
+}

@@ -2,14 +2,18 @@
 
 use filebox_core::{
     AgentId, Error, Folder, Mailroom, MessageRef, MessageType, Priority, Result, SendRequest,
-    SourceType, Transition,
+    SourceType, Status, Transition,
 };
 
-use crate::args::{ListArgs, ReadArgs, SendArgs};
+use crate::args::{ListArgs, ReadArgs, ReindexArgs, SearchArgs, SendArgs, StatusArgs};
 use crate::views::{
     AgentInfo, AgentsResult, FolderCounts, ListResult, MessageDetail, MessageSummary, ReadResult,
-    SendResult, SkippedFile, TransitionResult,
+    ReindexResult, ReindexedMailbox, SearchResult, SendResult, SkippedFile, StatusResult,
+    TransitionResult,
 };
+
+/// How many hits a search returns when the caller does not say.
+const DEFAULT_SEARCH_LIMIT: usize = 20;
 
 /// `list`: a folder, oldest first, filtered.
 pub fn list(mailroom: &Mailroom, args: &ListArgs) -> Result<ListResult> {
@@ -145,6 +149,58 @@ pub fn agents(mailroom: &Mailroom) -> Result<AgentsResult> {
         me: mailroom.me().to_string(),
         agents,
     })
+}
+
+/// `search`: full text and filters over my mailbox (or every mailbox), newest first.
+pub fn search(mailroom: &Mailroom, args: &SearchArgs) -> Result<SearchResult> {
+    let query = filebox_core::index::SearchQuery {
+        text: args.query.clone(),
+        from: args.from.clone().filter(|f| !f.is_empty()),
+        kind: args
+            .kind
+            .as_deref()
+            .map(|k| MessageType::new(k).map(|k| k.to_string()))
+            .transpose()?,
+        folder: args.folder.map(Into::into),
+        thread: args.thread.clone().filter(|t| !t.is_empty()),
+        status: parse_choice(
+            args.status.as_deref(),
+            "status",
+            Status::parse,
+            "expected pending, delivered, processing, replied, failed or obsolete",
+        )?,
+        since: parse_choice(
+            args.since.as_deref(),
+            "date",
+            filebox_core::time::parse_since,
+            "expected a date (2025-06-27) or a time (2025-06-27T15:30:00Z)",
+        )?,
+        limit: args.limit.unwrap_or(DEFAULT_SEARCH_LIMIT),
+    };
+    let hits = mailroom.search(&query, args.all.unwrap_or(false))?;
+    Ok(SearchResult {
+        hits: hits.into_iter().map(Into::into).collect(),
+    })
+}
+
+/// `reindex`: delete and rebuild the derived index.
+pub fn reindex(mailroom: &Mailroom, args: &ReindexArgs) -> Result<ReindexResult> {
+    let rebuilt = mailroom.reindex(args.all.unwrap_or(false))?;
+    Ok(ReindexResult {
+        mailboxes: rebuilt
+            .into_iter()
+            .map(|(agent, indexed)| ReindexedMailbox {
+                agent: agent.to_string(),
+                indexed,
+            })
+            .collect(),
+    })
+}
+
+/// `status`: where a message stands.
+pub fn status(mailroom: &Mailroom, args: &StatusArgs) -> Result<StatusResult> {
+    let report = mailroom.status(&MessageRef::parse(&args.id)?)?;
+    Ok(StatusResult::from(&report))
 }
 
 fn parse_choice<T>(

@@ -195,3 +195,131 @@ pub struct AgentsResult {
     pub me: String,
     pub agents: Vec<AgentInfo>,
 }
+
+/// A message a search found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SearchHit {
+    pub id: String,
+    pub file: String,
+    pub folder: String,
+    /// Whose mailbox holds this copy.
+    pub mailbox: String,
+    pub title: String,
+    /// Text around the first match.
+    pub snippet: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub sender: String,
+    pub receiver: String,
+    pub timestamp: String,
+    /// The latest of the timestamp and its conversation's entries.
+    pub last_activity: String,
+    pub status: String,
+    pub thread: String,
+}
+
+impl From<filebox_core::index::Hit> for SearchHit {
+    fn from(hit: filebox_core::index::Hit) -> Self {
+        SearchHit {
+            id: hit.id,
+            file: hit.file,
+            folder: hit.folder.to_string(),
+            mailbox: hit.mailbox.to_string(),
+            title: hit.title,
+            snippet: hit.snippet,
+            kind: hit.kind,
+            sender: hit.sender,
+            receiver: hit.receiver,
+            timestamp: hit.timestamp,
+            last_activity: hit.activity,
+            status: hit.status.to_string(),
+            thread: hit.thread,
+        }
+    }
+}
+
+/// The result of `search`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SearchResult {
+    pub hits: Vec<SearchHit>,
+}
+
+/// Where one recipient's copy of a message is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RecipientView {
+    pub agent: String,
+    /// The folder its copy is in; absent when it holds none.
+    pub folder: Option<String>,
+    pub status: String,
+}
+
+/// The result of `status`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct StatusResult {
+    pub id: String,
+    /// pending, delivered, processing, replied, failed or obsolete: for a message in my
+    /// outbox, how far its recipients got (the least advanced); else my copy's.
+    pub status: String,
+    /// The folder my copy is in.
+    pub folder: String,
+    pub file: String,
+    /// My copy's own status.
+    pub copy_status: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub title: String,
+    pub sender: String,
+    pub thread: String,
+    /// Who sent it: agent (the default), human, system or external.
+    pub source_type: String,
+    /// normal (the default) or urgent.
+    pub priority: String,
+    /// Where replies go instead of the sender (seed 004's replyTo), when set.
+    pub reply_to: Option<String>,
+    /// For a message in my outbox: each recipient's copy.
+    pub recipients: Vec<RecipientView>,
+}
+
+impl From<&filebox_core::StatusReport> for StatusResult {
+    fn from(report: &filebox_core::StatusReport) -> Self {
+        let h = &report.envelope.header;
+        let get = |key| h.get(key).map(str::to_owned);
+        StatusResult {
+            id: h.id().to_owned(),
+            status: report.status.to_string(),
+            folder: report.envelope.folder.to_string(),
+            file: report.envelope.file.to_string(),
+            copy_status: report.copy_status.to_string(),
+            kind: h.kind.clone(),
+            title: h.title.clone(),
+            sender: get(field::SENDER).unwrap_or_default(),
+            thread: get(field::THREAD_ID).unwrap_or_else(|| h.id().to_owned()),
+            source_type: get(field::SOURCE_TYPE).unwrap_or_else(|| "agent".into()),
+            priority: get(field::PRIORITY).unwrap_or_else(|| "normal".into()),
+            reply_to: get(field::REPLY_TO),
+            recipients: report
+                .recipients
+                .iter()
+                .map(|r| RecipientView {
+                    agent: r.agent.to_string(),
+                    folder: r.folder.map(|f| f.to_string()),
+                    status: r.status.to_string(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// One mailbox's rebuilt index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ReindexedMailbox {
+    pub agent: String,
+    /// Message files indexed.
+    pub indexed: usize,
+}
+
+/// The result of `reindex`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ReindexResult {
+    pub mailboxes: Vec<ReindexedMailbox>,
+}

@@ -170,6 +170,14 @@ impl Mailbox {
 
     /// The `.md` file names in a folder, sorted; symlinks and odd names are reported.
     pub fn file_names(&self, folder: Folder) -> Result<(Vec<FileName>, Vec<Problem>)> {
+        let (entries, problems) = self.file_entries(folder)?;
+        Ok((entries.into_iter().map(|(name, _)| name).collect(), problems))
+    }
+
+    /// Like [`Mailbox::file_names`], with each file's inode number: a file replaced by a
+    /// rename (every rewrite the store makes) gets a new one, without a `stat` per file.
+    pub fn file_entries(&self, folder: Folder) -> Result<(Vec<(FileName, u64)>, Vec<Problem>)> {
+        use std::os::unix::fs::DirEntryExt;
         let dir = self.folder_path(folder);
         let mut names = Vec::new();
         let mut problems = Vec::new();
@@ -187,7 +195,7 @@ impl Mailbox {
                 continue;
             }
             match (entry.file_type(), FileName::new(name)) {
-                (Ok(kind), Ok(file)) if kind.is_file() => names.push(file),
+                (Ok(kind), Ok(file)) if kind.is_file() => names.push((file, entry.ino())),
                 (Ok(kind), _) if kind.is_symlink() => problems.push(Problem {
                     path: entry.path(),
                     reason: "symlinks are not followed".into(),

@@ -434,6 +434,21 @@ pub(crate) fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     sync_dir(dir)
 }
 
+/// Create an empty owner-only file unless one exists: derived state (the index) that a library
+/// opens would otherwise get the umask's permissions.
+pub(crate) fn create_private_file(path: &Path) -> Result<()> {
+    match OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+    {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
 /// Hold an exclusive lock on `path` (created if needed) while `f` runs.
 pub(crate) fn with_lock<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
     if let Some(dir) = path.parent() {

@@ -83,6 +83,16 @@ pub(crate) enum Command {
     Reject(TransitionArgs),
     /// Put a message of my inbox on hold: record the reason, move it to hold/.
     Onhold(TransitionArgs),
+    /// Search everything my mailbox has held (inbox, outbox, done, cancel, hold): words in any
+    /// language, and filters. Newest activity first.
+    Search(SearchArgs),
+    /// Delete and rebuild the search index (it is derived from the files; searches keep it up
+    /// to date by themselves, so this is only needed after files were edited in place).
+    Reindex(ReindexArgs),
+    /// Show where a message stands: pending, delivered, processing, replied, failed or
+    /// obsolete, with its source type, priority and reply-to; for a message I sent, each
+    /// recipient's copy.
+    Status(StatusArgs),
     /// Serve the mailbox verbs as an MCP server (stdio, or Streamable HTTP with --listen).
     Mcp(McpArgs),
     /// Show FileBox working with no setup: two agents in a throwaway folder walk seed 000's
@@ -197,4 +207,48 @@ pub(crate) struct QuickstartArgs {
     /// Where to create the demo [default: a new folder under the system's temp folder]
     #[arg(long, value_name = "PATH")]
     pub(crate) dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SearchArgs {
+    /// Words to find (all must occur); Chinese works too: `用户` finds messages containing it
+    #[arg(allow_hyphen_values = true)]
+    pub(crate) query: String,
+    /// Search every mailbox of the config, not only mine
+    #[arg(long)]
+    pub(crate) all: bool,
+    /// Only messages from this agent
+    #[arg(long, value_name = "ID")]
+    pub(crate) from: Option<String>,
+    /// Only messages of this type (ER, BR, DIS, ...)
+    #[arg(long = "type", value_name = "TYPE")]
+    pub(crate) kind: Option<String>,
+    /// Only this folder
+    #[arg(long, value_enum)]
+    pub(crate) folder: Option<FolderArg>,
+    /// Only this thread (its id)
+    #[arg(long, value_name = "ID")]
+    pub(crate) thread: Option<String>,
+    /// Only this status: pending, delivered, processing, replied, failed or obsolete
+    #[arg(long)]
+    pub(crate) status: Option<String>,
+    /// Only messages sent or answered since this date (2025-06-27) or time
+    #[arg(long, value_name = "DATE")]
+    pub(crate) since: Option<String>,
+    /// At most this many hits (0: all)
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub(crate) limit: usize,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ReindexArgs {
+    /// Rebuild the index of every mailbox of the config
+    #[arg(long)]
+    pub(crate) all: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct StatusArgs {
+    /// The message: file name, message id or short id
+    pub(crate) message: String,
 }

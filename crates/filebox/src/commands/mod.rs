@@ -7,7 +7,10 @@ mod list;
 mod mcp;
 mod quickstart;
 mod read;
+mod reindex;
+mod search;
 mod send;
+mod status;
 mod transition;
 
 use std::path::PathBuf;
@@ -31,6 +34,9 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         }
         Command::Reject(args) => transition::run(global, filebox_core::Transition::Reject, &args),
         Command::Onhold(args) => transition::run(global, filebox_core::Transition::Hold, &args),
+        Command::Search(args) => search::run(global, &args),
+        Command::Reindex(args) => reindex::run(global, &args),
+        Command::Status(args) => status::run(global, &args),
         Command::Mcp(args) => mcp::run(global, &args),
         Command::Quickstart(args) => quickstart::run(global, &args),
     }

@@ -9,3 +9,4 @@ mod limits;
 mod safety;
 mod concurrency;
 mod crash;
+mod search;

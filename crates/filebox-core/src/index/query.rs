@@ -1,0 +1,260 @@
+//! Questions the index answers: full-text search with filters, the files of a thread or of a
+//! message id, and a mailbox's threads by latest activity.
+
+use std::collections::HashSet;
+
+use rusqlite::types::Value;
+
+use super::record::Row;
+use super::{Index, segment};
+use crate::agent::AgentId;
+use crate::error::Result;
+use crate::folder::Folder;
+use crate::status::Status;
+
+/// Characters of context on each side of the first match in a snippet.
+const SNIPPET_CONTEXT: usize = 40;
+
+/// A search: words (any language) and filters, all optional.
+#[derive(Debug, Clone, Default)]
+pub struct SearchQuery {
+    /// Words that must all occur (title, body or conversation); empty: filters only.
+    pub text: String,
+    /// The Sender header.
+    pub from: Option<String>,
+    /// The message type.
+    pub kind: Option<String>,
+    pub folder: Option<Folder>,
+    pub thread: Option<String>,
+    pub status: Option<Status>,
+    /// Only messages active (sent or answered) at or after this time, `2025-06-27T15:30:00Z`.
+    pub since: Option<String>,
+    /// At most this many hits (0: no limit).
+    pub limit: usize,
+}
+
+/// One message found: the copy's place and header fields, and where the words occur.
+#[derive(Debug, Clone)]
+pub struct Hit {
+    /// Whose mailbox the copy is in.
+    pub mailbox: AgentId,
+    pub folder: Folder,
+    pub file: String,
+    pub id: String,
+    pub thread: String,
+    pub kind: String,
+    pub title: String,
+    pub sender: String,
+    pub receiver: String,
+    pub timestamp: String,
+    pub activity: String,
+    pub status: Status,
+    /// A line of text around the first match (or the start of the body).
+    pub snippet: String,
+}
+
+/// A thread as a mailbox knows it.
+#[derive(Debug, Clone)]
+pub struct ThreadActivity {
+    pub thread: String,
+    /// The root's title when this mailbox holds the root, else its earliest message's.
+    pub title: String,
+    /// Distinct messages of the thread in this mailbox.
+    pub messages: usize,
+    pub last_activity: String,
+}
+
+const ROW_COLUMNS: &str = "m.folder, m.name, m.id, m.thread, m.kind, m.title, m.sender, \
+    m.receiver, m.timestamp, m.activity, m.status, m.in_reply_to, m.forked_from, m.fork_reason";
+
+fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
+    let folder: String = r.get(0)?;
+    let status: String = r.get(10)?;
+    Ok(Row {
+        folder: folder.parse().unwrap_or(Folder::Inbox),
+        name: r.get(1)?,
+        id: r.get(2)?,
+        thread: r.get(3)?,
+        kind: r.get(4)?,
+        title: r.get(5)?,
+        sender: r.get(6)?,
+        receiver: r.get(7)?,
+        timestamp: r.get(8)?,
+        activity: r.get(9)?,
+        status: Status::parse(&status).unwrap_or(Status::Delivered),
+        in_reply_to: r.get(11)?,
+        forked_from: r.get(12)?,
+        fork_reason: r.get(13)?,
+    })
+}
+
+impl Index {
+    /// Search this mailbox: newest activity first, one hit per Message ID.
+    pub fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>> {
+        let mut clauses = vec!["m.problem IS NULL".to_owned()];
+        let mut values: Vec<Value> = Vec::new();
+        let mut filter = |clause: &str, value: Option<String>| {
+            if let Some(value) = value {
+                values.push(Value::Text(value));
+                clauses.push(clause.replace('?', &format!("?{}", values.len())));
+            }
+        };
+        filter(
+            "m.rowid IN (SELECT rowid FROM fts WHERE fts MATCH ?)",
+            segment::to_match(&query.text),
+        );
+        filter("m.sender = ?", query.from.clone());
+        filter("m.kind = ?", query.kind.clone());
+        filter("m.folder = ?", query.folder.map(|f| f.as_str().to_owned()));
+        filter("m.thread = ?", query.thread.clone());
+        filter("m.status = ?", query.status.map(|s| s.as_str().to_owned()));
+        filter("m.activity >= ?", query.since.clone());
+        let sql = format!(
+            "SELECT {ROW_COLUMNS}, m.text FROM messages m WHERE {} \
+             ORDER BY m.activity DESC, m.rowid DESC",
+            clauses.join(" AND ")
+        );
+
+        let words = segment::words(&query.text);
+        let limit = if query.limit == 0 {
+            usize::MAX
+        } else {
+            query.limit
+        };
+        let mut statement = self.conn.prepare_cached(&sql).map_err(|e| self.error(e))?;
+        let mut rows = statement
+            .query(rusqlite::params_from_iter(values))
+            .map_err(|e| self.error(e))?;
+        let mut seen = HashSet::new();
+        let mut hits = Vec::new();
+        while hits.len() < limit {
+            let Some(r) = rows.next().map_err(|e| self.error(e))? else {
+                break;
+            };
+            let row = read_row(r).map_err(|e| self.error(e))?;
+            if !seen.insert(row.id.clone()) {
+                continue;
+            }
+            let text: String = r.get(14).map_err(|e| self.error(e))?;
+            hits.push(Hit {
+                mailbox: self.mailbox.owner().clone(),
+                snippet: snippet(&text, &words),
+                folder: row.folder,
+                file: row.name,
+                id: row.id,
+                thread: row.thread,
+                kind: row.kind,
+                title: row.title,
+                sender: row.sender,
+                receiver: row.receiver,
+                timestamp: row.timestamp,
+                activity: row.activity,
+                status: row.status,
+            });
+        }
+        Ok(hits)
+    }
+
+    /// Every file of a thread in this mailbox (several copies of a message included).
+    pub(crate) fn thread_rows(&self, thread: &str) -> Result<Vec<Row>> {
+        self.rows("m.thread = ?1 OR m.id = ?1", thread)
+    }
+
+    /// Every file holding a message id in this mailbox.
+    pub(crate) fn id_rows(&self, id: &str) -> Result<Vec<Row>> {
+        self.rows("m.id = ?1", id)
+    }
+
+    fn rows(&self, clause: &str, value: &str) -> Result<Vec<Row>> {
+        let sql =
+            format!("SELECT {ROW_COLUMNS} FROM messages m WHERE m.problem IS NULL AND ({clause})");
+        let mut statement = self.conn.prepare_cached(&sql).map_err(|e| self.error(e))?;
+        statement
+            .query_map([value], read_row)
+            .and_then(|rows| rows.collect())
+            .map_err(|e| self.error(e))
+    }
+
+    /// How many message files are indexed (unreadable ones not counted).
+    pub fn file_count(&self) -> Result<usize> {
+        self.conn
+            .query_row(
+                "SELECT COUNT(*) FROM messages WHERE problem IS NULL",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n as usize)
+            .map_err(|e| self.error(e))
+    }
+
+    /// This mailbox's threads, the most recently active first.
+    pub fn threads(&self, limit: usize) -> Result<Vec<ThreadActivity>> {
+        let limit = if limit == 0 { i64::MAX } else { limit as i64 };
+        let mut statement = self
+            .conn
+            .prepare_cached(
+                "SELECT m.thread, MAX(m.activity) AS last, COUNT(DISTINCT m.id),
+                    COALESCE((SELECT r.title FROM messages r WHERE r.id = m.thread LIMIT 1),
+                             MIN(m.title))
+                 FROM messages m WHERE m.problem IS NULL
+                 GROUP BY m.thread ORDER BY last DESC LIMIT ?1",
+            )
+            .map_err(|e| self.error(e))?;
+        statement
+            .query_map([limit], |r| {
+                Ok(ThreadActivity {
+                    thread: r.get(0)?,
+                    last_activity: r.get(1)?,
+                    messages: r.get::<_, i64>(2)? as usize,
+                    title: r.get(3)?,
+                })
+            })
+            .and_then(|rows| rows.collect())
+            .map_err(|e| self.error(e))
+    }
+}
+
+/// One line of `text` around the first of `words` found (case-insensitively), else its start.
+fn snippet(text: &str, words: &[String]) -> String {
+    let lower = text.to_lowercase();
+    let found = words
+        .iter()
+        .filter_map(|w| lower.find(&w.to_lowercase()))
+        .min()
+        .map(|byte| lower[..byte].chars().count())
+        .unwrap_or(0);
+    let chars: Vec<char> = text.chars().collect();
+    let start = found.saturating_sub(SNIPPET_CONTEXT);
+    let end = (found + SNIPPET_CONTEXT * 2).min(chars.len());
+    let mut out: String = chars[start..end]
+        .iter()
+        .map(|c| if c.is_whitespace() { ' ' } else { *c })
+        .collect();
+    out = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    if start > 0 {
+        out.insert(0, '…');
+    }
+    if end < chars.len() {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::snippet;
+
+    #[test]
+    fn snippets_surround_the_first_match() {
+        let text = format!("{}needle here{}", "x ".repeat(100), " y".repeat(100));
+        let s = snippet(&text, &["NEEDLE".into()]);
+        assert!(
+            s.starts_with('…') && s.ends_with('…') && s.contains("needle here"),
+            "{s}"
+        );
+        assert_eq!(
+            snippet("短文本：用户管理", &["管理".into()]),
+            "短文本：用户管理"
+        );
+    }
+}

@@ -1,0 +1,102 @@
+//! What the index keeps of one message file: the header fields that searches filter and
+//! threads link by, its derived status, and its text.
+
+use crate::folder::Folder;
+use crate::message::{Message, field};
+use crate::status::Status;
+use crate::time;
+
+/// How much of a message's text is kept for snippets (all of it is indexed).
+const SNIPPET_SOURCE: usize = 16 * 1024;
+
+/// One indexed message file, as queries return it.
+#[derive(Debug, Clone)]
+pub(crate) struct Row {
+    pub(crate) folder: Folder,
+    pub(crate) name: String,
+    pub(crate) id: String,
+    pub(crate) thread: String,
+    pub(crate) kind: String,
+    pub(crate) title: String,
+    pub(crate) sender: String,
+    pub(crate) receiver: String,
+    pub(crate) timestamp: String,
+    /// The latest of the timestamp and the conversation entries' timestamps.
+    pub(crate) activity: String,
+    pub(crate) status: Status,
+    pub(crate) in_reply_to: Option<String>,
+    pub(crate) forked_from: Option<String>,
+    pub(crate) fork_reason: Option<String>,
+}
+
+/// A row plus what goes into the full-text table.
+pub(super) struct Record {
+    pub(super) row: Row,
+    pub(super) cc: String,
+    /// Body and conversation, as written.
+    pub(super) body: String,
+}
+
+impl Record {
+    pub(super) fn new(folder: Folder, name: &str, owner: &str, message: &Message) -> Record {
+        let h = &message.header;
+        let get = |key| h.get(key).unwrap_or_default().to_owned();
+        let id = h.id().to_owned();
+        // The thread: ours, else the root an RFC 5322 `References` list starts with, else
+        // the message is a root itself.
+        let thread = h
+            .get(field::THREAD_ID)
+            .map(str::to_owned)
+            .or_else(|| h.list(field::REFERENCES).into_iter().next())
+            .unwrap_or_else(|| id.clone());
+        let timestamp = normalized(&get(field::TIMESTAMP));
+        let activity = message
+            .conversation
+            .iter()
+            .map(|c| normalized(&c.timestamp))
+            .chain([timestamp.clone()])
+            .max()
+            .unwrap_or_default();
+        let last_from = message.conversation.last().map(|c| c.from.as_str());
+        let mut body = message.body.clone();
+        for entry in &message.conversation {
+            body.push_str("\n\n");
+            body.push_str(&entry.body);
+        }
+        Record {
+            row: Row {
+                folder,
+                name: name.to_owned(),
+                id,
+                thread,
+                kind: h.kind.clone(),
+                title: h.title.clone(),
+                sender: get(field::SENDER),
+                receiver: get(field::RECEIVER),
+                timestamp,
+                activity,
+                status: Status::of_copy(folder, h, last_from, owner),
+                in_reply_to: h.get(field::IN_REPLY_TO).map(str::to_owned),
+                forked_from: h.get(field::FORKED_FROM).map(str::to_owned),
+                fork_reason: h.get(field::FORK_REASON).map(str::to_owned),
+            },
+            cc: get(field::CC),
+            body,
+        }
+    }
+
+    /// The start of the text, for snippets.
+    pub(super) fn snippet_source(&self) -> &str {
+        let mut end = self.body.len().min(SNIPPET_SOURCE);
+        while !self.body.is_char_boundary(end) {
+            end -= 1;
+        }
+        &self.body[..end]
+    }
+}
+
+/// A timestamp in the one form the index compares (`2025-06-27T15:30:00Z`); kept as written
+/// when it does not parse.
+fn normalized(value: &str) -> String {
+    time::parse_iso(value).map_or_else(|| value.trim().to_owned(), time::iso)
+}

@@ -1,0 +1,193 @@
+//! Bringing the index up to date with the files, cheaply enough to do before every query: a
+//! folder whose directory mtime is unchanged is skipped; otherwise its file names and inode
+//! numbers (one `readdir`, no `stat` per file) are compared with the index, and only files
+//! that appeared, vanished or were replaced (every store rewrite is a rename: a new inode) are
+//! read. A file edited in place, keeping its inode and its folder's mtime, needs `reindex`.
+
+use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
+
+use super::record::Record;
+use super::{Index, segment};
+use crate::error::{Error, IoContext, Result};
+use crate::folder::Folder;
+use crate::mailbox::{Mailbox, parse_bytes};
+use crate::message::FileName;
+use crate::store;
+
+/// A directory changed this recently may change again within the same mtime tick (coarse
+/// clocks, or whole seconds on some file systems) after it was listed: such an mtime is not
+/// trusted, and the next sync lists the folder again.
+const RACY: Duration = Duration::from_secs(2);
+
+impl Index {
+    /// Bring the index up to date with the mailbox's folders.
+    pub fn sync(&mut self) -> Result<()> {
+        let path = self.path.clone();
+        let sql = |e| super::index_error(&path, e);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql)?;
+        for folder in Folder::ALL {
+            sync_folder(&tx, &self.mailbox, folder).map_err(|e| match e {
+                Failure::Sql(e) => sql(e),
+                Failure::Core(e) => e,
+            })?;
+        }
+        tx.commit().map_err(sql)
+    }
+}
+
+enum Failure {
+    Sql(rusqlite::Error),
+    Core(Error),
+}
+
+impl From<rusqlite::Error> for Failure {
+    fn from(e: rusqlite::Error) -> Self {
+        Failure::Sql(e)
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure::Core(e)
+    }
+}
+
+fn sync_folder(tx: &Transaction<'_>, mailbox: &Mailbox, folder: Folder) -> Result<(), Failure> {
+    let dir = mailbox.folder_path(folder);
+    // Taken before listing: a change after this point moves the mtime past it.
+    let stamp = trusted_mtime(&dir)?;
+    let stored: Option<i64> = tx
+        .query_row(
+            "SELECT mtime FROM dirs WHERE folder = ?1",
+            [folder.as_str()],
+            |r| r.get(0),
+        )
+        .optional()?
+        .flatten();
+    if stamp.is_some() && stored == stamp {
+        return Ok(());
+    }
+    let (entries, _problems) = mailbox.file_entries(folder)?;
+    let mut known: HashMap<String, (i64, i64)> = HashMap::new();
+    {
+        let mut select =
+            tx.prepare_cached("SELECT name, rowid, ino FROM messages WHERE folder = ?1")?;
+        let rows = select.query_map([folder.as_str()], |r| {
+            Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?)))
+        })?;
+        for row in rows {
+            let (name, ids) = row?;
+            known.insert(name, ids);
+        }
+    }
+    let mut complete = true;
+    for (name, ino) in &entries {
+        let ino = *ino as i64;
+        match known.remove(name.as_str()) {
+            Some((_, indexed)) if indexed == ino => continue,
+            Some((rowid, _)) => delete(tx, rowid)?,
+            None => {}
+        }
+        complete &= insert(tx, mailbox, folder, name, ino)?;
+    }
+    for (rowid, _) in known.into_values() {
+        delete(tx, rowid)?;
+    }
+    let stamp = stamp.filter(|_| complete);
+    tx.prepare_cached("INSERT OR REPLACE INTO dirs(folder, mtime) VALUES (?1, ?2)")?
+        .execute(params![folder.as_str(), stamp])?;
+    Ok(())
+}
+
+/// The directory's mtime in nanoseconds, unless it is too recent to trust.
+fn trusted_mtime(dir: &Path) -> Result<Option<i64>> {
+    let meta = std::fs::metadata(dir).at(dir)?;
+    let modified = meta.modified().at(dir)?;
+    let age = SystemTime::now()
+        .duration_since(modified)
+        .unwrap_or_default();
+    Ok((age >= RACY).then(|| meta.mtime() * 1_000_000_000 + meta.mtime_nsec()))
+}
+
+fn delete(tx: &Transaction<'_>, rowid: i64) -> rusqlite::Result<()> {
+    tx.prepare_cached("DELETE FROM fts WHERE rowid = ?1")?
+        .execute([rowid])?;
+    tx.prepare_cached("DELETE FROM messages WHERE rowid = ?1")?
+        .execute([rowid])?;
+    Ok(())
+}
+
+/// Index one file. `false` when it could not be read for a reason that may pass (it is then
+/// looked at again by the next sync); a file that is not a message is recorded as a problem.
+fn insert(
+    tx: &Transaction<'_>,
+    mailbox: &Mailbox,
+    folder: Folder,
+    name: &FileName,
+    ino: i64,
+) -> Result<bool, Failure> {
+    let path = mailbox.folder_path(folder).join(name.as_str());
+    let parsed = match store::read_regular(&path) {
+        Ok(bytes) => parse_bytes(&path, &bytes),
+        Err(e) if store::is_not_found(&e) => return Ok(true), // moved on meanwhile
+        Err(Error::Io { .. }) => return Ok(false),
+        Err(e) => Err(e),
+    };
+    let message = match parsed {
+        Ok(message) => message,
+        Err(problem) => {
+            tx.prepare_cached(
+                "INSERT INTO messages(folder, name, ino, problem) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![
+                folder.as_str(),
+                name.as_str(),
+                ino,
+                problem.to_string()
+            ])?;
+            return Ok(true);
+        }
+    };
+    let record = Record::new(folder, name.as_str(), mailbox.owner().as_str(), &message);
+    let row = &record.row;
+    tx.prepare_cached(
+        "INSERT INTO messages(folder, name, ino, id, thread, kind, title, sender, receiver, cc,
+            timestamp, activity, status, in_reply_to, forked_from, fork_reason, text)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+    )?
+    .execute(params![
+        folder.as_str(),
+        name.as_str(),
+        ino,
+        row.id,
+        row.thread,
+        row.kind,
+        row.title,
+        row.sender,
+        row.receiver,
+        record.cc,
+        row.timestamp,
+        row.activity,
+        row.status.as_str(),
+        row.in_reply_to,
+        row.forked_from,
+        row.fork_reason,
+        record.snippet_source(),
+    ])?;
+    let rowid = tx.last_insert_rowid();
+    tx.prepare_cached("INSERT INTO fts(rowid, title, body) VALUES (?1, ?2, ?3)")?
+        .execute(params![
+            rowid,
+            segment::for_index(&row.title),
+            segment::for_index(&record.body)
+        ])?;
+    Ok(true)
+}

@@ -1,0 +1,250 @@
+//! Seed 004's message status (pending → delivered → processing → replied / failed, and
+//! obsolete), derived from the folder each copy sits in, so that the two never disagree; only
+//! `obsolete`, which no folder expresses, is written as a `Status` header (by a fork).
+
+use std::fmt;
+
+use crate::agent::AgentId;
+use crate::error::Result;
+use crate::folder::Folder;
+use crate::mailbox::{Envelope, MessageRef};
+use crate::mailroom::Mailroom;
+use crate::message::{Header, Message, field};
+
+/// Where a message stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Addressed to an agent whose mailbox holds no copy (yet).
+    Pending,
+    /// In the holder's inbox (or, for the sender's record, handed over).
+    Delivered,
+    /// On hold: the holder is working on it.
+    Processing,
+    /// Answered or resolved.
+    Replied,
+    /// Rejected.
+    Failed,
+    /// Superseded by a fork of its thread; kept, never deleted.
+    Obsolete,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Delivered => "delivered",
+            Status::Processing => "processing",
+            Status::Replied => "replied",
+            Status::Failed => "failed",
+            Status::Obsolete => "obsolete",
+        }
+    }
+
+    pub fn parse(value: &str) -> Option<Status> {
+        [
+            Status::Pending,
+            Status::Delivered,
+            Status::Processing,
+            Status::Replied,
+            Status::Failed,
+            Status::Obsolete,
+        ]
+        .into_iter()
+        .find(|s| s.as_str().eq_ignore_ascii_case(value.trim()))
+    }
+
+    /// The status of one copy: `Status: obsolete` wins; otherwise the folder says it. An outbox
+    /// copy is a record of what its owner sent: `replied` when the owner wrote its latest
+    /// conversation entry, else `delivered`.
+    pub fn of_copy(
+        folder: Folder,
+        header: &Header,
+        last_from: Option<&str>,
+        owner: &str,
+    ) -> Status {
+        if header
+            .get(field::STATUS)
+            .and_then(Status::parse)
+            .is_some_and(|s| s == Status::Obsolete)
+        {
+            return Status::Obsolete;
+        }
+        match folder {
+            Folder::Inbox => Status::Delivered,
+            Folder::Hold => Status::Processing,
+            Folder::Done => Status::Replied,
+            Folder::Cancel => Status::Failed,
+            Folder::Outbox if last_from == Some(owner) => Status::Replied,
+            Folder::Outbox => Status::Delivered,
+        }
+    }
+
+    /// How far a message got across several recipients: the least advanced of them
+    /// (a message is replied once every recipient answered; one rejection fails it).
+    fn combine(statuses: impl IntoIterator<Item = Status>) -> Option<Status> {
+        let rank = |s: &Status| match s {
+            Status::Pending => 0,
+            Status::Delivered => 1,
+            Status::Processing => 2,
+            Status::Failed => 3,
+            Status::Replied => 4,
+            Status::Obsolete => 5,
+        };
+        statuses.into_iter().min_by_key(rank)
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One recipient's copy of a message.
+#[derive(Debug, Clone)]
+pub struct RecipientStatus {
+    pub agent: AgentId,
+    /// Where its copy is; `None` when it holds none.
+    pub folder: Option<Folder>,
+    pub status: Status,
+}
+
+/// What `status` reports about a message.
+#[derive(Debug, Clone)]
+pub struct StatusReport {
+    /// My copy.
+    pub envelope: Envelope,
+    /// Mine, or for a message I sent, how far its recipients got.
+    pub status: Status,
+    /// My copy's own status.
+    pub copy_status: Status,
+    /// The recipients of the copy (To and CC), and where each one's copy is.
+    pub recipients: Vec<RecipientStatus>,
+}
+
+impl Mailroom {
+    /// The status of a message of my mailbox, following its recipients' copies when it is in
+    /// my outbox.
+    pub fn status(&self, reference: &MessageRef) -> Result<StatusReport> {
+        let mine = self.my_mailbox()?;
+        let envelope = mine.find_settled(reference, &Folder::ALL)?;
+        let message = mine.read(&envelope)?;
+        let mine_status = copy_status(&envelope, &message, self.me());
+        let mut recipients = Vec::new();
+        if envelope.folder == Folder::Outbox {
+            let header = &envelope.header;
+            let named = header
+                .list(field::RECEIVER)
+                .into_iter()
+                .chain(header.list(field::CC));
+            let id = MessageRef::Id(header.id().to_owned());
+            for name in named {
+                let Ok(agent) = AgentId::new(&name) else {
+                    continue;
+                };
+                if agent == *self.me()
+                    || recipients
+                        .iter()
+                        .any(|r: &RecipientStatus| r.agent == agent)
+                {
+                    continue;
+                }
+                let found = self
+                    .mailbox(&agent)
+                    .and_then(|m| m.find(&id, &Folder::ALL).and_then(|e| Ok((m.read(&e)?, e))));
+                recipients.push(match found {
+                    Ok((theirs, copy)) => RecipientStatus {
+                        status: copy_status(&copy, &theirs, &agent),
+                        folder: Some(copy.folder),
+                        agent,
+                    },
+                    Err(_) => RecipientStatus {
+                        agent,
+                        folder: None,
+                        status: Status::Pending,
+                    },
+                });
+            }
+        }
+        let status = match mine_status {
+            Status::Obsolete => Status::Obsolete,
+            _ => Status::combine(recipients.iter().map(|r| r.status)).unwrap_or(mine_status),
+        };
+        Ok(StatusReport {
+            envelope,
+            status,
+            copy_status: mine_status,
+            recipients,
+        })
+    }
+}
+
+/// The status of a copy read whole (the outbox rule needs the conversation).
+pub(crate) fn copy_status(envelope: &Envelope, message: &Message, owner: &AgentId) -> Status {
+    let last_from = message.conversation.last().map(|c| c.from.as_str());
+    Status::of_copy(envelope.folder, &message.header, last_from, owner.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::MessageType;
+
+    fn header(status: Option<&str>) -> Header {
+        let mut h = Header::new(&MessageType::new("ER").unwrap(), "t");
+        h.set(field::MESSAGE_ID, "x");
+        if let Some(s) = status {
+            h.set(field::STATUS, s);
+        }
+        h
+    }
+
+    #[test]
+    fn the_folder_decides_unless_obsolete() {
+        let h = header(None);
+        assert_eq!(
+            Status::of_copy(Folder::Inbox, &h, None, "a"),
+            Status::Delivered
+        );
+        assert_eq!(
+            Status::of_copy(Folder::Hold, &h, None, "a"),
+            Status::Processing
+        );
+        assert_eq!(
+            Status::of_copy(Folder::Done, &h, None, "a"),
+            Status::Replied
+        );
+        assert_eq!(
+            Status::of_copy(Folder::Cancel, &h, None, "a"),
+            Status::Failed
+        );
+        assert_eq!(
+            Status::of_copy(Folder::Outbox, &h, None, "a"),
+            Status::Delivered
+        );
+        assert_eq!(
+            Status::of_copy(Folder::Outbox, &h, Some("a"), "a"),
+            Status::Replied
+        );
+        let obsolete = header(Some("Obsolete"));
+        assert_eq!(
+            Status::of_copy(Folder::Inbox, &obsolete, None, "a"),
+            Status::Obsolete
+        );
+        // A hand-written status that the folder contradicts is not believed.
+        assert_eq!(
+            Status::of_copy(Folder::Inbox, &header(Some("replied")), None, "a"),
+            Status::Delivered
+        );
+    }
+
+    #[test]
+    fn several_recipients_are_as_far_as_the_slowest() {
+        use Status::*;
+        assert_eq!(Status::combine([Replied, Processing]), Some(Processing));
+        assert_eq!(Status::combine([Replied, Failed]), Some(Failed));
+        assert_eq!(Status::combine([Replied, Pending]), Some(Pending));
+        assert_eq!(Status::combine([]), None);
+    }
+}
