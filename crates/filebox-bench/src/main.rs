@@ -1,0 +1,70 @@
+//! `filebox-bench`: FileBox's benchmarks. Each subcommand prints a table of figures next to a
+//! baseline measured in the same run; nothing here asserts a time.
+//!
+//! ```text
+//! cargo run --release -p filebox-bench -- all     # everything below
+//! cargo run --release -p filebox-bench -- send    # durable sends/s, 1 and 8 writers
+//! cargo run --release -p filebox-bench -- list    # `filebox list inbox` on 10,000 messages
+//! ```
+//!
+//! Add a benchmark as a module with a `run(&Options)` and a line in `main`.
+
+// Printing the figures is this binary's whole job.
+#![allow(clippy::print_stdout)]
+
+mod fixture;
+mod list;
+mod report;
+mod send;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// What every benchmark may be told on the command line.
+pub(crate) struct Options {
+    /// Where temp mailboxes go (`--dir`; default: the system temp folder).
+    pub(crate) dir: Option<PathBuf>,
+    /// Scale the message counts (`--quick` runs a tenth, to check the benchmarks work).
+    pub(crate) quick: bool,
+}
+
+const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] <all | send | list>";
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let mut options = Options {
+        dir: None,
+        quick: false,
+    };
+    let mut command = None;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--dir" => options.dir = args.next().map(PathBuf::from),
+            "--quick" => options.quick = true,
+            // A child process of the `send` benchmark.
+            send::WORKER => return send::worker(args.collect()),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            other => command = Some(other.to_owned()),
+        }
+    }
+    report::machine();
+    let result = match command.as_deref() {
+        Some("all") => send::run(&options).and_then(|()| list::run(&options)),
+        Some("send") => send::run(&options),
+        Some("list") => list::run(&options),
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("filebox-bench: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
