@@ -63,6 +63,44 @@ async def time_mcp(room: Mailroom, calls: int, mode: str, expected: int) -> list
     return samples[3:]  # the first calls warm the page cache and the client
 
 
+def time_raw(room: Mailroom, calls: int, expected: int) -> list[float]:
+    """The same call as bare JSON-RPC lines on the server's stdio: the server's share of the
+    round trip, without the SDK's result validation."""
+    server = subprocess.Popen(
+        [filebox_bin(), "mcp"], env=room.env("qa"), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert server.stdin and server.stdout
+
+    def send(message: dict) -> None:
+        server.stdin.write(json.dumps(message) + "\n")
+        server.stdin.flush()
+
+    def answer(request_id: int) -> dict:
+        while True:
+            message = json.loads(server.stdout.readline())
+            if message.get("id") == request_id:
+                return message
+
+    client = {"name": "bench", "version": "1"}
+    send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+          "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": client}})
+    answer(0)
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    samples = []
+    try:
+        for i in range(1, calls + 4):
+            started = time.perf_counter()
+            send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                  "params": {"name": "list_messages", "arguments": {"folder": "inbox"}}})
+            result = answer(i)["result"]
+            samples.append(time.perf_counter() - started)
+            assert len(result["structuredContent"]["messages"]) == expected
+    finally:
+        server.stdin.close()
+        server.wait(timeout=10)
+    return samples[3:]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--messages", type=int, default=1000)
@@ -80,6 +118,7 @@ def main() -> None:
         size = len(json.dumps(listing))
         print(f"binary: {filebox_bin()}  listing JSON: {size / 1024:.0f} KiB  cores: {os.cpu_count()}")
         print(f"CLI  `filebox list inbox --json` (process per call)   {percentiles(time_cli(room, args.calls))}")
+        print(f"MCP  list_messages, bare JSON-RPC lines, stdio        {percentiles(time_raw(room, args.calls, len(listing)))}")
         for mode in ("auto", "legacy"):
             samples = anyio.run(time_mcp, room, args.calls, mode, len(listing))
             label = "2026-07-28" if mode == "auto" else "2025-11-25"
