@@ -185,3 +185,51 @@ pub struct ReindexArgs {
     #[serde(default)]
     pub all: Option<bool>,
 }
+
+/// Arguments of `reply_message`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ReplyArgs {
+    /// The message to answer: id, short id or file name. The reply goes to its Reply To when
+    /// set, else to whoever sent it to me.
+    pub id: String,
+    /// The reply, in Markdown.
+    pub content: String,
+    /// Message type of the reply (default DIS).
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+}
+
+/// Arguments of `get_thread`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ThreadArgs {
+    /// Any message of the thread: id, short id or file name (or `id#n`, a conversation entry).
+    pub id: String,
+}
+
+/// Arguments of `list_threads`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ThreadsArgs {
+    /// At most this many threads, most recently active first (default 20; 0: all).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// Arguments of `fork_thread`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ForkArgs {
+    /// The earlier node to start again from: a message id (short id, file name) or `id#n`, the
+    /// n-th reply in that message's conversation. Everything after it on its branch becomes
+    /// obsolete.
+    pub from: String,
+    /// `context-compression` (right direction, too much context: carry the conclusions) or
+    /// `direction-change` (wrong direction: carry the lessons and the new plan).
+    pub reason: String,
+    /// The compressed context the new branch starts with, in Markdown.
+    pub context: String,
+    /// Recipients; by default whoever received the fork point.
+    #[serde(default)]
+    pub to: Option<Recipients>,
+    /// When given, refuse unless `from` belongs to this thread.
+    #[serde(default)]
+    pub thread: Option<String>,
+}

@@ -5,12 +5,16 @@ use filebox_core::{
     SourceType, Status, Transition,
 };
 
-use crate::args::{ListArgs, ReadArgs, ReindexArgs, SearchArgs, SendArgs, StatusArgs};
+use crate::args::{
+    ForkArgs, ListArgs, ReadArgs, ReindexArgs, ReplyArgs, SearchArgs, SendArgs, StatusArgs,
+    ThreadArgs, ThreadsArgs,
+};
 use crate::views::{
     AgentInfo, AgentsResult, FolderCounts, ListResult, MessageDetail, MessageSummary, ReadResult,
-    ReindexResult, ReindexedMailbox, SearchResult, SendResult, SkippedFile, StatusResult,
-    TransitionResult,
+    ForkResult, ReindexResult, ReindexedMailbox, SearchResult, SendResult, SkippedFile,
+    StatusResult, ThreadResult, ThreadSummary, ThreadsResult, TransitionResult,
 };
+use crate::args::Recipients;
 
 /// How many hits a search returns when the caller does not say.
 const DEFAULT_SEARCH_LIMIT: usize = 20;
@@ -201,6 +205,71 @@ pub fn reindex(mailroom: &Mailroom, args: &ReindexArgs) -> Result<ReindexResult>
 pub fn status(mailroom: &Mailroom, args: &StatusArgs) -> Result<StatusResult> {
     let report = mailroom.status(&MessageRef::parse(&args.id)?)?;
     Ok(StatusResult::from(&report))
+}
+
+/// `reply`: answer a message, to its Reply To or its sender.
+pub fn reply(mailroom: &Mailroom, args: &ReplyArgs) -> Result<SendResult> {
+    let target = mailroom.reply_target(&MessageRef::parse(&args.id)?)?;
+    send(
+        mailroom,
+        &SendArgs {
+            to: Recipients::One(target.to_string()),
+            cc: None,
+            kind: args.kind.clone().unwrap_or_else(|| "DIS".into()),
+            title: None,
+            content: args.content.clone(),
+            reply_to: Some(args.id.clone()),
+            priority: None,
+            source_type: None,
+            reply_to_agent: None,
+        },
+    )
+}
+
+/// `thread`: the whole thread of a message, across every mailbox.
+pub fn thread(mailroom: &Mailroom, args: &ThreadArgs) -> Result<ThreadResult> {
+    Ok(mailroom.thread(args.id.trim())?.into())
+}
+
+/// `threads`: my threads, most recently active first.
+pub fn threads(mailroom: &Mailroom, args: &ThreadsArgs) -> Result<ThreadsResult> {
+    let threads = mailroom.threads(args.limit.unwrap_or(DEFAULT_SEARCH_LIMIT))?;
+    Ok(ThreadsResult {
+        threads: threads
+            .into_iter()
+            .map(|t| ThreadSummary {
+                thread: t.thread,
+                title: t.title,
+                messages: t.messages,
+                last_activity: t.last_activity,
+            })
+            .collect(),
+    })
+}
+
+/// `fork`: start a thread again from an earlier node with compressed context.
+pub fn fork(mailroom: &Mailroom, args: &ForkArgs) -> Result<ForkResult> {
+    let request = filebox_core::ForkRequest {
+        from: args.from.trim().to_owned(),
+        reason: filebox_core::ForkReason::parse(&args.reason)?,
+        context: args.context.clone(),
+        to: args.to.as_ref().map(Recipients::to_vec).unwrap_or_default(),
+        thread: args.thread.clone().filter(|t| !t.is_empty()),
+    };
+    let receipt = mailroom.fork(&request)?;
+    Ok(ForkResult {
+        id: receipt.id,
+        file: receipt.file,
+        thread: receipt.thread,
+        forked_from: receipt.forked_from,
+        reason: request.reason.to_string(),
+        obsoleted: receipt.obsoleted,
+        delivered_to: receipt
+            .delivered_to
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+    })
 }
 
 fn parse_choice<T>(

@@ -100,6 +100,28 @@ pub struct SendReceipt {
 impl Mailroom {
     /// Send a new message, or a reply when `request.reply_to` is set.
     pub fn send(&self, request: &SendRequest) -> Result<SendReceipt> {
+        let (to, cc, recipients) = self.recipients(request)?;
+        match &request.reply_to {
+            None => self.send_new(request, &to, &cc, &recipients, &[]),
+            Some(reference) => self.send_reply(request, reference, &to, &recipients),
+        }
+    }
+
+    /// Send a new message with extra v1.1 header fields (a fork's links).
+    pub(crate) fn send_new_with(
+        &self,
+        request: &SendRequest,
+        extra: &[(&str, &str)],
+    ) -> Result<SendReceipt> {
+        let (to, cc, recipients) = self.recipients(request)?;
+        self.send_new(request, &to, &cc, &recipients, extra)
+    }
+
+    /// Check the body's size and resolve To, CC, and everyone they add up to.
+    fn recipients(
+        &self,
+        request: &SendRequest,
+    ) -> Result<(Vec<AgentId>, Vec<AgentId>, Vec<AgentId>)> {
         let limit = self.config().max_body_bytes();
         if request.body.len() > limit {
             return Err(Error::TooLarge {
@@ -121,10 +143,7 @@ impl Mailroom {
                 "no agent to send to",
             ));
         }
-        match &request.reply_to {
-            None => self.send_new(request, &to, &cc, &recipients),
-            Some(reference) => self.send_reply(request, reference, &to, &recipients),
-        }
+        Ok((to, cc, recipients))
     }
 
     fn send_new(
@@ -133,6 +152,7 @@ impl Mailroom {
         to: &[AgentId],
         cc: &[AgentId],
         recipients: &[AgentId],
+        extra: &[(&str, &str)],
     ) -> Result<SendReceipt> {
         let id = uuid::Uuid::new_v4().to_string();
         let now = time::now();
@@ -165,6 +185,9 @@ impl Mailroom {
         if let Some(agent) = &request.reply_to_agent {
             self.config().agent(agent)?;
             header.set(field::REPLY_TO, agent.as_str());
+        }
+        for (key, value) in extra {
+            header.set(key, value);
         }
         let message = Message {
             header,

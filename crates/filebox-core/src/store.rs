@@ -296,6 +296,28 @@ pub(crate) fn move_message(
     Ok(Moved::Done)
 }
 
+/// Replace a published message with a new version of itself under the same name. It is
+/// claimed like a move, so a concurrent move either wins (this returns `Gone`) or waits for
+/// nothing: the file is never lost, never duplicated, and never half-written.
+pub(crate) fn rewrite_in_place(
+    tmp: &Path,
+    path: &Path,
+    rewrite: impl FnOnce(&[u8]) -> Result<Vec<u8>>,
+) -> Result<Moved> {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(Error::Malformed {
+            path: path.to_owned(),
+            reason: "not a file in a folder".into(),
+        });
+    };
+    let destination = Destination {
+        tmp: tmp.to_owned(),
+        dir: dir.to_owned(),
+        name: name.to_string_lossy().into_owned(),
+    };
+    move_message(tmp, path, &[destination], |bytes| Ok(vec![rewrite(bytes)?]))
+}
+
 fn stage_all(intent: &Intent, versions: &[Vec<u8>]) -> Result<Vec<File>> {
     intent
         .outputs

@@ -83,6 +83,16 @@ pub(crate) enum Command {
     Reject(TransitionArgs),
     /// Put a message of my inbox on hold: record the reason, move it to hold/.
     Onhold(TransitionArgs),
+    /// Answer a message: `send <its Reply To, else its sender> <TYPE> <content> --reply_to <id>`.
+    Reply(ReplyArgs),
+    /// Show a message's whole thread as a tree, across every mailbox: who said what, in
+    /// order, with replies and fork branches (obsolete nodes marked).
+    Thread(ThreadArgs),
+    /// List my threads, most recently active first.
+    Threads(ThreadsArgs),
+    /// Fork a thread from an earlier message (seed 004's timeline fork): a new branch with
+    /// compressed context; what followed the fork point becomes obsolete (kept, marked).
+    Fork(ForkArgs),
     /// Search everything my mailbox has held (inbox, outbox, done, cancel, hold): words in any
     /// language, and filters. Newest activity first.
     Search(SearchArgs),
@@ -251,4 +261,67 @@ pub(crate) struct ReindexArgs {
 pub(crate) struct StatusArgs {
     /// The message: file name, message id or short id
     pub(crate) message: String,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ReplyArgs {
+    /// The message to answer: file name, message id or short id
+    pub(crate) message: String,
+    /// The Markdown content, or `-` to read standard input
+    #[arg(allow_hyphen_values = true)]
+    pub(crate) content: String,
+    /// Message type of the reply
+    #[arg(long = "type", value_name = "TYPE", default_value = "DIS")]
+    pub(crate) kind: String,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ThreadArgs {
+    /// Any message of the thread: file name, message id or short id
+    pub(crate) message: String,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ThreadsArgs {
+    /// At most this many threads (0: all)
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub(crate) limit: usize,
+}
+
+/// Why a thread is forked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ForkReasonArg {
+    /// Right direction, too much context: the fork carries the conclusions
+    ContextCompression,
+    /// Wrong direction: the fork carries the lessons and the new plan
+    DirectionChange,
+}
+
+impl ForkReasonArg {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            ForkReasonArg::ContextCompression => "context-compression",
+            ForkReasonArg::DirectionChange => "direction-change",
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ForkArgs {
+    /// The message to start again from (id, short id, file name, or ID#N for the N-th reply
+    /// of its conversation)
+    #[arg(long, value_name = "ID")]
+    pub(crate) from: String,
+    /// Why
+    #[arg(long, value_enum)]
+    pub(crate) reason: ForkReasonArg,
+    /// The compressed context the new branch starts with, or `-` to read standard input
+    #[arg(long, allow_hyphen_values = true)]
+    pub(crate) context: String,
+    /// Recipients (comma list, @all, @group) [default: whoever received the fork point]
+    #[arg(long, value_name = "IDS")]
+    pub(crate) to: Option<String>,
+    /// Refuse unless --from belongs to this thread
+    #[arg(long, value_name = "ID")]
+    pub(crate) thread: Option<String>,
 }

@@ -2,15 +2,18 @@
 //! its output.
 
 mod agents;
+mod fork;
 mod init;
 mod list;
 mod mcp;
 mod quickstart;
 mod read;
 mod reindex;
+mod reply;
 mod search;
 mod send;
 mod status;
+mod thread;
 mod transition;
 
 use std::path::PathBuf;
@@ -34,6 +37,10 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         }
         Command::Reject(args) => transition::run(global, filebox_core::Transition::Reject, &args),
         Command::Onhold(args) => transition::run(global, filebox_core::Transition::Hold, &args),
+        Command::Reply(args) => reply::run(global, &args),
+        Command::Thread(args) => thread::run(global, &args),
+        Command::Threads(args) => thread::run_list(global, &args),
+        Command::Fork(args) => fork::run(global, &args),
         Command::Search(args) => search::run(global, &args),
         Command::Reindex(args) => reindex::run(global, &args),
         Command::Status(args) => status::run(global, &args),

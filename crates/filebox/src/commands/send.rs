@@ -31,7 +31,15 @@ pub(crate) fn run(global: &Global, args: &SendArgs) -> anyhow::Result<Outcome> {
 
 /// The content argument, standard input for `-`, or `--file`; it must be UTF-8.
 fn content(args: &SendArgs) -> anyhow::Result<String> {
-    let (bytes, source) = match (&args.content, &args.file) {
+    read_content(args.content.as_deref(), args.file.as_deref())
+}
+
+/// A content argument: the text, standard input for `-`, or a file; it must be UTF-8.
+pub(super) fn read_content(
+    content: Option<&str>,
+    file: Option<&std::path::Path>,
+) -> anyhow::Result<String> {
+    let (bytes, source) = match (content, file) {
         (_, Some(path)) => (
             std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?,
             path.display().to_string(),
@@ -43,7 +51,7 @@ fn content(args: &SendArgs) -> anyhow::Result<String> {
                 .context("cannot read standard input")?;
             (bytes, "standard input".to_owned())
         }
-        (Some(text), None) => return Ok(text.clone()),
+        (Some(text), None) => return Ok(text.to_owned()),
         (None, None) => anyhow::bail!("give the content, `-` for standard input, or --file PATH"),
     };
     String::from_utf8(bytes).map_err(|e| {

@@ -1,0 +1,186 @@
+//! Seed 004's timeline fork: a new message that starts again from an earlier node of a thread,
+//! carrying compressed context and a reason; the nodes after that point on the old branch
+//! become obsolete. Nothing is deleted: obsolete messages get a `Status: obsolete` header in
+//! every copy the config can reach, and the fork lists every node it obsoletes (conversation
+//! entries included, which have no header of their own) in its `Obsoletes` header.
+
+use std::fmt;
+
+use crate::agent::AgentId;
+use crate::error::{Error, Result};
+use crate::index::Index;
+use crate::mailbox::parse_bytes;
+use crate::mailroom::Mailroom;
+use crate::message::{MessageType, field, render};
+use crate::send::SendRequest;
+use crate::status::Status;
+use crate::store::{self, Moved};
+use crate::thread::{ENTRY_SEPARATOR, build};
+
+/// How often marking a copy obsolete is retried when another process moves it meanwhile.
+const MARK_ATTEMPTS: usize = 5;
+
+/// Why a thread is forked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ForkReason {
+    /// The direction was right but the context grew too long: the fork carries the conclusions.
+    ContextCompression,
+    /// The direction was wrong: the fork carries the lessons and a new plan.
+    DirectionChange,
+}
+
+impl ForkReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ForkReason::ContextCompression => "context-compression",
+            ForkReason::DirectionChange => "direction-change",
+        }
+    }
+
+    pub fn parse(value: &str) -> Result<ForkReason> {
+        match value.trim() {
+            "context-compression" => Ok(ForkReason::ContextCompression),
+            "direction-change" => Ok(ForkReason::DirectionChange),
+            _ => Err(Error::invalid(
+                "fork reason",
+                value,
+                "expected context-compression or direction-change",
+            )),
+        }
+    }
+}
+
+impl fmt::Display for ForkReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What to fork.
+#[derive(Debug, Clone)]
+pub struct ForkRequest {
+    /// The node to start again from: a message (id, short id, file name) or `message#n`, its
+    /// n-th conversation entry.
+    pub from: String,
+    pub reason: ForkReason,
+    /// The compressed context: conclusions, or lessons and the new direction.
+    pub context: String,
+    /// Recipients; by default whoever received the fork point (or sent it, if that was me).
+    pub to: Vec<String>,
+    /// When given, the thread `from` must belong to.
+    pub thread: Option<String>,
+}
+
+/// What a fork did.
+#[derive(Debug, Clone)]
+pub struct ForkReceipt {
+    pub id: String,
+    pub file: String,
+    pub thread: String,
+    /// The fork point's node id.
+    pub forked_from: String,
+    /// The node ids now obsolete.
+    pub obsoleted: Vec<String>,
+    pub delivered_to: Vec<AgentId>,
+}
+
+impl Mailroom {
+    /// Fork a thread from an earlier node.
+    pub fn fork(&self, request: &ForkRequest) -> Result<ForkReceipt> {
+        let (envelope, entry) = self.locate(&request.from)?;
+        let thread_id = self.thread_id_of(&request.from)?;
+        if let Some(wanted) = &request.thread
+            && *wanted != thread_id
+        {
+            return Err(Error::WrongState(format!(
+                "{} belongs to thread {thread_id}, not to {wanted}: fork from a message of that thread",
+                request.from
+            )));
+        }
+        let point_id = match entry {
+            Some(n) => format!("{}{ENTRY_SEPARATOR}{n}", envelope.header.id()),
+            None => envelope.header.id().to_owned(),
+        };
+        let thread = build(&thread_id, &self.thread_copies(&thread_id)?);
+        let point = thread.node(&point_id).ok_or_else(|| Error::NotFound {
+            reference: point_id.clone(),
+            searched: format!("thread {thread_id}"),
+        })?;
+        let obsoleted: Vec<String> = thread
+            .descendants(&point_id)
+            .into_iter()
+            .filter(|n| !n.obsolete)
+            .map(|n| n.id.clone())
+            .collect();
+        let to = if request.to.is_empty() {
+            let others: Vec<String> = point
+                .to
+                .split(',')
+                .map(str::trim)
+                .filter(|a| !a.is_empty() && *a != self.me().as_str())
+                .map(str::to_owned)
+                .collect();
+            if others.is_empty() {
+                vec![point.from.clone()]
+            } else {
+                others
+            }
+        } else {
+            request.to.clone()
+        };
+        let kind = MessageType::new(&point.kind).or_else(|_| MessageType::new("DIS"))?;
+        let send = SendRequest {
+            title: Some(point.title.clone()),
+            to,
+            ..SendRequest::new(String::new(), kind, request.context.clone())
+        };
+        let obsoletes = obsoleted.join(", ");
+        let mut extra = vec![
+            (field::THREAD_ID, thread_id.as_str()),
+            (field::IN_REPLY_TO, envelope.header.id()),
+            (field::FORKED_FROM, point_id.as_str()),
+            (field::FORK_REASON, request.reason.as_str()),
+        ];
+        if !obsoletes.is_empty() {
+            extra.push((field::OBSOLETES, obsoletes.as_str()));
+        }
+        let receipt = self.send_new_with(&send, &extra)?;
+        // The fork exists and names what it obsoletes; now mark each obsolete message's files.
+        for id in obsoleted.iter().filter(|id| !id.contains(ENTRY_SEPARATOR)) {
+            self.mark_obsolete(id)?;
+        }
+        Ok(ForkReceipt {
+            id: receipt.id,
+            file: receipt.file,
+            thread: thread_id,
+            forked_from: point_id,
+            obsoleted,
+            delivered_to: receipt.delivered_to,
+        })
+    }
+
+    /// Write `Status: obsolete` into every copy of a message in every mailbox of the config.
+    fn mark_obsolete(&self, id: &str) -> Result<()> {
+        for agent in self.agents() {
+            let mailbox = self.mailbox(agent)?;
+            for _ in 0..MARK_ATTEMPTS {
+                let rows = Index::open(&mailbox)?.id_rows(id)?;
+                let mut moved_meanwhile = false;
+                for row in rows.iter().filter(|r| r.status != Status::Obsolete) {
+                    let path = mailbox.folder_path(row.folder).join(&row.name);
+                    let marked = store::rewrite_in_place(&mailbox.tmp(), &path, |bytes| {
+                        let mut message = parse_bytes(&path, bytes)?;
+                        message.header.set(field::STATUS, Status::Obsolete.as_str());
+                        Ok(render(&message).into_bytes())
+                    })?;
+                    moved_meanwhile |= matches!(marked, Moved::Gone);
+                }
+                if !moved_meanwhile {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+}
