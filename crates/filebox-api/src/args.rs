@@ -233,3 +233,11 @@ pub struct ForkArgs {
     #[serde(default)]
     pub thread: Option<String>,
 }
+
+/// Arguments of `wait_for_messages`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct WaitArgs {
+    /// Give up after this many seconds (returning no messages); wait indefinitely when omitted.
+    #[serde(default)]
+    pub timeout: Option<u64>,
+}

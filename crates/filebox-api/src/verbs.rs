@@ -7,12 +7,12 @@ use filebox_core::{
 
 use crate::args::{
     ForkArgs, ListArgs, ReadArgs, ReindexArgs, ReplyArgs, SearchArgs, SendArgs, StatusArgs,
-    ThreadArgs, ThreadsArgs,
+    ThreadArgs, ThreadsArgs, WaitArgs,
 };
 use crate::views::{
     AgentInfo, AgentsResult, FolderCounts, ListResult, MessageDetail, MessageSummary, ReadResult,
     ForkResult, ReindexResult, ReindexedMailbox, SearchResult, SendResult, SkippedFile,
-    StatusResult, ThreadResult, ThreadSummary, ThreadsResult, TransitionResult,
+    StatusResult, ThreadResult, ThreadSummary, ThreadsResult, TransitionResult, WaitResult,
 };
 use crate::args::Recipients;
 
@@ -269,6 +269,20 @@ pub fn fork(mailroom: &Mailroom, args: &ForkArgs) -> Result<ForkResult> {
             .iter()
             .map(ToString::to_string)
             .collect(),
+    })
+}
+
+/// `wait`: block until mail reaches my inbox (returning what arrived since the last wait), the
+/// timeout passes, or `cancelled()` turns true. Blocking: call it from a thread that may block.
+pub fn wait(
+    mailroom: &Mailroom,
+    args: &WaitArgs,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<WaitResult> {
+    let timeout = args.timeout.map(std::time::Duration::from_secs);
+    let arrived = mailroom.my_mailbox()?.wait_for_mail(timeout, cancelled)?;
+    Ok(WaitResult {
+        messages: arrived.iter().map(MessageSummary::from).collect(),
     })
 }
 

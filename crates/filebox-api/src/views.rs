@@ -415,3 +415,11 @@ pub struct ForkResult {
     pub obsoleted: Vec<String>,
     pub delivered_to: Vec<String>,
 }
+
+/// The result of `wait`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct WaitResult {
+    /// The messages that arrived in my inbox since the last wait (oldest first); empty when
+    /// the wait timed out or was cancelled.
+    pub messages: Vec<MessageSummary>,
+}

@@ -5,6 +5,7 @@
 
 mod agent;
 pub mod config;
+mod cursor;
 mod error;
 mod folder;
 mod fork;
@@ -20,6 +21,7 @@ mod store;
 mod thread;
 pub mod time;
 mod transition;
+mod watch;
 
 pub use agent::AgentId;
 pub use config::{AgentEntry, Config, ConfigFile};

@@ -93,6 +93,11 @@ pub(crate) enum Command {
     /// Fork a thread from an earlier message (seed 004's timeline fork): a new branch with
     /// compressed context; what followed the fork point becomes obsolete (kept, marked).
     Fork(ForkArgs),
+    /// Block until mail reaches my inbox, then print what arrived since the last wait (or
+    /// nothing when --timeout passes).
+    Wait(WaitArgs),
+    /// Print each message reaching my inbox as one JSON line, until interrupted.
+    Watch,
     /// Search everything my mailbox has held (inbox, outbox, done, cancel, hold): words in any
     /// language, and filters. Newest activity first.
     Search(SearchArgs),
@@ -324,4 +329,11 @@ pub(crate) struct ForkArgs {
     /// Refuse unless --from belongs to this thread
     #[arg(long, value_name = "ID")]
     pub(crate) thread: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct WaitArgs {
+    /// Give up after this many seconds [default: wait indefinitely]
+    #[arg(long, value_name = "SECONDS")]
+    pub(crate) timeout: Option<u64>,
 }

@@ -15,6 +15,7 @@ mod send;
 mod status;
 mod thread;
 mod transition;
+mod wait;
 
 use std::path::PathBuf;
 
@@ -41,6 +42,8 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Thread(args) => thread::run(global, &args),
         Command::Threads(args) => thread::run_list(global, &args),
         Command::Fork(args) => fork::run(global, &args),
+        Command::Wait(args) => wait::run(global, &args),
+        Command::Watch => wait::watch(global),
         Command::Search(args) => search::run(global, &args),
         Command::Reindex(args) => reindex::run(global, &args),
         Command::Status(args) => status::run(global, &args),

@@ -10,3 +10,5 @@ mod safety;
 mod concurrency;
 mod crash;
 mod search;
+mod threads;
+mod wait;

@@ -1,0 +1,42 @@
+//! The inbox cursor: the inbox files (name and inode) that `wait` has already reported, kept in
+//! `.filebox/inbox-cursor`, so that mail arriving between two waits (or while no one waited)
+//! is reported by the next one. A message that leaves and comes back (a reply moves the same
+//! file name back in) has a new inode, so it counts as new. Derived state: deleting the file
+//! only makes the next wait start from the inbox as it is.
+
+use std::collections::HashSet;
+use std::fmt::Write;
+
+use crate::error::{IoContext, Result};
+use crate::mailbox::Mailbox;
+use crate::message::FileName;
+use crate::store;
+
+const FILE: &str = "inbox-cursor";
+
+/// The files already reported; `None` when no wait ever ran (or the cursor was deleted).
+pub(crate) fn load(mailbox: &Mailbox) -> Result<Option<HashSet<(String, u64)>>> {
+    let path = mailbox.state_dir().join(FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).at(&path),
+    };
+    Ok(Some(
+        text.lines()
+            .filter_map(|line| {
+                let (ino, name) = line.split_once('\t')?;
+                Some((name.to_owned(), ino.parse().ok()?))
+            })
+            .collect(),
+    ))
+}
+
+/// Record the inbox as it is now as reported.
+pub(crate) fn save(mailbox: &Mailbox, entries: &[(FileName, u64)]) -> Result<()> {
+    let mut text = String::new();
+    for (name, ino) in entries {
+        let _ = writeln!(text, "{ino}\t{name}");
+    }
+    store::write_file_atomic(&mailbox.state_dir().join(FILE), text.as_bytes())
+}

@@ -1,0 +1,39 @@
+//! `filebox wait` (block until mail arrives) and `filebox watch` (stream arrivals as JSON
+//! lines).
+
+use std::io::Write;
+
+use filebox_api::verbs;
+
+use super::mailroom;
+use crate::cli::{Global, WaitArgs};
+use crate::output::{self, Outcome};
+
+pub(crate) fn run(global: &Global, args: &WaitArgs) -> anyhow::Result<Outcome> {
+    let result = verbs::wait(
+        &mailroom(global)?,
+        &filebox_api::WaitArgs {
+            timeout: args.timeout,
+        },
+        &|| false,
+    )?;
+    output::either(global.json, &result.messages, |messages| {
+        messages.iter().map(|m| m.line.clone()).collect()
+    })?;
+    Ok(Outcome::Success)
+}
+
+pub(crate) fn watch(global: &Global) -> anyhow::Result<Outcome> {
+    let mailroom = mailroom(global)?;
+    let mut out = std::io::stdout().lock();
+    loop {
+        let result = verbs::wait(&mailroom, &filebox_api::WaitArgs { timeout: None }, &|| {
+            false
+        })?;
+        for message in &result.messages {
+            serde_json::to_writer(&mut out, message)?;
+            writeln!(out)?;
+        }
+        out.flush()?;
+    }
+}

@@ -1,0 +1,52 @@
+//! `wait` and `watch`: block until mail arrives, never missing what arrived between two waits.
+
+use std::io::{BufRead, BufReader};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::Test;
+
+#[test]
+fn wait_returns_what_arrived_since_the_last_wait() {
+    let t = Test::new().agents(["a", "b"]);
+    // The first wait starts from the inbox as it is.
+    let out = t.as_agent("b").args(["--json", "wait", "--timeout", "0"]).success();
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), serde_json::json!([]));
+    let id = t.send("a", "b", "DIS", "while no one waits");
+    let out = t.as_agent("b").args(["--json", "wait", "--timeout", "5"]).success();
+    let got: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(got[0]["id"], id.as_str());
+    let out = t.as_agent("b").args(["--json", "wait", "--timeout", "0"]).success();
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), serde_json::json!([]));
+}
+
+#[test]
+fn wait_wakes_when_another_process_delivers() {
+    let t = Test::new().agents(["a", "b"]);
+    t.as_agent("b").args(["wait", "--timeout", "0"]).success();
+    let waiter = t.as_agent("b").args(["--json", "wait", "--timeout", "30"]).command().spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let start = Instant::now();
+    let id = t.send("a", "b", "DIS", "wake up");
+    let out = waiter.wait_with_output().unwrap();
+    assert!(start.elapsed() < Duration::from_secs(10));
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got[0]["id"], id.as_str());
+}
+
+#[test]
+fn watch_streams_json_lines() {
+    let t = Test::new().agents(["a", "b"]);
+    let mut watcher = t.as_agent("b").args(["watch"]).command().spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let first = t.send("a", "b", "DIS", "one");
+    let mut lines = BufReader::new(watcher.stdout.take().unwrap()).lines();
+    let line: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(line["id"], first.as_str());
+    let second = t.send("a", "b", "DIS", "two");
+    let line: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(line["id"], second.as_str());
+    watcher.kill().unwrap();
+    watcher.wait().unwrap();
+}
