@@ -5,6 +5,8 @@
 //! cargo run --release -p filebox-bench -- all     # everything below
 //! cargo run --release -p filebox-bench -- send    # durable sends/s, 1 and 8 writers
 //! cargo run --release -p filebox-bench -- list    # `filebox list inbox` on 10,000 messages
+//! cargo run --release -p filebox-bench -- search  # index build and query p50/p95, 100,000 messages
+//! cargo run --release -p filebox-bench -- wait    # `wait` wake-up latency after a delivery
 //! ```
 //!
 //! Add a benchmark as a module with a `run(&Options)` and a line in `main`.
@@ -15,7 +17,9 @@
 mod fixture;
 mod list;
 mod report;
+mod search;
 mod send;
+mod wait;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,7 +32,7 @@ pub(crate) struct Options {
     pub(crate) quick: bool,
 }
 
-const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] <all | send | list>";
+const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] <all | send | list | search | wait>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -52,9 +56,14 @@ fn main() -> ExitCode {
     }
     report::machine();
     let result = match command.as_deref() {
-        Some("all") => send::run(&options).and_then(|()| list::run(&options)),
+        Some("all") => send::run(&options)
+            .and_then(|()| list::run(&options))
+            .and_then(|()| search::run(&options))
+            .and_then(|()| wait::run(&options)),
         Some("send") => send::run(&options),
         Some("list") => list::run(&options),
+        Some("search") => search::run(&options),
+        Some("wait") => wait::run(&options),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);
