@@ -58,6 +58,13 @@ pub struct ListArgs {
     /// Only messages of this type (ER, BR, DIS, ACK, SU, ...).
     #[serde(default, rename = "type")]
     pub kind: Option<String>,
+    /// Only messages I have not read (with `read_message`) since they last changed: a message
+    /// that comes back with a new reply is unread again.
+    #[serde(default)]
+    pub unread: Option<bool>,
+    /// Only messages of this thread (a thread id, as `get_thread` and `list_threads` give it).
+    #[serde(default)]
+    pub thread: Option<String>,
     /// At most this many messages (the oldest first).
     #[serde(default)]
     pub limit: Option<usize>,

@@ -22,10 +22,20 @@ const DEFAULT_SEARCH_LIMIT: usize = 20;
 /// `list`: a folder, oldest first, filtered.
 pub fn list(mailroom: &Mailroom, args: &ListArgs) -> Result<ListResult> {
     let folder: Folder = args.folder.map(Into::into).unwrap_or(Folder::Inbox);
-    let listing = mailroom.my_mailbox()?.list(folder)?;
+    let mailbox = mailroom.my_mailbox()?;
+    let listing = mailbox.list(folder)?;
     let kind = args.kind.as_deref().map(MessageType::new).transpose()?;
-    let messages = listing
-        .messages
+    let thread = args
+        .thread
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty());
+    let listed = if args.unread.unwrap_or(false) {
+        mailbox.unread(folder, listing.messages)?
+    } else {
+        listing.messages
+    };
+    let messages = listed
         .iter()
         .filter(|m| {
             args.from
@@ -33,6 +43,7 @@ pub fn list(mailroom: &Mailroom, args: &ListArgs) -> Result<ListResult> {
                 .is_none_or(|from| m.header.get(filebox_core::message::field::SENDER) == Some(from))
         })
         .filter(|m| kind.as_ref().is_none_or(|k| m.header.kind == k.as_str()))
+        .filter(|m| thread.is_none_or(|t| m.header.thread_id() == t))
         .take(args.limit.unwrap_or(usize::MAX))
         .map(MessageSummary::from)
         .collect();
@@ -47,7 +58,8 @@ pub fn list(mailroom: &Mailroom, args: &ListArgs) -> Result<ListResult> {
     Ok(ListResult { messages, skipped })
 }
 
-/// `read`: one message, found in the given folder or in all of them.
+/// `read`: one message, found in the given folder or in all of them; marked read (for
+/// `list --unread`).
 pub fn read(mailroom: &Mailroom, args: &ReadArgs) -> Result<ReadResult> {
     let reference = MessageRef::parse(&args.id)?;
     let folders: Vec<Folder> = match args.folder {
@@ -56,6 +68,8 @@ pub fn read(mailroom: &Mailroom, args: &ReadArgs) -> Result<ReadResult> {
     };
     let mailbox = mailroom.my_mailbox()?;
     let envelope = mailbox.find(&reference, &folders)?;
+    // Before reading: a copy replaced in between stays unread (see `Mailbox::mark_read`).
+    mailbox.mark_read(&envelope)?;
     let markdown = mailbox.read_text(&envelope)?;
     let message = filebox_core::message::parse(&markdown).map_err(|reason| Error::Malformed {
         path: envelope.path.clone(),

@@ -13,6 +13,7 @@ pub mod index;
 mod mailbox;
 mod mailroom;
 pub mod message;
+mod read_marks;
 mod reply;
 mod search;
 mod send;

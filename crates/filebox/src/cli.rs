@@ -93,8 +93,13 @@ pub(crate) enum Command {
     /// Fork a thread from an earlier message (seed 004's timeline fork): a new branch with
     /// compressed context; what followed the fork point becomes obsolete (kept, marked).
     Fork(ForkArgs),
-    /// Block until mail reaches my inbox, then print what arrived since the last wait (or
-    /// nothing when --timeout passes).
+    /// Block until mail reaches my inbox, then print what arrived since the last wait, one
+    /// listing line per message (--json: an array).
+    ///
+    /// Exit codes: 0 when mail arrived; 3 when --timeout passed with none (stdout then has
+    /// nothing, or `[]` with --json, and stderr says so); 1 on an error. So a script can
+    /// write `if filebox wait --timeout 60; then ...; fi`. The first wait ever starts from
+    /// the inbox as it is.
     Wait(WaitArgs),
     /// Print each message reaching my inbox as one JSON line, until interrupted.
     Watch,
@@ -151,6 +156,13 @@ pub(crate) struct ListArgs {
     /// Only messages of this type (ER, BR, DIS, ...)
     #[arg(long = "type", value_name = "TYPE")]
     pub(crate) kind: Option<String>,
+    /// Only messages I have not read (with `read`) since they last changed; a message that
+    /// comes back with a new reply is unread again
+    #[arg(long)]
+    pub(crate) unread: bool,
+    /// Only messages of this thread (its id, as `threads` shows it)
+    #[arg(long, value_name = "ID")]
+    pub(crate) thread: Option<String>,
     /// At most this many messages
     #[arg(long, value_name = "N")]
     pub(crate) limit: Option<usize>,

@@ -42,13 +42,7 @@ impl Record {
         let h = &message.header;
         let get = |key| h.get(key).unwrap_or_default().to_owned();
         let id = h.id().to_owned();
-        // The thread: ours, else the root an RFC 5322 `References` list starts with, else
-        // the message is a root itself.
-        let thread = h
-            .get(field::THREAD_ID)
-            .map(str::to_owned)
-            .or_else(|| h.list(field::REFERENCES).into_iter().next())
-            .unwrap_or_else(|| id.clone());
+        let thread = h.thread_id();
         let timestamp = normalized(&get(field::TIMESTAMP));
         let activity = message
             .conversation

@@ -106,6 +106,15 @@ impl Header {
         self.get(field::MESSAGE_ID).unwrap_or_default()
     }
 
+    /// The thread this message belongs to: its Thread ID, else the root an RFC 5322
+    /// `References` list starts with, else the message is a root itself.
+    pub fn thread_id(&self) -> String {
+        self.get(field::THREAD_ID)
+            .map(str::to_owned)
+            .or_else(|| self.list(field::REFERENCES).into_iter().next())
+            .unwrap_or_else(|| self.id().to_owned())
+    }
+
     /// A field that holds a comma list (CC, References, Obsoletes).
     pub fn list(&self, key: &str) -> Vec<String> {
         self.get(key)

@@ -13,6 +13,8 @@ pub(crate) fn run(global: &Global, args: &ListArgs) -> anyhow::Result<Outcome> {
             folder: Some(args.folder.into()),
             from: args.from.clone(),
             kind: args.kind.clone(),
+            unread: Some(args.unread),
+            thread: args.thread.clone(),
             limit: args.limit,
         },
     )?;

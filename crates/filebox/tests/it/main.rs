@@ -12,3 +12,4 @@ mod crash;
 mod search;
 mod threads;
 mod wait;
+mod list_filters;
