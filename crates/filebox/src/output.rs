@@ -10,6 +10,8 @@ pub(crate) enum Outcome {
     Success,
     /// It did its job, but skipped something it reported on stderr (exit code 1).
     Partial,
+    /// `wait` gave up at its timeout with nothing new (exit code 3, distinct from failures).
+    TimedOut,
 }
 
 impl Outcome {
@@ -17,21 +19,23 @@ impl Outcome {
         match self {
             Outcome::Success => std::process::ExitCode::SUCCESS,
             Outcome::Partial => std::process::ExitCode::from(1),
+            Outcome::TimedOut => std::process::ExitCode::from(3),
         }
     }
 }
 
 /// Print a value as pretty JSON followed by a newline.
 pub(crate) fn json<T: Serialize>(value: &T) -> anyhow::Result<()> {
-    let mut out = io::stdout().lock();
+    let mut out = io::BufWriter::new(io::stdout().lock());
     serde_json::to_writer_pretty(&mut out, value)?;
     writeln!(out)?;
+    out.flush()?;
     Ok(())
 }
 
-/// Print lines of text.
+/// Print lines of text (buffered: stdout alone would make a system call per line).
 pub(crate) fn lines<I: IntoIterator<Item = S>, S: AsRef<str>>(lines: I) -> anyhow::Result<()> {
-    let mut out = io::stdout().lock();
+    let mut out = io::BufWriter::new(io::stdout().lock());
     for line in lines {
         writeln!(out, "{}", line.as_ref())?;
     }

@@ -20,6 +20,12 @@ pub(crate) fn run(global: &Global, args: &WaitArgs) -> anyhow::Result<Outcome> {
     output::either(global.json, &result.messages, |messages| {
         messages.iter().map(|m| m.line.clone()).collect()
     })?;
+    if result.messages.is_empty() {
+        // Only a timeout ends a CLI wait with nothing (nothing here cancels it).
+        let seconds = args.timeout.unwrap_or_default();
+        eprintln!("filebox: no new mail within {seconds} s");
+        return Ok(Outcome::TimedOut);
+    }
     Ok(Outcome::Success)
 }
 
