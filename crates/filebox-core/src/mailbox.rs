@@ -13,6 +13,8 @@ use crate::time;
 
 /// How much of a file a listing reads: the header always fits in this for our own files.
 const HEADER_PREFIX: usize = 8 * 1024;
+/// Folders with at least this many files are listed by several threads.
+const PARALLEL_LISTING: usize = 256;
 
 /// A mailbox root with its folders present and its `tmp/` recovered.
 #[derive(Debug, Clone)]
@@ -213,27 +215,31 @@ impl Mailbox {
 
     /// Read one file's header. A file that vanished meanwhile is `Ok(None)`.
     pub fn envelope(&self, folder: Folder, file: &FileName) -> Result<Option<Envelope>> {
+        self.envelope_with(folder, file, &mut Vec::new())
+    }
+
+    /// [`Mailbox::envelope`] reading into `buffer`, which a listing reuses from file to file.
+    fn envelope_with(&self, folder: Folder, file: &FileName, buffer: &mut Vec<u8>) -> Result<Option<Envelope>> {
         let path = self.folder_path(folder).join(file.as_str());
-        let (bytes, complete) = match store::read_prefix(&path, HEADER_PREFIX) {
-            Ok(read) => read,
+        let complete = match store::read_prefix(&path, HEADER_PREFIX, buffer) {
+            Ok(complete) => complete,
             Err(e) if store::is_not_found(&e) => return Ok(None),
             Err(e) => return Err(e),
         };
-        let text = header_text(&bytes, complete).map_err(|reason| malformed(&path, reason))?;
-        let text = match text {
-            Some(text) => text.to_owned(),
+        let parsed = match header_text(buffer, complete).map_err(|reason| malformed(&path, reason))? {
+            Some(text) => message::parse_header(text),
             None => {
                 // A header longer than the prefix: read it all.
-                match store::read_regular(&path) {
-                    Ok(all) => {
-                        String::from_utf8(all).map_err(|_| malformed(&path, "it is not UTF-8"))?
-                    }
+                let all = match store::read_regular(&path) {
+                    Ok(all) => all,
                     Err(e) if store::is_not_found(&e) => return Ok(None),
                     Err(e) => return Err(e),
-                }
+                };
+                let text = std::str::from_utf8(&all).map_err(|_| malformed(&path, "it is not UTF-8"))?;
+                message::parse_header(text)
             }
         };
-        let header = message::parse_header(&text).map_err(|reason| malformed(&path, reason))?;
+        let header = parsed.map_err(|reason| malformed(&path, reason))?;
         Ok(Some(Envelope {
             folder,
             file: file.clone(),
@@ -247,8 +253,8 @@ impl Mailbox {
     pub fn list(&self, folder: Folder) -> Result<Listing> {
         let (names, mut problems) = self.file_names(folder)?;
         let mut messages = Vec::with_capacity(names.len());
-        for name in &names {
-            match self.envelope(folder, name) {
+        for read in self.envelopes(folder, &names) {
+            match read {
                 Ok(Some(envelope)) => messages.push(envelope),
                 Ok(None) => {}
                 Err(e) => problems.push(problem(e)),
@@ -258,6 +264,33 @@ impl Mailbox {
         let mut seen = HashSet::new();
         messages.retain(|m| seen.insert(m.header.id().to_owned()));
         Ok(Listing { messages, problems })
+    }
+
+    /// Read many headers, in order. A listing is one open and one read per file, so large
+    /// folders are read by a few threads at once: the time is system calls, not CPU.
+    fn envelopes(&self, folder: Folder, names: &[FileName]) -> Vec<Result<Option<Envelope>>> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        if threads < 2 || names.len() < PARALLEL_LISTING {
+            return self.read_envelopes(folder, names);
+        }
+        let chunk = names.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = names
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || self.read_envelopes(folder, part))
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                .collect()
+        })
+    }
+
+    fn read_envelopes(&self, folder: Folder, names: &[FileName]) -> Vec<Result<Option<Envelope>>> {
+        let mut buffer = Vec::new();
+        names.iter().map(|n| self.envelope_with(folder, n, &mut buffer)).collect()
     }
 
     /// Find a message in the given folders, searched in order.

@@ -136,34 +136,55 @@ pub(crate) fn link_copy(source: &Path, tmp: &Path, dir: &Path, name: &str) -> Re
     }
 }
 
-/// Refuse anything but a regular file: a symlink could point out of the mailbox.
-fn ensure_regular(path: &Path) -> Result<()> {
-    let meta = fs::symlink_metadata(path).at(path)?;
-    if meta.file_type().is_file() {
-        Ok(())
-    } else {
-        Err(Error::Malformed {
-            path: path.to_owned(),
-            reason: "not a regular file (symlinks are not followed)".into(),
+/// Open a message file for reading. A symlink is refused, not followed (it could point out of
+/// the mailbox); `O_NONBLOCK` keeps a FIFO planted under a message's name from hanging us.
+fn open_message(path: &Path) -> Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => not_regular(path),
+            _ => Error::io(path, e),
         })
+}
+
+fn not_regular(path: &Path) -> Error {
+    Error::Malformed {
+        path: path.to_owned(),
+        reason: "not a regular file (symlinks are not followed)".into(),
     }
 }
 
 /// Read a whole message file.
 pub(crate) fn read_regular(path: &Path) -> Result<Vec<u8>> {
-    ensure_regular(path)?;
-    fs::read(path).at(path)
+    let mut file = open_message(path)?;
+    let meta = file.metadata().at(path)?;
+    if !meta.file_type().is_file() {
+        return Err(not_regular(path));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.read_to_end(&mut bytes).at(path)?;
+    Ok(bytes)
 }
 
-/// Read at most `limit` bytes from the start of a regular file; `true` if that was all of it.
-pub(crate) fn read_prefix(path: &Path, limit: usize) -> Result<(Vec<u8>, bool)> {
-    ensure_regular(path)?;
-    let file = File::open(path).at(path)?;
-    let mut buf = Vec::with_capacity(limit.min(64 * 1024));
-    file.take(limit as u64 + 1).read_to_end(&mut buf).at(path)?;
-    let complete = buf.len() <= limit;
-    buf.truncate(limit);
-    Ok((buf, complete))
+/// Read at most `limit` bytes from the start of a message file into `buffer`; `true` if that
+/// was all of it. One `read`: listings call this for every file, so it costs open, read, close
+/// and no more. (A short read of a regular file means its end; a file of `limit` bytes or more
+/// is reported incomplete and the caller reads it whole if it needs to.)
+pub(crate) fn read_prefix(path: &Path, limit: usize, buffer: &mut Vec<u8>) -> Result<bool> {
+    let mut file = open_message(path)?;
+    buffer.resize(limit, 0);
+    let n = loop {
+        match file.read(buffer) {
+            Ok(n) => break n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) if e.raw_os_error() == Some(libc::EISDIR) => return Err(not_regular(path)),
+            Err(e) => return Err(Error::io(path, e)),
+        }
+    };
+    buffer.truncate(n);
+    Ok(n < limit)
 }
 
 /// Where one new version of a moved message goes.
