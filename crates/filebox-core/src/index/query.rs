@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use rusqlite::types::Value;
 
-use super::record::Row;
+use super::record::{Row, activity_key};
 use super::{Index, segment};
 use crate::agent::AgentId;
 use crate::error::Result;
@@ -88,33 +88,62 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
     })
 }
 
+/// The SQL of a search and its parameters.
+pub(super) fn search_sql(query: &SearchQuery) -> (String, Vec<Value>) {
+    let mut clauses = vec!["m.problem IS NULL".to_owned()];
+    let mut values: Vec<Value> = Vec::new();
+    let mut filter = |clause: &str, value: Option<Value>| {
+        if let Some(value) = value {
+            values.push(value);
+            clauses.push(clause.replace('?', &format!("?{}", values.len())));
+        }
+    };
+    let text = segment::to_match(&query.text);
+    filter("fts MATCH ?", text.clone().map(Value::Text));
+    filter("m.sender = ?", query.from.clone().map(Value::Text));
+    filter("m.kind = ?", query.kind.clone().map(Value::Text));
+    filter(
+        "m.folder = ?",
+        query.folder.map(|f| Value::Text(f.as_str().to_owned())),
+    );
+    filter("m.thread = ?", query.thread.clone().map(Value::Text));
+    filter(
+        "m.status = ?",
+        query.status.map(|s| Value::Text(s.as_str().to_owned())),
+    );
+    filter("m.activity >= ?", query.since.clone().map(Value::Text));
+    // Rowids follow activity (see `record::activity_key`): newest first is rowid order,
+    // which FTS5 (or the table) walks without sorting, so stepping stops after `limit`
+    // hits. The bound on the rowid lets a `since` search skip older rows.
+    let rowid = if text.is_some() {
+        "fts.rowid"
+    } else {
+        "m.rowid"
+    };
+    filter(
+        &format!("{rowid} >= ?"),
+        query
+            .since
+            .as_deref()
+            .map(|s| Value::Integer(activity_key(s))),
+    );
+    // CROSS JOIN: FTS5 drives, in rowid order; each match looks its row up by rowid.
+    let from = if text.is_some() {
+        "fts CROSS JOIN messages m ON m.rowid = fts.rowid"
+    } else {
+        "messages m"
+    };
+    let sql = format!(
+        "SELECT {ROW_COLUMNS}, m.text FROM {from} WHERE {} ORDER BY {rowid} DESC",
+        clauses.join(" AND ")
+    );
+    (sql, values)
+}
+
 impl Index {
     /// Search this mailbox: newest activity first, one hit per Message ID.
     pub fn search(&self, query: &SearchQuery) -> Result<Vec<Hit>> {
-        let mut clauses = vec!["m.problem IS NULL".to_owned()];
-        let mut values: Vec<Value> = Vec::new();
-        let mut filter = |clause: &str, value: Option<String>| {
-            if let Some(value) = value {
-                values.push(Value::Text(value));
-                clauses.push(clause.replace('?', &format!("?{}", values.len())));
-            }
-        };
-        filter(
-            "m.rowid IN (SELECT rowid FROM fts WHERE fts MATCH ?)",
-            segment::to_match(&query.text),
-        );
-        filter("m.sender = ?", query.from.clone());
-        filter("m.kind = ?", query.kind.clone());
-        filter("m.folder = ?", query.folder.map(|f| f.as_str().to_owned()));
-        filter("m.thread = ?", query.thread.clone());
-        filter("m.status = ?", query.status.map(|s| s.as_str().to_owned()));
-        filter("m.activity >= ?", query.since.clone());
-        let sql = format!(
-            "SELECT {ROW_COLUMNS}, m.text FROM messages m WHERE {} \
-             ORDER BY m.activity DESC, m.rowid DESC",
-            clauses.join(" AND ")
-        );
-
+        let (sql, values) = search_sql(query);
         let words = segment::words(&query.text);
         let limit = if query.limit == 0 {
             usize::MAX

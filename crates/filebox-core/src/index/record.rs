@@ -94,3 +94,13 @@ impl Record {
 fn normalized(value: &str) -> String {
     time::parse_iso(value).map_or_else(|| value.trim().to_owned(), time::iso)
 }
+
+/// Rowids per second of activity: a rowid is `seconds << ACTIVITY_SHIFT` plus a sequence
+/// number, so rowid order is activity order (ties: the later indexed first, as before).
+pub(super) const ACTIVITY_SHIFT: u32 = 20;
+
+/// The first rowid of a row active at `activity` (a normalized timestamp); a time that does
+/// not parse (or is before 1970) sorts before every other.
+pub(super) fn activity_key(activity: &str) -> i64 {
+    time::parse_iso(activity).map_or(0, |t| t.as_second().max(0) << ACTIVITY_SHIFT)
+}

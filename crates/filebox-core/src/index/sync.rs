@@ -1,8 +1,10 @@
-//! Bringing the index up to date with the files, cheaply enough to do before every query: a
-//! folder whose directory mtime is unchanged is skipped; otherwise its file names and inode
-//! numbers (one `readdir`, no `stat` per file) are compared with the index, and only files
-//! that appeared, vanished or were replaced (every store rewrite is a rename: a new inode) are
-//! read. A file edited in place, keeping its inode and its folder's mtime, needs `reindex`.
+//! Bringing the index up to date with the files, cheaply enough to do before every query: one
+//! `stat` per folder, compared with the mtimes recorded in the index without taking the write
+//! lock, and when nothing changed that is all. A folder whose directory mtime changed has its
+//! file names and inode numbers (one `readdir`, no `stat` per file) compared with the index,
+//! and only files that appeared, vanished or were replaced (every store rewrite is a rename: a
+//! new inode) are read. A file edited in place, keeping its inode and its folder's mtime, needs
+//! `reindex`.
 
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
@@ -11,7 +13,7 @@ use std::time::{Duration, SystemTime};
 
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 
-use super::record::Record;
+use super::record::{ACTIVITY_SHIFT, Record, activity_key};
 use super::{Index, segment};
 use crate::error::{Error, IoContext, Result};
 use crate::folder::Folder;
@@ -19,21 +21,44 @@ use crate::mailbox::{Mailbox, parse_bytes};
 use crate::message::FileName;
 use crate::store;
 
-/// A directory changed this recently may change again within the same mtime tick (coarse
-/// clocks, or whole seconds on some file systems) after it was listed: such an mtime is not
-/// trusted, and the next sync lists the folder again.
-const RACY: Duration = Duration::from_secs(2);
+/// A directory changed this recently may change again within the same mtime tick after it was
+/// listed (the kernel stamps files from a clock that advances once per scheduler tick, 1-10
+/// ms): such an mtime is not trusted, and the next sync lists the folder again.
+const RACY: Duration = Duration::from_millis(100);
+/// The same for a file system that keeps whole seconds (a zero nanosecond part).
+const RACY_WHOLE_SECONDS: Duration = Duration::from_secs(2);
 
 impl Index {
     /// Bring the index up to date with the mailbox's folders.
     pub fn sync(&mut self) -> Result<()> {
         let path = self.path.clone();
         let sql = |e| super::index_error(&path, e);
+        // The common case, nothing changed, is five `stat`s and one read.
+        let mut stale = Vec::new();
+        {
+            let mut select = self
+                .conn
+                .prepare_cached("SELECT folder, mtime FROM dirs")
+                .map_err(sql)?;
+            let stored: HashMap<String, Option<i64>> = select
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .and_then(|rows| rows.collect())
+                .map_err(sql)?;
+            for folder in Folder::ALL {
+                let stamp = trusted_mtime(&self.mailbox.folder_path(folder))?;
+                if stamp.is_none() || stored.get(folder.as_str()) != Some(&stamp) {
+                    stale.push(folder);
+                }
+            }
+        }
+        if stale.is_empty() {
+            return Ok(());
+        }
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sql)?;
-        for folder in Folder::ALL {
+        for folder in stale {
             sync_folder(&tx, &self.mailbox, folder).map_err(|e| match e {
                 Failure::Sql(e) => sql(e),
                 Failure::Core(e) => e,
@@ -114,7 +139,12 @@ fn trusted_mtime(dir: &Path) -> Result<Option<i64>> {
     let age = SystemTime::now()
         .duration_since(modified)
         .unwrap_or_default();
-    Ok((age >= RACY).then(|| meta.mtime() * 1_000_000_000 + meta.mtime_nsec()))
+    let racy = if meta.mtime_nsec() == 0 {
+        RACY_WHOLE_SECONDS
+    } else {
+        RACY
+    };
+    Ok((age >= racy).then(|| meta.mtime() * 1_000_000_000 + meta.mtime_nsec()))
 }
 
 fn delete(tx: &Transaction<'_>, rowid: i64) -> rusqlite::Result<()> {
@@ -158,10 +188,11 @@ fn insert(
     };
     let record = Record::new(folder, name.as_str(), mailbox.owner().as_str(), &message);
     let row = &record.row;
+    let rowid = next_rowid(tx, activity_key(&row.activity))?;
     tx.prepare_cached(
-        "INSERT INTO messages(folder, name, ino, id, thread, kind, title, sender, receiver, cc,
-            timestamp, activity, status, in_reply_to, forked_from, fork_reason, text)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+        "INSERT INTO messages(rowid, folder, name, ino, id, thread, kind, title, sender, receiver,
+            cc, timestamp, activity, status, in_reply_to, forked_from, fork_reason, text)
+         VALUES (?18, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
     )?
     .execute(params![
         folder.as_str(),
@@ -181,8 +212,8 @@ fn insert(
         row.forked_from,
         row.fork_reason,
         record.snippet_source(),
+        rowid,
     ])?;
-    let rowid = tx.last_insert_rowid();
     tx.prepare_cached("INSERT INTO fts(rowid, title, body) VALUES (?1, ?2, ?3)")?
         .execute(params![
             rowid,
@@ -190,4 +221,21 @@ fn insert(
             segment::for_index(&record.body)
         ])?;
     Ok(true)
+}
+
+/// The rowid for a new row whose activity key is `key`: after the rows of the same second (so
+/// among equal activities the later indexed comes first).
+fn next_rowid(tx: &Transaction<'_>, key: i64) -> rusqlite::Result<i64> {
+    let end = key + (1 << ACTIVITY_SHIFT);
+    let last: Option<i64> = tx
+        .prepare_cached("SELECT MAX(rowid) FROM messages WHERE rowid >= ?1 AND rowid < ?2")?
+        .query_row([key, end], |r| r.get(0))?;
+    match last {
+        None => Ok(key),
+        Some(last) if last + 1 < end => Ok(last + 1),
+        // A million rows in one second: past every rowid, still unique.
+        Some(_) => tx
+            .prepare_cached("SELECT MAX(rowid) + 1 FROM messages")?
+            .query_row([], |r| r.get(0)),
+    }
 }

@@ -171,3 +171,93 @@ fn one_hit_per_message_and_unreadable_files_are_skipped() {
     assert_eq!(ids(&mut index, "mango"), ["aaaaaaaa-1"]);
     assert_eq!(index.file_count().unwrap(), 2);
 }
+
+/// Write a message sent at `timestamp` (ISO form).
+fn put_at(mailbox: &Mailbox, id: &str, timestamp: &str, body: &str) {
+    let name = put(mailbox, Folder::Inbox, id, "t", body);
+    let path = mailbox.folder_path(Folder::Inbox).join(name);
+    let text = fs::read_to_string(&path)
+        .unwrap()
+        .replace("2025-06-27T15:30:00Z", timestamp);
+    fs::write(path, text).unwrap();
+}
+
+#[test]
+fn newest_activity_first_whatever_the_order_files_were_indexed_in() {
+    let (_dir, mb) = mailbox();
+    put_at(&mb, "aaaaaaaa-1", "2025-03-01T00:00:00Z", "kiwi");
+    put_at(&mb, "bbbbbbbb-2", "2025-01-01T00:00:00Z", "kiwi");
+    let mut index = Index::open(&mb).unwrap();
+    // Indexed later, but active earlier or later than the others.
+    put_at(&mb, "cccccccc-3", "2024-12-31T23:59:59Z", "kiwi");
+    put_at(&mb, "dddddddd-4", "2025-06-01T00:00:00Z", "kiwi");
+    put_at(&mb, "eeeeeeee-5", "not a time", "kiwi");
+    index.sync().unwrap();
+    let search = |text: &str, limit: usize, since: Option<&str>| -> Vec<String> {
+        index
+            .search(&SearchQuery {
+                text: text.into(),
+                limit,
+                since: since.map(str::to_owned),
+                ..SearchQuery::default()
+            })
+            .unwrap()
+            .into_iter()
+            .map(|h| h.id)
+            .collect()
+    };
+    let newest_first = [
+        "dddddddd-4",
+        "aaaaaaaa-1",
+        "bbbbbbbb-2",
+        "cccccccc-3",
+        "eeeeeeee-5",
+    ];
+    assert_eq!(search("kiwi", 0, None), newest_first);
+    assert_eq!(search("", 0, None), newest_first);
+    assert_eq!(search("kiwi", 2, None), newest_first[..2]);
+    assert_eq!(search("", 2, None), newest_first[..2]);
+    let since = Some("2025-01-01T00:00:00Z");
+    assert_eq!(search("kiwi", 0, since), newest_first[..3]);
+    assert_eq!(search("", 0, since), newest_first[..3]);
+}
+
+#[test]
+fn searches_walk_rowid_order_instead_of_sorting_every_match() {
+    let (_dir, mb) = mailbox();
+    let index = Index::open(&mb).unwrap();
+    for query in [
+        SearchQuery {
+            text: "common words".into(),
+            limit: 20,
+            ..SearchQuery::default()
+        },
+        SearchQuery {
+            text: "用户".into(),
+            from: Some("qa".into()),
+            since: Some("2025-01-01T00:00:00Z".into()),
+            limit: 20,
+            ..SearchQuery::default()
+        },
+        SearchQuery {
+            kind: Some("ER".into()),
+            limit: 20,
+            ..SearchQuery::default()
+        },
+    ] {
+        let (sql, values) = super::query::search_sql(&query);
+        let mut plan = index
+            .conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .unwrap();
+        let steps: Vec<String> = plan
+            .query_map(rusqlite::params_from_iter(values), |r| r.get(3))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert!(
+            !steps.iter().any(|s| s.contains("TEMP B-TREE")),
+            "{query:?}: {steps:?}"
+        );
+    }
+}
