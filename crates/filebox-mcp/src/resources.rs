@@ -1,9 +1,9 @@
-//! Resources: `filebox://inbox` (my inbox as a Markdown list) and `filebox://thread/{id}` (for
-//! now the message with that id, as its Markdown file; the whole thread when the core has one).
+//! Resources: `filebox://inbox` (my inbox as a Markdown list) and `filebox://thread/{id}` (the
+//! thread of that message, merged across every mailbox, as a Markdown tree).
 
 use std::sync::Arc;
 
-use filebox_api::{ListArgs, ReadArgs, verbs};
+use filebox_api::{ListArgs, ThreadArgs, verbs};
 use filebox_core::Mailroom;
 use filebox_core::message::FileName;
 use rmcp::ErrorData;
@@ -24,7 +24,7 @@ const MARKDOWN: &str = "text/markdown";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ResourceUri {
     Inbox,
-    /// A message id, short id or file name.
+    /// Any message of the thread: id, short id, file name or `id#n`.
     Thread(String),
 }
 
@@ -37,7 +37,10 @@ impl ResourceUri {
         (!id.is_empty()).then(|| ResourceUri::Thread(id.to_owned()))
     }
 
-    /// Whether a change of these inbox files (arrived or gone) updates this resource.
+    /// Whether a change of these inbox files (arrived or gone) updates this resource. For a
+    /// thread, only a change of the named message's own file counts: a reply to it moves that
+    /// file back into my inbox. Other messages of the thread changing (in any mailbox) are not
+    /// noticed; re-read the resource, or call get_thread, to see them.
     pub(crate) fn is_updated_by(&self, changed: &[FileName]) -> bool {
         match self {
             ResourceUri::Inbox => !changed.is_empty(),
@@ -65,8 +68,9 @@ pub(crate) fn templates() -> ListResourceTemplatesResult {
         ResourceTemplate::new(THREAD_TEMPLATE, "thread")
             .with_title("A message thread")
             .with_description(
-                "A message of your mailbox by id, short id or file name, as its Markdown file \
-                 (header, content, conversation and processing history).",
+                "The whole thread of a message (id, short id or file name), merged from every \
+                 mailbox, as a Markdown tree: each message and reply with its sender, \
+                 recipient, type, title, status and id, forks and obsolete nodes marked.",
             )
             .with_mime_type(MARKDOWN),
     ])
@@ -91,8 +95,8 @@ pub(crate) async fn read(
         }
         Some(ResourceUri::Thread(id)) => {
             blocking::run(Arc::clone(mailroom), move |m| {
-                let args = ReadArgs { id, folder: None };
-                Ok(verbs::read(&m, &args)?.markdown)
+                let thread = verbs::thread(&m, &ThreadArgs { id })?;
+                Ok(render::thread_markdown(&thread))
             })
             .await
         }

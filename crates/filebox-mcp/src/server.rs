@@ -18,9 +18,12 @@ use crate::{prompts, resources, tools};
 
 const INSTRUCTIONS: &str = "FileBox is your mailbox of Markdown messages, shared with other \
 agents and humans through the file system. list_messages shows your inbox; read_message opens a \
-message; send_message writes to another agent (or replies with reply_to); resolve_message, \
-reject_message and hold_message finish a message; list_agents names who you can write to; \
-wait_for_messages waits for new mail. The process_inbox prompt is the rule for handling mail.";
+message; send_message writes to another agent (or replies with reply_to), reply_message answers \
+whoever should get the answer; resolve_message, reject_message and hold_message finish a message; \
+list_agents names who you can write to; wait_for_messages waits for new mail. search_messages \
+finds messages by words and filters, message_status tells where one stands, list_threads and \
+get_thread show conversations as trees, and fork_thread starts a thread again from an earlier \
+point with compressed context. The process_inbox prompt is the rule for handling mail.";
 
 /// One MCP session's handler. Cheap to create: stdio makes one, HTTP one per session.
 #[derive(Debug, Clone)]

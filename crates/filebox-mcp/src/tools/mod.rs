@@ -2,17 +2,22 @@
 //! a `definition()` and a `call()`. Argument structs come from `filebox_api`, so the JSON
 //! Schema a model sees is the one the CLI's `--json` and the JSON-RPC API document.
 //!
-//! To add a tool (`search_messages`, `get_thread`, `fork_thread` when the core has them): add a
-//! module here, list its `definition()` in [`definitions`], route its `NAME` in [`call`], and
-//! update the snapshot (`UPDATE_SNAPSHOTS=1 cargo test -p filebox-mcp`).
+//! To add a tool: add a module here, list its `definition()` in [`definitions`], route its
+//! `NAME` in [`call`], and update the snapshot (`UPDATE_SNAPSHOTS=1 cargo test -p filebox-mcp`).
 
+mod fork_thread;
+mod get_thread;
 mod hold_message;
 mod list_agents;
 mod list_messages;
+mod list_threads;
+mod message_status;
 mod outcome;
 mod read_message;
 mod reject_message;
+mod reply_message;
 mod resolve_message;
+mod search_messages;
 mod send_message;
 mod transition;
 mod wait_for_messages;
@@ -32,11 +37,17 @@ pub(crate) fn definitions() -> Vec<Tool> {
         list_messages::definition(),
         read_message::definition(),
         send_message::definition(),
+        reply_message::definition(),
         resolve_message::definition(),
         reject_message::definition(),
         hold_message::definition(),
         list_agents::definition(),
         wait_for_messages::definition(),
+        search_messages::definition(),
+        message_status::definition(),
+        list_threads::definition(),
+        get_thread::definition(),
+        fork_thread::definition(),
     ]
 }
 
@@ -53,6 +64,7 @@ pub(crate) async fn call(
         list_messages::NAME => list_messages::call(mailroom, parse(name, args)?).await,
         read_message::NAME => read_message::call(mailroom, parse(name, args)?).await,
         send_message::NAME => send_message::call(mailroom, parse(name, args)?).await,
+        reply_message::NAME => reply_message::call(mailroom, parse(name, args)?).await,
         resolve_message::NAME => resolve_message::call(mailroom, parse(name, args)?).await,
         reject_message::NAME => reject_message::call(mailroom, parse(name, args)?).await,
         hold_message::NAME => hold_message::call(mailroom, parse(name, args)?).await,
@@ -60,6 +72,11 @@ pub(crate) async fn call(
         wait_for_messages::NAME => {
             wait_for_messages::call(mailroom, parse(name, args)?, context).await
         }
+        search_messages::NAME => search_messages::call(mailroom, parse(name, args)?).await,
+        message_status::NAME => message_status::call(mailroom, parse(name, args)?).await,
+        list_threads::NAME => list_threads::call(mailroom, parse(name, args)?).await,
+        get_thread::NAME => get_thread::call(mailroom, parse(name, args)?).await,
+        fork_thread::NAME => fork_thread::call(mailroom, parse(name, args)?).await,
         _ => Err(ErrorData::invalid_params(
             format!("unknown tool {name:?}: tools/list names the tools this server has"),
             None,
@@ -74,6 +91,9 @@ enum Effect {
     ReadOnly,
     /// Adds messages; changes nothing that is there.
     Additive,
+    /// Adds messages and updates existing ones without losing anything: a reply moves the
+    /// message it answers on, a fork marks later messages obsolete.
+    Updates,
     /// Moves an existing message on (to done, cancel, hold); not undone by calling again.
     Changes,
 }
@@ -95,6 +115,10 @@ where
     let annotations = match effect {
         Effect::ReadOnly => annotations.read_only(true),
         Effect::Additive => annotations.read_only(false).destructive(false),
+        Effect::Updates => annotations
+            .read_only(false)
+            .destructive(false)
+            .idempotent(false),
         Effect::Changes => annotations
             .read_only(false)
             .destructive(true)
