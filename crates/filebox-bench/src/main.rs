@@ -47,6 +47,8 @@ fn main() -> ExitCode {
             "--quick" => options.quick = true,
             // A child process of the `send` benchmark.
             send::WORKER => return send::worker(args.collect()),
+            // The sender process of the `wait` benchmark.
+            wait::SENDER => return wait::sender(args.collect()),
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
