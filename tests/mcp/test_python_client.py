@@ -16,11 +16,17 @@ TOOLS = {
     "list_messages": "read_only",
     "read_message": "read_only",
     "send_message": "additive",
+    "reply_message": "updates",
     "resolve_message": "destructive",
     "reject_message": "destructive",
     "hold_message": "destructive",
     "list_agents": "read_only",
     "wait_for_messages": "read_only",
+    "search_messages": "read_only",
+    "message_status": "read_only",
+    "list_threads": "read_only",
+    "get_thread": "read_only",
+    "fork_thread": "updates",
 }
 
 
@@ -89,8 +95,9 @@ async def test_every_tool_works_on_a_real_mailbox(mailroom: Mailroom, mode: str)
         )
         assert not reply.is_error, text(reply)
 
-        waited = await client.call_tool("wait_for_messages", {"timeout": 0.3})
-        assert waited.structured_content == {"messages": [], "timed_out": True}
+        waited = await client.call_tool("wait_for_messages", {"timeout": 0})
+        assert not waited.is_error, text(waited)
+        assert waited.structured_content == {"messages": []}
 
     assert new_id in mailroom.filebox("list", "inbox", "--json", agent="dev")
 
@@ -113,8 +120,12 @@ async def test_failures_are_tool_errors_with_advice(mailroom: Mailroom, mode: st
         assert stranger.is_error
         assert "unknown agent" in text(stranger) and "list_agents" in text(stranger)
 
-        too_long = await client.call_tool("wait_for_messages", {"timeout": 10_000})
-        assert too_long.is_error and "out of range" in text(too_long)
+        # The schema takes any string as a fork reason; the core says which two it accepts.
+        bad_fork = await client.call_tool(
+            "fork_thread", {"from": message, "reason": "boredom", "context": "start over"}
+        )
+        assert bad_fork.is_error and bad_fork.structured_content is None
+        assert "context-compression or direction-change" in text(bad_fork)
 
 
 async def test_malformed_calls_are_protocol_errors(mailroom: Mailroom, mode: str):
@@ -125,6 +136,10 @@ async def test_malformed_calls_are_protocol_errors(mailroom: Mailroom, mode: str
             await client.call_tool("list_messages", {"folder": "attic"})
         with pytest.raises(MCPError):
             await client.call_tool("no_such_tool", {})
+        with pytest.raises(MCPError):  # seconds are a whole, non-negative number
+            await client.call_tool("wait_for_messages", {"timeout": -1})
+        with pytest.raises(MCPError):
+            await client.call_tool("fork_thread", {"from": "0123abcd", "reason": "direction-change"})
         # The server is still there.
         assert not (await client.call_tool("list_agents", {})).is_error
 
@@ -151,10 +166,23 @@ async def test_wait_reports_progress_and_returns_new_mail(mailroom: Mailroom, mo
             assert time.monotonic() - started < 2
             sent = await anyio.to_thread.run_sync(mailroom.send_to_qa, "ER", "Mail while you wait")
         assert not result.is_error
-        assert result.structured_content["timed_out"] is False
         assert [m["id"] for m in result.structured_content["messages"]] == [sent]
+        assert "Mail while you wait" in text(result)
         assert progress, "no progress notification while waiting"
         assert all(total == 20 for _, total, _ in progress)
+
+
+async def test_mail_between_waits_is_returned_by_the_next_wait(mailroom: Mailroom, mode: str):
+    before = mailroom.send_to_qa("ER", "Already here")
+    async with connect(mailroom, mode) as client:
+        first = await client.call_tool("wait_for_messages", {"timeout": 0})
+        assert first.structured_content == {"messages": []}  # the first wait takes the inbox as it is
+        between = await anyio.to_thread.run_sync(mailroom.send_to_qa, "ER", "Sent while no one waits")
+        started = time.monotonic()
+        second = await client.call_tool("wait_for_messages", {"timeout": 20})
+        assert time.monotonic() - started < 5
+        assert [m["id"] for m in second.structured_content["messages"]] == [between]
+        assert before not in text(second)
 
 
 async def test_wait_returns_cleanly_when_cancelled(mailroom: Mailroom, mode: str):
@@ -175,7 +203,8 @@ async def test_resources_and_prompt(mailroom: Mailroom, mode: str):
         inbox = (await client.read_resource("filebox://inbox")).contents[0]
         assert message in inbox.text and inbox.mime_type == "text/markdown"
         thread = (await client.read_resource(f"filebox://thread/{message}")).contents[0]
-        assert "Export to CSV" in thread.text
+        assert thread.text.startswith("# Thread: Export to CSV")
+        assert message in thread.text and thread.mime_type == "text/markdown"
         with pytest.raises(MCPError):
             await client.read_resource("filebox://thread/0123abcd")
 
@@ -211,3 +240,74 @@ async def test_resource_updated_after_another_process_sends(mailroom: Mailroom, 
                 with anyio.fail_after(10):
                     event = await subscription.__anext__()
                 assert event.uri == "filebox://inbox"
+
+
+async def test_search_finds_sent_messages_in_any_language(mailroom: Mailroom, mode: str):
+    english = mailroom.send_to_qa("BR", "The invoice export drops the last row")
+    chinese = mailroom.send_to_qa("ER", "请修复登录页面的错误")
+    async with connect(mailroom, mode) as client:
+        found = await client.call_tool("search_messages", {"query": "invoice"})
+        assert not found.is_error, text(found)
+        assert [hit["id"] for hit in found.structured_content["hits"]] == [english]
+        assert found.structured_content["hits"][0]["folder"] == "inbox"
+        assert english in text(found)
+
+        two_characters = await client.call_tool("search_messages", {"query": "登录"})
+        assert [hit["id"] for hit in two_characters.structured_content["hits"]] == [chinese]
+
+        filtered = await client.call_tool("search_messages", {"query": "", "type": "ER"})
+        assert [hit["id"] for hit in filtered.structured_content["hits"]] == [chinese]
+        nothing = await client.call_tool("search_messages", {"query": "zeppelin"})
+        assert nothing.structured_content == {"hits": []} and "No messages match" in text(nothing)
+
+        bad_status = await client.call_tool("search_messages", {"query": "x", "status": "lost"})
+        assert bad_status.is_error and "pending" in text(bad_status)
+
+
+async def test_threads_replies_status_and_forks(mailroom: Mailroom, mode: str):
+    question = mailroom.send_to_qa("ASK", "Which database should we use?")
+    async with connect(mailroom, mode) as client:
+        replied = await client.call_tool("reply_message", {"id": question, "content": "SQLite, for now."})
+        assert not replied.is_error, text(replied)
+        assert replied.structured_content["delivered_to"] == ["dev"]
+        # dev answers back with the CLI, as another process would.
+        await anyio.to_thread.run_sync(lambda: mailroom.filebox("reply", question, "Why not Postgres?"))
+
+        thread = await client.call_tool("get_thread", {"id": question[:8]})
+        assert not thread.is_error, text(thread)
+        nodes = thread.structured_content["nodes"]
+        assert [(n["id"], n["parent"], n["depth"]) for n in nodes] == [
+            (question, None, 0),
+            (f"{question}#1", question, 1),
+            (f"{question}#2", f"{question}#1", 2),
+        ]
+        assert [(n["from"], n["to"]) for n in nodes[1:]] == [("qa", "dev"), ("dev", "qa")]
+        tree = text(thread)
+        assert tree.startswith("# Thread: Which database should we use?")
+        assert f"\n  - " in tree and f"\n    - " in tree  # nested by depth
+        resource = (await client.read_resource(f"filebox://thread/{question}")).contents[0]
+        assert resource.text == tree
+
+        threads = await client.call_tool("list_threads", {})
+        assert [t["thread"] for t in threads.structured_content["threads"]] == [thread.structured_content["thread"]]
+
+        status = await client.call_tool("message_status", {"id": question})
+        assert not status.is_error, text(status)
+        assert status.structured_content["folder"] == "inbox"
+        assert status.structured_content["status"] in {"delivered", "replied", "processing"}
+
+        fork = await client.call_tool(
+            "fork_thread",
+            {"from": question, "reason": "direction-change", "context": "We chose SQLite; start from there."},
+        )
+        assert not fork.is_error, text(fork)
+        assert fork.structured_content["forked_from"] == question
+        assert set(fork.structured_content["obsoleted"]) == {f"{question}#1", f"{question}#2"}
+        after = (await client.call_tool("get_thread", {"id": question})).structured_content["nodes"]
+        obsolete = {n["id"] for n in after if n["obsolete"]}
+        assert obsolete == {f"{question}#1", f"{question}#2"}
+        new = [n for n in after if n["id"] == fork.structured_content["id"]]
+        assert new and new[0]["fork_reason"] == "direction-change" and new[0]["parent"] == question
+
+        missing = await client.call_tool("get_thread", {"id": "0123abcd"})
+        assert missing.is_error and "no message" in text(missing)

@@ -1,24 +1,19 @@
-//! My inbox, watched for new mail by polling its file names: the one place that decides how
-//! waiting works, so it can switch to the core's notify-based waiter when that lands.
+//! My inbox, watched by polling its file names for resource subscriptions. (`wait_for_messages`
+//! uses the core's notify-woken `verbs::wait` instead: that one consumes the inbox cursor, which
+//! a watcher that only reports changes must not.)
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
 use filebox_core::message::FileName;
-use filebox_core::{Envelope, Folder, Mailbox, Mailroom};
-use tokio::sync::mpsc;
-use tokio::time::Instant;
+use filebox_core::{Folder, Mailbox, Mailroom};
 use tokio_util::sync::CancellationToken;
 
 use crate::blocking::{self, Failure};
 
-/// How often `wait_for_mail` looks.
-const WAIT_POLL: Duration = Duration::from_millis(200);
 /// How often the resource watcher looks.
 const WATCH_POLL: Duration = Duration::from_millis(300);
-/// How often a waiter reports that it is still waiting.
-const TICK: Duration = Duration::from_secs(1);
 
 /// My inbox folder, opened once (opening creates folders and recovers `tmp/`; polling must not).
 #[derive(Debug, Clone)]
@@ -40,67 +35,6 @@ impl Inbox {
             Ok(names.into_iter().collect())
         })
         .await
-    }
-
-    /// The headers of `files`, one per Message ID; files that vanished meanwhile are skipped.
-    async fn envelopes(&self, files: Vec<FileName>) -> Result<Vec<Envelope>, Failure> {
-        let mailbox = self.mailbox.clone();
-        blocking::run(mailbox, move |m| {
-            let mut seen = BTreeSet::new();
-            let mut envelopes = Vec::new();
-            for file in &files {
-                if let Some(envelope) = m.envelope(Folder::Inbox, file)?
-                    && seen.insert(envelope.header.id().to_owned())
-                {
-                    envelopes.push(envelope);
-                }
-            }
-            Ok(envelopes)
-        })
-        .await
-    }
-}
-
-/// Wait until mail arrives in my inbox, `timeout` passes, or `cancel` fires, sending the time
-/// waited to `ticks` about once a second (dropping the sender when done). Returns the messages
-/// that arrived (none on a timeout or cancellation).
-pub(crate) async fn wait_for_mail(
-    mailroom: &Arc<Mailroom>,
-    timeout: Duration,
-    cancel: &CancellationToken,
-    ticks: mpsc::Sender<Duration>,
-) -> Result<Vec<Envelope>, Failure> {
-    let inbox = Inbox::open(mailroom).await?;
-    let before = inbox.file_names().await?;
-    let start = Instant::now();
-    let deadline = start + timeout;
-    let mut next_tick = start + TICK;
-    loop {
-        let now = Instant::now();
-        if now >= deadline {
-            return Ok(Vec::new());
-        }
-        if now >= next_tick {
-            // A full channel means the listener is behind: skip this tick rather than wait.
-            let _ = ticks.try_send(now - start);
-            next_tick = now + TICK;
-        }
-        tokio::select! {
-            () = cancel.cancelled() => return Ok(Vec::new()),
-            () = tokio::time::sleep_until((now + WAIT_POLL).min(deadline)) => {}
-        }
-        let arrived: Vec<FileName> = inbox
-            .file_names()
-            .await?
-            .difference(&before)
-            .cloned()
-            .collect();
-        if !arrived.is_empty() {
-            let envelopes = inbox.envelopes(arrived).await?;
-            if !envelopes.is_empty() {
-                return Ok(envelopes);
-            }
-        }
     }
 }
 

@@ -39,11 +39,6 @@ pub(super) fn respond<T: Serialize>(
     }
 }
 
-/// A call whose arguments fit the schema but not the tool (e.g. a number out of range).
-pub(super) fn invalid(message: &str) -> CallToolResult {
-    failure_text(message, FIX_ARGUMENT)
-}
-
 /// An error result: text only. Structured content would have to match the tool's output
 /// schema (the TypeScript SDK validates it even on errors), and a sentence is what a model reads.
 fn failure_text(message: &str, hint: &str) -> CallToolResult {

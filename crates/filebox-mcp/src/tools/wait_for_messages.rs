@@ -1,55 +1,39 @@
-//! `wait_for_messages`: block until mail arrives in my inbox or the timeout passes, with
-//! progress notifications while waiting.
+//! `wait_for_messages`: block until mail reaches my inbox (`filebox_api::verbs::wait`, woken by
+//! file-system notification), with progress notifications while waiting and the MCP request's
+//! cancellation wired into the wait.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use filebox_api::MessageSummary;
+use filebox_api::{WaitArgs, WaitResult, verbs};
 use filebox_core::Mailroom;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ProgressNotificationParam, Tool};
 use rmcp::service::{RequestContext, RoleServer};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-use tokio::sync::mpsc;
+use tokio::time::{Instant, MissedTickBehavior};
 
 use super::{Effect, outcome};
-use crate::{inbox, render};
+use crate::{blocking, render};
 
 pub(super) const NAME: &str = "wait_for_messages";
 
-/// The longest wait one call may ask for, in seconds.
-const MAX_TIMEOUT: f64 = 600.0;
-/// The wait when none is given, in seconds: under the 60 s request timeout many hosts use.
-const DEFAULT_TIMEOUT: f64 = 30.0;
-
-/// Arguments of `wait_for_messages`.
-// Defined here, not in filebox-api, until the core's waiter lands with the JSON-RPC verb that
-// will share it; then it moves there unchanged.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub(crate) struct WaitArgs {
-    /// How long to wait at most, in seconds (0 to 600; default 30).
-    #[serde(default)]
-    #[schemars(range(min = 0, max = 600))]
-    pub(crate) timeout: Option<f64>,
-}
-
-/// The result of `wait_for_messages`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub(crate) struct WaitResult {
-    /// The messages that arrived in the inbox while waiting (empty when the wait timed out).
-    pub(crate) messages: Vec<MessageSummary>,
-    /// Whether the timeout passed with no new mail.
-    pub(crate) timed_out: bool,
-}
+/// How often a waiter reports that it is still waiting.
+const TICK: Duration = Duration::from_secs(1);
+/// Timeouts beyond this are the same as none: `Instant + Duration` panics on overflow, and no
+/// one waits a century for mail.
+const FOREVER: u64 = 100 * 365 * 24 * 60 * 60;
 
 pub(super) fn definition() -> Tool {
     super::definition::<WaitArgs, WaitResult>(
         NAME,
         "Wait for messages",
-        "Wait until new mail arrives in your inbox, or until the timeout passes, and return the \
-         messages that arrived. Mail already in the inbox when the call starts is not returned: \
-         call list_messages first. Sends progress notifications while it waits.",
+        "Return the messages in your inbox that no earlier wait has returned (waits by this \
+         tool and by `filebox wait` share one cursor per mailbox), oldest first: at once if \
+         there are some, else as soon as one arrives. A message that comes back with a reply \
+         counts as new again. The very first wait on a mailbox counts what is already there as \
+         returned: call list_messages for that. Returns an empty list when the timeout passes \
+         (omitted: wait until mail comes or the call is cancelled). Sends progress \
+         notifications about once a second while it waits.",
         Effect::ReadOnly,
     )
 }
@@ -59,42 +43,43 @@ pub(super) async fn call(
     args: WaitArgs,
     context: &RequestContext<RoleServer>,
 ) -> Result<CallToolResult, ErrorData> {
-    let seconds = args.timeout.unwrap_or(DEFAULT_TIMEOUT);
-    if !(0.0..=MAX_TIMEOUT).contains(&seconds) {
-        return Ok(outcome::invalid(&format!(
-            "timeout {seconds} is out of range: give 0 to {MAX_TIMEOUT} seconds"
-        )));
-    }
-    let (ticks, mut waited) = mpsc::channel(4);
-    let wait = inbox::wait_for_mail(
-        mailroom,
-        Duration::from_secs_f64(seconds),
-        &context.ct,
-        ticks,
-    );
-    let report = async {
-        let progress = context.meta.get_progress_token();
-        while let Some(elapsed) = waited.recv().await {
-            if let Some(token) = &progress {
-                let note = ProgressNotificationParam::new(token.clone(), elapsed.as_secs_f64())
-                    .with_total(seconds)
-                    .with_message("waiting for mail");
+    let args = WaitArgs {
+        timeout: args.timeout.filter(|&seconds| seconds < FOREVER),
+    };
+    let total = args.timeout.map(|seconds| seconds as f64);
+    // The blocking wait checks the request's token every few tens of milliseconds, so a
+    // `notifications/cancelled` (or the session ending) frees its thread promptly.
+    let cancel = context.ct.clone();
+    let wait = blocking::run(Arc::clone(mailroom), move |m| {
+        verbs::wait(&m, &args, &|| cancel.is_cancelled())
+    });
+    tokio::pin!(wait);
+    let progress = context.meta.get_progress_token();
+    let start = Instant::now();
+    let mut ticks = tokio::time::interval_at(start + TICK, TICK);
+    ticks.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let result = loop {
+        tokio::select! {
+            result = &mut wait => break result,
+            _ = ticks.tick() => {
+                let Some(token) = &progress else { continue };
+                let mut note =
+                    ProgressNotificationParam::new(token.clone(), start.elapsed().as_secs_f64())
+                        .with_message("waiting for mail");
+                if let Some(total) = total {
+                    note = note.with_total(total);
+                }
                 // A client that went away cannot be told; the wait ends with its cancellation.
                 let _ = context.peer.notify_progress(note).await;
             }
         }
     };
-    let (arrived, ()) = tokio::join!(wait, report);
-    let result = arrived.map(|envelopes| WaitResult {
-        timed_out: envelopes.is_empty(),
-        messages: envelopes.iter().map(MessageSummary::from).collect(),
-    });
     outcome::respond(result, render)
 }
 
 fn render(waited: &WaitResult) -> String {
-    if waited.timed_out {
-        return "No new mail before the timeout.".to_owned();
+    if waited.messages.is_empty() {
+        return "No new mail (the wait timed out or was cancelled).".to_owned();
     }
     let lines: Vec<String> = waited.messages.iter().map(render::message_line).collect();
     format!("New mail:\n{}", lines.join("\n"))
