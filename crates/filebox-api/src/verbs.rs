@@ -5,16 +5,16 @@ use filebox_core::{
     SourceType, Status, Transition,
 };
 
+use crate::args::Recipients;
 use crate::args::{
     ForkArgs, ListArgs, ReadArgs, ReindexArgs, ReplyArgs, SearchArgs, SendArgs, StatusArgs,
     ThreadArgs, ThreadsArgs, WaitArgs,
 };
 use crate::views::{
-    AgentInfo, AgentsResult, FolderCounts, ListResult, MessageDetail, MessageSummary, ReadResult,
-    ForkResult, ReindexResult, ReindexedMailbox, SearchResult, SendResult, SkippedFile,
+    AgentInfo, AgentsResult, FolderCounts, ForkResult, ListResult, MessageDetail, MessageSummary,
+    ReadResult, ReindexResult, ReindexedMailbox, SearchResult, SendResult, SkippedFile,
     StatusResult, ThreadResult, ThreadSummary, ThreadsResult, TransitionResult, WaitResult,
 };
-use crate::args::Recipients;
 
 /// How many hits a search returns when the caller does not say.
 const DEFAULT_SEARCH_LIMIT: usize = 20;

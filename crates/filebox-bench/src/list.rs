@@ -73,7 +73,8 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         ],
     );
 
-    let memory = |command: Command| peak_rss_kib(command).map(|k| format!("{:.1} MiB", k as f64 / 1024.0));
+    let memory =
+        |command: Command| peak_rss_kib(command).map(|k| format!("{:.1} MiB", k as f64 / 1024.0));
     report::table(
         &format!("Peak memory (max RSS, /usr/bin/time %M) on {count} messages"),
         &["command", "peak RSS"],
@@ -214,7 +215,10 @@ fn filebox_binary() -> Result<PathBuf> {
     let exe = std::env::current_exe()?;
     let dir = exe.parent().ok_or("no folder for the bench binary")?;
     let filebox = dir.join("filebox");
-    let profile = dir.file_name().and_then(|n| n.to_str()).unwrap_or("release");
+    let profile = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("release");
     // Rebuild every time under cargo, so the figures are for the current source.
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut build = Command::new(cargo);

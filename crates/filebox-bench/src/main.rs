@@ -32,7 +32,8 @@ pub(crate) struct Options {
     pub(crate) quick: bool,
 }
 
-const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] <all | send | list | search | wait>";
+const USAGE: &str =
+    "usage: filebox-bench [--dir DIR] [--quick] <all | send | list | search | wait>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);

@@ -124,8 +124,8 @@ fn sends(mode: Mode, config: &Path, agent: &str, count: usize, body: &str) -> Re
             let start = Instant::now();
             for n in 0..count {
                 let staged = tmp.join(format!("{agent}-{pid}-{n}.part"));
-                let mut file = File::create(&staged)
-                    .map_err(|e| format!("{}: {e}", staged.display()))?;
+                let mut file =
+                    File::create(&staged).map_err(|e| format!("{}: {e}", staged.display()))?;
                 file.write_all(bytes.as_bytes())?;
                 file.sync_all()?;
                 fs::rename(&staged, inbox.join(format!("{agent}-{pid}-{n}.md")))

@@ -57,6 +57,12 @@ impl Envelope {
     }
 }
 
+/// A file's inode number, which changes whenever the store rewrites it (always by rename).
+pub(crate) type Inode = u64;
+
+/// A folder's message files with their inodes, and the entries that were skipped.
+pub(crate) type FolderEntries = (Vec<(FileName, Inode)>, Vec<Problem>);
+
 /// A file that could not be listed, and why. Listing goes on without it.
 #[derive(Debug, Clone)]
 pub struct Problem {
@@ -173,12 +179,15 @@ impl Mailbox {
     /// The `.md` file names in a folder, sorted; symlinks and odd names are reported.
     pub fn file_names(&self, folder: Folder) -> Result<(Vec<FileName>, Vec<Problem>)> {
         let (entries, problems) = self.file_entries(folder)?;
-        Ok((entries.into_iter().map(|(name, _)| name).collect(), problems))
+        Ok((
+            entries.into_iter().map(|(name, _)| name).collect(),
+            problems,
+        ))
     }
 
     /// Like [`Mailbox::file_names`], with each file's inode number: a file replaced by a
     /// rename (every rewrite the store makes) gets a new one, without a `stat` per file.
-    pub fn file_entries(&self, folder: Folder) -> Result<(Vec<(FileName, u64)>, Vec<Problem>)> {
+    pub(crate) fn file_entries(&self, folder: Folder) -> Result<FolderEntries> {
         use std::os::unix::fs::DirEntryExt;
         let dir = self.folder_path(folder);
         let mut names = Vec::new();
@@ -219,26 +228,33 @@ impl Mailbox {
     }
 
     /// [`Mailbox::envelope`] reading into `buffer`, which a listing reuses from file to file.
-    fn envelope_with(&self, folder: Folder, file: &FileName, buffer: &mut Vec<u8>) -> Result<Option<Envelope>> {
+    fn envelope_with(
+        &self,
+        folder: Folder,
+        file: &FileName,
+        buffer: &mut Vec<u8>,
+    ) -> Result<Option<Envelope>> {
         let path = self.folder_path(folder).join(file.as_str());
         let complete = match store::read_prefix(&path, HEADER_PREFIX, buffer) {
             Ok(complete) => complete,
             Err(e) if store::is_not_found(&e) => return Ok(None),
             Err(e) => return Err(e),
         };
-        let parsed = match header_text(buffer, complete).map_err(|reason| malformed(&path, reason))? {
-            Some(text) => message::parse_header(text),
-            None => {
-                // A header longer than the prefix: read it all.
-                let all = match store::read_regular(&path) {
-                    Ok(all) => all,
-                    Err(e) if store::is_not_found(&e) => return Ok(None),
-                    Err(e) => return Err(e),
-                };
-                let text = std::str::from_utf8(&all).map_err(|_| malformed(&path, "it is not UTF-8"))?;
-                message::parse_header(text)
-            }
-        };
+        let parsed =
+            match header_text(buffer, complete).map_err(|reason| malformed(&path, reason))? {
+                Some(text) => message::parse_header(text),
+                None => {
+                    // A header longer than the prefix: read it all.
+                    let all = match store::read_regular(&path) {
+                        Ok(all) => all,
+                        Err(e) if store::is_not_found(&e) => return Ok(None),
+                        Err(e) => return Err(e),
+                    };
+                    let text = std::str::from_utf8(&all)
+                        .map_err(|_| malformed(&path, "it is not UTF-8"))?;
+                    message::parse_header(text)
+                }
+            };
         let header = parsed.map_err(|reason| malformed(&path, reason))?;
         Ok(Some(Envelope {
             folder,
@@ -277,20 +293,24 @@ impl Mailbox {
         std::thread::scope(|scope| {
             let workers: Vec<_> = names
                 .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || self.read_envelopes(folder, part))
-                })
+                .map(|part| scope.spawn(move || self.read_envelopes(folder, part)))
                 .collect();
             workers
                 .into_iter()
-                .flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                .flat_map(|w| {
+                    w.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
                 .collect()
         })
     }
 
     fn read_envelopes(&self, folder: Folder, names: &[FileName]) -> Vec<Result<Option<Envelope>>> {
         let mut buffer = Vec::new();
-        names.iter().map(|n| self.envelope_with(folder, n, &mut buffer)).collect()
+        names
+            .iter()
+            .map(|n| self.envelope_with(folder, n, &mut buffer))
+            .collect()
     }
 
     /// Find a message in the given folders, searched in order.

@@ -226,7 +226,7 @@ impl Intent {
         let origin = parts.next()?;
         let claim = parts.next()?;
         let rest: Vec<PathBuf> = parts.collect();
-        if rest.len() % 2 != 0 {
+        if !rest.len().is_multiple_of(2) {
             return None;
         }
         let outputs = rest
@@ -451,11 +451,16 @@ pub(crate) fn wait_for_moves(tmp: &Path) -> Result<bool> {
     let mut waited = false;
     for entry in entries.flatten() {
         let path = entry.path();
-        if !matches!(path.extension().and_then(OsStr::to_str), Some(INTENT | COMMIT)) {
+        if !matches!(
+            path.extension().and_then(OsStr::to_str),
+            Some(INTENT | COMMIT)
+        ) {
             continue;
         }
         // Gone already: that move is over.
-        let Ok(file) = File::open(&path) else { continue };
+        let Ok(file) = File::open(&path) else {
+            continue;
+        };
         if file.try_lock().is_err() {
             file.lock().at(&path)?;
             waited = true;

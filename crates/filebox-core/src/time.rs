@@ -44,6 +44,17 @@ pub fn parse_compact(compact: &str) -> Option<Timestamp> {
     parse_iso(&iso)
 }
 
+/// A caller's "since": a date (`2025-06-27`, midnight UTC) or a timestamp, in the header form.
+pub fn parse_since(value: &str) -> Option<String> {
+    let value = value.trim();
+    let full = if value.len() == 10 {
+        format!("{value}T00:00:00Z")
+    } else {
+        value.to_owned()
+    };
+    parse_iso(&full).map(iso)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,15 +71,4 @@ mod tests {
         assert_eq!(parse_compact("20250627T153000"), Some(ts));
         assert_eq!(listing_form("2025062xT153000"), None);
     }
-}
-
-/// A caller's "since": a date (`2025-06-27`, midnight UTC) or a timestamp, in the header form.
-pub fn parse_since(value: &str) -> Option<String> {
-    let value = value.trim();
-    let full = if value.len() == 10 {
-        format!("{value}T00:00:00Z")
-    } else {
-        value.to_owned()
-    };
-    parse_iso(&full).map(iso)
 }

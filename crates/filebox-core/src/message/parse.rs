@@ -170,11 +170,11 @@ fn lenient_trim(raw: &str) -> &str {
 fn processing_entries(raw: &str) -> Vec<ProcessingEntry> {
     let mut entries: Vec<ProcessingEntry> = Vec::new();
     for line in raw.split('\n') {
-        if let Some(item) = line.strip_prefix('*').or_else(|| line.strip_prefix('-')) {
-            if item.starts_with([' ', '\t']) {
-                entries.push(processing_entry(item.trim_start()));
-                continue;
-            }
+        if let Some(item) = line.strip_prefix('*').or_else(|| line.strip_prefix('-'))
+            && item.starts_with([' ', '\t'])
+        {
+            entries.push(processing_entry(item.trim_start()));
+            continue;
         }
         if let (Some(last), Some(more)) = (entries.last_mut(), line.strip_prefix("  ")) {
             last.details.push('\n');

@@ -3,7 +3,9 @@
 
 use proptest::prelude::*;
 
-use super::{ConversationEntry, Header, Message, MessageType, ProcessingEntry, field, parse, render};
+use super::{
+    ConversationEntry, Header, Message, MessageType, ProcessingEntry, field, parse, render,
+};
 
 /// Lines that imitate the format's own structure, with the variants a parser might trip on.
 const MARKERS: &[&str] = &[
@@ -244,5 +246,8 @@ fn extra_fields_make_version_1_1() {
         processing: Vec::new(),
     });
     assert!(file.contains("**Format Version:** 1.1\n"), "{file}");
-    assert!(file.contains("**CC:** ops, pm\n**Priority:** urgent\n"), "{file}");
+    assert!(
+        file.contains("**CC:** ops, pm\n**Priority:** urgent\n"),
+        "{file}"
+    );
 }

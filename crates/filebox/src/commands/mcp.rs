@@ -23,7 +23,8 @@ pub(crate) fn run(global: &Global, args: &McpArgs) -> anyhow::Result<Outcome> {
                 let shutdown = async {
                     let _ = tokio::signal::ctrl_c().await;
                 };
-                filebox_mcp::serve_http(mailroom, listener, args.allow_hosts.clone(), shutdown).await
+                filebox_mcp::serve_http(mailroom, listener, args.allow_hosts.clone(), shutdown)
+                    .await
             }
         }
     })?;

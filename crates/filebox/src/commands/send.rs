@@ -44,7 +44,7 @@ pub(super) fn read_content(
             std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?,
             path.display().to_string(),
         ),
-        (Some(dash), None) if dash == "-" => {
+        (Some("-"), None) => {
             let mut bytes = Vec::new();
             std::io::stdin()
                 .read_to_end(&mut bytes)

@@ -59,13 +59,19 @@ fn eight_processes_sending_25_each_lose_nothing() {
         let unique: BTreeSet<&String> = acknowledged.iter().collect();
         assert_eq!(unique.len(), WRITERS * SENDS, "ids repeated");
 
-        let listing = t.as_agent("dev").args(["--json", "list", "inbox"]).success();
+        let listing = t
+            .as_agent("dev")
+            .args(["--json", "list", "inbox"])
+            .success();
         let listed: Vec<serde_json::Value> = serde_json::from_str(&listing).unwrap();
         assert_eq!(listed.len(), expected);
         let listed_ids: BTreeSet<&str> = listed.iter().map(|m| m["id"].as_str().unwrap()).collect();
         assert_eq!(listed_ids.len(), expected);
         for id in &acknowledged {
-            assert!(listed_ids.contains(id.as_str()), "acknowledged {id} is missing");
+            assert!(
+                listed_ids.contains(id.as_str()),
+                "acknowledged {id} is missing"
+            );
         }
         assert_eq!(t.files("dev", "inbox").len(), expected);
         for agent in &agents {
@@ -118,13 +124,20 @@ fn two_processes_resolving_one_message_exactly_one_wins() {
         }
         assert_eq!(wins, vec![1; MESSAGES], "round {round}");
         assert!(t.files("dev", "inbox").is_empty());
-        assert!(t.files("dev", "tmp").is_empty(), "{:?}", t.files("dev", "tmp"));
+        assert!(
+            t.files("dev", "tmp").is_empty(),
+            "{:?}",
+            t.files("dev", "tmp")
+        );
     }
     let placed = placement(&t, "dev");
     assert_eq!(placed.len(), ROUNDS * MESSAGES);
     for (id, folders) in placed {
         assert_eq!(folders.len(), 1, "{id} is in {folders:?}");
-        assert!(matches!(folders[0], "done" | "cancel"), "{id} in {folders:?}");
+        assert!(
+            matches!(folders[0], "done" | "cancel"),
+            "{id} in {folders:?}"
+        );
     }
 }
 
@@ -159,10 +172,12 @@ fn concurrent_reply_and_resolve_leave_the_message_in_one_place() {
         let replied = reply.status.success();
         assert!(resolved || replied, "round {round}: neither won");
 
-        let in_folder = |agent: &str, folder: &str| {
-            t.files(agent, folder).iter().any(|n| n.contains(&id[..8]))
-        };
-        assert!(!in_folder("dev", "inbox"), "round {round}: still in dev's inbox");
+        let in_folder =
+            |agent: &str, folder: &str| t.files(agent, folder).iter().any(|n| n.contains(&id[..8]));
+        assert!(
+            !in_folder("dev", "inbox"),
+            "round {round}: still in dev's inbox"
+        );
         assert_eq!(in_folder("dev", "done"), resolved, "round {round}");
         assert_eq!(in_folder("qa", "inbox"), replied, "round {round}");
         if resolved && replied {

@@ -127,7 +127,10 @@ fn killed_writers_lose_nothing_acknowledged_and_leave_nothing_half_written() {
         t.as_agent("qa").args(["list", "inbox"]).success();
         for agent in ["qa", "dev"] {
             let left = t.files(agent, "tmp");
-            assert!(left.is_empty(), "{context}: round {round}: {agent}/tmp/ holds {left:?}");
+            assert!(
+                left.is_empty(),
+                "{context}: round {round}: {agent}/tmp/ holds {left:?}"
+            );
         }
     }
     assert!(killed > 0, "{context}: no writer was ever killed");
@@ -140,7 +143,10 @@ fn killed_writers_lose_nothing_acknowledged_and_leave_nothing_half_written() {
             for name in t.files(agent, folder) {
                 let read = t.read_json(agent, folder, &name);
                 assert!(
-                    read["markdown"].as_str().unwrap().contains("\n## Processing History\n"),
+                    read["markdown"]
+                        .as_str()
+                        .unwrap()
+                        .contains("\n## Processing History\n"),
                     "{context}: {agent}/{folder}/{name} is incomplete"
                 );
                 let id = read["id"].as_str().unwrap().to_owned();
@@ -167,13 +173,25 @@ fn killed_writers_lose_nothing_acknowledged_and_leave_nothing_half_written() {
     }
     let place = |id: &str| places.get(id).map(|p| p[0].as_str());
     for id in &sent {
-        assert_eq!(place(id), Some("dev/inbox"), "{context}: acknowledged send {id}");
+        assert_eq!(
+            place(id),
+            Some("dev/inbox"),
+            "{context}: acknowledged send {id}"
+        );
     }
     for id in &resolved {
-        assert_eq!(place(id), Some("dev/done"), "{context}: acknowledged resolve {id}");
+        assert_eq!(
+            place(id),
+            Some("dev/done"),
+            "{context}: acknowledged resolve {id}"
+        );
     }
     for id in &replied {
-        assert_eq!(place(id), Some("qa/inbox"), "{context}: acknowledged reply {id}");
+        assert_eq!(
+            place(id),
+            Some("qa/inbox"),
+            "{context}: acknowledged reply {id}"
+        );
     }
     eprintln!(
         "crash test: {context}, {killed} writers killed, acknowledged: {} sends, {} resolves, {} replies",

@@ -29,7 +29,10 @@ fn compact(iso: &str) -> String {
         };
         assert!(ok, "timestamp {iso:?} is not YYYY-MM-DDTHH:MM:SSZ");
     }
-    iso.chars().filter(|c| c.is_ascii_alphanumeric()).take(15).collect()
+    iso.chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .take(15)
+        .collect()
 }
 
 /// Split a file name into (timestamp, type, slug, id8), asserting the convention.
@@ -45,7 +48,10 @@ fn name_parts(name: &str) -> (String, String, String, String) {
     let (kind, rest) = rest.split_once('-').expect("type");
     let (slug, id8) = rest.rsplit_once('-').expect("id8");
     assert!(
-        id8.len() == 8 && id8.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()),
+        id8.len() == 8
+            && id8
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()),
         "id8 of {name}"
     );
     assert!(
@@ -81,14 +87,20 @@ fn a_sent_file_is_seed_000_v1_0_exactly() {
     let timestamp = field(6, "Timestamp");
     assert_eq!(field(7, "Original Sender"), "qa");
     assert_eq!(field(8, "Current Owner"), "qa");
-    assert_eq!(&lines[9..13], ["", "---", "", "## Original Request/Content"]);
+    assert_eq!(
+        &lines[9..13],
+        ["", "---", "", "## Original Request/Content"]
+    );
     assert!(text.contains("\n## Conversation History\n"), "{text}");
     assert!(text.contains("\n## Processing History\n"), "{text}");
     assert!(!text.contains("**CC:**") && !text.contains("**Priority:**"));
 
     // A UUID v4: its first 8 hex characters are random, not a clock.
     let uuid: Vec<&str> = id.split('-').collect();
-    assert_eq!(uuid.iter().map(|p| p.len()).collect::<Vec<_>>(), [8, 4, 4, 4, 12]);
+    assert_eq!(
+        uuid.iter().map(|p| p.len()).collect::<Vec<_>>(),
+        [8, 4, 4, 4, 12]
+    );
     assert!(uuid[2].starts_with('4'), "not a v4 uuid: {id}");
 
     let (time, kind, slug, id8) = name_parts(&name);
@@ -126,7 +138,14 @@ fn extra_fields_make_a_v1_1_file() {
     let t = Test::new().agents(["qa", "dev", "ops"]);
     t.as_agent("qa")
         .args([
-            "send", "dev", "BR", "disk full", "--cc", "ops", "--priority", "urgent",
+            "send",
+            "dev",
+            "BR",
+            "disk full",
+            "--cc",
+            "ops",
+            "--priority",
+            "urgent",
         ])
         .success();
     let (name, text) = only_file(&t, "dev", "inbox");
@@ -181,7 +200,14 @@ fn chinese_titles_give_readable_ascii_names() {
         .args(["send", "dev", "SU", "x", "--title", "🦀🦀🦀 !!! ???"])
         .success();
     t.as_agent("qa")
-        .args(["send", "dev", "SU", "x", "--title", &"很长的标题".repeat(200)])
+        .args([
+            "send",
+            "dev",
+            "SU",
+            "x",
+            "--title",
+            &"很长的标题".repeat(200),
+        ])
         .success();
     let names = t.files("dev", "inbox");
     assert_eq!(names.len(), 4);
@@ -189,7 +215,12 @@ fn chinese_titles_give_readable_ascii_names() {
         let (_, _, slug, _) = name_parts(name);
         assert!(slug.len() <= 80, "{name}");
     }
-    assert!(names.iter().any(|n| n.contains("-DIS-tao-lun-jie-kou-she-ji-")), "{names:?}");
+    assert!(
+        names
+            .iter()
+            .any(|n| n.contains("-DIS-tao-lun-jie-kou-she-ji-")),
+        "{names:?}"
+    );
 }
 
 /// Bodies that imitate the format, or are hard on a parser.
@@ -232,7 +263,11 @@ fn nasty_bodies_round_trip_through_send_and_read_json() {
         assert_eq!(read["title"], "nasty");
         assert_eq!(read["conversation"], serde_json::json!([]), "body {body:?}");
         assert_eq!(read["processing"], serde_json::json!([]), "body {body:?}");
-        assert_eq!(read["headers"].as_object().unwrap().len(), 7, "body {body:?}");
+        assert_eq!(
+            read["headers"].as_object().unwrap().len(),
+            7,
+            "body {body:?}"
+        );
         // `read` without --json prints the file as it is on disk.
         let raw = t.as_agent("dev").args(["read", "inbox", id]).success();
         assert_eq!(raw, read["markdown"].as_str().unwrap());
@@ -246,14 +281,22 @@ fn replies_and_processing_details_round_trip() {
     let mut expected = Vec::new();
     // Replies travel back and forth, each with a nasty body.
     for (n, body) in NASTY_BODIES.iter().enumerate() {
-        let (from, to) = if n % 2 == 0 { ("dev", "qa") } else { ("qa", "dev") };
+        let (from, to) = if n % 2 == 0 {
+            ("dev", "qa")
+        } else {
+            ("qa", "dev")
+        };
         t.as_agent(from)
             .args(["send", to, "DIS", "-", "--reply_to", &id])
             .stdin(body)
             .success();
         expected.push((from, to, *body));
     }
-    let holder = if NASTY_BODIES.len() % 2 == 0 { "dev" } else { "qa" };
+    let holder = if NASTY_BODIES.len().is_multiple_of(2) {
+        "dev"
+    } else {
+        "qa"
+    };
     let details = "fixed in v2\n* 2025-06-27T15:30:00Z - Rejected by mallory: forged\n## Conversation History\n  indented\\\r\nend";
     t.as_agent(holder)
         .args(["resolved", &id, details])

@@ -116,10 +116,20 @@ fn a_foreign_file_keeps_its_unknown_fields_and_can_be_replied_to() {
     assert_eq!(read["format_version"], "1.0");
     assert_eq!(read["current_owner"], "dev");
     assert_eq!(read["headers"]["X-Tracker"], "JIRA-42");
-    assert_eq!(read["body"].as_str().unwrap().trim_end(), "Steps: open, click.");
+    assert_eq!(
+        read["body"].as_str().unwrap().trim_end(),
+        "Steps: open, click."
+    );
 
     t.as_agent("dev")
-        .args(["send", "qa", "DIS", "Which browser?", "--reply_to", "7f3a9c21"])
+        .args([
+            "send",
+            "qa",
+            "DIS",
+            "Which browser?",
+            "--reply_to",
+            "7f3a9c21",
+        ])
         .success();
     assert!(t.files("dev", "inbox").is_empty());
     let moved = t.read_json("qa", "inbox", "login.md");
@@ -128,7 +138,10 @@ fn a_foreign_file_keeps_its_unknown_fields_and_can_be_replied_to() {
     assert_eq!(moved["receiver"], "qa");
     assert_eq!(moved["sender"], "dev");
     assert_eq!(moved["conversation"][0]["body"], "Which browser?");
-    assert_eq!(moved["body"].as_str().unwrap().trim_end(), "Steps: open, click.");
+    assert_eq!(
+        moved["body"].as_str().unwrap().trim_end(),
+        "Steps: open, click."
+    );
 }
 
 /// Files no listing may die on.
@@ -139,7 +152,10 @@ fn unreadable_files() -> Vec<(&'static str, Vec<u8>)> {
         file
     };
     vec![
-        ("garbage.md", b"just some notes\nno header at all\n".to_vec()),
+        (
+            "garbage.md",
+            b"just some notes\nno header at all\n".to_vec(),
+        ),
         ("binary.md", vec![0xff, 0xfe, 0x00, 0x80, b'\n', 0xc3]),
         (
             "latin1.md",
@@ -148,7 +164,10 @@ fn unreadable_files() -> Vec<(&'static str, Vec<u8>)> {
         ("empty.md", Vec::new()),
         ("blank.md", b"\n\n   \n".to_vec()),
         ("half.md", ours),
-        ("no-id.md", b"# ER: title\n\n**Sender:** qa\n\n---\n".to_vec()),
+        (
+            "no-id.md",
+            b"# ER: title\n\n**Sender:** qa\n\n---\n".to_vec(),
+        ),
         ("heading-only.md", b"# \n".to_vec()),
     ]
 }
@@ -167,7 +186,10 @@ fn unreadable_files_are_reported_and_skipped() {
 
     let (stdout, stderr) = t.as_agent("dev").args(["list", "inbox"]).expect_code(1);
     assert_eq!(stdout.lines().count(), 2, "{stdout}");
-    assert!(stdout.contains(&first[..8]) && stdout.contains(&last[..8]), "{stdout}");
+    assert!(
+        stdout.contains(&first[..8]) && stdout.contains(&last[..8]),
+        "{stdout}"
+    );
     for (name, _) in unreadable_files() {
         assert!(stderr.contains(name), "{name} not reported:\n{stderr}");
     }
@@ -187,7 +209,10 @@ fn unreadable_files_are_reported_and_skipped() {
     // stays where it was.
     for (name, _) in unreadable_files() {
         let err = t.as_agent("dev").args(["read", "inbox", name]).failure();
-        assert!(err.contains(name) && err.starts_with("filebox: error:"), "{err}");
+        assert!(
+            err.contains(name) && err.starts_with("filebox: error:"),
+            "{err}"
+        );
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
         let err = t.as_agent("dev").args(["resolved", name, "x"]).failure();
         assert!(err.contains(name), "{err}");
@@ -196,7 +221,11 @@ fn unreadable_files_are_reported_and_skipped() {
     // Other commands still work around them.
     t.as_agent("dev").args(["resolved", &first, "ok"]).success();
     t.as_agent("dev").args(["agents"]).success();
-    assert!(t.files("dev", "tmp").is_empty(), "{:?}", t.files("dev", "tmp"));
+    assert!(
+        t.files("dev", "tmp").is_empty(),
+        "{:?}",
+        t.files("dev", "tmp")
+    );
 }
 
 #[test]

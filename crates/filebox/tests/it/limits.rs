@@ -78,7 +78,10 @@ fn fails_naming(t: &Test, args: &[&str], needle: &str) {
     let err = t.as_agent("dev").args(args).failure();
     assert!(err.starts_with("filebox: error: "), "{args:?}: {err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    assert!(err.contains(needle), "{args:?}: expected {needle:?} in {err}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: expected {needle:?} in {err}"
+    );
 }
 
 #[test]
@@ -86,18 +89,42 @@ fn failures_exit_1_with_one_sentence_naming_the_problem() {
     let t = Test::new().agents(["qa", "dev"]);
     t.send("qa", "dev", "ER", "x");
     fails_naming(&t, &["send", "ghost", "ER", "x"], "unknown agent \"ghost\"");
-    fails_naming(&t, &["read", "inbox", "deadbeef"], "no message \"deadbeef\" in dev's inbox");
+    fails_naming(
+        &t,
+        &["read", "inbox", "deadbeef"],
+        "no message \"deadbeef\" in dev's inbox",
+    );
     fails_naming(
         &t,
         &["read", "done", "20250101T000000-ER-x-deadbeef.md"],
         "20250101T000000-ER-x-deadbeef.md",
     );
-    fails_naming(&t, &["resolved", "deadbeef", "x"], "no message \"deadbeef\"");
-    fails_naming(&t, &["send", "qa", "ER", "x", "--reply_to", "deadbeef"], "deadbeef");
-    fails_naming(&t, &["send", "qa", "not a type", "x"], "invalid message type");
+    fails_naming(
+        &t,
+        &["resolved", "deadbeef", "x"],
+        "no message \"deadbeef\"",
+    );
+    fails_naming(
+        &t,
+        &["send", "qa", "ER", "x", "--reply_to", "deadbeef"],
+        "deadbeef",
+    );
+    fails_naming(
+        &t,
+        &["send", "qa", "not a type", "x"],
+        "invalid message type",
+    );
     fails_naming(&t, &["send", "qa", "ER", "x", "--priority", "asap"], "asap");
-    fails_naming(&t, &["read", "inbox", "x!"], "invalid message reference \"x!\"");
-    fails_naming(&t, &["send", "qa", "ER", "--file", "/nonexistent/body.md"], "/nonexistent/body.md");
+    fails_naming(
+        &t,
+        &["read", "inbox", "x!"],
+        "invalid message reference \"x!\"",
+    );
+    fails_naming(
+        &t,
+        &["send", "qa", "ER", "--file", "/nonexistent/body.md"],
+        "/nonexistent/body.md",
+    );
 
     // Not UTF-8 content.
     let err = t

@@ -1,15 +1,18 @@
 //! Integration tests: the real `filebox` binary in temp dirs, through `support::Test`.
 
+// `[name.clone()]` reads better than `std::slice::from_ref(&name)` in an assertion.
+#![allow(clippy::cloned_ref_to_slice_refs)]
+
 mod support;
 
-mod seed_exchange;
+mod concurrency;
+mod crash;
 mod format;
 mod hand_written;
 mod limits;
+mod list_filters;
 mod safety;
-mod concurrency;
-mod crash;
 mod search;
+mod seed_exchange;
 mod threads;
 mod wait;
-mod list_filters;

@@ -50,7 +50,10 @@ fn bad_agent_ids_are_refused_and_write_nothing() {
         let err = t.run().args(["--agent", bad, "list", "inbox"]).failure();
         assert!(err.contains("agent"), "{bad:?}: {err}");
         if !bad.is_empty() {
-            let err = t.as_agent("qa").args(["send", "dev", "ER", "x", "--cc", bad]).failure();
+            let err = t
+                .as_agent("qa")
+                .args(["send", "dev", "ER", "x", "--cc", bad])
+                .failure();
             assert!(err.contains("agent"), "{bad:?}: {err}");
         }
     }
@@ -61,7 +64,10 @@ fn bad_agent_ids_are_refused_and_write_nothing() {
 #[test]
 fn an_unknown_agent_is_named() {
     let t = Test::new().agents(["qa", "dev"]);
-    let err = t.as_agent("qa").args(["send", "ghost", "ER", "x"]).failure();
+    let err = t
+        .as_agent("qa")
+        .args(["send", "ghost", "ER", "x"])
+        .failure();
     assert!(err.contains("unknown agent \"ghost\""), "{err}");
     let err = t.as_agent("ghost").args(["list"]).failure();
     assert!(err.contains("unknown agent \"ghost\""), "{err}");
@@ -116,9 +122,20 @@ fn file_names_cannot_leave_the_folder() {
 #[test]
 fn folders_are_a_closed_set() {
     let t = Test::new().agents(["qa", "dev"]);
-    for bad in ["tmp", "../inbox", "inbox/..", "/etc", ".filebox", "attachments", "INBOX/"] {
+    for bad in [
+        "tmp",
+        "../inbox",
+        "inbox/..",
+        "/etc",
+        ".filebox",
+        "attachments",
+        "INBOX/",
+    ] {
         let err = t.as_agent("dev").args(["list", bad]).usage_error();
-        assert!(err.contains(bad) || err.contains("invalid value"), "{bad}: {err}");
+        assert!(
+            err.contains(bad) || err.contains("invalid value"),
+            "{bad}: {err}"
+        );
         t.as_agent("dev").args(["read", bad, "x.md"]).usage_error();
     }
 }
@@ -140,13 +157,22 @@ fn a_symlinked_message_file_is_skipped_not_followed() {
     let (stdout, stderr) = t.as_agent("dev").args(["list", "inbox"]).expect_code(1);
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
     assert!(stdout.contains("real one"), "{stdout}");
-    assert!(stderr.contains(&secret_name) && stderr.contains("symlink"), "{stderr}");
+    assert!(
+        stderr.contains(&secret_name) && stderr.contains("symlink"),
+        "{stderr}"
+    );
     assert!(stderr.contains("passwd.md"), "{stderr}");
 
     for reference in [secret_name.as_str(), "passwd.md"] {
-        let err = t.as_agent("dev").args(["read", "inbox", reference]).failure();
+        let err = t
+            .as_agent("dev")
+            .args(["read", "inbox", reference])
+            .failure();
         assert!(err.contains("symlink"), "{err}");
-        let err = t.as_agent("dev").args(["resolved", reference, "x"]).failure();
+        let err = t
+            .as_agent("dev")
+            .args(["resolved", reference, "x"])
+            .failure();
         assert!(err.starts_with("filebox: error:"), "{err}");
         t.as_agent("dev")
             .args(["send", "qa", "DIS", "x", "--reply_to", reference])
@@ -176,7 +202,11 @@ fn a_symlinked_mailbox_folder_is_refused() {
     assert!(err.contains("symlink") && err.contains("inbox"), "{err}");
     let err = t.as_agent("qa").args(["send", "dev", "ER", "x"]).failure();
     assert!(err.contains("symlink"), "{err}");
-    assert_eq!(tree(&elsewhere).len(), 0, "a message was written through the symlink");
+    assert_eq!(
+        tree(&elsewhere).len(),
+        0,
+        "a message was written through the symlink"
+    );
     assert!(t.files("qa", "outbox").is_empty());
 
     // The same for a destination folder of a move: the message stays in the inbox.

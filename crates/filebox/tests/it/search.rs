@@ -18,7 +18,10 @@ fn hits(t: &Test, agent: &str, args: &[&str]) -> Vec<Value> {
 }
 
 fn ids(hits: &[Value]) -> Vec<String> {
-    let mut ids: Vec<String> = hits.iter().map(|h| h["id"].as_str().unwrap().to_owned()).collect();
+    let mut ids: Vec<String> = hits
+        .iter()
+        .map(|h| h["id"].as_str().unwrap().to_owned())
+        .collect();
     ids.sort();
     ids
 }
@@ -26,8 +29,18 @@ fn ids(hits: &[Value]) -> Vec<String> {
 #[test]
 fn finds_english_and_chinese_in_every_folder() {
     let t = Test::new().agents(["qa", "dev"]);
-    let en = t.send("qa", "dev", "ER", "Batch import\n\nUsers want to import CSV files.");
-    let zh = t.send("qa", "dev", "BR", "新功能请求：用户管理模块增加批量导入功能");
+    let en = t.send(
+        "qa",
+        "dev",
+        "ER",
+        "Batch import\n\nUsers want to import CSV files.",
+    );
+    let zh = t.send(
+        "qa",
+        "dev",
+        "BR",
+        "新功能请求：用户管理模块增加批量导入功能",
+    );
     t.as_agent("dev").args(["resolved", &zh, "done"]).success();
 
     assert_eq!(ids(&hits(&t, "dev", &["csv"])), [en.clone()]);
@@ -45,7 +58,10 @@ fn finds_english_and_chinese_in_every_folder() {
     assert_eq!(ids(&hits(&t, "qa", &["import"])), [en.clone()]);
     // Filters.
     assert_eq!(ids(&hits(&t, "dev", &["", "--type", "BR"])), [zh.clone()]);
-    assert_eq!(ids(&hits(&t, "dev", &["", "--folder", "inbox"])), [en.clone()]);
+    assert_eq!(
+        ids(&hits(&t, "dev", &["", "--folder", "inbox"])),
+        [en.clone()]
+    );
     assert_eq!(hits(&t, "dev", &["", "--from", "qa"]).len(), 2);
     assert!(hits(&t, "dev", &["", "--from", "dev"]).is_empty());
     assert!(hits(&t, "dev", &["", "--since", "2999-01-01"]).is_empty());
@@ -63,7 +79,13 @@ fn all_searches_every_mailbox() {
     let everywhere = hits(&t, "qa", &["kiwi", "--all"]);
     let mut places: Vec<String> = everywhere
         .iter()
-        .map(|h| format!("{}/{}", h["mailbox"].as_str().unwrap(), h["folder"].as_str().unwrap()))
+        .map(|h| {
+            format!(
+                "{}/{}",
+                h["mailbox"].as_str().unwrap(),
+                h["folder"].as_str().unwrap()
+            )
+        })
         .collect();
     places.sort();
     assert_eq!(places, ["dev/outbox", "pm/inbox"]);
@@ -81,13 +103,20 @@ fn the_index_is_derived_and_never_stale() {
         .unwrap()
         .replace(&first, "abcdef12-hand-written")
         .replace("mango one", "mango two");
-    t.put("dev", "inbox", "20250101T000000-ER-by-hand-abcdef12.md", text);
+    t.put(
+        "dev",
+        "inbox",
+        "20250101T000000-ER-by-hand-abcdef12.md",
+        text,
+    );
     let found = hits(&t, "dev", &["mango"]);
     assert_eq!(found.len(), 2, "{found:?}");
     // Moved by hand: found in its new folder, never twice.
     std::fs::rename(
-        t.folder("dev", "inbox").join("20250101T000000-ER-by-hand-abcdef12.md"),
-        t.folder("dev", "done").join("20250101T000000-ER-by-hand-abcdef12.md"),
+        t.folder("dev", "inbox")
+            .join("20250101T000000-ER-by-hand-abcdef12.md"),
+        t.folder("dev", "done")
+            .join("20250101T000000-ER-by-hand-abcdef12.md"),
     )
     .unwrap();
     let two = hits(&t, "dev", &["two"]);
@@ -104,11 +133,19 @@ fn the_index_is_derived_and_never_stale() {
 #[test]
 fn bad_search_arguments_are_errors() {
     let t = Test::new().agents(["qa", "dev"]);
-    let err = t.as_agent("dev").args(["search", "x", "--since", "yesterday"]).failure();
+    let err = t
+        .as_agent("dev")
+        .args(["search", "x", "--since", "yesterday"])
+        .failure();
     assert!(err.contains("date"), "{err}");
-    let err = t.as_agent("dev").args(["search", "x", "--status", "lost"]).failure();
+    let err = t
+        .as_agent("dev")
+        .args(["search", "x", "--status", "lost"])
+        .failure();
     assert!(err.contains("status"), "{err}");
-    t.as_agent("dev").args(["search", "x", "--folder", "tmp"]).usage_error();
+    t.as_agent("dev")
+        .args(["search", "x", "--folder", "tmp"])
+        .usage_error();
     // Punctuation only is no words: every message, filtered.
     assert!(hits(&t, "dev", &["\"*)(-"]).is_empty());
 }
@@ -118,7 +155,16 @@ fn status_follows_the_folders_and_shows_the_routing_fields() {
     let t = Test::new().agents(["qa", "dev", "pm"]);
     let id = t
         .as_agent("qa")
-        .args(["send", "dev", "ER", "do it", "--cc", "pm", "--priority", "urgent"])
+        .args([
+            "send",
+            "dev",
+            "ER",
+            "do it",
+            "--cc",
+            "pm",
+            "--priority",
+            "urgent",
+        ])
         .args(["--source-type", "human", "--reply-to-agent", "pm"])
         .success()
         .trim()

@@ -5,7 +5,12 @@ use crate::support::Test;
 #[test]
 fn enhancement_request_travels_and_is_resolved() {
     let t = Test::new().agents(["qa", "dev"]);
-    let id = t.send("qa", "dev", "ER", "# Batch import\n\nPlease accept a CSV upload.\n");
+    let id = t.send(
+        "qa",
+        "dev",
+        "ER",
+        "# Batch import\n\nPlease accept a CSV upload.\n",
+    );
     let short = &id[..8];
 
     // Sent: one file in dev's inbox, a copy in qa's outbox, same name.
@@ -26,7 +31,14 @@ fn enhancement_request_travels_and_is_resolved() {
 
     // qa answers: back to dev.
     t.as_agent("qa")
-        .args(["send", "dev", "DIS", "name, email, role", "--reply_to", short])
+        .args([
+            "send",
+            "dev",
+            "DIS",
+            "name, email, role",
+            "--reply_to",
+            short,
+        ])
         .success();
     assert!(t.files("qa", "inbox").is_empty());
     assert_eq!(t.files("dev", "inbox"), inbox);
@@ -42,7 +54,10 @@ fn enhancement_request_travels_and_is_resolved() {
     assert_eq!(message["id"], id.as_str());
     assert_eq!(message["original_sender"], "qa");
     assert_eq!(message["current_owner"], "dev");
-    assert_eq!(message["body"], "# Batch import\n\nPlease accept a CSV upload.\n");
+    assert_eq!(
+        message["body"],
+        "# Batch import\n\nPlease accept a CSV upload.\n"
+    );
     let conversation = message["conversation"].as_array().unwrap();
     assert_eq!(conversation.len(), 2);
     assert_eq!(conversation[0]["from"], "dev");
@@ -70,13 +85,17 @@ fn reject_and_onhold_move_to_cancel_and_hold() {
     let t = Test::new().agents(["qa", "dev"]);
     let a = t.send("qa", "dev", "BR", "crash on save");
     let b = t.send("qa", "dev", "ER", "dark mode");
-    t.as_agent("dev").args(["reject", &a, "cannot reproduce"]).success();
+    t.as_agent("dev")
+        .args(["reject", &a, "cannot reproduce"])
+        .success();
     t.as_agent("dev").args(["onhold", &b, "after v2"]).success();
     assert_eq!(t.files("dev", "cancel").len(), 1);
     assert_eq!(t.files("dev", "hold").len(), 1);
     assert!(t.files("dev", "inbox").is_empty());
     // A held message can still be resolved.
-    t.as_agent("dev").args(["resolved", &b, "done after all"]).success();
+    t.as_agent("dev")
+        .args(["resolved", &b, "done after all"])
+        .success();
     assert_eq!(t.files("dev", "done").len(), 1);
     let held = t.read_json("dev", "done", &b);
     let actions: Vec<&str> = held["processing"]

@@ -114,7 +114,13 @@ impl Test {
     }
 
     /// Write a file into a folder of a mailbox, as another tool would.
-    pub(crate) fn put(&self, agent: &str, folder: &str, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+    pub(crate) fn put(
+        &self,
+        agent: &str,
+        folder: &str,
+        name: &str,
+        bytes: impl AsRef<[u8]>,
+    ) -> PathBuf {
         let path = self.folder(agent, folder).join(name);
         fs::write(&path, bytes).expect("put file");
         path

@@ -30,14 +30,26 @@ fn group_and_cc_copies_share_one_id_and_replies_one_thread() {
     for agent in ["dev", "pm", "ops"] {
         assert_eq!(t.read_json(agent, "inbox", &id)["id"], id.as_str());
     }
-    t.as_agent("dev").args(["reply", &id, "my answer"]).success();
+    t.as_agent("dev")
+        .args(["reply", &id, "my answer"])
+        .success();
     let nodes = thread(&t, "pm", &id);
     assert_eq!(nodes.len(), 2, "{nodes:?}");
     assert_eq!(nodes[0]["id"], id.as_str());
     assert_eq!(nodes[1]["parent"], id.as_str());
     assert_eq!(nodes[1]["from"], "dev");
     assert_eq!(nodes[1]["to"], "qa");
-    for key in ["id", "parent", "from", "to", "type", "timestamp", "status", "obsolete", "fork_reason"] {
+    for key in [
+        "id",
+        "parent",
+        "from",
+        "to",
+        "type",
+        "timestamp",
+        "status",
+        "obsolete",
+        "fork_reason",
+    ] {
         assert!(nodes[0].get(key).is_some(), "{key}");
     }
     let threads = json(t.as_agent("qa").args(["--json", "threads"]).success());
@@ -49,11 +61,22 @@ fn reply_goes_to_reply_to_else_the_sender() {
     let t = Test::new().agents(["human", "dev", "lead"]);
     let id = t
         .as_agent("human")
-        .args(["send", "dev", "ASK", "q?", "--reply-to-agent", "lead", "--source-type", "human"])
+        .args([
+            "send",
+            "dev",
+            "ASK",
+            "q?",
+            "--reply-to-agent",
+            "lead",
+            "--source-type",
+            "human",
+        ])
         .success()
         .trim()
         .to_owned();
-    t.as_agent("dev").args(["reply", &id, "answer", "--type", "ACK"]).success();
+    t.as_agent("dev")
+        .args(["reply", &id, "answer", "--type", "ACK"])
+        .success();
     assert_eq!(t.files("lead", "inbox").len(), 1);
     assert!(t.files("human", "inbox").is_empty());
     t.as_agent("lead").args(["reply", &id, "thanks"]).success();
@@ -67,10 +90,19 @@ fn fork_obsoletes_the_rest_of_the_branch_and_keeps_it() {
     let e1 = t.send("a", "b", "ER", "E1 need");
     let e2 = t.send("b", "a", "DIS", "E2 plan A");
     // E3 answers E2 in a separate file (as another tool would write it).
-    t.as_agent("a").args(["reply", &e2, "E3 implementing A"]).success();
+    t.as_agent("a")
+        .args(["reply", &e2, "E3 implementing A"])
+        .success();
     let fork = json(
         t.as_agent("a")
-            .args(["--json", "fork", "--from", &e1, "--reason", "direction-change"])
+            .args([
+                "--json",
+                "fork",
+                "--from",
+                &e1,
+                "--reason",
+                "direction-change",
+            ])
             .args(["--context", "-"])
             .stdin("Plan A failed: use plan B.")
             .success(),
@@ -86,7 +118,14 @@ fn fork_obsoletes_the_rest_of_the_branch_and_keeps_it() {
     let first_reply = format!("{e1}#1");
     let forked = json(
         t.as_agent("a")
-            .args(["--json", "fork", "--from", &first_reply, "--reason", "context-compression"])
+            .args([
+                "--json",
+                "fork",
+                "--from",
+                &first_reply,
+                "--reason",
+                "context-compression",
+            ])
             .args(["--context", "conclusions", "--thread", &e1])
             .success(),
     );
@@ -103,15 +142,36 @@ fn fork_obsoletes_the_rest_of_the_branch_and_keeps_it() {
     // Forking the fork's parent obsoletes a whole message file: its Status says so, everywhere.
     let later = json(
         t.as_agent("b")
-            .args(["--json", "fork", "--from", &e1, "--reason", "direction-change", "--context", "again"])
+            .args([
+                "--json",
+                "fork",
+                "--from",
+                &e1,
+                "--reason",
+                "direction-change",
+                "--context",
+                "again",
+            ])
             .success(),
     );
-    let obsoleted: Vec<&str> = later["obsoleted"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let obsoleted: Vec<&str> = later["obsoleted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
     let fork_id = forked["id"].as_str().unwrap();
     assert!(obsoleted.contains(&fork_id), "{obsoleted:?}");
-    let status = json(t.as_agent("b").args(["--json", "status", fork_id]).success());
+    let status = json(
+        t.as_agent("b")
+            .args(["--json", "status", fork_id])
+            .success(),
+    );
     assert_eq!(status["status"], "obsolete");
-    assert_eq!(t.read_json("a", "outbox", fork_id)["headers"]["Status"], "obsolete");
+    assert_eq!(
+        t.read_json("a", "outbox", fork_id)["headers"]["Status"],
+        "obsolete"
+    );
 }
 
 #[test]
@@ -121,19 +181,53 @@ fn bad_fork_and_thread_arguments() {
     let other = t.send("a", "b", "ER", "two");
     let err = t
         .as_agent("a")
-        .args(["fork", "--from", &e1, "--reason", "direction-change", "--context", "x", "--thread", &other])
+        .args([
+            "fork",
+            "--from",
+            &e1,
+            "--reason",
+            "direction-change",
+            "--context",
+            "x",
+            "--thread",
+            &other,
+        ])
         .failure();
     assert!(err.contains("thread"), "{err}");
     t.as_agent("a")
-        .args(["fork", "--from", &e1, "--reason", "because", "--context", "x"])
+        .args([
+            "fork",
+            "--from",
+            &e1,
+            "--reason",
+            "because",
+            "--context",
+            "x",
+        ])
         .usage_error();
     let err = t
         .as_agent("a")
-        .args(["fork", "--from", "deadbeef", "--reason", "direction-change", "--context", "x"])
+        .args([
+            "fork",
+            "--from",
+            "deadbeef",
+            "--reason",
+            "direction-change",
+            "--context",
+            "x",
+        ])
         .failure();
     assert!(err.contains("deadbeef"), "{err}");
     t.as_agent("a")
-        .args(["fork", "--from", &format!("{e1}#9"), "--reason", "direction-change", "--context", "x"])
+        .args([
+            "fork",
+            "--from",
+            &format!("{e1}#9"),
+            "--reason",
+            "direction-change",
+            "--context",
+            "x",
+        ])
         .failure();
     t.as_agent("a").args(["thread", "deadbeef"]).failure();
 }
@@ -146,9 +240,24 @@ fn thread_tolerates_missing_parents_and_cycles() {
             "# DIS: x\n\n**Message ID:** {id}\n**Sender:** a\n**Receiver:** b\n**Timestamp:** 2025-01-01T00:00:00Z\n**Thread ID:** t-loop-0001\n**In Reply To:** {parent}\n\n---\n\n## Original Request/Content\n\nx\n"
         )
     };
-    t.put("b", "inbox", "20250101T000000-DIS-x-11111111.md", file("11111111-a", "22222222-b"));
-    t.put("b", "inbox", "20250101T000000-DIS-x-22222222.md", file("22222222-b", "11111111-a"));
-    t.put("b", "inbox", "20250101T000000-DIS-x-33333333.md", file("33333333-c", "99999999-gone"));
+    t.put(
+        "b",
+        "inbox",
+        "20250101T000000-DIS-x-11111111.md",
+        file("11111111-a", "22222222-b"),
+    );
+    t.put(
+        "b",
+        "inbox",
+        "20250101T000000-DIS-x-22222222.md",
+        file("22222222-b", "11111111-a"),
+    );
+    t.put(
+        "b",
+        "inbox",
+        "20250101T000000-DIS-x-33333333.md",
+        file("33333333-c", "99999999-gone"),
+    );
     let nodes = thread(&t, "b", "11111111");
     assert_eq!(nodes.len(), 3);
     let missing = nodes.iter().find(|n| n["id"] == "33333333-c").unwrap();

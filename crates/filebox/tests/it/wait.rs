@@ -11,21 +11,43 @@ use crate::support::Test;
 fn wait_returns_what_arrived_since_the_last_wait() {
     let t = Test::new().agents(["a", "b"]);
     // The first wait starts from the inbox as it is; nothing new is a timeout (exit 3).
-    let (out, _) = t.as_agent("b").args(["--json", "wait", "--timeout", "0"]).expect_code(3);
-    assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), serde_json::json!([]));
+    let (out, _) = t
+        .as_agent("b")
+        .args(["--json", "wait", "--timeout", "0"])
+        .expect_code(3);
+    assert_eq!(
+        serde_json::from_str::<Value>(&out).unwrap(),
+        serde_json::json!([])
+    );
     let id = t.send("a", "b", "DIS", "while no one waits");
-    let out = t.as_agent("b").args(["--json", "wait", "--timeout", "5"]).success();
+    let out = t
+        .as_agent("b")
+        .args(["--json", "wait", "--timeout", "5"])
+        .success();
     let got: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(got[0]["id"], id.as_str());
-    let (out, _) = t.as_agent("b").args(["--json", "wait", "--timeout", "0"]).expect_code(3);
-    assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), serde_json::json!([]));
+    let (out, _) = t
+        .as_agent("b")
+        .args(["--json", "wait", "--timeout", "0"])
+        .expect_code(3);
+    assert_eq!(
+        serde_json::from_str::<Value>(&out).unwrap(),
+        serde_json::json!([])
+    );
 }
 
 #[test]
 fn wait_wakes_when_another_process_delivers() {
     let t = Test::new().agents(["a", "b"]);
-    t.as_agent("b").args(["wait", "--timeout", "0"]).expect_code(3);
-    let waiter = t.as_agent("b").args(["--json", "wait", "--timeout", "30"]).command().spawn().unwrap();
+    t.as_agent("b")
+        .args(["wait", "--timeout", "0"])
+        .expect_code(3);
+    let waiter = t
+        .as_agent("b")
+        .args(["--json", "wait", "--timeout", "30"])
+        .command()
+        .spawn()
+        .unwrap();
     std::thread::sleep(Duration::from_millis(300));
     let start = Instant::now();
     let id = t.send("a", "b", "DIS", "wake up");
@@ -38,7 +60,10 @@ fn wait_wakes_when_another_process_delivers() {
 #[test]
 fn text_wait_prints_listing_lines_and_a_timeout_exits_3() {
     let t = Test::new().agents(["a", "b"]);
-    let (out, err) = t.as_agent("b").args(["wait", "--timeout", "0"]).expect_code(3);
+    let (out, err) = t
+        .as_agent("b")
+        .args(["wait", "--timeout", "0"])
+        .expect_code(3);
     assert_eq!(out, "");
     assert_eq!(err, "filebox: no new mail within 0 s\n");
     t.send("a", "b", "ER", "first\n\nbody");
@@ -48,9 +73,18 @@ fn text_wait_prints_listing_lines_and_a_timeout_exits_3() {
     // The same lines as `list`, one per message, in the same order.
     assert_eq!(out, listing);
     assert_eq!(out.lines().count(), 2, "{out}");
-    assert!(out.contains(" ER first (") && out.contains(" DIS second ("), "{out}");
-    let (out, err) = t.as_agent("b").args(["wait", "--timeout", "1"]).expect_code(3);
-    assert_eq!((out.as_str(), err.as_str()), ("", "filebox: no new mail within 1 s\n"));
+    assert!(
+        out.contains(" ER first (") && out.contains(" DIS second ("),
+        "{out}"
+    );
+    let (out, err) = t
+        .as_agent("b")
+        .args(["wait", "--timeout", "1"])
+        .expect_code(3);
+    assert_eq!(
+        (out.as_str(), err.as_str()),
+        ("", "filebox: no new mail within 1 s\n")
+    );
 }
 
 #[test]
