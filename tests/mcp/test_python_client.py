@@ -188,10 +188,16 @@ async def test_mail_between_waits_is_returned_by_the_next_wait(mailroom: Mailroo
 async def test_wait_returns_cleanly_when_cancelled(mailroom: Mailroom, mode: str):
     async with connect(mailroom, mode) as client:
         with anyio.move_on_after(1):
-            await client.call_tool("wait_for_messages", {"timeout": 60})
+            await client.call_tool("wait_for_messages", {})  # no timeout: until mail or cancel
         started = time.monotonic()
         assert not (await client.call_tool("list_agents", {})).is_error
         assert time.monotonic() - started < 2
+        # Had the cancelled wait gone on, it would take this message (and move the cursor past it).
+        await anyio.sleep(0.5)
+        sent = await anyio.to_thread.run_sync(mailroom.send_to_qa, "ER", "After the cancel")
+        await anyio.sleep(1)
+        again = await client.call_tool("wait_for_messages", {"timeout": 10})
+        assert [m["id"] for m in again.structured_content["messages"]] == [sent]
 
 
 async def test_resources_and_prompt(mailroom: Mailroom, mode: str):

@@ -53,12 +53,17 @@ for (const [name, open] of Object.entries(transports)) {
       const { tools } = await client.listTools();
       const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
       assert.deepEqual(Object.keys(byName).sort(), [
-        "hold_message", "list_agents", "list_messages", "read_message",
-        "reject_message", "resolve_message", "send_message", "wait_for_messages",
+        "fork_thread", "get_thread", "hold_message", "list_agents", "list_messages", "list_threads",
+        "message_status", "read_message", "reject_message", "reply_message", "resolve_message",
+        "search_messages", "send_message", "wait_for_messages",
       ]);
       assert.equal(byName.list_messages.annotations.readOnlyHint, true);
+      assert.equal(byName.search_messages.annotations.readOnlyHint, true);
+      assert.equal(byName.get_thread.annotations.readOnlyHint, true);
       assert.equal(byName.resolve_message.annotations.destructiveHint, true);
       assert.equal(byName.send_message.annotations.destructiveHint, false);
+      assert.equal(byName.fork_thread.annotations.readOnlyHint, false);
+      assert.equal(byName.fork_thread.annotations.destructiveHint, false);
     });
 
     test("sends, lists, reads and resolves with structured results", async () => {
@@ -80,6 +85,27 @@ for (const [name, open] of Object.entries(transports)) {
 
       const resolved = await client.callTool({ name: "resolve_message", arguments: { id: incoming, details: "fixed" } });
       assert.equal(resolved.structuredContent.folder, "done");
+    });
+
+    test("search_messages finds mail, get_thread shows the replies as a tree", async () => {
+      const incoming = mailroom.sendToQa("ER", "Translate the manual: 翻译用户手册");
+      const found = await client.callTool({ name: "search_messages", arguments: { query: "翻译" } });
+      assert.equal(found.isError, false, text(found));
+      assert.deepEqual(found.structuredContent.hits.map((hit) => hit.id), [incoming]);
+      const english = await client.callTool({ name: "search_messages", arguments: { query: "manual", folder: "inbox" } });
+      assert.deepEqual(english.structuredContent.hits.map((hit) => hit.id), [incoming]);
+
+      const replied = await client.callTool({ name: "reply_message", arguments: { id: incoming, content: "On it." } });
+      assert.equal(replied.isError, false, text(replied));
+      const thread = await client.callTool({ name: "get_thread", arguments: { id: incoming } });
+      assert.equal(thread.isError, false, text(thread));
+      assert.deepEqual(
+        thread.structuredContent.nodes.map((node) => [node.id, node.parent, node.depth]),
+        [[incoming, null, 0], [`${incoming}#1`, incoming, 1]],
+      );
+      assert.match(text(thread), /^# Thread: Translate the manual/);
+      const resource = await client.readResource({ uri: `filebox://thread/${incoming}` });
+      assert.equal(resource.contents[0].text, text(thread));
     });
 
     test("a failure is an error result that says what to do", async () => {
