@@ -163,7 +163,7 @@ pub struct SearchArgs {
     /// Only this folder; all five (inbox, outbox, done, cancel, hold) when omitted.
     #[serde(default)]
     pub folder: Option<FolderName>,
-    /// Only this thread (a thread id, as `get_thread` and `threads` give it).
+    /// Only this thread (a thread id, as `get_thread` and `list_threads` give it).
     #[serde(default)]
     pub thread: Option<String>,
     /// Only messages with this status: pending, delivered, processing, replied, failed, obsolete.

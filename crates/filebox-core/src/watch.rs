@@ -29,7 +29,8 @@ impl Mailbox {
         timeout: Option<Duration>,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Vec<Envelope>> {
-        let deadline = timeout.map(|t| Instant::now() + t);
+        // A timeout too large to add to now is no timeout at all.
+        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
         // Watch before the first look, so nothing lands between the look and the watch.
         let (events, receiver) = mpsc::channel();
         let watcher = notify::recommended_watcher(move |_event| {

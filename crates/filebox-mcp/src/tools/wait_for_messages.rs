@@ -19,9 +19,6 @@ pub(super) const NAME: &str = "wait_for_messages";
 
 /// How often a waiter reports that it is still waiting.
 const TICK: Duration = Duration::from_secs(1);
-/// Timeouts beyond this are the same as none: `Instant + Duration` panics on overflow, and no
-/// one waits a century for mail.
-const FOREVER: u64 = 100 * 365 * 24 * 60 * 60;
 
 pub(super) fn definition() -> Tool {
     super::definition::<WaitArgs, WaitResult>(
@@ -43,9 +40,6 @@ pub(super) async fn call(
     args: WaitArgs,
     context: &RequestContext<RoleServer>,
 ) -> Result<CallToolResult, ErrorData> {
-    let args = WaitArgs {
-        timeout: args.timeout.filter(|&seconds| seconds < FOREVER),
-    };
     let total = args.timeout.map(|seconds| seconds as f64);
     // The blocking wait checks the request's token every few tens of milliseconds, so a
     // `notifications/cancelled` (or the session ending) frees its thread promptly.

@@ -37,6 +37,19 @@ fn wait_returns_what_arrived_since_the_last_wait() {
 }
 
 #[test]
+fn a_timeout_too_large_for_the_clock_is_no_timeout() {
+    let t = Test::new().agents(["a", "b"]);
+    t.as_agent("b").args(["wait", "--timeout", "0"]).expect_code(3);
+    let id = t.send("a", "b", "DIS", "already here");
+    let out = t
+        .as_agent("b")
+        .args(["--json", "wait", "--timeout", &u64::MAX.to_string()])
+        .success();
+    let got: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(got[0]["id"], id.as_str());
+}
+
+#[test]
 fn wait_wakes_when_another_process_delivers() {
     let t = Test::new().agents(["a", "b"]);
     t.as_agent("b")
