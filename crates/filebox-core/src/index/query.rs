@@ -245,14 +245,23 @@ impl Index {
 
 /// One line of `text` around the first of `words` found (case-insensitively), else its start.
 fn snippet(text: &str, words: &[String]) -> String {
-    let lower = text.to_lowercase();
+    let chars: Vec<char> = text.chars().collect();
+    // Lower-casing can turn one character into several (`İ` → `i̇`), so remember which
+    // character of `text` each byte of `lower` came from.
+    let mut lower = String::with_capacity(text.len());
+    let mut origin = Vec::with_capacity(text.len());
+    for (i, c) in chars.iter().enumerate() {
+        for l in c.to_lowercase() {
+            lower.push(l);
+            origin.extend(std::iter::repeat_n(i, l.len_utf8()));
+        }
+    }
     let found = words
         .iter()
         .filter_map(|w| lower.find(&w.to_lowercase()))
         .min()
-        .map(|byte| lower[..byte].chars().count())
+        .and_then(|byte| origin.get(byte).copied())
         .unwrap_or(0);
-    let chars: Vec<char> = text.chars().collect();
     let start = found.saturating_sub(SNIPPET_CONTEXT);
     let end = (found + SNIPPET_CONTEXT * 2).min(chars.len());
     let mut out: String = chars[start..end]
@@ -272,6 +281,13 @@ fn snippet(text: &str, words: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::snippet;
+
+    #[test]
+    fn characters_that_grow_when_lower_cased_do_not_break_snippets() {
+        let text = format!("{} needle and more", "İ".repeat(100));
+        let got = snippet(&text, &["needle".to_owned()]);
+        assert!(got.contains("needle"), "{got}");
+    }
 
     #[test]
     fn snippets_surround_the_first_match() {
