@@ -14,6 +14,28 @@ use crate::store;
 
 const FILE: &str = "inbox-cursor";
 
+/// Inbox files (name and inode) already reported to one watcher, kept in memory: what
+/// [`Mailbox::watch_new_mail`] compares the inbox against. Never saved, so a watch does not
+/// move `wait`'s cursor.
+#[derive(Debug, Clone, Default)]
+pub struct InboxBaseline(pub(crate) HashSet<(String, u64)>);
+
+impl InboxBaseline {
+    /// The inbox as these entries show it.
+    pub(crate) fn of(entries: &[(FileName, u64)]) -> InboxBaseline {
+        InboxBaseline(
+            entries
+                .iter()
+                .map(|(name, ino)| (name.to_string(), *ino))
+                .collect(),
+        )
+    }
+
+    pub(crate) fn contains(&self, name: &str, ino: u64) -> bool {
+        self.0.contains(&(name.to_owned(), ino))
+    }
+}
+
 /// The files already reported; `None` when no wait ever ran (or the cursor was deleted).
 pub(crate) fn load(mailbox: &Mailbox) -> Result<Option<HashSet<(String, u64)>>> {
     let path = mailbox.state_dir().join(FILE);

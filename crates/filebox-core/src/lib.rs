@@ -9,6 +9,7 @@ mod cursor;
 mod error;
 mod folder;
 mod fork;
+mod inbox_watch;
 pub mod index;
 mod mailbox;
 mod mailroom;
@@ -26,6 +27,7 @@ mod watch;
 
 pub use agent::AgentId;
 pub use config::{AgentEntry, Config, ConfigFile};
+pub use cursor::InboxBaseline;
 pub use error::{Error, Result};
 pub use folder::Folder;
 pub use fork::{ForkReason, ForkReceipt, ForkRequest};

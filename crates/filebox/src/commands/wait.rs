@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use filebox_api::verbs;
+use filebox_api::{MessageSummary, verbs};
 
 use super::mailroom;
 use crate::cli::{Global, WaitArgs};
@@ -30,14 +30,15 @@ pub(crate) fn run(global: &Global, args: &WaitArgs) -> anyhow::Result<Outcome> {
 }
 
 pub(crate) fn watch(global: &Global) -> anyhow::Result<Outcome> {
-    let mailroom = mailroom(global)?;
+    let mailbox = mailroom(global)?.my_mailbox()?;
+    // An in-memory baseline, not `wait`'s cursor: what the watch prints stays new to the
+    // agent's next `wait` (and to `wait_for_messages`).
+    let mut baseline = mailbox.inbox_baseline()?;
     let mut out = std::io::stdout().lock();
     loop {
-        let result = verbs::wait(&mailroom, &filebox_api::WaitArgs { timeout: None }, &|| {
-            false
-        })?;
-        for message in &result.messages {
-            serde_json::to_writer(&mut out, message)?;
+        let arrived = mailbox.watch_new_mail(&mut baseline, None, &|| false)?;
+        for envelope in &arrived {
+            serde_json::to_writer(&mut out, &MessageSummary::from(envelope))?;
             writeln!(out)?;
         }
         out.flush()?;

@@ -39,7 +39,9 @@ fn wait_returns_what_arrived_since_the_last_wait() {
 #[test]
 fn a_timeout_too_large_for_the_clock_is_no_timeout() {
     let t = Test::new().agents(["a", "b"]);
-    t.as_agent("b").args(["wait", "--timeout", "0"]).expect_code(3);
+    t.as_agent("b")
+        .args(["wait", "--timeout", "0"])
+        .expect_code(3);
     let id = t.send("a", "b", "DIS", "already here");
     let out = t
         .as_agent("b")
@@ -112,6 +114,42 @@ fn watch_streams_json_lines() {
     let second = t.send("a", "b", "DIS", "two");
     let line: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
     assert_eq!(line["id"], second.as_str());
+    watcher.kill().unwrap();
+    watcher.wait().unwrap();
+}
+
+#[test]
+fn watch_leaves_what_it_prints_to_the_agents_wait() {
+    let t = Test::new().agents(["a", "b"]);
+    t.as_agent("b")
+        .args(["wait", "--timeout", "0"])
+        .expect_code(3);
+    let mut watcher = t.as_agent("b").args(["watch"]).command().spawn().unwrap();
+    let waiter = t
+        .as_agent("b")
+        .args(["--json", "wait", "--timeout", "30"])
+        .command()
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let id = t.send("a", "b", "DIS", "for both");
+    // The watch and the wait running beside it both see the message...
+    let mut lines = BufReader::new(watcher.stdout.take().unwrap()).lines();
+    let line: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(line["id"], id.as_str());
+    let out = waiter.wait_with_output().unwrap();
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got[0]["id"], id.as_str());
+    // ...and with no wait running, what the watch printed is still the next wait's news.
+    let later = t.send("a", "b", "DIS", "watched first");
+    let line: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(line["id"], later.as_str());
+    let out = t
+        .as_agent("b")
+        .args(["--json", "wait", "--timeout", "5"])
+        .success();
+    let got: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(got[0]["id"], later.as_str());
     watcher.kill().unwrap();
     watcher.wait().unwrap();
 }
