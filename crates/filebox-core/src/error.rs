@@ -34,6 +34,13 @@ pub enum Error {
     /// The message is not in a state the operation accepts.
     #[error("{0}")]
     WrongState(String),
+    /// A new message reached some recipients but not all.
+    #[error("message {id} was delivered to [{}] and is in my outbox, but not to: {}", delivered.join(", "), failed.join("; "))]
+    Undelivered {
+        id: String,
+        delivered: Vec<String>,
+        failed: Vec<String>,
+    },
     /// A body larger than the configured limit.
     #[error(
         "the message body is {size} bytes, over the limit of {limit} bytes (max_body_bytes in the config)"

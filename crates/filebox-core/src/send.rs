@@ -198,11 +198,13 @@ impl Mailroom {
         let bytes = render(&message);
         let name = file_name_for(now, &request.kind, &message.header.title, &id);
 
+        // Every recipient is tried, and the outbox copy always written, so that a failure for
+        // one recipient neither hides what reached the others nor invites a duplicating retry.
         let mut delivered = Vec::with_capacity(recipients.len());
+        let mut failed = Vec::new();
         let mut first_copy = None;
         for recipient in recipients {
-            let mailbox = self.mailbox(recipient);
-            let result = mailbox.and_then(|m| {
+            let result = self.mailbox(recipient).and_then(|m| {
                 store::publish_new(
                     &m.tmp(),
                     &m.folder_path(Folder::Inbox),
@@ -215,20 +217,32 @@ impl Mailroom {
                     first_copy.get_or_insert(path);
                     delivered.push(recipient.clone());
                 }
-                Err(source) => {
-                    return Err(Error::WrongState(format!(
-                        "delivery to {recipient} failed ({source}); delivered to: [{}]",
-                        join(&delivered)
-                    )));
-                }
+                // Nothing delivered yet and this is the only recipient: plainly an error.
+                Err(e) if recipients.len() == 1 => return Err(e),
+                Err(e) => failed.push(format!("{recipient} ({e})")),
             }
         }
+        if delivered.is_empty() {
+            return Err(Error::WrongState(format!(
+                "message not sent: no recipient could receive it: {}",
+                failed.join("; ")
+            )));
+        }
         let mine = self.my_mailbox()?;
-        let outbox = mine.folder_path(Folder::Outbox);
-        match first_copy {
-            Some(copy) => store::link_copy(&copy, &mine.tmp(), &outbox, name.as_str())?,
-            None => store::publish_new(&mine.tmp(), &outbox, name.as_str(), bytes.as_bytes())?,
-        };
+        store::publish_new_linked(
+            first_copy.as_deref(),
+            &mine.tmp(),
+            &mine.folder_path(Folder::Outbox),
+            name.as_str(),
+            bytes.as_bytes(),
+        )?;
+        if !failed.is_empty() {
+            return Err(Error::Undelivered {
+                id,
+                delivered: delivered.iter().map(ToString::to_string).collect(),
+                failed,
+            });
+        }
         Ok(SendReceipt {
             id,
             file: name.to_string(),
@@ -298,11 +312,19 @@ impl Mailroom {
                 Moved::Gone => return Err(self.already_handled(reference)),
             }
         } else {
-            let bytes = store::read_regular(&found.path)?;
-            let versions = rewrite(&bytes)?;
-            for (dest, version) in destinations.iter().zip(versions) {
-                store::publish_replace(&dest.tmp, &dest.dir, &dest.name, &version)?;
-            }
+            // Two replies from one record must not both start from the same version of it.
+            let lock = mine
+                .state_dir()
+                .join("locks")
+                .join(format!("{}.lock", found.file));
+            store::with_lock(&lock, || {
+                let bytes = store::read_regular(&found.path)?;
+                let versions = rewrite(&bytes)?;
+                for (dest, version) in destinations.iter().zip(versions) {
+                    store::publish_replace(&dest.tmp, &dest.dir, &dest.name, &version)?;
+                }
+                Ok(())
+            })?;
         }
         Ok(SendReceipt {
             id: found.header.id().to_owned(),

@@ -118,21 +118,25 @@ pub(crate) fn publish_replace(tmp: &Path, dir: &Path, name: &str, bytes: &[u8]) 
     Ok(dest)
 }
 
-/// Give an already published file a second name in another folder (an outbox copy).
-/// Files are never modified in place, so sharing the inode is safe; falls back to a copy
-/// when a hard link is impossible (another file system).
-pub(crate) fn link_copy(source: &Path, tmp: &Path, dir: &Path, name: &str) -> Result<PathBuf> {
+/// Publish `bytes` as the new file `dir/name`, as a second name of `published` when that is
+/// a file with the same bytes (an outbox copy of a delivered message): files are never
+/// modified in place, so sharing the inode is safe. When a link is impossible (another file
+/// system, or the recipient already moved its copy on), the bytes are written instead.
+pub(crate) fn publish_new_linked(
+    published: Option<&Path>,
+    tmp: &Path,
+    dir: &Path,
+    name: &str,
+    bytes: &[u8],
+) -> Result<PathBuf> {
     let dest = dir.join(name);
-    match fs::hard_link(source, &dest) {
-        Ok(()) => {
+    match published.map(|source| fs::hard_link(source, &dest)) {
+        Some(Ok(())) => {
             sync_dir(dir)?;
             Ok(dest)
         }
-        Err(e) if e.kind() == ErrorKind::AlreadyExists => Err(Error::io(dest, e)),
-        Err(_) => {
-            let bytes = fs::read(source).at(source)?;
-            publish_replace(tmp, dir, name, &bytes)
-        }
+        Some(Err(e)) if e.kind() == ErrorKind::AlreadyExists => Err(Error::io(dest, e)),
+        _ => publish_new(tmp, dir, name, bytes),
     }
 }
 

@@ -106,3 +106,18 @@ fn reject_and_onhold_move_to_cancel_and_hold() {
         .collect();
     assert_eq!(actions, ["On Hold", "Resolved"]);
 }
+
+#[test]
+fn a_recipient_that_cannot_receive_does_not_hide_the_others_delivery() {
+    let t = Test::new().agents(["qa", "dev", "ghost"]);
+    // ghost's mailbox path is a plain file: nothing can be delivered there.
+    std::fs::remove_dir_all(t.mailbox("ghost")).unwrap();
+    std::fs::write(t.mailbox("ghost"), b"not a folder").unwrap();
+    let err = t
+        .as_agent("qa")
+        .args(["send", "dev,ghost", "ER", "for both"])
+        .failure();
+    assert!(err.contains("delivered to [dev]") && err.contains("ghost"), "{err}");
+    assert_eq!(t.files("dev", "inbox").len(), 1);
+    assert_eq!(t.files("qa", "outbox"), t.files("dev", "inbox"));
+}
