@@ -2,6 +2,7 @@
 //! DNS-rebinding protection (the Host header must name an allowed host).
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -16,14 +17,45 @@ use crate::server::FileboxServer;
 /// Hosts a request may name when nothing else is allowed: loopback only.
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
+/// Why a listen address off this machine is refused (DESIGN §2.9: the hub binds loopback,
+/// and any other bind requires a token, which this server does not check).
+const LOOPBACK_ONLY: &str = "--listen must be a loopback address (127.0.0.1, ::1, localhost); \
+     serving MCP beyond this machine needs a token, which the hub will provide";
+
+/// Refuse a `--listen` address that is not loopback: an IP literal (`127.0.0.1:8765`,
+/// `[::1]:8765`) must be a loopback address, and the only name accepted is `localhost`.
+/// Other names are refused rather than resolved: what they resolve to can change.
+pub fn check_listen_address(address: &str) -> anyhow::Result<()> {
+    let loopback = match address.parse::<SocketAddr>() {
+        Ok(socket) => socket.ip().to_canonical().is_loopback(),
+        // Without a port, binding fails on its own with a clearer error than ours.
+        Err(_) => address
+            .rsplit_once(':')
+            .map_or(address, |(host, _port)| host)
+            .eq_ignore_ascii_case("localhost"),
+    };
+    if loopback {
+        Ok(())
+    } else {
+        anyhow::bail!(LOOPBACK_ONLY)
+    }
+}
+
 /// Serve MCP over Streamable HTTP at `http://<listener>/mcp` until `shutdown` completes.
 /// `allowed_hosts` adds hosts (or `host:port`) to the loopback ones the Host header may name.
+/// A listener bound to anything but a loopback address is refused (there is no token yet).
 pub async fn serve_http(
     mailroom: Mailroom,
     listener: TcpListener,
     allowed_hosts: Vec<String>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    let address = listener
+        .local_addr()
+        .context("reading the listener's address")?;
+    if !address.ip().to_canonical().is_loopback() {
+        anyhow::bail!("{LOOPBACK_ONLY} (bound to {address})");
+    }
     let mailroom = Arc::new(mailroom);
     let sessions = CancellationToken::new();
     let config = StreamableHttpServerConfig::default()
@@ -40,9 +72,6 @@ pub async fn serve_http(
         config,
     );
     let router = axum::Router::new().nest_service("/mcp", service);
-    let address = listener
-        .local_addr()
-        .context("reading the listener's address")?;
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
             shutdown.await;
@@ -50,4 +79,34 @@ pub async fn serve_http(
         })
         .await
         .with_context(|| format!("serving MCP over HTTP on {address}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_addresses_may_be_listened_on() {
+        for address in [
+            "127.0.0.1:8765",
+            "127.1.2.3:0",
+            "[::1]:0",
+            "[::ffff:127.0.0.1]:0",
+            "localhost:8765",
+            "LocalHost:0",
+        ] {
+            assert!(check_listen_address(address).is_ok(), "{address}");
+        }
+        for address in [
+            "0.0.0.0:0",
+            "[::]:0",
+            "192.168.1.2:8765",
+            "example.com:80",
+            "localhost.example.com:80",
+            "",
+        ] {
+            let error = check_listen_address(address).unwrap_err();
+            assert_eq!(error.to_string(), LOOPBACK_ONLY, "{address}");
+        }
+    }
 }

@@ -7,6 +7,10 @@ use crate::cli::{Global, McpArgs};
 use crate::output::Outcome;
 
 pub(crate) fn run(global: &Global, args: &McpArgs) -> anyhow::Result<Outcome> {
+    // Before anything else: no token protects this server yet, so it stays on this machine.
+    if let Some(addr) = &args.listen {
+        filebox_mcp::check_listen_address(addr)?;
+    }
     let mailroom = mailroom(global)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

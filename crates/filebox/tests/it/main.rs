@@ -11,6 +11,7 @@ mod format;
 mod hand_written;
 mod limits;
 mod list_filters;
+mod mcp;
 mod safety;
 mod search;
 mod seed_exchange;
