@@ -302,8 +302,10 @@ pub(crate) fn move_message(
     let staged_files = match staged {
         Ok(files) => files,
         Err(e) => {
-            roll_back(&intent);
-            let _ = fs::remove_file(&intent_path);
+            // If the message could not be put back, the intent stays for the next recovery.
+            if roll_back(&intent) {
+                let _ = fs::remove_file(&intent_path);
+            }
             return Err(e);
         }
     };
@@ -353,18 +355,44 @@ fn stage_all(intent: &Intent, versions: &[Vec<u8>]) -> Result<Vec<File>> {
 }
 
 /// Undo an uncommitted move: the claimed file returns to its folder, staged files go.
-fn roll_back(intent: &Intent) {
+/// Returns whether the message is back in a folder; if not (the disk refused), the claim and
+/// its record stay for the next recovery to try again: nothing is deleted that is not safe.
+fn roll_back(intent: &Intent) -> bool {
     for (staged, _) in &intent.outputs {
         let _ = fs::remove_file(staged);
     }
-    if intent.claim.exists() {
-        // link, not rename: if the origin name was taken meanwhile, keep what is there.
-        let _ = fs::hard_link(&intent.claim, &intent.origin);
-        let _ = fs::remove_file(&intent.claim);
-        if let Some(dir) = intent.origin.parent() {
-            let _ = sync_dir(dir);
-        }
+    if !intent.claim.exists() {
+        return true;
     }
+    // link, not rename: if the origin name was taken meanwhile, what is there stays, and the
+    // claimed version is kept beside it under a name of its own.
+    let restored = match fs::hard_link(&intent.claim, &intent.origin) {
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => {
+            fs::hard_link(&intent.claim, recovered_name(&intent.origin, &intent.claim))
+        }
+        other => other,
+    };
+    if restored.is_err() {
+        return false;
+    }
+    let _ = fs::remove_file(&intent.claim);
+    if let Some(dir) = intent.origin.parent() {
+        let _ = sync_dir(dir);
+    }
+    true
+}
+
+/// `…-60bd0e69.md` → `…-60bd0e69.recovered-<op>.md`: still a message file, never a clash.
+fn recovered_name(origin: &Path, claim: &Path) -> PathBuf {
+    let op = claim
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = origin
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    origin.with_file_name(format!("{stem}.recovered-{op}.md"))
 }
 
 /// Finish a committed move: publish what is still staged, then drop the claim.
@@ -428,7 +456,9 @@ pub(crate) fn recover(tmp: &Path) -> Result<Recovery> {
                     .and_then(|_| Intent::decode(&bytes));
                 match (intent, ext) {
                     (Some(intent), INTENT) => {
-                        roll_back(&intent);
+                        if !roll_back(&intent) {
+                            continue; // keep the record: try again next time
+                        }
                         report.rolled_back += 1;
                     }
                     (Some(intent), _) => {
@@ -627,6 +657,23 @@ mod tests {
         assert!(!done.join("a.md").exists());
         assert_eq!(fs::read(done.join("b.md")).unwrap(), b"b2");
         assert!(!inbox.join("b.md").exists());
+        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn rolling_back_onto_a_taken_name_keeps_both_versions() {
+        let (_root, tmp, inbox, done) = setup();
+        let intent = Intent {
+            origin: inbox.join("a.md"),
+            claim: tmp.join("x.claim"),
+            outputs: vec![(tmp.join("x.0.new"), done.join("a.md"))],
+        };
+        fs::write(&intent.claim, b"claimed").unwrap();
+        fs::write(&intent.origin, b"arrived meanwhile").unwrap();
+        fs::write(tmp.join("x.intent"), intent.encode()).unwrap();
+        recover(&tmp).unwrap();
+        assert_eq!(fs::read(inbox.join("a.md")).unwrap(), b"arrived meanwhile");
+        assert_eq!(fs::read(inbox.join("a.recovered-x.md")).unwrap(), b"claimed");
         assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
     }
 
