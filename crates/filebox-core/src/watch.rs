@@ -85,9 +85,14 @@ impl Mailbox {
                 }
                 let wait = TICK.min(look_at - now);
                 let wait = deadline.map_or(wait, |d| wait.min(d.saturating_duration_since(now)));
-                if receiver.recv_timeout(wait).is_ok() {
-                    while receiver.try_recv().is_ok() {}
-                    break;
+                match receiver.recv_timeout(wait) {
+                    Ok(()) => {
+                        while receiver.try_recv().is_ok() {}
+                        break;
+                    }
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
+                    // No watcher (no inotify here, or its limit reached): just sleep.
+                    Err(mpsc::RecvTimeoutError::Disconnected) => std::thread::sleep(wait),
                 }
             }
         }
