@@ -21,7 +21,7 @@ TOOLS = {
     "reject_message": "destructive",
     "hold_message": "destructive",
     "list_agents": "read_only",
-    "wait_for_messages": "read_only",
+    "wait_for_messages": "updates",
     "search_messages": "read_only",
     "message_status": "read_only",
     "list_threads": "read_only",

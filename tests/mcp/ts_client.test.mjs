@@ -64,6 +64,9 @@ for (const [name, open] of Object.entries(transports)) {
       assert.equal(byName.send_message.annotations.destructiveHint, false);
       assert.equal(byName.fork_thread.annotations.readOnlyHint, false);
       assert.equal(byName.fork_thread.annotations.destructiveHint, false);
+      // A wait moves the cursor it shares with `filebox wait`: not read-only, loses nothing.
+      assert.equal(byName.wait_for_messages.annotations.readOnlyHint, false);
+      assert.equal(byName.wait_for_messages.annotations.destructiveHint, false);
     });
 
     test("sends, lists, reads and resolves with structured results", async () => {

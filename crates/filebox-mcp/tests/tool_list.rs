@@ -29,3 +29,15 @@ fn every_tool_is_annotated_and_closed_world() {
         assert!(tool.output_schema.is_some(), "{}", tool.name);
     }
 }
+
+#[test]
+fn a_wait_moves_the_shared_cursor_so_it_is_not_read_only() {
+    let tools = filebox_mcp::tool_list();
+    let wait = tools
+        .iter()
+        .find(|tool| tool.name == "wait_for_messages")
+        .expect("wait_for_messages");
+    let annotations = wait.annotations.as_ref().expect("annotations");
+    assert_eq!(annotations.read_only_hint, Some(false));
+    assert_eq!(annotations.destructive_hint, Some(false));
+}

@@ -91,8 +91,9 @@ enum Effect {
     ReadOnly,
     /// Adds messages; changes nothing that is there.
     Additive,
-    /// Adds messages and updates existing ones without losing anything: a reply moves the
-    /// message it answers on, a fork marks later messages obsolete.
+    /// Updates state without losing anything, so a second call does something else: a reply
+    /// moves the message it answers on, a fork marks later messages obsolete, a wait moves
+    /// the wait cursor past what it returns.
     Updates,
     /// Moves an existing message on (to done, cancel, hold); not undone by calling again.
     Changes,

@@ -24,14 +24,14 @@ pub(super) fn definition() -> Tool {
     super::definition::<WaitArgs, WaitResult>(
         NAME,
         "Wait for messages",
-        "Return the messages in your inbox that no earlier wait has returned (waits by this \
-         tool and by `filebox wait` share one cursor per mailbox), oldest first: at once if \
-         there are some, else as soon as one arrives. A message that comes back with a reply \
-         counts as new again. The very first wait on a mailbox counts what is already there as \
+        "Return the messages in your inbox that no earlier wait has returned, oldest first: \
+         at once if there are some, else as soon as one arrives. Not read-only: it advances \
+         the wait cursor it shares with `filebox wait` (one per mailbox), so what one returns \
+         the other will not. A message that comes back with a reply counts as new again. The very first wait on a mailbox counts what is already there as \
          returned: call list_messages for that. Returns an empty list when the timeout passes \
          (omitted: wait until mail comes or the call is cancelled). Sends progress \
          notifications about once a second while it waits.",
-        Effect::ReadOnly,
+        Effect::Updates,
     )
 }
 
