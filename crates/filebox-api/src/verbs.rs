@@ -70,11 +70,7 @@ pub fn read(mailroom: &Mailroom, args: &ReadArgs) -> Result<ReadResult> {
     let envelope = mailbox.find(&reference, &folders)?;
     // Before reading: a copy replaced in between stays unread (see `Mailbox::mark_read`).
     mailbox.mark_read(&envelope)?;
-    let markdown = mailbox.read_text(&envelope)?;
-    let message = filebox_core::message::parse(&markdown).map_err(|reason| Error::Malformed {
-        path: envelope.path.clone(),
-        reason: reason.into(),
-    })?;
+    let (message, markdown) = mailbox.read_with_markdown(&envelope)?;
     Ok(ReadResult {
         message: MessageDetail::new(&envelope, &message),
         markdown,

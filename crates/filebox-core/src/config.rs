@@ -77,10 +77,14 @@ impl Config {
         if let Some(path) = explicit {
             return Some(path.to_owned());
         }
+        Config::locate_project(cwd).or_else(|| user_config_path().filter(|p| p.is_file()))
+    }
+
+    /// The nearest `.filebox/config.json` from `cwd` upward.
+    pub fn locate_project(cwd: &Path) -> Option<PathBuf> {
         cwd.ancestors()
             .map(|dir| dir.join(PROJECT_DIR).join(FILE_NAME))
             .find(|p| p.is_file())
-            .or_else(|| user_config_path().filter(|p| p.is_file()))
     }
 
     /// Locate and load.

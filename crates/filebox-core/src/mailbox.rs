@@ -137,7 +137,7 @@ impl Mailbox {
         for dir in Folder::ALL
             .iter()
             .map(|f| mailbox.folder_path(*f))
-            .chain([mailbox.tmp()])
+            .chain([mailbox.tmp(), mailbox.state_dir()])
         {
             match fs::symlink_metadata(&dir) {
                 Ok(meta) if meta.file_type().is_dir() => {}
@@ -402,10 +402,13 @@ impl Mailbox {
         read_message(&envelope.path)
     }
 
-    /// Read the raw Markdown of a message.
-    pub fn read_text(&self, envelope: &Envelope) -> Result<String> {
+    /// Read a message and its Markdown as it is on disk.
+    pub fn read_with_markdown(&self, envelope: &Envelope) -> Result<(Message, String)> {
         let bytes = store::read_regular(&envelope.path)?;
-        String::from_utf8(bytes).map_err(|_| malformed(&envelope.path, "it is not UTF-8"))
+        let message = parse_bytes(&envelope.path, &bytes)?;
+        let markdown =
+            String::from_utf8(bytes).map_err(|_| malformed(&envelope.path, "it is not UTF-8"))?;
+        Ok((message, markdown))
     }
 
     /// Message counts per folder.

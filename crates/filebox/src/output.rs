@@ -81,11 +81,18 @@ pub(crate) fn is_broken_pipe(error: &anyhow::Error) -> bool {
     })
 }
 
-/// One sentence: the error and its causes.
+/// One sentence: the error and those of its causes it does not already quote (core errors
+/// name their cause in their own message).
 pub(crate) fn describe(error: &anyhow::Error) -> String {
-    error
-        .chain()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(": ")
+    let mut sentence = String::new();
+    for cause in error.chain().map(ToString::to_string) {
+        if sentence.contains(&cause) {
+            continue;
+        }
+        if !sentence.is_empty() {
+            sentence.push_str(": ");
+        }
+        sentence.push_str(&cause);
+    }
+    sentence
 }

@@ -34,11 +34,13 @@ pub fn parse_header(text: &str) -> Result<Header, ParseError> {
             fields.push((key.trim().to_owned(), value.trim().to_owned()));
         }
     }
+    // Listings, searches and waits tell messages apart by their id: an empty one would merge
+    // every such file into one.
     if !fields
         .iter()
-        .any(|(k, _)| k.eq_ignore_ascii_case(super::field::MESSAGE_ID))
+        .any(|(k, v)| k.eq_ignore_ascii_case(super::field::MESSAGE_ID) && !v.is_empty())
     {
-        return Err("the header has no **Message ID:** line");
+        return Err("the header has no **Message ID:** line with a value");
     }
     Ok(Header::from_parts(
         kind.trim().to_owned(),

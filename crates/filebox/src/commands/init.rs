@@ -16,11 +16,7 @@ pub(crate) fn run(global: &Global, args: &InitArgs) -> anyhow::Result<Outcome> {
     let path = global
         .config
         .clone()
-        .or_else(|| {
-            cwd.ancestors()
-                .map(|d| d.join(PROJECT_DIR).join(FILE_NAME))
-                .find(|p| p.is_file())
-        })
+        .or_else(|| Config::locate_project(&cwd))
         .unwrap_or_else(|| cwd.join(PROJECT_DIR).join(FILE_NAME));
     let path = config::absolute(&path, &cwd);
     let mailbox = config::absolute(
