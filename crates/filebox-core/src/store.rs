@@ -673,7 +673,10 @@ mod tests {
         fs::write(tmp.join("x.intent"), intent.encode()).unwrap();
         recover(&tmp).unwrap();
         assert_eq!(fs::read(inbox.join("a.md")).unwrap(), b"arrived meanwhile");
-        assert_eq!(fs::read(inbox.join("a.recovered-x.md")).unwrap(), b"claimed");
+        assert_eq!(
+            fs::read(inbox.join("a.recovered-x.md")).unwrap(),
+            b"claimed"
+        );
         assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
     }
 

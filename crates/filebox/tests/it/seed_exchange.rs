@@ -117,7 +117,10 @@ fn a_recipient_that_cannot_receive_does_not_hide_the_others_delivery() {
         .as_agent("qa")
         .args(["send", "dev,ghost", "ER", "for both"])
         .failure();
-    assert!(err.contains("delivered to [dev]") && err.contains("ghost"), "{err}");
+    assert!(
+        err.contains("delivered to [dev]") && err.contains("ghost"),
+        "{err}"
+    );
     assert_eq!(t.files("dev", "inbox").len(), 1);
     assert_eq!(t.files("qa", "outbox"), t.files("dev", "inbox"));
 }
