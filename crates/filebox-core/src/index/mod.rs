@@ -10,7 +10,7 @@ mod sync;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 
 use crate::error::{Error, Result};
 use crate::mailbox::Mailbox;
@@ -21,6 +21,9 @@ pub(crate) use record::Row;
 
 /// Bump when the schema or what is indexed changes: an older database is rebuilt.
 const SCHEMA_VERSION: i64 = 2;
+
+/// Held while the database files are deleted, so two processes never rebuild at once.
+const LOCK: &str = "index.lock";
 
 /// How much of the database file SQLite may map into memory instead of reading it.
 const MMAP_BYTES: i64 = 256 * 1024 * 1024;
@@ -60,17 +63,12 @@ impl Index {
     pub fn open(mailbox: &Mailbox) -> Result<Index> {
         let path = mailbox.state_dir().join("index.db");
         store::create_private_dir(&mailbox.state_dir())?;
-        let conn = match connect(&path) {
-            Ok(Some(conn)) => conn,
+        let conn = match connect(&path)? {
+            Opened::Ready(conn) => conn,
             // A damaged file, or another version's schema: it is only a cache, start again.
-            Ok(None) | Err(Error::Index { .. }) => {
-                remove_database(&path)?;
-                connect(&path)?.ok_or_else(|| Error::Index {
-                    path: path.clone(),
-                    reason: "a new index has an unexpected schema".into(),
-                })?
-            }
-            Err(e) => return Err(e),
+            // Any other error (busy, I/O, cannot open) is reported: the file may be fine and
+            // open in another process.
+            Opened::Stale => replace_stale(&mailbox.state_dir().join(LOCK), &path)?,
         };
         let mut index = Index {
             conn,
@@ -91,11 +89,17 @@ impl Index {
     }
 }
 
-/// Open the database, creating this version's schema in a new one; `None` when the file
-/// holds another schema.
-fn connect(path: &Path) -> Result<Option<Connection>> {
+/// An index database as [`connect`] found it.
+enum Opened {
+    Ready(Connection),
+    /// Damaged, not a database, or another version's schema: to be deleted and rebuilt.
+    Stale,
+}
+
+/// Open the database, creating this version's schema in a new one.
+fn connect(path: &Path) -> Result<Opened> {
     store::create_private_file(path)?;
-    let setup = || -> rusqlite::Result<Option<Connection>> {
+    let setup = || -> rusqlite::Result<Opened> {
         let mut conn = Connection::open(path)?;
         conn.busy_timeout(Duration::from_secs(10))?;
         // A derived index may lose its last transactions in a power cut: the next sync redoes
@@ -105,9 +109,9 @@ fn connect(path: &Path) -> Result<Option<Connection>> {
         // The common case, an existing index, is a read: no write lock on every open.
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         match version {
-            SCHEMA_VERSION => return Ok(Some(conn)),
+            SCHEMA_VERSION => return Ok(Opened::Ready(conn)),
             0 => {}
-            _ => return Ok(None),
+            _ => return Ok(Opened::Stale),
         }
         // WAL where the file system allows it (readers never wait for the writer); SQLite
         // keeps its default journal elsewhere, which is also correct. The mode is kept in
@@ -122,12 +126,42 @@ fn connect(path: &Path) -> Result<Option<Connection>> {
                 tx.execute_batch(SCHEMA)?;
                 tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
             }
-            _ => return Ok(None),
+            _ => return Ok(Opened::Stale),
         }
         tx.commit()?;
-        Ok(Some(conn))
+        Ok(Opened::Ready(conn))
     };
-    setup().map_err(|e| index_error(path, e))
+    match setup() {
+        Ok(opened) => Ok(opened),
+        Err(e) if is_damaged(&e) => Ok(Opened::Stale),
+        Err(e) => Err(index_error(path, e)),
+    }
+}
+
+/// Delete a stale database and create a new one, under `lock`: rebuilders take turns, and
+/// the one that comes second finds the index already rebuilt.
+fn replace_stale(lock: &Path, path: &Path) -> Result<Connection> {
+    store::with_lock(lock, || {
+        if let Opened::Ready(conn) = connect(path)? {
+            return Ok(conn);
+        }
+        remove_database(path)?;
+        match connect(path)? {
+            Opened::Ready(conn) => Ok(conn),
+            Opened::Stale => Err(Error::Index {
+                path: path.to_owned(),
+                reason: "a new index is unreadable or has an unexpected schema".into(),
+            }),
+        }
+    })
+}
+
+/// Whether SQLite says the file itself is bad (rather than busy, unreadable or full).
+fn is_damaged(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase)
+    )
 }
 
 /// Delete the index files of a mailbox (`filebox reindex` then rebuilds them).
@@ -145,7 +179,10 @@ pub fn remove_database(path: &Path) -> Result<()> {
 
 /// Delete a mailbox's index and build it again from the files.
 pub fn rebuild(mailbox: &Mailbox) -> Result<Index> {
-    remove_database(&mailbox.state_dir().join("index.db"))?;
+    let state = mailbox.state_dir();
+    store::with_lock(&state.join(LOCK), || {
+        remove_database(&state.join("index.db"))
+    })?;
     Index::open(mailbox)
 }
 

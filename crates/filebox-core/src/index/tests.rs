@@ -158,6 +158,38 @@ fn a_deleted_or_damaged_database_is_rebuilt() {
 }
 
 #[test]
+fn an_index_that_cannot_be_opened_for_another_reason_is_left_alone() {
+    let (_dir, mb) = mailbox();
+    put(&mb, Folder::Inbox, "aaaaaaaa-1", "t", "kiwi");
+    drop(Index::open(&mb).unwrap());
+    let db = mb.state_dir().join("index.db");
+    let before = fs::read(&db).unwrap();
+    // SQLite cannot open the write-ahead log (as with a permission problem or too many open
+    // files): an error to report, not a damaged file to delete under other processes.
+    let wal = mb.state_dir().join("index.db-wal");
+    let _ = fs::remove_file(&wal);
+    fs::create_dir(&wal).unwrap();
+    let error = Index::open(&mb).err().expect("the open fails");
+    assert!(matches!(error, crate::Error::Index { .. }), "{error}");
+    assert_eq!(fs::read(&db).unwrap(), before);
+    fs::remove_dir(&wal).unwrap();
+    assert_eq!(ids(&mut Index::open(&mb).unwrap(), "kiwi"), ["aaaaaaaa-1"]);
+}
+
+#[test]
+fn a_database_of_another_schema_version_is_rebuilt() {
+    let (_dir, mb) = mailbox();
+    put(&mb, Folder::Inbox, "aaaaaaaa-1", "t", "kiwi");
+    drop(Index::open(&mb).unwrap());
+    let db = mb.state_dir().join("index.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.pragma_update(None, "user_version", super::SCHEMA_VERSION + 1)
+        .unwrap();
+    drop(conn);
+    assert_eq!(ids(&mut Index::open(&mb).unwrap(), "kiwi"), ["aaaaaaaa-1"]);
+}
+
+#[test]
 fn one_hit_per_message_and_unreadable_files_are_skipped() {
     let (_dir, mb) = mailbox();
     put(&mb, Folder::Inbox, "aaaaaaaa-1", "t", "mango");
