@@ -70,7 +70,7 @@ impl Thread {
 }
 
 /// One copy of a message, read.
-pub(crate) struct Copy {
+pub(crate) struct ThreadCopy {
     pub(crate) agent: AgentId,
     pub(crate) row: Row,
     pub(crate) message: Message,
@@ -93,11 +93,7 @@ impl Mailroom {
     /// of the config.
     pub(crate) fn thread_id_of(&self, reference: &str) -> Result<String> {
         let (found, _) = self.locate(reference)?;
-        let h = &found.header;
-        Ok(h.get(field::THREAD_ID)
-            .map(str::to_owned)
-            .or_else(|| h.list(field::REFERENCES).into_iter().next())
-            .unwrap_or_else(|| h.id().to_owned()))
+        Ok(found.header.thread_id())
     }
 
     /// Find a node reference (`message` or `message#n`) in my mailbox, else in any mailbox of
@@ -132,7 +128,7 @@ impl Mailroom {
     }
 
     /// Every copy of every message of a thread, in every mailbox of the config.
-    pub(crate) fn thread_copies(&self, thread_id: &str) -> Result<Vec<Copy>> {
+    pub(crate) fn thread_copies(&self, thread_id: &str) -> Result<Vec<ThreadCopy>> {
         let mut copies = Vec::new();
         for agent in self.agents() {
             let mailbox = self.mailbox(agent)?;
@@ -141,7 +137,7 @@ impl Mailroom {
                 // A copy that moved since the index looked is read where it is now, by the
                 // next call; this one goes on without it.
                 if let Ok(message) = read_message(&path) {
-                    copies.push(Copy {
+                    copies.push(ThreadCopy {
                         agent: agent.clone(),
                         row,
                         message,
@@ -155,7 +151,7 @@ impl Mailroom {
 
 /// The copy that shows a message best: the longest conversation, then one that is not an
 /// outbox record (its folder is the holder's state).
-fn best<'a>(copies: impl Iterator<Item = &'a Copy>) -> Option<&'a Copy> {
+fn best<'a>(copies: impl Iterator<Item = &'a ThreadCopy>) -> Option<&'a ThreadCopy> {
     copies.max_by_key(|c| {
         (
             c.message.conversation.len(),
@@ -166,8 +162,8 @@ fn best<'a>(copies: impl Iterator<Item = &'a Copy>) -> Option<&'a Copy> {
 }
 
 /// Build the tree from the copies found.
-pub(crate) fn build(thread_id: &str, copies: &[Copy]) -> Thread {
-    let mut by_id: BTreeMap<&str, Vec<&Copy>> = BTreeMap::new();
+pub(crate) fn build(thread_id: &str, copies: &[ThreadCopy]) -> Thread {
+    let mut by_id: BTreeMap<&str, Vec<&ThreadCopy>> = BTreeMap::new();
     for copy in copies {
         by_id.entry(copy.row.id.as_str()).or_default().push(copy);
     }
