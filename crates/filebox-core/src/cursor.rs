@@ -45,13 +45,19 @@ pub(crate) fn load(mailbox: &Mailbox) -> Result<Option<HashSet<(String, u64)>>> 
         Err(e) => return Err(e).at(&path),
     };
     Ok(Some(
-        text.lines()
-            .filter_map(|line| {
-                let (ino, name) = line.split_once('\t')?;
-                Some((name.to_owned(), ino.parse().ok()?))
-            })
+        inode_lines(&text)
+            .map(|(ino, name)| (name.to_owned(), ino))
             .collect(),
     ))
+}
+
+/// The `<inode>\t<text>` lines of a state file (this cursor, the read marks); a line that
+/// does not parse (a torn last line after a crash) is skipped.
+pub(crate) fn inode_lines(text: &str) -> impl Iterator<Item = (u64, &str)> {
+    text.lines().filter_map(|line| {
+        let (ino, rest) = line.split_once('\t')?;
+        Some((ino.parse().ok()?, rest))
+    })
 }
 
 /// Record the inbox as it is now as reported.

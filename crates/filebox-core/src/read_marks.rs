@@ -8,10 +8,12 @@
 //! changed, is unread again.
 
 use std::collections::{HashMap, HashSet};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::Path;
 
-use crate::error::{IoContext, Result};
+use crate::cursor;
+use crate::error::{Error, IoContext, Result};
 use crate::folder::Folder;
 use crate::mailbox::{Envelope, Mailbox};
 use crate::store;
@@ -31,8 +33,9 @@ impl Mailbox {
             .append(true)
             .create(true)
             .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(&path)
-            .at(&path)?;
+            .map_err(|e| refuse_symlink(&path, e))?;
         // One write of one short line: with O_APPEND it lands whole at the end.
         let line = format!("{ino}\t{}\n", envelope.header.id());
         file.write_all(line.as_bytes()).at(&path)
@@ -59,17 +62,59 @@ impl Mailbox {
 
     fn read_marks(&self) -> Result<HashSet<(u64, String)>> {
         let path = self.state_dir().join(FILE);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path);
+        let mut text = String::new();
+        match file {
+            Ok(mut file) => file.read_to_string(&mut text).at(&path)?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashSet::new()),
-            Err(e) => return Err(e).at(&path),
+            Err(e) => return Err(refuse_symlink(&path, e)),
         };
-        Ok(text
-            .lines()
-            .filter_map(|line| {
-                let (ino, id) = line.split_once('\t')?;
-                Some((ino.parse().ok()?, id.to_owned()))
-            })
+        Ok(cursor::inode_lines(&text)
+            .map(|(ino, id)| (ino, id.to_owned()))
             .collect())
+    }
+}
+
+/// The error for opening the read marks: a symlink in their place is refused, not followed
+/// (appending through it would write wherever it points).
+fn refuse_symlink(path: &Path, error: std::io::Error) -> Error {
+    match error.raw_os_error() {
+        Some(libc::ELOOP) => Error::Malformed {
+            path: path.to_owned(),
+            reason: "the read marks must be a regular file (symlinks are not followed)".into(),
+        },
+        _ => Error::io(path, error),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::AgentId;
+
+    #[test]
+    fn a_symlinked_read_marks_file_is_refused_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mb = Mailbox::open(AgentId::new("a").unwrap(), dir.path().join("a")).unwrap();
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::write(&elsewhere, "1\tplanted\n").unwrap();
+        std::os::unix::fs::symlink(&elsewhere, mb.state_dir().join(FILE)).unwrap();
+        let error = mb.read_marks().unwrap_err();
+        assert!(matches!(error, Error::Malformed { .. }), "{error}");
+        let envelope = Envelope {
+            folder: Folder::Inbox,
+            file: crate::message::FileName::new("20250101T000000-DIS-hi-00000001.md").unwrap(),
+            path: elsewhere.clone(),
+            header: crate::message::Header::new(
+                &crate::message::MessageType::new("DIS").unwrap(),
+                "hi",
+            ),
+        };
+        let error = mb.mark_read(&envelope).unwrap_err();
+        assert!(matches!(error, Error::Malformed { .. }), "{error}");
+        assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "1\tplanted\n");
     }
 }
