@@ -32,18 +32,6 @@ pub fn listing_form(compact: &str) -> Option<String> {
     well_formed.then(|| format!("{}-{}-{}", &compact[..4], &compact[4..6], &compact[6..]))
 }
 
-/// Parse the file-name form back to a timestamp.
-pub fn parse_compact(compact: &str) -> Option<Timestamp> {
-    let listing = listing_form(compact)?;
-    let iso = format!(
-        "{}:{}:{}Z",
-        &listing[..13],
-        &listing[13..15],
-        &listing[15..17]
-    );
-    parse_iso(&iso)
-}
-
 /// A caller's "since": a date (`2025-06-27`, midnight UTC) or a timestamp, in the header form.
 pub fn parse_since(value: &str) -> Option<String> {
     let value = value.trim();
@@ -68,7 +56,6 @@ mod tests {
             listing_form("20250627T153000").unwrap(),
             "2025-06-27T153000"
         );
-        assert_eq!(parse_compact("20250627T153000"), Some(ts));
         assert_eq!(listing_form("2025062xT153000"), None);
     }
 }

@@ -48,13 +48,6 @@ impl FileName {
         time::listing_form(prefix).map(|_| prefix)
     }
 
-    /// The TYPE part, when the name follows the convention.
-    pub fn kind(&self) -> Option<&str> {
-        self.compact_time()?;
-        let rest = self.0.get(16..)?;
-        rest.split('-').next().filter(|k| !k.is_empty())
-    }
-
     /// The 8-character short id at the end, when the name follows the convention.
     pub fn short_id(&self) -> Option<&str> {
         let stem = self.0.strip_suffix(".md")?;
@@ -136,7 +129,6 @@ mod tests {
             "20250627T153000-ER-new-feature-batch-import-60bd0e69.md"
         );
         assert_eq!(name.compact_time(), Some("20250627T153000"));
-        assert_eq!(name.kind(), Some("ER"));
         assert_eq!(name.short_id(), Some("60bd0e69"));
     }
 

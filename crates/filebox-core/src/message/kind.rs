@@ -10,17 +10,6 @@ use crate::error::{Error, Result};
 pub struct MessageType(String);
 
 impl MessageType {
-    /// The types the seeds name, with what each is for.
-    pub const KNOWN: [(&'static str, &'static str); 7] = [
-        ("ER", "enhancement request"),
-        ("BR", "bug report"),
-        ("DIS", "discussion"),
-        ("ACK", "acknowledgement"),
-        ("SU", "status update"),
-        ("ASK", "question that waits for an answer"),
-        ("RPT", "work report: a finished task, for confirmation"),
-    ];
-
     /// Parse a type from a caller; lower case is accepted and upper-cased.
     pub fn new(value: &str) -> Result<Self> {
         let upper = value.trim().to_ascii_uppercase();
