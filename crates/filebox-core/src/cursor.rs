@@ -14,9 +14,9 @@ use crate::store;
 
 const FILE: &str = "inbox-cursor";
 
-/// Inbox files (name and inode) already reported to one watcher, kept in memory: what
-/// [`Mailbox::watch_new_mail`] compares the inbox against. Never saved, so a watch does not
-/// move `wait`'s cursor.
+/// Inbox files (name and inode) already reported: what [`Mailbox::watch_new_mail`] compares
+/// the inbox against. `wait` loads and saves it as the cursor; `watch` keeps its own in memory,
+/// so it never moves `wait`'s cursor.
 #[derive(Debug, Clone, Default)]
 pub struct InboxBaseline(pub(crate) HashSet<(String, u64)>);
 
@@ -37,18 +37,18 @@ impl InboxBaseline {
 }
 
 /// The files already reported; `None` when no wait ever ran (or the cursor was deleted).
-pub(crate) fn load(mailbox: &Mailbox) -> Result<Option<HashSet<(String, u64)>>> {
+pub(crate) fn load(mailbox: &Mailbox) -> Result<Option<InboxBaseline>> {
     let path = mailbox.state_dir().join(FILE);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e).at(&path),
     };
-    Ok(Some(
+    Ok(Some(InboxBaseline(
         inode_lines(&text)
             .map(|(ino, name)| (name.to_owned(), ino))
             .collect(),
-    ))
+    )))
 }
 
 /// The `<inode>\t<text>` lines of a state file (this cursor, the read marks); a line that
@@ -60,10 +60,10 @@ pub(crate) fn inode_lines(text: &str) -> impl Iterator<Item = (u64, &str)> {
     })
 }
 
-/// Record the inbox as it is now as reported.
-pub(crate) fn save(mailbox: &Mailbox, entries: &[(FileName, u64)]) -> Result<()> {
+/// Record what has been reported.
+pub(crate) fn save(mailbox: &Mailbox, reported: &InboxBaseline) -> Result<()> {
     let mut text = String::new();
-    for (name, ino) in entries {
+    for (name, ino) in &reported.0 {
         let _ = writeln!(text, "{ino}\t{name}");
     }
     store::write_file_atomic(&mailbox.state_dir().join(FILE), text.as_bytes())

@@ -9,7 +9,6 @@ mod cursor;
 mod error;
 mod folder;
 mod fork;
-mod inbox_watch;
 pub mod index;
 mod mailbox;
 mod mailroom;

@@ -331,7 +331,9 @@ impl Mailbox {
     /// of a race learns where the message went.
     pub fn find_settled(&self, reference: &MessageRef, folders: &[Folder]) -> Result<Envelope> {
         match self.find(reference, folders) {
-            Err(Error::NotFound { .. }) if store::wait_for_moves(&self.tmp())? => {
+            // Look again even if no move is in flight now: one may have ended since the look.
+            Err(Error::NotFound { .. }) => {
+                store::wait_for_moves(&self.tmp())?;
                 self.find(reference, folders)
             }
             other => other,

@@ -76,11 +76,10 @@ impl Staged {
                 .open(path)
                 .at(path)?;
             file.lock().at(path)?;
-            let ours = file.metadata().at(path)?;
+            if names_file(path, &file) {
+                return Ok(file);
+            }
             match fs::symlink_metadata(path) {
-                Ok(named) if named.dev() == ours.dev() && named.ino() == ours.ino() => {
-                    return Ok(file);
-                }
                 Ok(_) => {
                     return Err(Error::io(
                         path,
@@ -91,6 +90,14 @@ impl Staged {
                 Err(e) => return Err(Error::io(path, e)),
             }
         }
+    }
+}
+
+/// Whether `path` still names the open `file` (same device and inode).
+fn names_file(path: &Path, file: &File) -> bool {
+    match (fs::symlink_metadata(path), file.metadata()) {
+        (Ok(named), Ok(open)) => named.dev() == open.dev() && named.ino() == open.ino(),
+        _ => false,
     }
 }
 
@@ -446,6 +453,12 @@ pub(crate) fn recover(tmp: &Path) -> Result<Recovery> {
         if file.try_lock().is_err() {
             continue; // a live process holds it
         }
+        // The name may have been given to a new file since we opened it (a writer whose first
+        // staging file was removed starts again under the same name): act only on what we
+        // locked.
+        if !names_file(&path, &file) {
+            continue;
+        }
         match ext {
             STAGED => report.removed += 1,
             _ => {
@@ -475,14 +488,13 @@ pub(crate) fn recover(tmp: &Path) -> Result<Recovery> {
 }
 
 /// Wait until the moves that live processes are making out of this `tmp/` are finished
-/// (each holds the lock on its intent until done). Returns whether there were any.
-pub(crate) fn wait_for_moves(tmp: &Path) -> Result<bool> {
+/// (each holds the lock on its intent until done).
+pub(crate) fn wait_for_moves(tmp: &Path) -> Result<()> {
     let entries = match fs::read_dir(tmp) {
         Ok(entries) => entries,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(false),
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(Error::io(tmp, e)),
     };
-    let mut waited = false;
     for entry in entries.flatten() {
         let path = entry.path();
         if !matches!(
@@ -495,12 +507,9 @@ pub(crate) fn wait_for_moves(tmp: &Path) -> Result<bool> {
         let Ok(file) = File::open(&path) else {
             continue;
         };
-        if file.try_lock().is_err() {
-            file.lock().at(&path)?;
-            waited = true;
-        }
+        file.lock().at(&path)?;
     }
-    Ok(waited)
+    Ok(())
 }
 
 /// Write a small file (the config) atomically next to its final path.
