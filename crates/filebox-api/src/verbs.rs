@@ -18,6 +18,8 @@ use crate::views::{
 
 /// How many hits a search returns when the caller does not say.
 const DEFAULT_SEARCH_LIMIT: usize = 20;
+/// How many threads `threads` shows when no limit is given.
+const DEFAULT_THREADS_LIMIT: usize = 20;
 
 /// `list`: a folder, oldest first, filtered.
 pub fn list(mailroom: &Mailroom, args: &ListArgs) -> Result<ListResult> {
@@ -243,7 +245,7 @@ pub fn thread(mailroom: &Mailroom, args: &ThreadArgs) -> Result<ThreadResult> {
 
 /// `threads`: my threads, most recently active first.
 pub fn threads(mailroom: &Mailroom, args: &ThreadsArgs) -> Result<ThreadsResult> {
-    let threads = mailroom.threads(args.limit.unwrap_or(DEFAULT_SEARCH_LIMIT))?;
+    let threads = mailroom.threads(args.limit.unwrap_or(DEFAULT_THREADS_LIMIT))?;
     Ok(ThreadsResult {
         threads: threads
             .into_iter()
