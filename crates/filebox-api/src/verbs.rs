@@ -281,6 +281,7 @@ pub fn fork(mailroom: &Mailroom, args: &ForkArgs) -> Result<ForkResult> {
             .iter()
             .map(ToString::to_string)
             .collect(),
+        unmarked: receipt.unmarked,
     })
 }
 

@@ -414,6 +414,9 @@ pub struct ForkResult {
     /// The nodes the fork made obsolete.
     pub obsoleted: Vec<String>,
     pub delivered_to: Vec<String>,
+    /// Obsoleted messages whose files could not be marked (the fork itself was sent, and
+    /// still lists them as obsolete); each with the reason.
+    pub unmarked: Vec<String>,
 }
 
 /// The result of `wait`.

@@ -83,6 +83,8 @@ pub struct ForkReceipt {
     /// The node ids now obsolete.
     pub obsoleted: Vec<String>,
     pub delivered_to: Vec<AgentId>,
+    /// Obsoleted messages whose files could not be marked `Status: obsolete`, and why.
+    pub unmarked: Vec<String>,
 }
 
 impl Mailroom {
@@ -146,11 +148,16 @@ impl Mailroom {
             extra.push((field::OBSOLETES, obsoletes.as_str()));
         }
         let receipt = self.send_new_with(&send, &extra)?;
-        // The fork exists and names what it obsoletes; now mark each obsolete message's files.
-        for id in obsoleted.iter().filter(|id| !id.contains(ENTRY_SEPARATOR)) {
-            self.mark_obsolete(id)?;
-        }
+        // The fork exists and names what it obsoletes (which is what the thread view reads);
+        // now mark each obsolete message's files. A failure here must not read as a failed
+        // fork, or a retry would fork twice: it is reported in the receipt instead.
+        let unmarked = obsoleted
+            .iter()
+            .filter(|id| !id.contains(ENTRY_SEPARATOR))
+            .filter_map(|id| self.mark_obsolete(id).err().map(|e| format!("{id} ({e})")))
+            .collect();
         Ok(ForkReceipt {
+            unmarked,
             id: receipt.id,
             file: receipt.file,
             thread: thread_id,
@@ -161,24 +168,34 @@ impl Mailroom {
     }
 
     /// Write `Status: obsolete` into every copy of a message in every mailbox of the config.
+    /// Every mailbox is tried; the first failure is returned at the end.
     fn mark_obsolete(&self, id: &str) -> Result<()> {
+        let mut first_failure = None;
         for agent in self.agents() {
-            let mailbox = self.mailbox(agent)?;
-            for _ in 0..MARK_ATTEMPTS {
-                let rows = Index::open(&mailbox)?.id_rows(id)?;
-                let mut moved_meanwhile = false;
-                for row in rows.iter().filter(|r| r.status != Status::Obsolete) {
-                    let path = mailbox.folder_path(row.folder).join(&row.name);
-                    let marked = store::rewrite_in_place(&mailbox.tmp(), &path, |bytes| {
-                        let mut message = parse_bytes(&path, bytes)?;
-                        message.header.set(field::STATUS, Status::Obsolete.as_str());
-                        Ok(render(&message).into_bytes())
-                    })?;
-                    moved_meanwhile |= matches!(marked, Moved::Gone);
-                }
-                if !moved_meanwhile {
-                    break;
-                }
+            if let Err(e) = self.mark_obsolete_in(agent, id) {
+                first_failure.get_or_insert(e);
+            }
+        }
+        first_failure.map_or(Ok(()), Err)
+    }
+
+    /// Mark every copy in one mailbox, again if a copy moved on while it was being marked.
+    fn mark_obsolete_in(&self, agent: &AgentId, id: &str) -> Result<()> {
+        let mailbox = self.mailbox(agent)?;
+        for _ in 0..MARK_ATTEMPTS {
+            let rows = Index::open(&mailbox)?.id_rows(id)?;
+            let mut moved_meanwhile = false;
+            for row in rows.iter().filter(|r| r.status != Status::Obsolete) {
+                let path = mailbox.folder_path(row.folder).join(&row.name);
+                let marked = store::rewrite_in_place(&mailbox.tmp(), &path, |bytes| {
+                    let mut message = parse_bytes(&path, bytes)?;
+                    message.header.set(field::STATUS, Status::Obsolete.as_str());
+                    Ok(render(&message).into_bytes())
+                })?;
+                moved_meanwhile |= matches!(marked, Moved::Gone);
+            }
+            if !moved_meanwhile {
+                break;
             }
         }
         Ok(())

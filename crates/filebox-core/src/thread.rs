@@ -127,11 +127,14 @@ impl Mailroom {
         Ok((found, entry))
     }
 
-    /// Every copy of every message of a thread, in every mailbox of the config.
+    /// Every copy of every message of a thread, in every mailbox of the config that can be
+    /// opened: one broken mailbox path must not hide the thread from everyone else.
     pub(crate) fn thread_copies(&self, thread_id: &str) -> Result<Vec<ThreadCopy>> {
         let mut copies = Vec::new();
         for agent in self.agents() {
-            let mailbox = self.mailbox(agent)?;
+            let Ok(mailbox) = self.mailbox(agent) else {
+                continue;
+            };
             for row in Index::open(&mailbox)?.thread_rows(thread_id)? {
                 let path = mailbox.folder_path(row.folder).join(&row.name);
                 // A copy that moved since the index looked is read where it is now, by the

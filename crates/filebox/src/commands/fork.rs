@@ -25,5 +25,12 @@ pub(crate) fn run(global: &Global, args: &ForkArgs) -> anyhow::Result<Outcome> {
         }
         lines
     })?;
-    Ok(Outcome::Success)
+    for unmarked in &result.unmarked {
+        output::warn(format!("could not mark {unmarked} as obsolete"));
+    }
+    Ok(if result.unmarked.is_empty() {
+        Outcome::Success
+    } else {
+        Outcome::Partial
+    })
 }

@@ -264,3 +264,39 @@ fn thread_tolerates_missing_parents_and_cycles() {
     assert_eq!(missing["parent_missing"], true);
     assert!(nodes.iter().any(|n| n["parent"].is_null()));
 }
+
+#[test]
+fn a_fork_that_cannot_mark_every_copy_is_still_one_fork_and_says_so() {
+    let t = Test::new().agents(["a", "b", "ghost"]);
+    let e1 = t.send("a", "b", "ER", "one");
+    let first = json(
+        t.as_agent("a")
+            .args(["--json", "fork", "--from", &e1])
+            .args(["--reason", "context-compression", "--context", "x"])
+            .success(),
+    );
+    let first_id = first["id"].as_str().unwrap();
+    // ghost's mailbox path becomes a plain file: nothing there can be marked.
+    std::fs::remove_dir_all(t.mailbox("ghost")).unwrap();
+    std::fs::write(t.mailbox("ghost"), b"not a folder").unwrap();
+    let (out, err) = t
+        .as_agent("b")
+        .args(["--json", "fork", "--from", &e1])
+        .args(["--reason", "direction-change", "--context", "y"])
+        .expect_code(1);
+    let second = json(out);
+    assert!(second["id"].is_string(), "the fork was sent");
+    assert!(err.contains("could not mark"), "{err}");
+    assert!(
+        second["unmarked"][0]
+            .as_str()
+            .unwrap()
+            .starts_with(first_id),
+        "{second}"
+    );
+    // The mailboxes that could be marked were.
+    assert_eq!(
+        t.read_json("a", "outbox", first_id)["headers"]["Status"],
+        "obsolete"
+    );
+}
