@@ -7,56 +7,49 @@ use serde_json::Value;
 
 use crate::support::Test;
 
+/// `wait --timeout 0` with nothing new: exits 3 (and sets the cursor on a first wait).
+fn wait_for_nothing(t: &Test, agent: &str) -> Value {
+    let (out, _) = t
+        .as_agent(agent)
+        .args(["--json", "wait", "--timeout", "0"])
+        .expect_code(3);
+    serde_json::from_str(&out).unwrap()
+}
+
+/// `wait --json --timeout SECONDS` that gets mail: the messages.
+fn wait_for_mail(t: &Test, agent: &str, seconds: &str) -> Value {
+    let out = t
+        .as_agent(agent)
+        .args(["--json", "wait", "--timeout", seconds])
+        .success();
+    serde_json::from_str(&out).unwrap()
+}
+
 #[test]
 fn wait_returns_what_arrived_since_the_last_wait() {
     let t = Test::new().agents(["a", "b"]);
     // The first wait starts from the inbox as it is; nothing new is a timeout (exit 3).
-    let (out, _) = t
-        .as_agent("b")
-        .args(["--json", "wait", "--timeout", "0"])
-        .expect_code(3);
-    assert_eq!(
-        serde_json::from_str::<Value>(&out).unwrap(),
-        serde_json::json!([])
-    );
+    assert_eq!(wait_for_nothing(&t, "b"), serde_json::json!([]));
     let id = t.send("a", "b", "DIS", "while no one waits");
-    let out = t
-        .as_agent("b")
-        .args(["--json", "wait", "--timeout", "5"])
-        .success();
-    let got: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(got[0]["id"], id.as_str());
-    let (out, _) = t
-        .as_agent("b")
-        .args(["--json", "wait", "--timeout", "0"])
-        .expect_code(3);
-    assert_eq!(
-        serde_json::from_str::<Value>(&out).unwrap(),
-        serde_json::json!([])
-    );
+    assert_eq!(wait_for_mail(&t, "b", "5")[0]["id"], id.as_str());
+    assert_eq!(wait_for_nothing(&t, "b"), serde_json::json!([]));
 }
 
 #[test]
 fn a_timeout_too_large_for_the_clock_is_no_timeout() {
     let t = Test::new().agents(["a", "b"]);
-    t.as_agent("b")
-        .args(["wait", "--timeout", "0"])
-        .expect_code(3);
+    wait_for_nothing(&t, "b");
     let id = t.send("a", "b", "DIS", "already here");
-    let out = t
-        .as_agent("b")
-        .args(["--json", "wait", "--timeout", &u64::MAX.to_string()])
-        .success();
-    let got: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(got[0]["id"], id.as_str());
+    assert_eq!(
+        wait_for_mail(&t, "b", &u64::MAX.to_string())[0]["id"],
+        id.as_str()
+    );
 }
 
 #[test]
 fn wait_wakes_when_another_process_delivers() {
     let t = Test::new().agents(["a", "b"]);
-    t.as_agent("b")
-        .args(["wait", "--timeout", "0"])
-        .expect_code(3);
+    wait_for_nothing(&t, "b");
     let waiter = t
         .as_agent("b")
         .args(["--json", "wait", "--timeout", "30"])
@@ -121,9 +114,7 @@ fn watch_streams_json_lines() {
 #[test]
 fn watch_leaves_what_it_prints_to_the_agents_wait() {
     let t = Test::new().agents(["a", "b"]);
-    t.as_agent("b")
-        .args(["wait", "--timeout", "0"])
-        .expect_code(3);
+    wait_for_nothing(&t, "b");
     let mut watcher = t.as_agent("b").args(["watch"]).command().spawn().unwrap();
     let waiter = t
         .as_agent("b")
@@ -144,12 +135,7 @@ fn watch_leaves_what_it_prints_to_the_agents_wait() {
     let later = t.send("a", "b", "DIS", "watched first");
     let line: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
     assert_eq!(line["id"], later.as_str());
-    let out = t
-        .as_agent("b")
-        .args(["--json", "wait", "--timeout", "5"])
-        .success();
-    let got: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(got[0]["id"], later.as_str());
+    assert_eq!(wait_for_mail(&t, "b", "5")[0]["id"], later.as_str());
     watcher.kill().unwrap();
     watcher.wait().unwrap();
 }
