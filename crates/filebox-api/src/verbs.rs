@@ -142,23 +142,17 @@ pub fn agents(mailroom: &Mailroom) -> Result<AgentsResult> {
     let mut agents = Vec::new();
     for id in mailroom.agents() {
         let root = mailroom.mailbox_root(id)?;
-        let mut counts = FolderCounts::default();
-        if let Ok(mailbox) = mailroom.mailbox(id) {
-            for (folder, n) in mailbox.counts()? {
-                *match folder {
-                    Folder::Inbox => &mut counts.inbox,
-                    Folder::Outbox => &mut counts.outbox,
-                    Folder::Done => &mut counts.done,
-                    Folder::Cancel => &mut counts.cancel,
-                    Folder::Hold => &mut counts.hold,
-                } = n;
-            }
-        }
+        // One unusable mailbox is reported on its own line; the others are still counted.
+        let (counts, problem) = match mailroom.mailbox(id).and_then(|m| m.counts()) {
+            Ok(per_folder) => (FolderCounts::new(&per_folder), None),
+            Err(e) => (FolderCounts::default(), Some(e.to_string())),
+        };
         agents.push(AgentInfo {
             id: id.to_string(),
             mailbox_path: root.display().to_string(),
             current: id == mailroom.me(),
             counts,
+            problem,
         });
     }
     Ok(AgentsResult {

@@ -179,6 +179,23 @@ pub struct FolderCounts {
     pub hold: usize,
 }
 
+impl FolderCounts {
+    pub fn new(per_folder: &[(filebox_core::Folder, usize)]) -> Self {
+        use filebox_core::Folder;
+        let mut counts = FolderCounts::default();
+        for &(folder, n) in per_folder {
+            *match folder {
+                Folder::Inbox => &mut counts.inbox,
+                Folder::Outbox => &mut counts.outbox,
+                Folder::Done => &mut counts.done,
+                Folder::Cancel => &mut counts.cancel,
+                Folder::Hold => &mut counts.hold,
+            } = n;
+        }
+        counts
+    }
+}
+
 /// An agent of the config.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct AgentInfo {
@@ -187,6 +204,9 @@ pub struct AgentInfo {
     /// Whether this is the current agent ("me").
     pub current: bool,
     pub counts: FolderCounts,
+    /// Why the mailbox could not be opened (its counts are then zero).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
 }
 
 /// The result of `list_agents`.

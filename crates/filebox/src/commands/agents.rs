@@ -17,20 +17,28 @@ pub(crate) fn run(global: &Global, args: &AgentsArgs) -> anyhow::Result<Outcome>
                     .iter()
                     .map(|a| {
                         let c = &a.counts;
-                        format!(
-                            "{} {}  {}  inbox {} outbox {} done {} cancel {} hold {}",
-                            if a.current { "*" } else { " " },
-                            a.id,
-                            a.mailbox_path,
-                            c.inbox,
-                            c.outbox,
-                            c.done,
-                            c.cancel,
-                            c.hold
-                        )
+                        let marker = if a.current { "*" } else { " " };
+                        match &a.problem {
+                            Some(_) => format!("{marker} {}  {}  unusable", a.id, a.mailbox_path),
+                            None => format!(
+                                "{marker} {}  {}  inbox {} outbox {} done {} cancel {} hold {}",
+                                a.id, a.mailbox_path, c.inbox, c.outbox, c.done, c.cancel, c.hold
+                            ),
+                        }
                     })
                     .collect()
             })?;
+            let problems: Vec<_> = result
+                .agents
+                .iter()
+                .filter_map(|a| Some((&a.id, a.problem.as_ref()?)))
+                .collect();
+            for (id, problem) in &problems {
+                output::warn(format!("the mailbox of {id} is unusable: {problem}"));
+            }
+            if !problems.is_empty() {
+                return Ok(Outcome::Partial);
+            }
         }
         Some(AgentsAction::Add { id, mailbox }) => {
             let cwd = cwd()?;

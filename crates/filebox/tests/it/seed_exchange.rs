@@ -124,3 +124,24 @@ fn a_recipient_that_cannot_receive_does_not_hide_the_others_delivery() {
     assert_eq!(t.files("dev", "inbox").len(), 1);
     assert_eq!(t.files("qa", "outbox"), t.files("dev", "inbox"));
 }
+
+#[test]
+fn agents_reports_an_unusable_mailbox_and_still_counts_the_others() {
+    let t = Test::new().agents(["qa", "dev", "ghost"]);
+    t.send("qa", "dev", "ER", "hello");
+    std::fs::remove_dir_all(t.mailbox("ghost")).unwrap();
+    std::fs::write(t.mailbox("ghost"), b"not a folder").unwrap();
+    let (out, err) = t.as_agent("qa").args(["agents"]).expect_code(1);
+    assert!(err.contains("ghost") && err.contains("unusable"), "{err}");
+    let dev = out.lines().find(|l| l.contains(" dev ")).unwrap();
+    assert!(dev.contains("inbox 1"), "{out}");
+    let (json, _) = t.as_agent("qa").args(["--json", "agents"]).expect_code(1);
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let ghost = json["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == "ghost")
+        .unwrap();
+    assert!(ghost["problem"].is_string(), "{ghost}");
+}
