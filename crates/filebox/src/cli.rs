@@ -115,6 +115,9 @@ pub(crate) enum Command {
     Status(StatusArgs),
     /// Serve the mailbox verbs as an MCP server (stdio, or Streamable HTTP with --listen).
     Mcp(McpArgs),
+    /// Claude Code agent teams: list teams, show, read and send to members' team inboxes
+    /// (`~/.claude/teams/TEAM/inboxes/MEMBER.json`), and bridge a team to FileBox mail.
+    Teams(TeamsArgs),
     /// Show FileBox working with no setup: two agents in a throwaway folder walk seed 000's
     /// enhancement-request exchange, printing each step.
     Quickstart(QuickstartArgs),
@@ -348,4 +351,57 @@ pub(crate) struct WaitArgs {
     /// Give up after this many seconds [default: wait indefinitely]
     #[arg(long, value_name = "SECONDS")]
     pub(crate) timeout: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TeamsArgs {
+    /// The Claude config folder holding `teams/` [default: $CLAUDE_CONFIG_DIR, else ~/.claude]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub(crate) claude_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    pub(crate) action: Option<TeamsAction>,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum TeamsAction {
+    /// Show a member's inbox, unread first, without marking anything read. Structured
+    /// messages (idle notifications, shutdown and plan approval requests, ...) are shown by
+    /// kind.
+    Inbox {
+        /// The team's name, as Claude Code was given it
+        team: String,
+        /// The member's name (`team-lead` for the lead)
+        member: String,
+        /// Only unread messages
+        #[arg(long)]
+        unread: bool,
+    },
+    /// Print a member's unread messages and mark exactly those read (by their identity, so a
+    /// message arriving meanwhile stays unread).
+    Read {
+        /// The team's name
+        team: String,
+        /// The member's name
+        member: String,
+    },
+    /// Append a message to a member's inbox (or with `*` to every member but the sender),
+    /// taking the lock Claude Code takes.
+    Send {
+        /// The team's name
+        team: String,
+        /// A member's name, or `*` for every member but the sender
+        to: String,
+        /// The text; a structured message (`{"type":"shutdown_request",...}`) goes as JSON
+        #[arg(allow_hyphen_values = true)]
+        text: String,
+        /// The sender's name
+        #[arg(long, value_name = "NAME", default_value = "team-lead")]
+        from: String,
+        /// A 5-10 word preview
+        #[arg(long, value_name = "TEXT")]
+        summary: Option<String>,
+        /// The sender's colour in Claude Code's UI (red, blue, green, ...)
+        #[arg(long, value_name = "NAME")]
+        color: Option<String>,
+    },
 }

@@ -13,6 +13,7 @@ mod reply;
 mod search;
 mod send;
 mod status;
+mod teams;
 mod thread;
 mod transition;
 mod wait;
@@ -48,6 +49,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Reindex(args) => reindex::run(global, &args),
         Command::Status(args) => status::run(global, &args),
         Command::Mcp(args) => mcp::run(global, &args),
+        Command::Teams(args) => teams::run(global, &args),
         Command::Quickstart(args) => quickstart::run(global, &args),
     }
 }

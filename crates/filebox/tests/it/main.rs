@@ -15,5 +15,6 @@ mod mcp;
 mod safety;
 mod search;
 mod seed_exchange;
+mod teams;
 mod threads;
 mod wait;

@@ -93,6 +93,16 @@ impl Test {
         self.path().join("config.json")
     }
 
+    /// A copy of `tests/bridges/fixtures/NAME` (a folder) at `<dir>/NAME`, returned.
+    pub(crate) fn fixture(&self, name: &str) -> PathBuf {
+        let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/bridges/fixtures")
+            .join(name);
+        let target = self.path().join(name);
+        copy_tree(&source, &target);
+        target
+    }
+
     /// An agent's mailbox root.
     pub(crate) fn mailbox(&self, agent: &str) -> PathBuf {
         self.path().join("mailboxes").join(agent)
@@ -194,6 +204,7 @@ impl Run<'_> {
             .current_dir(self.test.path())
             .env("FILEBOX_CONFIG", self.test.config_path())
             .env_remove("FILEBOX_AGENT")
+            .env_remove("CLAUDE_CONFIG_DIR")
             .env("HOME", self.test.path())
             .env("XDG_CONFIG_HOME", self.test.path().join("xdg"))
             .stdin(Stdio::null())
@@ -236,5 +247,18 @@ impl Run<'_> {
             "filebox {shown}: expected exit code {code}\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
         );
         (stdout, stderr)
+    }
+}
+
+fn copy_tree(source: &Path, target: &Path) {
+    fs::create_dir_all(target).expect("fixture folder");
+    for entry in fs::read_dir(source).expect("fixture exists") {
+        let entry = entry.expect("fixture entry");
+        let to = target.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_tree(&entry.path(), &to);
+        } else {
+            fs::copy(entry.path(), &to).expect("copy fixture file");
+        }
     }
 }

@@ -1,0 +1,6 @@
+//! Bridges between FileBox and formats other agent tools write: Claude Code's team inboxes
+//! ([`team_inbox`]). Each format has its own module with its own parser and renderer; nothing
+//! here writes FileBox mailbox files except through `filebox-core`.
+
+pub mod team_inbox;
+pub mod teams;

@@ -1,0 +1,18 @@
+//! Claude Code's team inboxes (seed 002): `{claude}/teams/{team}/inboxes/{agent}.json`, one
+//! JSON array per agent, guarded by proper-lockfile's `mkdir` lock. Names, the file format,
+//! structured messages, the lock, inbox operations and the roster each have a module.
+
+mod inbox;
+mod lock;
+mod message;
+pub mod names;
+mod structured;
+mod team;
+
+pub use inbox::{Inbox, InboxError};
+pub use lock::{InboxLock, LockError};
+pub use message::{
+    Entry, Identity, InboxFile, InboxParseError, TeammateMessage, iso_millis, timestamp_now,
+};
+pub use structured::{Kind, Structured};
+pub use team::{Team, TeamError, TeamFile, TeamMember, Teams};

@@ -1,0 +1,255 @@
+//! A team: its `config.json` (Claude Code's `TeamFile`, the roster) and its inbox folder, which
+//! can be two different folders (see [`super::names`]); and the list of teams on disk.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::inbox::{Inbox, InboxError};
+use super::names;
+
+/// The parts of a team's `config.json` FileBox reads; everything else is left alone (FileBox
+/// never writes this file).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TeamFile {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lead_agent_id: Option<String>,
+    #[serde(default)]
+    pub members: Vec<TeamMember>,
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// One member of the roster.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TeamMember {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// Why a team could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum TeamError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+    #[error("{path}: not a team config: {reason}")]
+    Config { path: PathBuf, reason: String },
+    #[error(
+        "no team {name:?} under {teams}: neither {config} nor an inbox folder exists (`filebox teams` lists the teams)"
+    )]
+    NoSuchTeam {
+        name: String,
+        teams: PathBuf,
+        config: PathBuf,
+    },
+    #[error(transparent)]
+    Inbox(#[from] InboxError),
+}
+
+/// The teams folder of a Claude config folder: `{claude_dir}/teams`.
+#[derive(Debug, Clone)]
+pub struct Teams {
+    root: PathBuf,
+}
+
+impl Teams {
+    pub fn new(claude_dir: &Path) -> Teams {
+        Teams {
+            root: claude_dir.join("teams"),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// A team by the name Claude Code was given (sanitized here, both ways).
+    pub fn team(&self, name: &str) -> Team {
+        Team {
+            name: name.to_owned(),
+            config_path: self
+                .root
+                .join(names::team_config_folder(name))
+                .join("config.json"),
+            inbox_dir: self.root.join(names::path_component(name)).join("inboxes"),
+        }
+    }
+
+    /// A team that must exist: its config or its inbox folder is there.
+    pub fn existing_team(&self, name: &str) -> Result<Team, TeamError> {
+        let team = self.team(name);
+        if team.config_path.is_file() || team.inbox_dir.is_dir() {
+            Ok(team)
+        } else {
+            Err(TeamError::NoSuchTeam {
+                name: name.to_owned(),
+                teams: self.root.clone(),
+                config: team.config_path,
+            })
+        }
+    }
+
+    /// Every team on disk: each folder with a `config.json` (named as the config says), and
+    /// each inbox folder no config accounts for (named by its folder). Sorted by name.
+    pub fn list(&self) -> Result<Vec<Team>, TeamError> {
+        let folders = match fs::read_dir(&self.root) {
+            Ok(entries) => entries
+                .filter_map(Result::ok)
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect::<BTreeSet<_>>(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => BTreeSet::new(),
+            Err(source) => {
+                return Err(TeamError::Io {
+                    path: self.root.clone(),
+                    source,
+                });
+            }
+        };
+        let mut teams = Vec::new();
+        let mut covered = BTreeSet::new();
+        for folder in &folders {
+            let config = self.root.join(folder).join("config.json");
+            if !config.is_file() {
+                continue;
+            }
+            // A config that cannot be read still names a team: by its folder.
+            let name = read_team_file(&config)
+                .map(|file| file.name)
+                .unwrap_or_else(|_| folder.clone());
+            covered.insert(names::path_component(&name));
+            teams.push(Team {
+                config_path: config,
+                inbox_dir: self.root.join(names::path_component(&name)).join("inboxes"),
+                name,
+            });
+        }
+        for folder in folders.difference(&covered) {
+            let inbox_dir = self.root.join(folder).join("inboxes");
+            if inbox_dir.is_dir() && !self.root.join(folder).join("config.json").is_file() {
+                teams.push(Team {
+                    name: folder.clone(),
+                    config_path: self
+                        .root
+                        .join(names::team_config_folder(folder))
+                        .join("config.json"),
+                    inbox_dir,
+                });
+            }
+        }
+        teams.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(teams)
+    }
+}
+
+/// One team's files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Team {
+    pub name: String,
+    pub config_path: PathBuf,
+    pub inbox_dir: PathBuf,
+}
+
+impl Team {
+    /// The roster, if the team has a config.
+    pub fn config(&self) -> Result<Option<TeamFile>, TeamError> {
+        if !self.config_path.is_file() {
+            return Ok(None);
+        }
+        read_team_file(&self.config_path).map(Some)
+    }
+
+    /// An agent's inbox in this team.
+    pub fn inbox(&self, agent: &str) -> Inbox {
+        Inbox::at(
+            self.inbox_dir
+                .join(format!("{}.json", names::path_component(agent))),
+        )
+    }
+
+    /// Every member: the roster's names in order, then agents that only have an inbox file
+    /// (such as a FileBox user bridged into the team).
+    pub fn member_names(&self) -> Result<Vec<String>, TeamError> {
+        let mut members: Vec<String> = self
+            .config()?
+            .map(|file| file.members.into_iter().map(|m| m.name).collect())
+            .unwrap_or_default();
+        let known: BTreeSet<String> = members.iter().map(|m| names::path_component(m)).collect();
+        let mut extra: Vec<String> = match fs::read_dir(&self.inbox_dir) {
+            Ok(entries) => entries
+                .filter_map(Result::ok)
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    let stem = name.strip_suffix(".json")?;
+                    (!stem.starts_with('.') && !known.contains(stem)).then(|| stem.to_owned())
+                })
+                .collect(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+            Err(source) => {
+                return Err(TeamError::Io {
+                    path: self.inbox_dir.clone(),
+                    source,
+                });
+            }
+        };
+        extra.sort();
+        members.extend(extra);
+        Ok(members)
+    }
+}
+
+fn read_team_file(path: &Path) -> Result<TeamFile, TeamError> {
+    let bytes = fs::read(path).map_err(|source| TeamError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| TeamError::Config {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_upper_case_team_has_its_config_and_inboxes_in_two_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let teams = Teams::new(dir.path());
+        let team = teams.team("My_Team");
+        assert_eq!(
+            team.config_path,
+            dir.path().join("teams/my-team/config.json")
+        );
+        assert_eq!(team.inbox_dir, dir.path().join("teams/My_Team/inboxes"));
+        fs::create_dir_all(team.config_path.parent().unwrap()).unwrap();
+        fs::write(
+            &team.config_path,
+            r#"{"name":"My_Team","createdAt":1,"leadAgentId":"team-lead@My_Team","members":[{"agentId":"team-lead@My_Team","name":"team-lead","joinedAt":1,"tmuxPaneId":"","cwd":"/w","subscriptions":[]}]}"#,
+        )
+        .unwrap();
+        team.inbox("alice")
+            .append(&[crate::team_inbox::TeammateMessage::new("team-lead", "hi")])
+            .unwrap();
+        let listed = teams.list().unwrap();
+        assert_eq!(listed, vec![team.clone()]);
+        assert_eq!(team.member_names().unwrap(), ["team-lead", "alice"]);
+    }
+}

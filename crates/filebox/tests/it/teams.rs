@@ -1,0 +1,282 @@
+//! `filebox teams ...` on Claude Code team inboxes written in the exact format of the
+//! reference notes (tests/bridges/fixtures/claude: a team whose name puts its config and its
+//! inboxes in two folders, and inboxes holding every structured message kind).
+
+use std::collections::BTreeSet;
+use std::fs;
+
+use filebox_bridge::team_inbox::Kind;
+use serde_json::Value;
+
+use crate::support::Test;
+
+const TEAM: &str = "Boom_UI";
+
+/// A test with the fixture's Claude folder; returns it with the `--claude-dir` arguments.
+fn claude() -> (Test, Vec<String>) {
+    let t = Test::new();
+    let dir = t.fixture("claude");
+    let args = vec!["--claude-dir".to_owned(), dir.display().to_string()];
+    (t, args)
+}
+
+fn json_of(out: &str) -> Value {
+    serde_json::from_str(out).expect("--json prints JSON")
+}
+
+fn inbox_file(t: &Test, member: &str) -> Value {
+    let path = t
+        .path()
+        .join(format!("claude/teams/{TEAM}/inboxes/{member}.json"));
+    json_of(&fs::read_to_string(path).expect("inbox file"))
+}
+
+#[test]
+fn lists_the_team_from_its_config_with_member_counts() {
+    let (t, dir) = claude();
+    let out = json_of(&t.run().args(["--json", "teams"]).args(&dir).success());
+    let team = &out["teams"][0];
+    assert_eq!(out["teams"].as_array().unwrap().len(), 1, "{out}");
+    assert_eq!(team["name"], TEAM);
+    assert!(
+        team["config"]
+            .as_str()
+            .unwrap()
+            .ends_with("teams/boom-ui/config.json")
+    );
+    assert!(
+        team["inboxes"]
+            .as_str()
+            .unwrap()
+            .ends_with("teams/Boom_UI/inboxes")
+    );
+    let members: Vec<(&str, u64, u64)> = team["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["name"].as_str().unwrap(),
+                m["messages"].as_u64().unwrap(),
+                m["unread"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        members,
+        [("team-lead", 8, 7), ("researcher", 7, 6), ("tester", 4, 4)]
+    );
+    let text = t.run().args(["teams"]).args(&dir).success();
+    assert!(text.contains("Boom_UI — Boom UI refresh"), "{text}");
+    assert!(text.contains("  tester (4 messages, 4 unread)"), "{text}");
+}
+
+#[test]
+fn every_structured_kind_of_the_fixtures_is_recognized() {
+    let (t, dir) = claude();
+    let mut kinds = BTreeSet::new();
+    for member in ["team-lead", "researcher", "tester"] {
+        let out = json_of(
+            &t.run()
+                .args(["--json", "teams", "inbox", TEAM, member])
+                .args(&dir)
+                .success(),
+        );
+        let messages = out["messages"].as_array().unwrap();
+        // Unread first, then read.
+        let read: Vec<bool> = messages
+            .iter()
+            .map(|m| m["read"].as_bool().unwrap())
+            .collect();
+        let mut sorted = read.clone();
+        sorted.sort();
+        assert_eq!(read, sorted, "{member}: unread first");
+        for message in messages {
+            let text = message["text"].as_str().unwrap();
+            match message["kind"].as_str() {
+                Some(kind) => {
+                    assert!(text.starts_with('{'), "{text}");
+                    assert!(message["description"].as_str().unwrap().starts_with('['));
+                    kinds.insert(kind.to_owned());
+                }
+                None => assert!(!text.starts_with('{'), "unrecognized: {text}"),
+            }
+        }
+    }
+    let all: BTreeSet<String> = Kind::ALL.iter().map(|k| k.as_str().to_owned()).collect();
+    assert_eq!(kinds, all);
+    let text = t
+        .run()
+        .args(["teams", "inbox", TEAM, "team-lead"])
+        .args(&dir)
+        .success();
+    assert!(
+        text.contains(
+            "* 2026-04-01T10:31:30.000Z tester [idle notification] failed, completed task: 2, status: failed, failure: npm test exited 1"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "  2026-04-01T10:30:00.000Z researcher: API 文档搜索完成\n    已完成文档搜索"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn read_marks_exactly_the_messages_it_printed() {
+    let (t, dir) = claude();
+    let before = inbox_file(&t, "tester");
+    let out = json_of(
+        &t.run()
+            .args(["--json", "teams", "read", TEAM, "tester"])
+            .args(&dir)
+            .success(),
+    );
+    assert_eq!(out["marked_read"], 4);
+    assert_eq!(out["messages"].as_array().unwrap().len(), 4);
+    let after = inbox_file(&t, "tester");
+    for (old, new) in before
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(after.as_array().unwrap())
+    {
+        let mut expected = old.clone();
+        expected["read"] = Value::Bool(true);
+        assert_eq!(*new, expected, "only `read` changes");
+    }
+    let again = t
+        .run()
+        .args(["teams", "read", TEAM, "tester"])
+        .args(&dir)
+        .success();
+    assert_eq!(
+        again.trim(),
+        "no unread messages for tester in team Boom_UI"
+    );
+    let unread = json_of(
+        &t.run()
+            .args(["--json", "teams", "inbox", TEAM, "researcher", "--unread"])
+            .args(&dir)
+            .success(),
+    );
+    assert_eq!(unread["messages"].as_array().unwrap().len(), 6);
+}
+
+#[test]
+fn send_writes_claude_codes_fields_and_broadcast_skips_the_sender() {
+    let (t, dir) = claude();
+    let out = json_of(
+        &t.run()
+            .args([
+                "--json",
+                "teams",
+                "send",
+                TEAM,
+                "tester",
+                "Run the suite again",
+            ])
+            .args(["--summary", "Rerun", "--color", "purple"])
+            .args(&dir)
+            .success(),
+    );
+    assert_eq!(out["from"], "team-lead");
+    let last = inbox_file(&t, "tester")
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    let keys: Vec<&String> = last.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        ["color", "from", "read", "summary", "text", "timestamp"]
+    );
+    assert_eq!(last["text"], "Run the suite again");
+    assert_eq!(last["read"], false);
+    let stamp = last["timestamp"].as_str().unwrap();
+    assert!(
+        stamp.len() == 24 && stamp.ends_with('Z') && stamp.as_bytes()[19] == b'.',
+        "{stamp}"
+    );
+    assert_eq!(out["timestamp"], stamp);
+    let raw = fs::read_to_string(
+        t.path()
+            .join(format!("claude/teams/{TEAM}/inboxes/tester.json")),
+    )
+    .unwrap();
+    assert!(
+        raw.starts_with("[\n  {\n    \"from\": "),
+        "two-space JSON: {raw}"
+    );
+
+    let shutdown = r#"{"type":"shutdown_request","requestId":"shutdown-1@researcher","from":"researcher","timestamp":"2026-04-01T11:00:00.000Z"}"#;
+    let out = json_of(
+        &t.run()
+            .args([
+                "--json",
+                "teams",
+                "send",
+                TEAM,
+                "*",
+                shutdown,
+                "--from",
+                "researcher",
+            ])
+            .args(&dir)
+            .success(),
+    );
+    assert_eq!(out["to"], serde_json::json!(["team-lead", "tester"]));
+    let lead = inbox_file(&t, "team-lead");
+    assert_eq!(lead.as_array().unwrap().last().unwrap()["text"], shutdown);
+    assert_eq!(inbox_file(&t, "researcher").as_array().unwrap().len(), 7);
+}
+
+#[test]
+fn an_unreadable_inbox_fails_the_send_and_is_left_alone() {
+    let (t, dir) = claude();
+    let path = t
+        .path()
+        .join(format!("claude/teams/{TEAM}/inboxes/tester.json"));
+    fs::write(&path, "[{\"from\": \"team-lead\", \"te").unwrap();
+    let err = t
+        .run()
+        .args(["teams", "send", TEAM, "tester", "hello"])
+        .args(&dir)
+        .failure();
+    assert!(
+        err.contains("tester.json: the inbox is not readable"),
+        "{err}"
+    );
+    assert_eq!(
+        fs::read_to_string(&path).unwrap(),
+        "[{\"from\": \"team-lead\", \"te"
+    );
+    assert!(
+        !t.path()
+            .join(format!("claude/teams/{TEAM}/inboxes/tester.json.lock"))
+            .exists()
+    );
+    let err = t
+        .run()
+        .args(["teams", "inbox", "Nope", "x"])
+        .args(&dir)
+        .failure();
+    assert!(err.contains("no team \"Nope\""), "{err}");
+}
+
+#[test]
+fn the_claude_folder_comes_from_claude_config_dir_else_home() {
+    let t = Test::new();
+    t.fixture("claude");
+    let home = t.path().join(".claude");
+    fs::create_dir_all(home.join("teams/solo/inboxes")).unwrap();
+    let out = t.run().args(["teams"]).success();
+    assert_eq!(out.trim(), "solo");
+    let mut command = t.run().args(["--json", "teams"]).command();
+    command.env("CLAUDE_CONFIG_DIR", t.path().join("claude"));
+    let out = command.output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\"Boom_UI\""));
+}

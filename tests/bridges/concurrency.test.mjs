@@ -1,0 +1,122 @@
+// FileBox and Claude Code writing one team inbox at once: 8 Node writers using proper-lockfile
+// exactly as Claude Code does, and 8 `filebox teams send` writers. Nothing may be lost or
+// duplicated, and a polling `filebox teams inbox` reader must never see torn JSON. A second
+// run with FileBox writers alone shows that its writes (temp + fsync + rename under the lock)
+// never tear even for a reader that takes no lock.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const FILEBOX = process.env.FILEBOX_BIN;
+const WRITERS = 8;
+const EACH = Number(process.env.BRIDGE_MESSAGES_EACH ?? 20);
+const TEAM = "race";
+const here = new URL(".", import.meta.url).pathname;
+
+function run(command, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`${command} ${args.join(" ")}: exit ${code}\n${stderr}`)),
+    );
+  });
+}
+
+function claudeDir() {
+  const dir = mkdtempSync(join(tmpdir(), "filebox-bridge-race-"));
+  mkdirSync(join(dir, "teams", TEAM, "inboxes"), { recursive: true });
+  return dir;
+}
+
+async function fileboxWriter(dir, name) {
+  for (let i = 0; i < EACH; i++) {
+    await run(FILEBOX, ["teams", "--claude-dir", dir, "send", TEAM, "target", `${name} #${i}`, "--from", name]);
+  }
+}
+
+/// Polls until `done()`, calling `look()` each time; returns how many looks were made.
+async function poll(look, done) {
+  let looks = 0;
+  while (!done()) {
+    await look();
+    looks++;
+  }
+  return looks;
+}
+
+function assertExact(messages, names) {
+  const texts = messages.map((m) => m.text).sort();
+  const expected = names.flatMap((n) => Array.from({ length: EACH }, (_, i) => `${n} #${i}`)).sort();
+  assert.deepEqual(texts, expected, "every message exactly once");
+  for (const m of messages) {
+    assert.equal(m.read, false);
+    assert.match(m.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  }
+}
+
+test("Claude Code's writer and FileBox's append to one inbox at once", { timeout: 600_000 }, async () => {
+  assert.ok(FILEBOX, "FILEBOX_BIN names the filebox binary");
+  const dir = claudeDir();
+  const inbox = join(dir, "teams", TEAM, "inboxes", "target.json");
+  const nodeNames = Array.from({ length: WRITERS }, (_, i) => `node-${i}`);
+  const fileboxNames = Array.from({ length: WRITERS }, (_, i) => `filebox-${i}`);
+  let finished = false;
+  const writers = Promise.all([
+    ...nodeNames.map((n) => run(process.execPath, [join(here, "claude-writer.mjs"), inbox, n, String(EACH)])),
+    ...fileboxNames.map((n) => fileboxWriter(dir, n)),
+  ]).finally(() => (finished = true));
+
+  let seen = 0;
+  const looks = await poll(async () => {
+    const out = JSON.parse(await run(FILEBOX, ["--json", "teams", "--claude-dir", dir, "inbox", TEAM, "target"]));
+    assert.ok(out.messages.length >= seen, "the inbox never shrinks");
+    seen = out.messages.length;
+  }, () => finished);
+  const reports = (await writers).slice(0, WRITERS).map((out) => JSON.parse(out));
+  const gaveUp = reports.reduce((sum, r) => sum + r.gaveUp, 0);
+
+  assertExact(JSON.parse(readFileSync(inbox, "utf-8")), [...nodeNames, ...fileboxNames]);
+  assert.equal(readFileSync(inbox, "utf-8").startsWith("[\n  {\n"), true);
+  console.log(
+    `figures: ${2 * WRITERS * EACH} messages from ${2 * WRITERS} writers; ${looks} filebox reads, none torn; ` +
+      `Claude Code's lock gave up ${gaveUp} times (a call made again)`,
+  );
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test("FileBox's writes never tear, even for a reader that takes no lock", { timeout: 600_000 }, async () => {
+  const dir = claudeDir();
+  const inbox = join(dir, "teams", TEAM, "inboxes", "target.json");
+  const names = Array.from({ length: WRITERS }, (_, i) => `filebox-${i}`);
+  let finished = false;
+  const writers = Promise.all(names.map((n) => fileboxWriter(dir, n))).finally(() => (finished = true));
+  let torn = 0;
+  const looks = await poll(async () => {
+    let text;
+    try {
+      text = readFileSync(inbox, "utf-8");
+    } catch (error) {
+      if (error.code === "ENOENT") return;
+      throw error;
+    }
+    try {
+      JSON.parse(text);
+    } catch {
+      torn++;
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }, () => finished);
+  await writers;
+  assert.equal(torn, 0, `${torn} of ${looks} lock-free reads saw torn JSON`);
+  assertExact(JSON.parse(readFileSync(inbox, "utf-8")), names);
+  console.log(`figures: ${looks} lock-free reads during ${WRITERS * EACH} FileBox writes, none torn`);
+  rmSync(dir, { recursive: true, force: true });
+});
