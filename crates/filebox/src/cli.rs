@@ -115,6 +115,10 @@ pub(crate) enum Command {
     Status(StatusArgs),
     /// Serve the mailbox verbs as an MCP server (stdio, or Streamable HTTP with --listen).
     Mcp(McpArgs),
+    /// Print messages as `<teammate-message teammate_id=".." color=".." summary="..">` blocks
+    /// for a model's context: messages of my mailbox by id, my unread inbox, or a member's
+    /// Claude Code team inbox. Marks nothing read.
+    Render(RenderArgs),
     /// Claude Code agent teams: list teams, show, read and send to members' team inboxes
     /// (`~/.claude/teams/TEAM/inboxes/MEMBER.json`), and bridge a team to FileBox mail.
     Teams(TeamsArgs),
@@ -404,4 +408,27 @@ pub(crate) enum TeamsAction {
         #[arg(long, value_name = "NAME")]
         color: Option<String>,
     },
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RenderArgs {
+    /// Render as `<teammate-message>` XML blocks (the one format there is; required so a
+    /// later format cannot change what a script gets)
+    #[arg(long, required = true)]
+    pub(crate) xml: bool,
+    /// Messages of my mailbox, any folder: id, short id or file name
+    #[arg(conflicts_with = "team")]
+    pub(crate) ids: Vec<String>,
+    /// My unread inbox messages (with --team: the member's unread team messages)
+    #[arg(long)]
+    pub(crate) unread: bool,
+    /// A Claude Code team: render the --member's team inbox instead of my mailbox
+    #[arg(long, requires = "member", value_name = "TEAM")]
+    pub(crate) team: Option<String>,
+    /// The member whose team inbox to render
+    #[arg(long, requires = "team", value_name = "NAME")]
+    pub(crate) member: Option<String>,
+    /// The Claude config folder holding `teams/` [default: $CLAUDE_CONFIG_DIR, else ~/.claude]
+    #[arg(long, value_name = "DIR")]
+    pub(crate) claude_dir: Option<PathBuf>,
 }

@@ -9,6 +9,7 @@ mod mcp;
 mod quickstart;
 mod read;
 mod reindex;
+mod render;
 mod reply;
 mod search;
 mod send;
@@ -49,6 +50,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Reindex(args) => reindex::run(global, &args),
         Command::Status(args) => status::run(global, &args),
         Command::Mcp(args) => mcp::run(global, &args),
+        Command::Render(args) => render::run(global, &args),
         Command::Teams(args) => teams::run(global, &args),
         Command::Quickstart(args) => quickstart::run(global, &args),
     }

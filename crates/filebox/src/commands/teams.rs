@@ -10,7 +10,7 @@ use crate::cli::{Global, TeamsAction, TeamsArgs};
 use crate::output::{self, Outcome};
 
 pub(crate) fn run(global: &Global, args: &TeamsArgs) -> anyhow::Result<Outcome> {
-    let claude_dir = claude_dir(args)?;
+    let claude_dir = claude_dir(args.claude_dir.as_deref())?;
     match &args.action {
         None => list(global, &claude_dir),
         Some(TeamsAction::Inbox {
@@ -58,8 +58,8 @@ pub(crate) fn run(global: &Global, args: &TeamsArgs) -> anyhow::Result<Outcome> 
 }
 
 /// `--claude-dir`, else `CLAUDE_CONFIG_DIR`, else `~/.claude`.
-pub(crate) fn claude_dir(args: &TeamsArgs) -> anyhow::Result<PathBuf> {
-    names::claude_dir(args.claude_dir.as_deref())
+pub(crate) fn claude_dir(explicit: Option<&std::path::Path>) -> anyhow::Result<PathBuf> {
+    names::claude_dir(explicit)
         .context("no Claude config folder: pass --claude-dir DIR or set CLAUDE_CONFIG_DIR")
 }
 

@@ -12,6 +12,7 @@ mod hand_written;
 mod limits;
 mod list_filters;
 mod mcp;
+mod render;
 mod safety;
 mod search;
 mod seed_exchange;

@@ -1,0 +1,106 @@
+//! `filebox render --xml`: FileBox mail and team inbox messages as `<teammate-message>` blocks.
+
+use crate::support::Test;
+
+#[test]
+fn mail_renders_each_entry_with_escaped_attributes_and_bodies_as_is() {
+    let t = Test::new().agents(["qa", "dev"]);
+    let id = t
+        .as_agent("qa")
+        .args(["send", "dev", "ER", "<b>Add</b> & \"import\"\nsecond line"])
+        .args(["--title", "Batch \"import\" <soon> & 'fast'"])
+        .success();
+    let id = id.trim();
+    t.as_agent("dev")
+        .args(["reply", id, "Done: see <PR #4>"])
+        .success();
+    let xml = t.as_agent("qa").args(["render", "--xml", id]).success();
+    assert_eq!(
+        xml,
+        format!(
+            "<teammate-message teammate_id=\"qa\" summary=\"Batch &quot;import&quot; &lt;soon&gt; &amp; &apos;fast&apos;\">\n\
+             <b>Add</b> & \"import\"\nsecond line\n\
+             </teammate-message>\n\n\
+             <teammate-message teammate_id=\"dev\">\n\
+             Done: see <PR #4>\n\
+             </teammate-message>\n"
+        )
+    );
+    let json: serde_json::Value = serde_json::from_str(
+        &t.as_agent("qa")
+            .args(["--json", "render", "--xml", id])
+            .success(),
+    )
+    .unwrap();
+    assert_eq!(json["messages"], 2);
+    assert_eq!(format!("{}\n", json["xml"].as_str().unwrap()), xml);
+}
+
+#[test]
+fn unread_renders_what_read_has_not_shown_and_marks_nothing() {
+    let t = Test::new().agents(["qa", "dev"]);
+    let first = t.send("qa", "dev", "ER", "first");
+    t.send("qa", "dev", "BR", "second");
+    let both = t
+        .as_agent("dev")
+        .args(["render", "--xml", "--unread"])
+        .success();
+    assert_eq!(
+        both.matches("<teammate-message teammate_id=\"qa\"").count(),
+        2,
+        "{both}"
+    );
+    assert_eq!(
+        t.as_agent("dev")
+            .args(["render", "--xml", "--unread"])
+            .success(),
+        both,
+        "rendering marks nothing read"
+    );
+    t.as_agent("dev").args(["read", "inbox", &first]).success();
+    let one = t
+        .as_agent("dev")
+        .args(["render", "--xml", "--unread"])
+        .success();
+    assert_eq!(
+        one,
+        "<teammate-message teammate_id=\"qa\" summary=\"second\">\nsecond\n</teammate-message>\n"
+    );
+}
+
+#[test]
+fn a_team_inbox_renders_with_colors_and_summaries() {
+    let t = Test::new();
+    let dir = t.fixture("claude");
+    let xml = t
+        .run()
+        .args([
+            "render",
+            "--xml",
+            "--team",
+            "Boom_UI",
+            "--member",
+            "tester",
+            "--claude-dir",
+        ])
+        .args([&dir])
+        .success();
+    assert!(xml.starts_with("<teammate-message teammate_id=\"team-lead\">\n{\"type\":\"sandbox_permission_response\""), "{xml}");
+    assert!(
+        xml.contains(
+            "<teammate-message teammate_id=\"researcher\" color=\"blue\" summary=\"Endpoints in docs/api.md\">\n\
+             Endpoints are listed in docs/api.md — <b>check</b> \"auth\" & 'users'.\n\
+             </teammate-message>"
+        ),
+        "{xml}"
+    );
+    assert_eq!(xml.matches("</teammate-message>").count(), 4);
+}
+
+#[test]
+fn render_needs_a_format_and_something_to_render() {
+    let t = Test::new().agents(["qa"]);
+    t.run().args(["render", "--unread"]).usage_error();
+    let err = t.run().args(["render", "--xml"]).failure();
+    assert!(err.contains("nothing to render"), "{err}");
+}
