@@ -120,26 +120,31 @@ async def test_failures_are_tool_errors_with_advice(mailroom: Mailroom, mode: st
         assert stranger.is_error
         assert "unknown agent" in text(stranger) and "list_agents" in text(stranger)
 
-        # The schema takes any string as a fork reason; the core says which two it accepts.
+        # The schema names the two fork reasons; another is an error the model can correct.
         bad_fork = await client.call_tool(
             "fork_thread", {"from": message, "reason": "boredom", "context": "start over"}
         )
         assert bad_fork.is_error and bad_fork.structured_content is None
-        assert "context-compression or direction-change" in text(bad_fork)
+        assert "`context-compression` or `direction-change`" in text(bad_fork), text(bad_fork)
 
 
-async def test_malformed_calls_are_protocol_errors(mailroom: Mailroom, mode: str):
+async def test_arguments_that_do_not_fit_are_tool_errors_and_unknown_tools_protocol_errors(
+    mailroom: Mailroom, mode: str
+):
     async with connect(mailroom, mode) as client:
-        with pytest.raises(MCPError):
-            await client.call_tool("read_message", {"folder": "inbox"})
-        with pytest.raises(MCPError):
-            await client.call_tool("list_messages", {"folder": "attic"})
+        # Arguments outside the schema are the model's to correct: an isError result naming them.
+        for tool, args, named in [
+            ("read_message", {"folder": "inbox"}, "missing field `id`"),
+            ("list_messages", {"folder": "attic"}, "unknown variant `attic`"),
+            ("wait_for_messages", {"timeout": -1}, "invalid value: integer `-1`"),
+            ("fork_thread", {"from": "0123abcd", "reason": "direction-change"}, "missing field `context`"),
+        ]:
+            result = await client.call_tool(tool, args)
+            assert result.is_error and result.structured_content is None, (tool, text(result))
+            assert f"invalid arguments for {tool}: {named}" in text(result), text(result)
+            assert "Correct that argument" in text(result)
         with pytest.raises(MCPError):
             await client.call_tool("no_such_tool", {})
-        with pytest.raises(MCPError):  # seconds are a whole, non-negative number
-            await client.call_tool("wait_for_messages", {"timeout": -1})
-        with pytest.raises(MCPError):
-            await client.call_tool("fork_thread", {"from": "0123abcd", "reason": "direction-change"})
         # The server is still there.
         assert not (await client.call_tool("list_agents", {})).is_error
 
@@ -207,7 +212,8 @@ async def test_resources_and_prompt(mailroom: Mailroom, mode: str):
         templates = (await client.list_resource_templates()).resource_templates
         assert [t.uri_template for t in templates] == ["filebox://thread/{id}"]
         inbox = (await client.read_resource("filebox://inbox")).contents[0]
-        assert message in inbox.text and inbox.mime_type == "text/markdown"
+        # Each line ends with the file name, which ends with the short id.
+        assert f"-{message[:8]}.md)" in inbox.text and inbox.mime_type == "text/markdown"
         thread = (await client.read_resource(f"filebox://thread/{message}")).contents[0]
         assert thread.text.startswith("# Thread: Export to CSV")
         assert message in thread.text and thread.mime_type == "text/markdown"
@@ -256,7 +262,7 @@ async def test_search_finds_sent_messages_in_any_language(mailroom: Mailroom, mo
         assert not found.is_error, text(found)
         assert [hit["id"] for hit in found.structured_content["hits"]] == [english]
         assert found.structured_content["hits"][0]["folder"] == "inbox"
-        assert english in text(found)
+        assert f"-{english[:8]}.md" in text(found)
 
         two_characters = await client.call_tool("search_messages", {"query": "登录"})
         assert [hit["id"] for hit in two_characters.structured_content["hits"]] == [chinese]

@@ -118,8 +118,10 @@ for (const [name, open] of Object.entries(transports)) {
       assert.match(text(again), /no message .*list_messages/);
     });
 
-    test("a malformed call is a protocol error", async () => {
-      await assert.rejects(client.callTool({ name: "send_message", arguments: { to: "dev" } }), McpError);
+    test("arguments that do not fit are an error result; an unknown tool a protocol error", async () => {
+      const unfit = await client.callTool({ name: "send_message", arguments: { to: "dev" } });
+      assert.equal(unfit.isError, true);
+      assert.match(text(unfit), /^invalid arguments for send_message: missing field `type`.*Correct that argument/);
       await assert.rejects(client.callTool({ name: "nope", arguments: {} }), McpError);
     });
 

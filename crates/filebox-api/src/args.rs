@@ -1,31 +1,8 @@
 //! Verb arguments, one struct per verb, named as the MCP tools and RPC methods name them.
 
+use filebox_core::{Folder, ForkReason, MessageType, Priority, SourceType, Status};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-
-/// A mailbox folder.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum FolderName {
-    Inbox,
-    Outbox,
-    Done,
-    Cancel,
-    Hold,
-}
-
-impl From<FolderName> for filebox_core::Folder {
-    fn from(folder: FolderName) -> Self {
-        use filebox_core::Folder;
-        match folder {
-            FolderName::Inbox => Folder::Inbox,
-            FolderName::Outbox => Folder::Outbox,
-            FolderName::Done => Folder::Done,
-            FolderName::Cancel => Folder::Cancel,
-            FolderName::Hold => Folder::Hold,
-        }
-    }
-}
 
 /// One recipient or several.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -51,13 +28,13 @@ impl Recipients {
 pub struct ListArgs {
     /// The folder to list: inbox (default), outbox, done, cancel or hold.
     #[serde(default)]
-    pub folder: Option<FolderName>,
+    pub folder: Option<Folder>,
     /// Only messages from this agent (the Sender header).
     #[serde(default)]
     pub from: Option<String>,
     /// Only messages of this type (ER, BR, DIS, ACK, SU, ...).
     #[serde(default, rename = "type")]
-    pub kind: Option<String>,
+    pub kind: Option<MessageType>,
     /// Only messages I have not read (with `read_message`) since they last changed: a message
     /// that comes back with a new reply is unread again.
     #[serde(default)]
@@ -77,7 +54,7 @@ pub struct ReadArgs {
     pub id: String,
     /// The folder to look in; all folders (inbox first) when omitted.
     #[serde(default)]
-    pub folder: Option<FolderName>,
+    pub folder: Option<Folder>,
 }
 
 /// Arguments of `send_message`.
@@ -92,7 +69,7 @@ pub struct SendArgs {
     /// (acknowledgement), SU (status update), ASK (question), RPT (work report), or your own
     /// upper-case word.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: MessageType,
     /// A short title; defaults to the content's first line.
     #[serde(default)]
     pub title: Option<String>,
@@ -104,13 +81,30 @@ pub struct SendArgs {
     pub reply_to: Option<String>,
     /// `normal` (default) or `urgent`.
     #[serde(default)]
-    pub priority: Option<String>,
+    pub priority: Option<Priority>,
     /// Who is sending: `agent` (default), `human`, `system` or `external`.
     #[serde(default)]
-    pub source_type: Option<String>,
+    pub source_type: Option<SourceType>,
     /// Where replies to this message should go instead of to me (an agent id).
     #[serde(default)]
     pub reply_to_agent: Option<String>,
+}
+
+impl SendArgs {
+    /// A plain new message: no copy, title, reply, priority, source type or Reply To.
+    pub fn new(to: impl Into<String>, kind: MessageType, content: impl Into<String>) -> SendArgs {
+        SendArgs {
+            to: Recipients::One(to.into()),
+            cc: None,
+            kind,
+            title: None,
+            content: content.into(),
+            reply_to: None,
+            priority: None,
+            source_type: None,
+            reply_to_agent: None,
+        }
+    }
 }
 
 /// Arguments of `resolve_message`.
@@ -159,16 +153,16 @@ pub struct SearchArgs {
     pub from: Option<String>,
     /// Only messages of this type (ER, BR, DIS, ...).
     #[serde(default, rename = "type")]
-    pub kind: Option<String>,
+    pub kind: Option<MessageType>,
     /// Only this folder; all five (inbox, outbox, done, cancel, hold) when omitted.
     #[serde(default)]
-    pub folder: Option<FolderName>,
+    pub folder: Option<Folder>,
     /// Only this thread (a thread id, as `get_thread` and `list_threads` give it).
     #[serde(default)]
     pub thread: Option<String>,
     /// Only messages with this status: pending, delivered, processing, replied, failed, obsolete.
     #[serde(default)]
-    pub status: Option<String>,
+    pub status: Option<Status>,
     /// Only messages sent or answered at or after this date (`2025-06-27`) or time
     /// (`2025-06-27T15:30:00Z`).
     #[serde(default)]
@@ -203,7 +197,7 @@ pub struct ReplyArgs {
     pub content: String,
     /// Message type of the reply (default DIS).
     #[serde(default, rename = "type")]
-    pub kind: Option<String>,
+    pub kind: Option<MessageType>,
 }
 
 /// Arguments of `get_thread`.
@@ -230,7 +224,7 @@ pub struct ForkArgs {
     pub from: String,
     /// `context-compression` (right direction, too much context: carry the conclusions) or
     /// `direction-change` (wrong direction: carry the lessons and the new plan).
-    pub reason: String,
+    pub reason: ForkReason,
     /// The compressed context the new branch starts with, in Markdown.
     pub context: String,
     /// Recipients; by default whoever received the fork point.

@@ -1,12 +1,22 @@
-//! Wire types shared by every surface: the CLI's `--json`, the MCP tools and the JSON-RPC API.
-//! Argument structs document their fields; the documentation becomes the JSON Schema.
+//! Every FileBox verb declared once, for every surface: the CLI's text and `--json`, the MCP
+//! tools and the hub's JSON-RPC methods.
 //!
-//! [`verbs`] runs each verb on a [`filebox_core::Mailroom`], so every surface does exactly the
-//! same thing for the same arguments.
+//! A verb is a [`Verb`] implementation: names, [`Effect`], typed arguments ([`args`]) and
+//! result ([`views`]) whose doc comments become the JSON Schema, what it does on a
+//! [`filebox_core::Mailroom`], and its text ([`render`]). [`verbs::TABLE`] lists them all as
+//! [`VerbInfo`]s, which a JSON surface calls by name ([`verbs::call`]). Results are
+//! [`Outcome`]s: the value and warnings about what was left out. [`advice`] says what a
+//! caller should do about each error.
 
+pub mod advice;
 mod args;
+mod outcome;
+pub mod render;
+mod verb;
 pub mod verbs;
 mod views;
 
 pub use args::*;
+pub use outcome::{Outcome, text_with_warnings};
+pub use verb::{CallError, Effect, Reply, Verb, VerbContext, VerbInfo};
 pub use views::*;

@@ -4,7 +4,9 @@
 use std::collections::BTreeMap;
 
 use filebox_core::message::field;
-use filebox_core::{Envelope, Message};
+use filebox_core::{
+    AgentKind, Envelope, Folder, ForkReason, Message, Priority, SourceType, Status,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -12,7 +14,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct MessageSummary {
     pub file: String,
-    pub folder: String,
+    pub folder: Folder,
     pub id: String,
     #[serde(rename = "type")]
     pub kind: String,
@@ -29,7 +31,7 @@ impl From<&Envelope> for MessageSummary {
         let h = &envelope.header;
         MessageSummary {
             file: envelope.file.to_string(),
-            folder: envelope.folder.to_string(),
+            folder: envelope.folder,
             id: h.id().to_owned(),
             kind: h.kind.clone(),
             title: h.title.clone(),
@@ -41,19 +43,10 @@ impl From<&Envelope> for MessageSummary {
     }
 }
 
-/// A file that a listing skipped, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct SkippedFile {
-    pub path: String,
-    pub reason: String,
-}
-
-/// The result of `list`.
+/// The result of `list` (files that could not be read are warnings).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ListResult {
     pub messages: Vec<MessageSummary>,
-    /// Files that could not be read; the listing went on without them.
-    pub skipped: Vec<SkippedFile>,
 }
 
 /// A reply in the conversation history.
@@ -81,7 +74,7 @@ pub struct ProcessingView {
 pub struct MessageDetail {
     pub id: String,
     pub file: String,
-    pub folder: String,
+    pub folder: Folder,
     #[serde(rename = "type")]
     pub kind: String,
     pub title: String,
@@ -106,7 +99,7 @@ impl MessageDetail {
         MessageDetail {
             id: h.id().to_owned(),
             file: envelope.file.to_string(),
-            folder: envelope.folder.to_string(),
+            folder: envelope.folder,
             kind: h.kind.clone(),
             title: h.title.clone(),
             format_version: h.get(field::FORMAT_VERSION).unwrap_or("1.0").to_owned(),
@@ -166,7 +159,7 @@ pub struct TransitionResult {
     pub id: String,
     pub file: String,
     /// Where the message is now: done, cancel or hold.
-    pub folder: String,
+    pub folder: Folder,
 }
 
 /// Message counts of one mailbox.
@@ -200,13 +193,13 @@ impl FolderCounts {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct AgentInfo {
     pub id: String,
+    /// An agent, or a human whose mailbox a person reads.
+    pub kind: AgentKind,
     pub mailbox_path: String,
     /// Whether this is the current agent ("me").
     pub current: bool,
-    pub counts: FolderCounts,
-    /// Why the mailbox could not be opened (its counts are then zero).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub problem: Option<String>,
+    /// Messages per folder; null when the mailbox is unusable (a warning says why).
+    pub counts: Option<FolderCounts>,
 }
 
 /// The result of `list_agents`.
@@ -221,7 +214,7 @@ pub struct AgentsResult {
 pub struct SearchHit {
     pub id: String,
     pub file: String,
-    pub folder: String,
+    pub folder: Folder,
     /// Whose mailbox holds this copy.
     pub mailbox: String,
     pub title: String,
@@ -234,7 +227,7 @@ pub struct SearchHit {
     pub timestamp: String,
     /// The latest of the timestamp and its conversation's entries.
     pub last_activity: String,
-    pub status: String,
+    pub status: Status,
     pub thread: String,
 }
 
@@ -243,7 +236,7 @@ impl From<filebox_core::index::Hit> for SearchHit {
         SearchHit {
             id: hit.id,
             file: hit.file,
-            folder: hit.folder.to_string(),
+            folder: hit.folder,
             mailbox: hit.mailbox.to_string(),
             title: hit.title,
             snippet: hit.snippet,
@@ -252,7 +245,7 @@ impl From<filebox_core::index::Hit> for SearchHit {
             receiver: hit.receiver,
             timestamp: hit.timestamp,
             last_activity: hit.activity,
-            status: hit.status.to_string(),
+            status: hit.status,
             thread: hit.thread,
         }
     }
@@ -268,9 +261,9 @@ pub struct SearchResult {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct RecipientView {
     pub agent: String,
-    /// The folder its copy is in; absent when it holds none.
-    pub folder: Option<String>,
-    pub status: String,
+    /// The folder its copy is in; null when it holds none.
+    pub folder: Option<Folder>,
+    pub status: Status,
 }
 
 /// The result of `status`.
@@ -279,21 +272,21 @@ pub struct StatusResult {
     pub id: String,
     /// pending, delivered, processing, replied, failed or obsolete: for a message in my
     /// outbox, how far its recipients got (the least advanced); else my copy's.
-    pub status: String,
+    pub status: Status,
     /// The folder my copy is in.
-    pub folder: String,
+    pub folder: Folder,
     pub file: String,
     /// My copy's own status.
-    pub copy_status: String,
+    pub copy_status: Status,
     #[serde(rename = "type")]
     pub kind: String,
     pub title: String,
     pub sender: String,
     pub thread: String,
     /// Who sent it: agent (the default), human, system or external.
-    pub source_type: String,
+    pub source_type: SourceType,
     /// normal (the default) or urgent.
-    pub priority: String,
+    pub priority: Priority,
     /// Where replies go instead of the sender (seed 004's replyTo), when set.
     pub reply_to: Option<String>,
     /// For a message in my outbox: each recipient's copy.
@@ -306,24 +299,28 @@ impl From<&filebox_core::StatusReport> for StatusResult {
         let get = |key| h.get(key).map(str::to_owned);
         StatusResult {
             id: h.id().to_owned(),
-            status: report.status.to_string(),
-            folder: report.envelope.folder.to_string(),
+            status: report.status,
+            folder: report.envelope.folder,
             file: report.envelope.file.to_string(),
-            copy_status: report.copy_status.to_string(),
+            copy_status: report.copy_status,
             kind: h.kind.clone(),
             title: h.title.clone(),
             sender: get(field::SENDER).unwrap_or_default(),
             thread: get(field::THREAD_ID).unwrap_or_else(|| h.id().to_owned()),
-            source_type: get(field::SOURCE_TYPE).unwrap_or_else(|| "agent".into()),
-            priority: get(field::PRIORITY).unwrap_or_else(|| "normal".into()),
+            source_type: get(field::SOURCE_TYPE)
+                .and_then(|s| SourceType::parse(&s))
+                .unwrap_or(SourceType::Agent),
+            priority: get(field::PRIORITY)
+                .and_then(|p| Priority::parse(&p))
+                .unwrap_or(Priority::Normal),
             reply_to: get(field::REPLY_TO),
             recipients: report
                 .recipients
                 .iter()
                 .map(|r| RecipientView {
                     agent: r.agent.to_string(),
-                    folder: r.folder.map(|f| f.to_string()),
-                    status: r.status.to_string(),
+                    folder: r.folder,
+                    status: r.status,
                 })
                 .collect(),
         }
@@ -359,13 +356,13 @@ pub struct ThreadNodeView {
     pub kind: String,
     pub title: String,
     pub timestamp: String,
-    pub status: String,
+    pub status: Status,
     pub obsolete: bool,
-    /// context-compression or direction-change, on the first message of a fork.
-    pub fork_reason: Option<String>,
+    /// Why the thread was forked here, on the first message of a fork.
+    pub fork_reason: Option<ForkReason>,
     /// Whose mailbox holds the copy shown, the folder and the file.
     pub mailbox: String,
-    pub folder: String,
+    pub folder: Folder,
     pub file: String,
     /// Depth in the tree; nodes are listed depth-first, children by time.
     pub depth: usize,
@@ -394,11 +391,11 @@ impl From<filebox_core::Thread> for ThreadResult {
                     kind: n.kind,
                     title: n.title,
                     timestamp: n.timestamp,
-                    status: n.status.to_string(),
+                    status: n.status,
                     obsolete: n.obsolete,
-                    fork_reason: n.fork_reason,
+                    fork_reason: n.fork_reason.as_deref().and_then(ForkReason::parse),
                     mailbox: n.mailbox.to_string(),
-                    folder: n.folder.to_string(),
+                    folder: n.folder,
                     file: n.file,
                     depth: n.depth,
                 })
@@ -430,13 +427,27 @@ pub struct ForkResult {
     pub file: String,
     pub thread: String,
     pub forked_from: String,
-    pub reason: String,
-    /// The nodes the fork made obsolete.
+    pub reason: ForkReason,
+    /// The nodes the fork made obsolete (those whose files could not be marked are warnings;
+    /// the fork still lists them).
     pub obsoleted: Vec<String>,
     pub delivered_to: Vec<String>,
-    /// Obsoleted messages whose files could not be marked (the fork itself was sent, and
-    /// still lists them as obsolete); each with the reason.
-    pub unmarked: Vec<String>,
+}
+
+/// What `filebox init` set up.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct InitResult {
+    /// The config file written.
+    pub config: String,
+    pub agent: String,
+    pub mailbox: String,
+}
+
+/// What `filebox agents add` changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AgentAdded {
+    pub agent: String,
+    pub mailbox: String,
 }
 
 /// The result of `wait`.

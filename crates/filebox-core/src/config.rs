@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::agent::AgentId;
+use crate::choice::AgentKind;
 use crate::error::{Error, Result};
 use crate::store;
 
@@ -22,12 +23,23 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 pub struct AgentEntry {
     /// The mailbox root; relative paths resolve against the config file's folder.
     pub mailbox_path: PathBuf,
-    /// `agent` or `human`.
+    /// `agent` (when absent) or `human`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
+    pub kind: Option<AgentKind>,
     /// Fields this version does not know, kept on rewrite.
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+impl AgentEntry {
+    /// An entry with only a mailbox path (an agent, no other settings).
+    pub fn new(mailbox_path: PathBuf) -> AgentEntry {
+        AgentEntry {
+            mailbox_path,
+            kind: None,
+            extra: BTreeMap::new(),
+        }
+    }
 }
 
 /// The whole file.
@@ -45,6 +57,19 @@ pub struct ConfigFile {
     pub max_body_bytes: Option<usize>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+impl ConfigFile {
+    /// Point `agent` at `mailbox`, adding the agent if it is new; an existing entry keeps its
+    /// other fields (kind, and whatever this version does not know: tokens, runner, ...).
+    pub fn set_mailbox(&mut self, agent: &AgentId, mailbox: PathBuf) {
+        match self.agents.get_mut(agent) {
+            Some(entry) => entry.mailbox_path = mailbox,
+            None => {
+                self.agents.insert(agent.clone(), AgentEntry::new(mailbox));
+            }
+        }
+    }
 }
 
 /// A config file and where it lives.

@@ -1,5 +1,6 @@
 //! The core's error type: a kind a caller can act on, and the path or name it concerns.
 
+use std::borrow::Cow;
 use std::io;
 use std::path::PathBuf;
 
@@ -14,7 +15,7 @@ pub enum Error {
     Invalid {
         what: &'static str,
         value: String,
-        reason: &'static str,
+        reason: Cow<'static, str>,
     },
     /// The agent id is not in the configuration.
     #[error("unknown agent {0:?}: it is not in the config (see `filebox agents`)")]
@@ -31,9 +32,21 @@ pub enum Error {
     /// Another process (or an earlier command) already moved the message on.
     #[error("message {reference:?} was already handled: it is now in {folder}")]
     AlreadyHandled { reference: String, folder: String },
-    /// The message is not in a state the operation accepts.
-    #[error("{0}")]
-    WrongState(String),
+    /// A fork point that is not in the thread the caller named.
+    #[error(
+        "{reference} belongs to thread {thread}, not to {wanted}: fork from a message of that thread"
+    )]
+    NotInThread {
+        reference: String,
+        thread: String,
+        wanted: String,
+    },
+    /// A message whose headers name no other agent of the config to answer.
+    #[error("no one to reply to: {file} names no other agent of the config")]
+    NoReplyTarget { file: String },
+    /// A new message that no recipient could receive; nothing was written.
+    #[error("message not sent: no recipient could receive it: {}", failed.join("; "))]
+    NotSent { failed: Vec<String> },
     /// A new message reached some recipients but not all.
     #[error("message {id} was delivered to [{}] and is in my outbox, but not to: {}", delivered.join(", "), failed.join("; "))]
     Undelivered {
@@ -80,15 +93,16 @@ impl Error {
         }
     }
 
-    pub(crate) fn invalid(
+    /// A caller's value that failed validation, and why.
+    pub fn invalid(
         what: &'static str,
         value: impl Into<String>,
-        reason: &'static str,
+        reason: impl Into<Cow<'static, str>>,
     ) -> Self {
         Error::Invalid {
             what,
             value: value.into(),
-            reason,
+            reason: reason.into(),
         }
     }
 }

@@ -4,9 +4,8 @@
 //! every copy the config can reach, and the fork lists every node it obsoletes (conversation
 //! entries included, which have no header of their own) in its `Obsoletes` header.
 
-use std::fmt;
-
 use crate::agent::AgentId;
+use crate::choice::choice;
 use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::mailbox::parse_bytes;
@@ -20,40 +19,14 @@ use crate::thread::{ENTRY_SEPARATOR, build};
 /// How often marking a copy obsolete is retried when another process moves it meanwhile.
 const MARK_ATTEMPTS: usize = 5;
 
-/// Why a thread is forked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ForkReason {
-    /// The direction was right but the context grew too long: the fork carries the conclusions.
-    ContextCompression,
-    /// The direction was wrong: the fork carries the lessons and a new plan.
-    DirectionChange,
-}
-
-impl ForkReason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ForkReason::ContextCompression => "context-compression",
-            ForkReason::DirectionChange => "direction-change",
-        }
-    }
-
-    pub fn parse(value: &str) -> Result<ForkReason> {
-        match value.trim() {
-            "context-compression" => Ok(ForkReason::ContextCompression),
-            "direction-change" => Ok(ForkReason::DirectionChange),
-            _ => Err(Error::invalid(
-                "fork reason",
-                value,
-                "expected context-compression or direction-change",
-            )),
-        }
-    }
-}
-
-impl fmt::Display for ForkReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+choice! {
+    /// Why a thread is forked.
+    pub enum ForkReason("fork reason") {
+        // The direction was right but the context grew too long: the fork carries the
+        // conclusions.
+        ContextCompression => "context-compression",
+        // The direction was wrong: the fork carries the lessons and a new plan.
+        DirectionChange => "direction-change",
     }
 }
 
@@ -95,10 +68,11 @@ impl Mailroom {
         if let Some(wanted) = &request.thread
             && *wanted != thread_id
         {
-            return Err(Error::WrongState(format!(
-                "{} belongs to thread {thread_id}, not to {wanted}: fork from a message of that thread",
-                request.from
-            )));
+            return Err(Error::NotInThread {
+                reference: request.from.clone(),
+                thread: thread_id,
+                wanted: wanted.clone(),
+            });
         }
         let point_id = match entry {
             Some(n) => format!("{}{ENTRY_SEPARATOR}{n}", envelope.header.id()),

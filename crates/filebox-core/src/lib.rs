@@ -4,6 +4,7 @@
 //! HTTP, MCP or JSON wire types.
 
 mod agent;
+mod choice;
 pub mod config;
 mod cursor;
 mod error;
@@ -25,6 +26,7 @@ mod transition;
 mod watch;
 
 pub use agent::AgentId;
+pub use choice::{AgentKind, Choice};
 pub use config::{AgentEntry, Config, ConfigFile};
 pub use cursor::InboxBaseline;
 pub use error::{Error, Result};

@@ -11,7 +11,9 @@ use crate::message::field;
 impl Mailroom {
     /// The agent a reply to a message of my mailbox goes to.
     pub fn reply_target(&self, reference: &MessageRef) -> Result<AgentId> {
-        let found = self.my_mailbox()?.find_settled(reference, &Folder::ALL)?;
+        let found = self
+            .my_mailbox()?
+            .find_settled(reference, &Folder::LOOKUP_ORDER)?;
         let h = &found.header;
         [
             field::REPLY_TO,
@@ -23,11 +25,8 @@ impl Mailroom {
         .flat_map(|key| h.list(key))
         .filter_map(|name| AgentId::new(&name).ok())
         .find(|agent| agent != self.me() && self.config().agent(agent).is_ok())
-        .ok_or_else(|| {
-            Error::WrongState(format!(
-                "no one to reply to: {} names no other agent of the config",
-                found.file
-            ))
+        .ok_or_else(|| Error::NoReplyTarget {
+            file: found.file.to_string(),
         })
     }
 }

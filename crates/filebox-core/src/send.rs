@@ -1,9 +1,8 @@
 //! `send`: a new message to every recipient's inbox with a copy in my outbox, or, with
 //! `reply_to`, seed 000's reply: the conversation grows in the same file, which moves on.
 
-use std::fmt;
-
 use crate::agent::AgentId;
+use crate::choice::choice;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::mailbox::{Envelope, MessageRef, parse_bytes};
@@ -17,41 +16,23 @@ use crate::time;
 /// The longest title derived from a body's first line, in characters.
 const DERIVED_TITLE_CHARS: usize = 80;
 
-/// Seed 004's `priority`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Priority {
-    Normal,
-    Urgent,
+choice! {
+    /// Seed 004's `priority`.
+    pub enum Priority("priority") {
+        Normal => "normal",
+        Urgent => "urgent",
+    }
 }
 
-/// Seed 004's `sourceType`: who sent it, which decides where replies go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SourceType {
-    Agent,
-    Human,
-    System,
-    External,
+choice! {
+    /// Seed 004's `sourceType`: who sent it, which decides where replies go.
+    pub enum SourceType("source type") {
+        Agent => "agent",
+        Human => "human",
+        System => "system",
+        External => "external",
+    }
 }
-
-macro_rules! lowercase_names {
-    ($ty:ty { $($variant:ident => $name:literal),* }) => {
-        impl $ty {
-            pub fn as_str(self) -> &'static str {
-                match self { $(Self::$variant => $name),* }
-            }
-            pub fn parse(value: &str) -> Option<Self> {
-                match value.trim().to_ascii_lowercase().as_str() { $($name => Some(Self::$variant),)* _ => None }
-            }
-        }
-        impl fmt::Display for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.as_str()) }
-        }
-    };
-}
-lowercase_names!(Priority { Normal => "normal", Urgent => "urgent" });
-lowercase_names!(SourceType { Agent => "agent", Human => "human", System => "system", External => "external" });
 
 /// What to send.
 #[derive(Debug, Clone)]
@@ -223,10 +204,7 @@ impl Mailroom {
             }
         }
         if delivered.is_empty() {
-            return Err(Error::WrongState(format!(
-                "message not sent: no recipient could receive it: {}",
-                failed.join("; ")
-            )));
+            return Err(Error::NotSent { failed });
         }
         let mine = self.my_mailbox()?;
         store::publish_new_linked(
@@ -258,7 +236,7 @@ impl Mailroom {
         recipients: &[AgentId],
     ) -> Result<SendReceipt> {
         let mine = self.my_mailbox()?;
-        let found = mine.find_settled(reference, &Folder::ALL)?;
+        let found = mine.find_settled(reference, &Folder::LOOKUP_ORDER)?;
         let mut destinations = Vec::with_capacity(recipients.len() + 1);
         for recipient in recipients {
             let mailbox = self.mailbox(recipient)?;
@@ -337,7 +315,7 @@ impl Mailroom {
     pub(crate) fn already_handled(&self, reference: &MessageRef) -> Error {
         let folder = self
             .my_mailbox()
-            .and_then(|m| m.find_settled(reference, &Folder::ALL))
+            .and_then(|m| m.find_settled(reference, &Folder::LOOKUP_ORDER))
             .map(|found: Envelope| format!("{}/ of {}", found.folder, self.me()))
             .unwrap_or_else(|_| "another mailbox".to_owned());
         Error::AlreadyHandled {

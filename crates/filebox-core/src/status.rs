@@ -2,58 +2,33 @@
 //! obsolete), derived from the folder each copy sits in, so that the two never disagree; only
 //! `obsolete`, which no folder expresses, is written as a `Status` header (by a fork).
 
-use std::fmt;
-
 use crate::agent::AgentId;
+use crate::choice::choice;
 use crate::error::Result;
 use crate::folder::Folder;
 use crate::mailbox::{Envelope, MessageRef};
 use crate::mailroom::Mailroom;
 use crate::message::{Header, Message, field};
 
-/// Where a message stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    /// Addressed to an agent whose mailbox holds no copy (yet).
-    Pending,
-    /// In the holder's inbox (or, for the sender's record, handed over).
-    Delivered,
-    /// On hold: the holder is working on it.
-    Processing,
-    /// Answered or resolved.
-    Replied,
-    /// Rejected.
-    Failed,
-    /// Superseded by a fork of its thread; kept, never deleted.
-    Obsolete,
+choice! {
+    /// Where a message stands.
+    pub enum Status("status") {
+        // Addressed to an agent whose mailbox holds no copy (yet).
+        Pending => "pending",
+        // In the holder's inbox (or, for the sender's record, handed over).
+        Delivered => "delivered",
+        // On hold: the holder is working on it.
+        Processing => "processing",
+        // Answered or resolved.
+        Replied => "replied",
+        // Rejected.
+        Failed => "failed",
+        // Superseded by a fork of its thread; kept, never deleted.
+        Obsolete => "obsolete",
+    }
 }
 
 impl Status {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Pending => "pending",
-            Status::Delivered => "delivered",
-            Status::Processing => "processing",
-            Status::Replied => "replied",
-            Status::Failed => "failed",
-            Status::Obsolete => "obsolete",
-        }
-    }
-
-    pub fn parse(value: &str) -> Option<Status> {
-        [
-            Status::Pending,
-            Status::Delivered,
-            Status::Processing,
-            Status::Replied,
-            Status::Failed,
-            Status::Obsolete,
-        ]
-        .into_iter()
-        .find(|s| s.as_str().eq_ignore_ascii_case(value.trim()))
-    }
-
     /// The status of one copy: `Status: obsolete` wins; otherwise the folder says it. An outbox
     /// copy is a record of what its owner sent: `replied` when the owner wrote its latest
     /// conversation entry, else `delivered`.
@@ -95,12 +70,6 @@ impl Status {
     }
 }
 
-impl fmt::Display for Status {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// One recipient's copy of a message.
 #[derive(Debug, Clone)]
 pub struct RecipientStatus {
@@ -128,7 +97,7 @@ impl Mailroom {
     /// my outbox.
     pub fn status(&self, reference: &MessageRef) -> Result<StatusReport> {
         let mine = self.my_mailbox()?;
-        let envelope = mine.find_settled(reference, &Folder::ALL)?;
+        let envelope = mine.find_settled(reference, &Folder::LOOKUP_ORDER)?;
         let message = mine.read(&envelope)?;
         let mine_status = copy_status(&envelope, &message, self.me());
         let mut recipients = Vec::new();
@@ -150,9 +119,10 @@ impl Mailroom {
                 {
                     continue;
                 }
-                let found = self
-                    .mailbox(&agent)
-                    .and_then(|m| m.find(&id, &Folder::ALL).and_then(|e| Ok((m.read(&e)?, e))));
+                let found = self.mailbox(&agent).and_then(|m| {
+                    m.find(&id, &Folder::LOOKUP_ORDER)
+                        .and_then(|e| Ok((m.read(&e)?, e)))
+                });
                 recipients.push(match found {
                     Ok((theirs, copy)) => RecipientStatus {
                         status: copy_status(&copy, &theirs, &agent),

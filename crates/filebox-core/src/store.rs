@@ -623,7 +623,7 @@ mod tests {
             name: "a.md".into(),
         }];
         let result = move_message(&tmp, &inbox.join("a.md"), &dest, |_| {
-            Err(Error::WrongState("no".into()))
+            Err(Error::invalid("test", "no", "refused by the test"))
         });
         assert!(result.is_err());
         assert_eq!(fs::read(inbox.join("a.md")).unwrap(), b"one");

@@ -1,14 +1,13 @@
 //! FileBox as an MCP server: one tool per mailbox verb, inbox resources, and the inbox-work
 //! prompt, over stdio or Streamable HTTP.
 //!
-//! Translation only: every tool calls `filebox_api::verbs` on a [`filebox_core::Mailroom`] and
-//! never touches mailbox files itself. Nothing here writes to stdout except the stdio transport.
+//! Translation only: the tools are `filebox_api`'s verb table, run on a
+//! [`filebox_core::Mailroom`]; nothing here touches mailbox files itself. Nothing here writes to stdout except the stdio transport.
 
 mod blocking;
 mod http;
 mod inbox;
 mod prompts;
-mod render;
 mod resources;
 mod server;
 mod stdio;

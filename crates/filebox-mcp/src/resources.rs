@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use filebox_api::{ListArgs, ThreadArgs, verbs};
+use filebox_api::verbs::{GetThread, ListMessages};
+use filebox_api::{ListArgs, ThreadArgs, Verb, VerbContext, render};
 use filebox_core::Mailroom;
 use filebox_core::message::FileName;
 use rmcp::ErrorData;
@@ -13,7 +14,6 @@ use rmcp::model::{
 };
 
 use crate::blocking::{self, Failure};
-use crate::render;
 
 const INBOX: &str = "filebox://inbox";
 const THREAD_PREFIX: &str = "filebox://thread/";
@@ -56,7 +56,7 @@ pub(crate) fn list() -> ListResourcesResult {
         Resource::new(INBOX, "inbox")
             .with_title("My inbox")
             .with_description(
-                "The messages waiting in your inbox, oldest first, one line each with its id. \
+                "The messages waiting in your inbox, oldest first, one line each ending with its file name (which every tool accepts as its id). \
                  Subscribe to hear when mail arrives.",
             )
             .with_mime_type(MARKDOWN),
@@ -83,11 +83,12 @@ pub(crate) async fn read(
     let markdown = match ResourceUri::parse(uri) {
         Some(ResourceUri::Inbox) => {
             blocking::run(Arc::clone(mailroom), |m| {
-                let listing = verbs::list(&m, &ListArgs::default())?;
+                let listing = ListMessages::run(&VerbContext::new(&m), ListArgs::default())?;
                 let lines: Vec<String> = listing
+                    .value
                     .messages
                     .iter()
-                    .map(|message| format!("- {}", render::message_line(message)))
+                    .map(|message| format!("- {}", message.line))
                     .collect();
                 Ok(format!("# Inbox of {}\n\n{}\n", m.me(), lines.join("\n")))
             })
@@ -95,8 +96,8 @@ pub(crate) async fn read(
         }
         Some(ResourceUri::Thread(id)) => {
             blocking::run(Arc::clone(mailroom), move |m| {
-                let thread = verbs::thread(&m, &ThreadArgs { id })?;
-                Ok(render::thread_markdown(&thread))
+                let thread = GetThread::run(&VerbContext::new(&m), ThreadArgs { id })?;
+                Ok(render::thread(&thread.value))
             })
             .await
         }

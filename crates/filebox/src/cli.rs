@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand};
+use filebox_core::{Choice, Folder, ForkReason, MessageType, Priority, SourceType, Status};
 
 /// Durable file-system mailboxes for AI agents and the humans who work with them.
 ///
@@ -38,27 +40,16 @@ pub(crate) struct Global {
     pub(crate) json: bool,
 }
 
-/// A mailbox folder.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum FolderArg {
-    Inbox,
-    Outbox,
-    Done,
-    Cancel,
-    Hold,
+/// A value from one of the core's closed sets (folder, priority, ...): `--help` lists the
+/// names, and the same names are the JSON Schema `enum` of the MCP tools.
+fn choice<T: Choice + Send + Sync>() -> impl TypedValueParser<Value = T> {
+    PossibleValuesParser::new(T::ALL.iter().map(|value| value.as_str()))
+        .try_map(|name| T::parse_arg(&name))
 }
 
-impl From<FolderArg> for filebox_api::FolderName {
-    fn from(folder: FolderArg) -> Self {
-        use filebox_api::FolderName;
-        match folder {
-            FolderArg::Inbox => FolderName::Inbox,
-            FolderArg::Outbox => FolderName::Outbox,
-            FolderArg::Done => FolderName::Done,
-            FolderArg::Cancel => FolderName::Cancel,
-            FolderArg::Hold => FolderName::Hold,
-        }
-    }
+/// A message type: ER, BR, ... or a custom upper-case word.
+fn message_type(value: &str) -> filebox_core::Result<MessageType> {
+    MessageType::new(value)
 }
 
 #[derive(Debug, Subcommand)]
@@ -155,14 +146,14 @@ pub(crate) enum AgentsAction {
 #[derive(Debug, Args)]
 pub(crate) struct ListArgs {
     /// The folder to list
-    #[arg(value_enum, default_value = "inbox")]
-    pub(crate) folder: FolderArg,
+    #[arg(value_parser = choice::<Folder>(), default_value = "inbox")]
+    pub(crate) folder: Folder,
     /// Only messages from this agent
     #[arg(long, value_name = "ID")]
     pub(crate) from: Option<String>,
     /// Only messages of this type (ER, BR, DIS, ...)
-    #[arg(long = "type", value_name = "TYPE")]
-    pub(crate) kind: Option<String>,
+    #[arg(long = "type", value_name = "TYPE", value_parser = message_type)]
+    pub(crate) kind: Option<MessageType>,
     /// Only messages I have not read (with `read`) since they last changed; a message that
     /// comes back with a new reply is unread again
     #[arg(long)]
@@ -178,8 +169,8 @@ pub(crate) struct ListArgs {
 #[derive(Debug, Args)]
 pub(crate) struct ReadArgs {
     /// The folder the message is in
-    #[arg(value_enum)]
-    pub(crate) folder: FolderArg,
+    #[arg(value_parser = choice::<Folder>())]
+    pub(crate) folder: Folder,
     /// The message: file name, message id, or the id's first 8 characters
     pub(crate) message: String,
 }
@@ -189,8 +180,8 @@ pub(crate) struct SendArgs {
     /// Recipient: an agent id, a comma list (a,b), @all (every agent but me) or @group
     pub(crate) target: String,
     /// Message type: ER, BR, DIS, ACK, SU, ASK, RPT, or your own upper-case word
-    #[arg(value_name = "TYPE")]
-    pub(crate) kind: String,
+    #[arg(value_name = "TYPE", value_parser = message_type)]
+    pub(crate) kind: MessageType,
     /// The Markdown content, or `-` to read standard input
     #[arg(required_unless_present = "file", allow_hyphen_values = true)]
     pub(crate) content: Option<String>,
@@ -207,12 +198,12 @@ pub(crate) struct SendArgs {
     /// Copy to these agents (comma list)
     #[arg(long, value_name = "IDS")]
     pub(crate) cc: Option<String>,
-    /// normal or urgent
-    #[arg(long)]
-    pub(crate) priority: Option<String>,
-    /// Who is sending: agent, human, system or external
-    #[arg(long, value_name = "TYPE")]
-    pub(crate) source_type: Option<String>,
+    /// How urgent it is
+    #[arg(long, value_parser = choice::<Priority>())]
+    pub(crate) priority: Option<Priority>,
+    /// Who is sending (decides where replies go)
+    #[arg(long, value_name = "TYPE", value_parser = choice::<SourceType>())]
+    pub(crate) source_type: Option<SourceType>,
     /// Where replies should go instead of me (seed 004's replyTo)
     #[arg(long, value_name = "ID")]
     pub(crate) reply_to_agent: Option<String>,
@@ -255,17 +246,17 @@ pub(crate) struct SearchArgs {
     #[arg(long, value_name = "ID")]
     pub(crate) from: Option<String>,
     /// Only messages of this type (ER, BR, DIS, ...)
-    #[arg(long = "type", value_name = "TYPE")]
-    pub(crate) kind: Option<String>,
+    #[arg(long = "type", value_name = "TYPE", value_parser = message_type)]
+    pub(crate) kind: Option<MessageType>,
     /// Only this folder
-    #[arg(long, value_enum)]
-    pub(crate) folder: Option<FolderArg>,
+    #[arg(long, value_parser = choice::<Folder>())]
+    pub(crate) folder: Option<Folder>,
     /// Only this thread (its id)
     #[arg(long, value_name = "ID")]
     pub(crate) thread: Option<String>,
-    /// Only this status: pending, delivered, processing, replied, failed or obsolete
-    #[arg(long)]
-    pub(crate) status: Option<String>,
+    /// Only this status
+    #[arg(long, value_parser = choice::<Status>())]
+    pub(crate) status: Option<Status>,
     /// Only messages sent or answered since this date (2025-06-27) or time
     #[arg(long, value_name = "DATE")]
     pub(crate) since: Option<String>,
@@ -295,8 +286,8 @@ pub(crate) struct ReplyArgs {
     #[arg(allow_hyphen_values = true)]
     pub(crate) content: String,
     /// Message type of the reply
-    #[arg(long = "type", value_name = "TYPE", default_value = "DIS")]
-    pub(crate) kind: String,
+    #[arg(long = "type", value_name = "TYPE", default_value = "DIS", value_parser = message_type)]
+    pub(crate) kind: MessageType,
 }
 
 #[derive(Debug, Args)]
@@ -312,33 +303,17 @@ pub(crate) struct ThreadsArgs {
     pub(crate) limit: usize,
 }
 
-/// Why a thread is forked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ForkReasonArg {
-    /// Right direction, too much context: the fork carries the conclusions
-    ContextCompression,
-    /// Wrong direction: the fork carries the lessons and the new plan
-    DirectionChange,
-}
-
-impl ForkReasonArg {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            ForkReasonArg::ContextCompression => "context-compression",
-            ForkReasonArg::DirectionChange => "direction-change",
-        }
-    }
-}
-
 #[derive(Debug, Args)]
 pub(crate) struct ForkArgs {
     /// The message to start again from (id, short id, file name, or ID#N for the N-th reply
     /// of its conversation)
     #[arg(long, value_name = "ID")]
     pub(crate) from: String,
-    /// Why
-    #[arg(long, value_enum)]
-    pub(crate) reason: ForkReasonArg,
+    /// Why: context-compression (right direction, too much context: the fork carries the
+    /// conclusions) or direction-change (wrong direction: it carries the lessons and the new
+    /// plan)
+    #[arg(long, value_parser = choice::<ForkReason>())]
+    pub(crate) reason: ForkReason,
     /// The compressed context the new branch starts with, or `-` to read standard input
     #[arg(long, allow_hyphen_values = true)]
     pub(crate) context: String,
@@ -431,4 +406,24 @@ pub(crate) struct RenderArgs {
     /// The Claude config folder holding `teams/` [default: $CLAUDE_CONFIG_DIR, else ~/.claude]
     #[arg(long, value_name = "DIR")]
     pub(crate) claude_dir: Option<PathBuf>,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    #[test]
+    fn every_verb_of_the_table_has_its_subcommand() {
+        let cli = Cli::command();
+        for verb in filebox_api::verbs::TABLE {
+            assert!(
+                cli.find_subcommand(verb.cli).is_some(),
+                "{} has no `filebox {}`",
+                verb.name,
+                verb.cli
+            );
+        }
+    }
 }

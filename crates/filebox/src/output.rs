@@ -6,7 +6,7 @@ use serde::Serialize;
 
 /// How a command ended when it did not fail outright.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Outcome {
+pub(crate) enum Exit {
     Success,
     /// It did its job, but skipped something it reported on stderr (exit code 1).
     Partial,
@@ -14,12 +14,12 @@ pub(crate) enum Outcome {
     TimedOut,
 }
 
-impl Outcome {
+impl Exit {
     pub(crate) fn exit_code(self) -> std::process::ExitCode {
         match self {
-            Outcome::Success => std::process::ExitCode::SUCCESS,
-            Outcome::Partial => std::process::ExitCode::from(1),
-            Outcome::TimedOut => std::process::ExitCode::from(3),
+            Exit::Success => std::process::ExitCode::SUCCESS,
+            Exit::Partial => std::process::ExitCode::from(1),
+            Exit::TimedOut => std::process::ExitCode::from(3),
         }
     }
 }
@@ -43,25 +43,33 @@ pub(crate) fn lines<I: IntoIterator<Item = S>, S: AsRef<str>>(lines: I) -> anyho
     Ok(())
 }
 
+/// Print text, ending it with a newline if it has none (nothing for empty text).
+pub(crate) fn text_line(text: &str) -> anyhow::Result<()> {
+    if text.is_empty() || text.ends_with('\n') {
+        self::text(text)
+    } else {
+        lines([text])
+    }
+}
+
+/// Print warnings on stderr: `Partial` (exit code 1) when there are some.
+pub(crate) fn warnings(warnings: &[String]) -> Exit {
+    for warning in warnings {
+        warn(warning);
+    }
+    if warnings.is_empty() {
+        Exit::Success
+    } else {
+        Exit::Partial
+    }
+}
+
 /// Print text as is.
 pub(crate) fn text(text: &str) -> anyhow::Result<()> {
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()?;
     Ok(())
-}
-
-/// Print `value` as JSON when asked, else the text lines `render` makes.
-pub(crate) fn either<T: Serialize>(
-    as_json: bool,
-    value: &T,
-    render: impl FnOnce(&T) -> Vec<String>,
-) -> anyhow::Result<()> {
-    if as_json {
-        json(value)
-    } else {
-        lines(render(value))
-    }
 }
 
 /// A warning on stderr.

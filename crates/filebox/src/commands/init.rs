@@ -1,13 +1,14 @@
 //! `filebox init`: create or extend a config and an agent's mailbox.
 
+use filebox_api::InitResult;
 use filebox_core::config::{self, FILE_NAME, PROJECT_DIR};
-use filebox_core::{AgentEntry, Config, Mailroom};
+use filebox_core::{Config, Mailroom};
 
 use super::{agent_override, cwd};
 use crate::cli::{Global, InitArgs};
-use crate::output::{self, Outcome};
+use crate::output::{self, Exit};
 
-pub(crate) fn run(global: &Global, args: &InitArgs) -> anyhow::Result<Outcome> {
+pub(crate) fn run(global: &Global, args: &InitArgs) -> anyhow::Result<Exit> {
     let cwd = cwd()?;
     let agent = agent_override(global)?
         .ok_or_else(|| anyhow::anyhow!("name the agent to create: filebox init --agent ID"))?;
@@ -27,30 +28,24 @@ pub(crate) fn run(global: &Global, args: &InitArgs) -> anyhow::Result<Outcome> {
         &cwd,
     );
     let config = Config::update(&path, |file| {
-        file.agents
-            .entry(agent.clone())
-            .and_modify(|entry| entry.mailbox_path = mailbox.clone())
-            .or_insert_with(|| AgentEntry {
-                mailbox_path: mailbox.clone(),
-                kind: None,
-                extra: Default::default(),
-            });
+        file.set_mailbox(&agent, mailbox.clone());
         file.current_agent_id.get_or_insert_with(|| agent.clone());
         Ok(())
     })?;
     let mailroom = Mailroom::new(config, Some(&agent))?;
     let opened = mailroom.my_mailbox()?;
-    let report = serde_json::json!({
-        "config": path.display().to_string(),
-        "agent": agent.to_string(),
-        "mailbox": opened.root().display().to_string(),
-    });
-    output::either(global.json, &report, |_| {
-        vec![format!(
-            "agent {agent} has its mailbox at {} (config {})",
-            opened.root().display(),
-            path.display()
-        )]
-    })?;
-    Ok(Outcome::Success)
+    let report = InitResult {
+        config: path.display().to_string(),
+        agent: agent.to_string(),
+        mailbox: opened.root().display().to_string(),
+    };
+    if global.json {
+        output::json(&report)?;
+    } else {
+        output::lines([format!(
+            "agent {} has its mailbox at {} (config {})",
+            report.agent, report.mailbox, report.config
+        )])?;
+    }
+    Ok(Exit::Success)
 }

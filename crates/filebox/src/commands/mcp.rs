@@ -4,9 +4,9 @@ use anyhow::Context;
 
 use super::mailroom;
 use crate::cli::{Global, McpArgs};
-use crate::output::Outcome;
+use crate::output::Exit;
 
-pub(crate) fn run(global: &Global, args: &McpArgs) -> anyhow::Result<Outcome> {
+pub(crate) fn run(global: &Global, args: &McpArgs) -> anyhow::Result<Exit> {
     // Before anything else: no token protects this server yet, so it stays on this machine.
     if let Some(addr) = &args.listen {
         filebox_mcp::check_listen_address(addr)?;
@@ -32,5 +32,5 @@ pub(crate) fn run(global: &Global, args: &McpArgs) -> anyhow::Result<Outcome> {
             }
         }
     })?;
-    Ok(Outcome::Success)
+    Ok(Exit::Success)
 }

@@ -22,12 +22,13 @@ mod wait;
 use std::path::PathBuf;
 
 use anyhow::Context;
+use filebox_api::Verb;
 use filebox_core::{AgentId, Config, Mailroom};
 
 use crate::cli::{Cli, Command, Global};
-use crate::output::Outcome;
+use crate::output::{self, Exit};
 
-pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
+pub(crate) fn run(cli: Cli) -> anyhow::Result<Exit> {
     let global = &cli.global;
     match cli.command {
         Command::Init(args) => init::run(global, &args),
@@ -35,11 +36,9 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::List(args) => list::run(global, &args),
         Command::Read(args) => read::run(global, &args),
         Command::Send(args) => send::run(global, &args),
-        Command::Resolved(args) => {
-            transition::run(global, filebox_core::Transition::Resolve, &args)
-        }
-        Command::Reject(args) => transition::run(global, filebox_core::Transition::Reject, &args),
-        Command::Onhold(args) => transition::run(global, filebox_core::Transition::Hold, &args),
+        Command::Resolved(args) => transition::resolved(global, &args),
+        Command::Reject(args) => transition::reject(global, &args),
+        Command::Onhold(args) => transition::onhold(global, &args),
         Command::Reply(args) => reply::run(global, &args),
         Command::Thread(args) => thread::run(global, &args),
         Command::Threads(args) => thread::run_list(global, &args),
@@ -69,4 +68,27 @@ fn agent_override(global: &Global) -> anyhow::Result<Option<AgentId>> {
 pub(crate) fn mailroom(global: &Global) -> anyhow::Result<Mailroom> {
     let config = Config::discover(global.config.as_deref(), &cwd()?)?;
     Ok(Mailroom::new(config, agent_override(global)?.as_ref())?)
+}
+
+/// Run verb `V` as the current agent and print its result: `--json` prints the whole
+/// [`filebox_api::Outcome`], text is the verb's rendering; warnings go to stderr (exit 1).
+pub(crate) fn run_verb<V: Verb>(global: &Global, args: V::Args) -> anyhow::Result<Exit> {
+    run_verb_as_text::<V>(global, args, V::render)
+}
+
+/// [`run_verb`] with another text than the verb's rendering, for the few commands whose text
+/// output is a script contract (`send` and `reply` print the Message ID alone).
+pub(crate) fn run_verb_as_text<V: Verb>(
+    global: &Global,
+    args: V::Args,
+    text: impl FnOnce(&V::Output) -> String,
+) -> anyhow::Result<Exit> {
+    let mailroom = mailroom(global)?;
+    let outcome = V::run(&filebox_api::VerbContext::new(&mailroom), args)?;
+    if global.json {
+        output::json(&outcome)?;
+    } else {
+        output::text_line(&text(&outcome.value))?;
+    }
+    Ok(output::warnings(&outcome.warnings))
 }

@@ -4,14 +4,15 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use filebox_api::{FolderName, ListArgs, ReadArgs, Recipients, SendArgs, verbs};
+use filebox_api::verbs::{ListMessages, ReadMessage, ResolveMessage, SendMessage};
+use filebox_api::{ListArgs, ReadArgs, ResolveArgs, SendArgs, Verb, VerbContext};
 use filebox_core::config::{FILE_NAME, PROJECT_DIR};
-use filebox_core::{AgentEntry, AgentId, Config, Mailroom, Transition};
+use filebox_core::{AgentId, Config, Folder, Mailroom, MessageType};
 
 use crate::cli::{Global, QuickstartArgs};
-use crate::output::{self, Outcome};
+use crate::output::{self, Exit};
 
-pub(crate) fn run(_global: &Global, args: &QuickstartArgs) -> anyhow::Result<Outcome> {
+pub(crate) fn run(_global: &Global, args: &QuickstartArgs) -> anyhow::Result<Exit> {
     let dir = match &args.dir {
         Some(dir) => dir.clone(),
         None => std::env::temp_dir().join(format!("filebox-quickstart-{}", std::process::id())),
@@ -21,14 +22,7 @@ pub(crate) fn run(_global: &Global, args: &QuickstartArgs) -> anyhow::Result<Out
     let (qa, dev) = (AgentId::new("qa")?, AgentId::new("dev")?);
     let config = Config::update(&config_path, |file| {
         for agent in [&qa, &dev] {
-            file.agents.insert(
-                agent.clone(),
-                AgentEntry {
-                    mailbox_path: mailbox_dir(&dir, agent),
-                    kind: None,
-                    extra: Default::default(),
-                },
-            );
+            file.set_mailbox(agent, mailbox_dir(&dir, agent));
         }
         file.current_agent_id = Some(qa.clone());
         Ok(())
@@ -47,36 +41,22 @@ pub(crate) fn run(_global: &Global, args: &QuickstartArgs) -> anyhow::Result<Out
         "qa",
         "send dev ER \"# Batch import for user management ...\"",
     )?;
-    let sent = verbs::send(
-        &as_qa,
-        &SendArgs {
-            to: Recipients::One("dev".into()),
-            cc: None,
-            kind: "ER".into(),
-            title: None,
-            content: "# Batch import for user management\n\nAdmins need to add 200 users at once. Please accept a CSV upload.\n".into(),
-            reply_to: None,
-            priority: None,
-            source_type: None,
-            reply_to_agent: None,
-        },
-    )?;
+    let sent = SendMessage::run(
+        &VerbContext::new(&as_qa),
+        SendArgs::new(
+            "dev",
+            MessageType::new("ER")?,
+            "# Batch import for user management\n\nAdmins need to add 200 users at once. Please accept a CSV upload.\n",
+        ),
+    )?
+    .value;
     output::lines([&sent.id])?;
 
     step("dev", "list inbox")?;
-    list(&as_dev, FolderName::Inbox)?;
+    list(&as_dev, Folder::Inbox)?;
     let short = &sent.id[..8];
     step("dev", &format!("read inbox {short}"))?;
-    output::text(
-        &verbs::read(
-            &as_dev,
-            &ReadArgs {
-                id: short.into(),
-                folder: Some(FolderName::Inbox),
-            },
-        )?
-        .markdown,
-    )?;
+    read(&as_dev, Folder::Inbox, short)?;
 
     step(
         "dev",
@@ -84,7 +64,7 @@ pub(crate) fn run(_global: &Global, args: &QuickstartArgs) -> anyhow::Result<Out
     )?;
     reply(&as_dev, "qa", "Which columns must the CSV have?", short)?;
     step("qa", "list inbox")?;
-    list(&as_qa, FolderName::Inbox)?;
+    list(&as_qa, Folder::Inbox)?;
     step(
         "qa",
         &format!("send dev DIS \"name, email, role\" --reply_to {short}"),
@@ -95,24 +75,16 @@ pub(crate) fn run(_global: &Global, args: &QuickstartArgs) -> anyhow::Result<Out
         "dev",
         &format!("resolved {short} \"CSV import shipped in v1.2\""),
     )?;
-    let done = verbs::transition(
-        &as_dev,
-        Transition::Resolve,
-        short,
-        "CSV import shipped in v1.2",
+    let done = ResolveMessage::run(
+        &VerbContext::new(&as_dev),
+        ResolveArgs {
+            id: short.into(),
+            details: "CSV import shipped in v1.2".into(),
+        },
     )?;
-    output::lines([format!("{} -> {}/{}", done.id, done.folder, done.file)])?;
+    output::lines([ResolveMessage::render(&done.value)])?;
     step("dev", &format!("read done {short}"))?;
-    output::text(
-        &verbs::read(
-            &as_dev,
-            &ReadArgs {
-                id: short.into(),
-                folder: Some(FolderName::Done),
-            },
-        )?
-        .markdown,
-    )?;
+    read(&as_dev, Folder::Done, short)?;
     output::lines([
         String::new(),
         format!(
@@ -121,42 +93,38 @@ pub(crate) fn run(_global: &Global, args: &QuickstartArgs) -> anyhow::Result<Out
             config_path.display()
         ),
     ])?;
-    Ok(Outcome::Success)
+    Ok(Exit::Success)
 }
 
 fn mailbox_dir(dir: &Path, agent: &AgentId) -> PathBuf {
     dir.join("mailboxes").join(agent.as_str())
 }
 
-fn list(mailroom: &Mailroom, folder: FolderName) -> anyhow::Result<()> {
-    let listing = verbs::list(
-        mailroom,
-        &ListArgs {
+fn list(mailroom: &Mailroom, folder: Folder) -> anyhow::Result<()> {
+    let listing = ListMessages::run(
+        &VerbContext::new(mailroom),
+        ListArgs {
             folder: Some(folder),
             ..ListArgs::default()
         },
     )?;
-    output::lines(listing.messages.iter().map(|m| &m.line))
+    output::lines([ListMessages::render(&listing.value)])
+}
+
+fn read(mailroom: &Mailroom, folder: Folder, id: &str) -> anyhow::Result<()> {
+    let read = ReadMessage::run(
+        &VerbContext::new(mailroom),
+        ReadArgs {
+            id: id.into(),
+            folder: Some(folder),
+        },
+    )?;
+    output::text(&ReadMessage::render(&read.value))
 }
 
 fn reply(mailroom: &Mailroom, to: &str, content: &str, id: &str) -> anyhow::Result<()> {
-    let result = verbs::send(
-        mailroom,
-        &SendArgs {
-            to: Recipients::One(to.into()),
-            cc: None,
-            kind: "DIS".into(),
-            title: None,
-            content: content.into(),
-            reply_to: Some(id.into()),
-            priority: None,
-            source_type: None,
-            reply_to_agent: None,
-        },
-    )?;
-    output::lines([format!(
-        "{} -> {}",
-        result.id,
-        result.delivered_to.join(", ")
-    )])
+    let mut args = SendArgs::new(to, MessageType::new("DIS")?, content);
+    args.reply_to = Some(id.into());
+    let sent = SendMessage::run(&VerbContext::new(mailroom), args)?;
+    output::lines([SendMessage::render(&sent.value)])
 }

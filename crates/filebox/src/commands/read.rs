@@ -1,23 +1,17 @@
 //! `filebox read <folder> <message>`.
 
-use filebox_api::verbs;
+use filebox_api::verbs::ReadMessage;
 
-use super::mailroom;
+use super::run_verb;
 use crate::cli::{Global, ReadArgs};
-use crate::output::{self, Outcome};
+use crate::output::Exit;
 
-pub(crate) fn run(global: &Global, args: &ReadArgs) -> anyhow::Result<Outcome> {
-    let result = verbs::read(
-        &mailroom(global)?,
-        &filebox_api::ReadArgs {
+pub(crate) fn run(global: &Global, args: &ReadArgs) -> anyhow::Result<Exit> {
+    run_verb::<ReadMessage>(
+        global,
+        filebox_api::ReadArgs {
             id: args.message.clone(),
-            folder: Some(args.folder.into()),
+            folder: Some(args.folder),
         },
-    )?;
-    if global.json {
-        output::json(&result)?;
-    } else {
-        output::text(&result.markdown)?;
-    }
-    Ok(Outcome::Success)
+    )
 }

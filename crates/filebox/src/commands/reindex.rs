@@ -1,23 +1,16 @@
 //! `filebox reindex`: rebuild the derived search index from the files.
 
-use filebox_api::verbs;
+use filebox_api::verbs::Reindex;
 
-use super::mailroom;
+use super::run_verb;
 use crate::cli::{Global, ReindexArgs};
-use crate::output::{self, Outcome};
+use crate::output::Exit;
 
-pub(crate) fn run(global: &Global, args: &ReindexArgs) -> anyhow::Result<Outcome> {
-    let result = verbs::reindex(
-        &mailroom(global)?,
-        &filebox_api::ReindexArgs {
+pub(crate) fn run(global: &Global, args: &ReindexArgs) -> anyhow::Result<Exit> {
+    run_verb::<Reindex>(
+        global,
+        filebox_api::ReindexArgs {
             all: Some(args.all),
         },
-    )?;
-    output::either(global.json, &result, |r| {
-        r.mailboxes
-            .iter()
-            .map(|m| format!("{}: {} messages indexed", m.agent, m.indexed))
-            .collect()
-    })?;
-    Ok(Outcome::Success)
+    )
 }

@@ -1,22 +1,21 @@
 //! `filebox reply <message> <content>`: `send` to the message's Reply To or sender, with
-//! `--reply_to`.
+//! `--reply_to`. Prints the Message ID, like `send`.
 
-use filebox_api::verbs;
+use filebox_api::verbs::ReplyMessage;
 
-use super::mailroom;
+use super::run_verb_as_text;
 use super::send::read_content;
 use crate::cli::{Global, ReplyArgs};
-use crate::output::{self, Outcome};
+use crate::output::Exit;
 
-pub(crate) fn run(global: &Global, args: &ReplyArgs) -> anyhow::Result<Outcome> {
-    let result = verbs::reply(
-        &mailroom(global)?,
-        &filebox_api::ReplyArgs {
+pub(crate) fn run(global: &Global, args: &ReplyArgs) -> anyhow::Result<Exit> {
+    run_verb_as_text::<ReplyMessage>(
+        global,
+        filebox_api::ReplyArgs {
             id: args.message.clone(),
             content: read_content(Some(&args.content), None)?,
             kind: Some(args.kind.clone()),
         },
-    )?;
-    output::either(global.json, &result, |r| vec![r.id.clone()])?;
-    Ok(Outcome::Success)
+        |sent| sent.id.clone(),
+    )
 }

@@ -1,32 +1,33 @@
-//! `filebox send <target> <type> <content>`.
+//! `filebox send <target> <type> <content>`: prints the new Message ID alone (`--json`: the
+//! whole result), so a script can keep it.
 
 use std::io::Read;
 
 use anyhow::Context;
-use filebox_api::{Recipients, verbs};
+use filebox_api::Recipients;
+use filebox_api::verbs::SendMessage;
 
-use super::mailroom;
+use super::run_verb_as_text;
 use crate::cli::{Global, SendArgs};
-use crate::output::{self, Outcome};
+use crate::output::Exit;
 
-pub(crate) fn run(global: &Global, args: &SendArgs) -> anyhow::Result<Outcome> {
+pub(crate) fn run(global: &Global, args: &SendArgs) -> anyhow::Result<Exit> {
     let content = content(args)?;
-    let result = verbs::send(
-        &mailroom(global)?,
-        &filebox_api::SendArgs {
+    run_verb_as_text::<SendMessage>(
+        global,
+        filebox_api::SendArgs {
             to: Recipients::One(args.target.clone()),
             cc: args.cc.clone().map(Recipients::One),
             kind: args.kind.clone(),
             title: args.title.clone(),
             content,
             reply_to: args.reply_to.clone(),
-            priority: args.priority.clone(),
-            source_type: args.source_type.clone(),
+            priority: args.priority,
+            source_type: args.source_type,
             reply_to_agent: args.reply_to_agent.clone(),
         },
-    )?;
-    output::either(global.json, &result, |r| vec![r.id.clone()])?;
-    Ok(Outcome::Success)
+        |sent| sent.id.clone(),
+    )
 }
 
 /// The content argument, standard input for `-`, or `--file`; it must be UTF-8.

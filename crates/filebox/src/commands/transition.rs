@@ -1,20 +1,38 @@
 //! `filebox resolved | reject | onhold <message> <details>`.
 
-use filebox_api::verbs;
-use filebox_core::Transition;
+use filebox_api::verbs::{HoldMessage, RejectMessage, ResolveMessage};
+use filebox_api::{HoldArgs, RejectArgs, ResolveArgs};
 
-use super::mailroom;
+use super::run_verb;
 use crate::cli::{Global, TransitionArgs};
-use crate::output::{self, Outcome};
+use crate::output::Exit;
 
-pub(crate) fn run(
-    global: &Global,
-    transition: Transition,
-    args: &TransitionArgs,
-) -> anyhow::Result<Outcome> {
-    let result = verbs::transition(&mailroom(global)?, transition, &args.message, &args.details)?;
-    output::either(global.json, &result, |r| {
-        vec![format!("{} -> {}/{}", r.id, r.folder, r.file)]
-    })?;
-    Ok(Outcome::Success)
+pub(crate) fn resolved(global: &Global, args: &TransitionArgs) -> anyhow::Result<Exit> {
+    run_verb::<ResolveMessage>(
+        global,
+        ResolveArgs {
+            id: args.message.clone(),
+            details: args.details.clone(),
+        },
+    )
+}
+
+pub(crate) fn reject(global: &Global, args: &TransitionArgs) -> anyhow::Result<Exit> {
+    run_verb::<RejectMessage>(
+        global,
+        RejectArgs {
+            id: args.message.clone(),
+            reason: args.details.clone(),
+        },
+    )
+}
+
+pub(crate) fn onhold(global: &Global, args: &TransitionArgs) -> anyhow::Result<Exit> {
+    run_verb::<HoldMessage>(
+        global,
+        HoldArgs {
+            id: args.message.clone(),
+            reason: args.details.clone(),
+        },
+    )
 }

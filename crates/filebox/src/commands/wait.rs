@@ -3,33 +3,38 @@
 
 use std::io::Write;
 
-use filebox_api::{MessageSummary, verbs};
+use filebox_api::verbs::WaitForMessages;
+use filebox_api::{MessageSummary, Verb, VerbContext};
 
 use super::mailroom;
 use crate::cli::{Global, WaitArgs};
-use crate::output::{self, Outcome};
+use crate::output::{self, Exit};
 
-pub(crate) fn run(global: &Global, args: &WaitArgs) -> anyhow::Result<Outcome> {
-    let result = verbs::wait(
-        &mailroom(global)?,
-        &filebox_api::WaitArgs {
+pub(crate) fn run(global: &Global, args: &WaitArgs) -> anyhow::Result<Exit> {
+    let mailroom = mailroom(global)?;
+    let outcome = WaitForMessages::run(
+        &VerbContext::new(&mailroom),
+        filebox_api::WaitArgs {
             timeout: args.timeout,
         },
-        &|| false,
     )?;
-    output::either(global.json, &result.messages, |messages| {
-        messages.iter().map(|m| m.line.clone()).collect()
-    })?;
-    if result.messages.is_empty() {
-        // Only a timeout ends a CLI wait with nothing (nothing here cancels it).
+    if global.json {
+        output::json(&outcome)?;
+    }
+    if outcome.value.messages.is_empty() {
+        // Only a timeout ends a CLI wait with nothing (nothing here cancels it); stdout then
+        // has nothing (with --json, the empty result).
         let seconds = args.timeout.unwrap_or_default();
         eprintln!("filebox: no new mail within {seconds} s");
-        return Ok(Outcome::TimedOut);
+        return Ok(Exit::TimedOut);
     }
-    Ok(Outcome::Success)
+    if !global.json {
+        output::text_line(&WaitForMessages::render(&outcome.value))?;
+    }
+    Ok(output::warnings(&outcome.warnings))
 }
 
-pub(crate) fn watch(global: &Global) -> anyhow::Result<Outcome> {
+pub(crate) fn watch(global: &Global) -> anyhow::Result<Exit> {
     let mailbox = mailroom(global)?.my_mailbox()?;
     // An in-memory baseline, not `wait`'s cursor: what the watch prints stays new to the
     // agent's next `wait` (and to `wait_for_messages`).

@@ -63,7 +63,8 @@ fn eight_processes_sending_25_each_lose_nothing() {
             .as_agent("dev")
             .args(["--json", "list", "inbox"])
             .success();
-        let listed: Vec<serde_json::Value> = serde_json::from_str(&listing).unwrap();
+        let listing: serde_json::Value = serde_json::from_str(&listing).unwrap();
+        let listed = listing["messages"].as_array().unwrap();
         assert_eq!(listed.len(), expected);
         let listed_ids: BTreeSet<&str> = listed.iter().map(|m| m["id"].as_str().unwrap()).collect();
         assert_eq!(listed_ids.len(), expected);

@@ -202,7 +202,16 @@ fn unreadable_files_are_reported_and_skipped() {
         .args(["--json", "list", "inbox"])
         .expect_code(1);
     let listed: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(listed.as_array().unwrap().len(), 2);
+    assert_eq!(listed["messages"].as_array().unwrap().len(), 2);
+    let warnings = listed["warnings"].as_array().unwrap();
+    // One warning per unreadable file, the huge one included.
+    assert_eq!(warnings.len(), unreadable_files().len() + 1, "{listed}");
+    for (name, _) in unreadable_files() {
+        assert!(
+            warnings.iter().any(|w| w.as_str().unwrap().contains(name)),
+            "{name}: {listed}"
+        );
+    }
     assert!(stderr.contains("garbage.md"), "{stderr}");
 
     // Reading or resolving one fails with one sentence naming it; nothing panics, the file

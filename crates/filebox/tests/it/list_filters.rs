@@ -13,8 +13,9 @@ fn listed(t: &Test, agent: &str, folder: &str, args: &[&str]) -> Vec<String> {
         .args(["--json", "list", folder])
         .args(args)
         .success();
-    let mut ids = serde_json::from_str::<Vec<Value>>(&out)
-        .expect("list --json prints an array")
+    let mut ids = serde_json::from_str::<Value>(&out).expect("list --json prints JSON")["messages"]
+        .as_array()
+        .expect("list --json has messages")
         .iter()
         .map(|m| m["id"].as_str().unwrap().to_owned())
         .collect::<Vec<_>>();

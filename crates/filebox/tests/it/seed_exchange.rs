@@ -133,8 +133,10 @@ fn agents_reports_an_unusable_mailbox_and_still_counts_the_others() {
     std::fs::write(t.mailbox("ghost"), b"not a folder").unwrap();
     let (out, err) = t.as_agent("qa").args(["agents"]).expect_code(1);
     assert!(err.contains("ghost") && err.contains("unusable"), "{err}");
-    let dev = out.lines().find(|l| l.contains(" dev ")).unwrap();
-    assert!(dev.contains("inbox 1"), "{out}");
+    let dev = out.lines().find(|l| l.starts_with("dev:")).unwrap();
+    assert!(dev.contains("inbox 1,"), "{out}");
+    let ghost = out.lines().find(|l| l.starts_with("ghost:")).unwrap();
+    assert!(ghost.contains("unusable mailbox"), "{out}");
     let (json, _) = t.as_agent("qa").args(["--json", "agents"]).expect_code(1);
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();
     let ghost = json["agents"]
@@ -143,5 +145,14 @@ fn agents_reports_an_unusable_mailbox_and_still_counts_the_others() {
         .iter()
         .find(|a| a["id"] == "ghost")
         .unwrap();
-    assert!(ghost["problem"].is_string(), "{ghost}");
+    assert!(ghost["counts"].is_null(), "{ghost}");
+    let warnings = json["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{json}");
+    assert!(
+        warnings[0]
+            .as_str()
+            .unwrap()
+            .starts_with("the mailbox of ghost is unusable"),
+        "{json}"
+    );
 }

@@ -13,7 +13,8 @@ fn wait_for_nothing(t: &Test, agent: &str) -> Value {
         .as_agent(agent)
         .args(["--json", "wait", "--timeout", "0"])
         .expect_code(3);
-    serde_json::from_str(&out).unwrap()
+    let result: Value = serde_json::from_str(&out).unwrap();
+    result["messages"].clone()
 }
 
 /// `wait --json --timeout SECONDS` that gets mail: the messages.
@@ -22,7 +23,8 @@ fn wait_for_mail(t: &Test, agent: &str, seconds: &str) -> Value {
         .as_agent(agent)
         .args(["--json", "wait", "--timeout", seconds])
         .success();
-    serde_json::from_str(&out).unwrap()
+    let result: Value = serde_json::from_str(&out).unwrap();
+    result["messages"].clone()
 }
 
 #[test]
@@ -62,7 +64,7 @@ fn wait_wakes_when_another_process_delivers() {
     let out = waiter.wait_with_output().unwrap();
     assert!(start.elapsed() < Duration::from_secs(10));
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(got[0]["id"], id.as_str());
+    assert_eq!(got["messages"][0]["id"], id.as_str());
 }
 
 #[test]
@@ -130,7 +132,7 @@ fn watch_leaves_what_it_prints_to_the_agents_wait() {
     assert_eq!(line["id"], id.as_str());
     let out = waiter.wait_with_output().unwrap();
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(got[0]["id"], id.as_str());
+    assert_eq!(got["messages"][0]["id"], id.as_str());
     // ...and with no wait running, what the watch printed is still the next wait's news.
     let later = t.send("a", "b", "DIS", "watched first");
     let line: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();

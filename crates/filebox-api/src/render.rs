@@ -1,0 +1,201 @@
+//! The text of each view, one function per view, shared by the CLI's text output and MCP
+//! text content (and anything else that shows a result to a person or a model).
+
+use crate::views::{
+    AgentsResult, ForkResult, MessageSummary, ReindexResult, SearchHit, SearchResult, SendResult,
+    StatusResult, ThreadNodeView, ThreadResult, ThreadsResult, TransitionResult,
+};
+
+/// Seed 000's listing lines (`2025-06-27T153000 ER Title (file.md)`); the file name is a
+/// reference every verb accepts, and ends with the short id.
+pub fn message_lines(messages: &[MessageSummary], none: &str) -> String {
+    if messages.is_empty() {
+        return none.to_owned();
+    }
+    messages
+        .iter()
+        .map(|m| m.line.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `Sent 0a1b… to dev, ops (file.md)`.
+pub fn sent(verb: &str, sent: &SendResult) -> String {
+    format!(
+        "{verb} {} to {} ({})",
+        sent.id,
+        sent.delivered_to.join(", "),
+        sent.file
+    )
+}
+
+/// `0a1b… -> done/file.md`.
+pub fn moved(moved: &TransitionResult) -> String {
+    format!("{} -> {}/{}", moved.id, moved.folder, moved.file)
+}
+
+/// One line per agent: `qa (you): inbox 1, hold 0, done 3, outbox 2, cancel 0 (/path)`.
+pub fn agents(agents: &AgentsResult) -> String {
+    agents
+        .agents
+        .iter()
+        .map(|a| {
+            let me = if a.current { " (you)" } else { "" };
+            let human = match a.kind {
+                filebox_core::AgentKind::Human => " [human]",
+                filebox_core::AgentKind::Agent => "",
+            };
+            match &a.counts {
+                Some(c) => format!(
+                    "{}{me}{human}: inbox {}, hold {}, done {}, outbox {}, cancel {} ({})",
+                    a.id, c.inbox, c.hold, c.done, c.outbox, c.cancel, a.mailbox_path
+                ),
+                None => format!("{}{me}{human}: unusable mailbox ({})", a.id, a.mailbox_path),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One hit: `2025-06-27T15:30:00Z ER Title [delivered] (qa/inbox, file.md)`, then the snippet.
+fn hit(hit: &SearchHit) -> String {
+    format!(
+        "{} {} {} [{}] ({}/{}, {})\n    {}",
+        hit.last_activity,
+        hit.kind,
+        hit.title,
+        hit.status,
+        hit.mailbox,
+        hit.folder,
+        hit.file,
+        hit.snippet.replace('\n', " ")
+    )
+}
+
+/// Search hits, newest activity first.
+pub fn search(found: &SearchResult) -> String {
+    if found.hits.is_empty() {
+        return "No messages match.".to_owned();
+    }
+    found.hits.iter().map(hit).collect::<Vec<_>>().join("\n")
+}
+
+/// Where a message stands, then each recipient's copy.
+pub fn status(s: &StatusResult) -> String {
+    let mut text = format!(
+        "{} {} \"{}\" is {} (your copy: {} in {}, {}; thread {}; from {}, source {}, priority {})",
+        s.kind,
+        s.id,
+        s.title,
+        s.status,
+        s.copy_status,
+        s.folder,
+        s.file,
+        s.thread,
+        s.sender,
+        s.source_type,
+        s.priority
+    );
+    if let Some(reply_to) = &s.reply_to {
+        text.push_str(&format!("\nreplies go to {reply_to}"));
+    }
+    for r in &s.recipients {
+        match r.folder {
+            Some(folder) => text.push_str(&format!("\n- {}: {} ({folder})", r.agent, r.status)),
+            None => text.push_str(&format!("\n- {}: {} (no copy)", r.agent, r.status)),
+        }
+    }
+    text
+}
+
+/// A thread as Markdown: a heading, then one nested list item per node in tree order (replies
+/// under what they answer, forks under their fork point), each with its id.
+pub fn thread(thread: &ThreadResult) -> String {
+    let title = thread
+        .nodes
+        .first()
+        .map_or("(no messages)", |root| root.title.as_str());
+    let mut text = format!("# Thread: {title}\n\nThread ID: {}\n", thread.thread);
+    for node in &thread.nodes {
+        text.push('\n');
+        text.push_str(&"  ".repeat(node.depth));
+        text.push_str("- ");
+        text.push_str(&thread_node(node));
+    }
+    text
+}
+
+/// `2025-06-27T15:30:00Z qa → dev ER **Title** [delivered] (id …; qa's inbox, file.md)`, with
+/// fork, obsolete and missing-parent marks.
+fn thread_node(node: &ThreadNodeView) -> String {
+    let mut line = format!(
+        "{} {} → {} {} **{}** [{}] (id {}; {}'s {}, {})",
+        node.timestamp,
+        node.from,
+        node.to,
+        node.kind,
+        node.title,
+        node.status,
+        node.id,
+        node.mailbox,
+        node.folder,
+        node.file
+    );
+    if let Some(reason) = node.fork_reason {
+        line.push_str(&format!(" — fork: {reason}"));
+    }
+    if node.obsolete {
+        line.push_str(" — obsolete");
+    }
+    if node.parent_missing {
+        let parent = node.parent.as_deref().unwrap_or_default();
+        line.push_str(&format!(" — answers {parent}, which no mailbox holds"));
+    }
+    line
+}
+
+/// My threads, most recently active first.
+pub fn threads(listed: &ThreadsResult) -> String {
+    if listed.threads.is_empty() {
+        return "No threads.".to_owned();
+    }
+    listed
+        .threads
+        .iter()
+        .map(|t| {
+            format!(
+                "{} {} ({} messages) [thread {}]",
+                t.last_activity, t.title, t.messages, t.thread
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The new message and what it made obsolete.
+pub fn fork(fork: &ForkResult) -> String {
+    let obsoleted = if fork.obsoleted.is_empty() {
+        "nothing".to_owned()
+    } else {
+        fork.obsoleted.join(", ")
+    };
+    format!(
+        "Forked thread {} from {} ({}): new message {} to {} ({}). Now obsolete: {obsoleted}.",
+        fork.thread,
+        fork.forked_from,
+        fork.reason,
+        fork.id,
+        fork.delivered_to.join(", "),
+        fork.file
+    )
+}
+
+/// One line per rebuilt index.
+pub fn reindex(result: &ReindexResult) -> String {
+    result
+        .mailboxes
+        .iter()
+        .map(|m| format!("{}: {} messages indexed", m.agent, m.indexed))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

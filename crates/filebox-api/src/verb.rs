@@ -1,0 +1,211 @@
+//! The `Verb` trait (one implementation per verb) and its type-erased form [`VerbInfo`], which
+//! every surface enumerates: MCP builds its tool list and dispatch from it, the hub its
+//! JSON-RPC methods, the CLI its `--json` and text output.
+
+use std::fmt;
+
+use filebox_core::Mailroom;
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::outcome::Outcome;
+
+/// What a verb does to the mailboxes; MCP annotations are derived from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Effect {
+    /// Only looks.
+    ReadOnly,
+    /// Adds messages; changes nothing that is there.
+    Additive,
+    /// Updates state without losing anything, so a second call does something else: a reply
+    /// moves the message it answers on, a fork marks later messages obsolete, a wait moves
+    /// the wait cursor past what it returns.
+    Updating,
+    /// Moves an existing message on (to done, cancel, hold); not undone by calling again.
+    Destructive,
+}
+
+/// What a verb runs with: the mailroom (config + the agent it acts as) and a cancellation
+/// check that long verbs (`wait_for_messages`) poll.
+#[derive(Clone, Copy)]
+pub struct VerbContext<'a> {
+    pub mailroom: &'a Mailroom,
+    pub cancelled: &'a dyn Fn() -> bool,
+}
+
+impl<'a> VerbContext<'a> {
+    /// A context that is never cancelled (a CLI command runs until done).
+    pub fn new(mailroom: &'a Mailroom) -> VerbContext<'a> {
+        VerbContext {
+            mailroom,
+            cancelled: &|| false,
+        }
+    }
+
+    /// A context whose long verbs stop when `cancelled()` turns true.
+    pub fn with_cancel(mailroom: &'a Mailroom, cancelled: &'a dyn Fn() -> bool) -> VerbContext<'a> {
+        VerbContext {
+            mailroom,
+            cancelled,
+        }
+    }
+}
+
+impl fmt::Debug for VerbContext<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("VerbContext")
+            .field("me", self.mailroom.me())
+            .finish_non_exhaustive()
+    }
+}
+
+/// One verb, declared once: its names, effect, typed arguments and result (whose doc comments
+/// become the JSON Schema), what it does, and its one text rendering.
+pub trait Verb {
+    /// The MCP tool name, also the JSON-RPC method the hub maps seed 004's names onto.
+    const NAME: &'static str;
+    /// The CLI subcommand that runs it.
+    const CLI: &'static str;
+    /// A short human title (MCP `title`).
+    const TITLE: &'static str;
+    /// What it does, for a model choosing a tool.
+    const DESCRIPTION: &'static str;
+    const EFFECT: Effect;
+    /// Whether MCP offers it to models (maintenance verbs are CLI and JSON-RPC only).
+    const FOR_MODELS: bool = true;
+
+    type Args: DeserializeOwned + JsonSchema;
+    type Output: Serialize + JsonSchema;
+
+    fn run(cx: &VerbContext<'_>, args: Self::Args) -> filebox_core::Result<Outcome<Self::Output>>;
+
+    /// The readable text of a result (CLI text output, MCP text content).
+    fn render(output: &Self::Output) -> String;
+}
+
+/// A verb with its types erased: what a surface needs to list it and call it with JSON.
+#[derive(Clone, Copy)]
+pub struct VerbInfo {
+    pub name: &'static str,
+    pub cli: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub effect: Effect,
+    pub for_models: bool,
+    args_schema: fn() -> Map<String, Value>,
+    output_schema: fn() -> Map<String, Value>,
+    call: fn(&VerbContext<'_>, Value) -> Result<Reply, CallError>,
+}
+
+impl VerbInfo {
+    /// The erased form of `V`.
+    pub const fn of<V: Verb>() -> VerbInfo {
+        VerbInfo {
+            name: V::NAME,
+            cli: V::CLI,
+            title: V::TITLE,
+            description: V::DESCRIPTION,
+            effect: V::EFFECT,
+            for_models: V::FOR_MODELS,
+            args_schema: input_schema::<V::Args>,
+            output_schema: output_schema::<Outcome<V::Output>>,
+            call: call_erased::<V>,
+        }
+    }
+
+    /// The JSON Schema (2020-12) of the arguments: what a call accepts.
+    pub fn args_schema(&self) -> Map<String, Value> {
+        (self.args_schema)()
+    }
+
+    /// The JSON Schema (2020-12) of the result: the value's fields and `warnings`.
+    pub fn output_schema(&self) -> Map<String, Value> {
+        (self.output_schema)()
+    }
+
+    /// Run the verb with JSON arguments (an object; `null` counts as `{}`).
+    pub fn call(&self, cx: &VerbContext<'_>, args: Value) -> Result<Reply, CallError> {
+        (self.call)(cx, args)
+    }
+}
+
+impl fmt::Debug for VerbInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("VerbInfo")
+            .field("name", &self.name)
+            .field("effect", &self.effect)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A verb's result as JSON, with its text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    /// The [`Outcome`] as JSON: the value's fields, and `warnings` when there are some.
+    pub value: Value,
+    /// The value rendered as text (warnings not included).
+    pub text: String,
+    pub warnings: Vec<String>,
+}
+
+/// Why a call by name gave no result.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// No verb has this name.
+    #[error("unknown verb {0:?}")]
+    UnknownVerb(String),
+    /// The arguments do not fit the verb's schema (JSON-RPC -32602, MCP invalid params).
+    #[error("invalid arguments for {verb}: {message}")]
+    InvalidArguments { verb: &'static str, message: String },
+    /// The verb ran and failed; [`crate::advice`] says what to do about it.
+    #[error(transparent)]
+    Failed(#[from] filebox_core::Error),
+    /// The result could not be written as JSON (a bug, not the caller's doing).
+    #[error("the result of {verb} could not be encoded as JSON: {message}")]
+    Unencodable { verb: &'static str, message: String },
+}
+
+fn call_erased<V: Verb>(cx: &VerbContext<'_>, args: Value) -> Result<Reply, CallError> {
+    let args = if args.is_null() {
+        Value::Object(Map::new())
+    } else {
+        args
+    };
+    let args: V::Args = serde_json::from_value(args).map_err(|e| CallError::InvalidArguments {
+        verb: V::NAME,
+        message: e.to_string(),
+    })?;
+    let outcome = V::run(cx, args)?;
+    let text = V::render(&outcome.value);
+    let value = serde_json::to_value(&outcome).map_err(|e| CallError::Unencodable {
+        verb: V::NAME,
+        message: e.to_string(),
+    })?;
+    Ok(Reply {
+        value,
+        text,
+        warnings: outcome.warnings,
+    })
+}
+
+fn input_schema<T: JsonSchema>() -> Map<String, Value> {
+    schema::<T>(SchemaSettings::draft2020_12())
+}
+
+fn output_schema<T: JsonSchema>() -> Map<String, Value> {
+    schema::<T>(SchemaSettings::draft2020_12().for_serialize())
+}
+
+/// A root schema without its top-level title and description (the Rust type's name and doc,
+/// noise to a model). Every argument and result type is a struct, so the root is an object.
+fn schema<T: JsonSchema>(settings: SchemaSettings) -> Map<String, Value> {
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    let mut object = schema.as_object().cloned().unwrap_or_default();
+    object.remove("title");
+    object.remove("description");
+    object
+}

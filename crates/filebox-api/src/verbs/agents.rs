@@ -1,0 +1,61 @@
+//! `list_agents`: who I am and whom I can write to.
+
+use filebox_core::{AgentKind, Result};
+
+use crate::args::ListAgentsArgs;
+use crate::outcome::Outcome;
+use crate::render;
+use crate::verb::{Effect, Verb, VerbContext};
+use crate::views::{AgentInfo, AgentsResult, FolderCounts};
+
+/// Every agent of the config, its mailbox and counts.
+#[derive(Debug)]
+pub struct ListAgents;
+
+impl Verb for ListAgents {
+    const NAME: &'static str = "list_agents";
+    const CLI: &'static str = "agents";
+    const TITLE: &'static str = "List agents";
+    const DESCRIPTION: &'static str = "List the agents of the FileBox configuration (the ids \
+        send_message accepts), which one you are, and how many messages each mailbox holds per \
+        folder.";
+    const EFFECT: Effect = Effect::ReadOnly;
+    type Args = ListAgentsArgs;
+    type Output = AgentsResult;
+
+    fn run(cx: &VerbContext<'_>, _args: ListAgentsArgs) -> Result<Outcome<AgentsResult>> {
+        let mailroom = cx.mailroom;
+        let mut agents = Vec::new();
+        let mut warnings = Vec::new();
+        for id in mailroom.agents() {
+            let entry = mailroom.config().agent(id)?;
+            let root = mailroom.mailbox_root(id)?;
+            // One unusable mailbox is a warning; the others are still counted.
+            let counts = match mailroom.mailbox(id).and_then(|m| m.counts()) {
+                Ok(per_folder) => Some(FolderCounts::new(&per_folder)),
+                Err(e) => {
+                    warnings.push(format!("the mailbox of {id} is unusable: {e}"));
+                    None
+                }
+            };
+            agents.push(AgentInfo {
+                id: id.to_string(),
+                kind: entry.kind.unwrap_or(AgentKind::Agent),
+                mailbox_path: root.display().to_string(),
+                current: id == mailroom.me(),
+                counts,
+            });
+        }
+        Ok(Outcome::with_warnings(
+            AgentsResult {
+                me: mailroom.me().to_string(),
+                agents,
+            },
+            warnings,
+        ))
+    }
+
+    fn render(agents: &AgentsResult) -> String {
+        render::agents(agents)
+    }
+}

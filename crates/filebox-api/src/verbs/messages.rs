@@ -1,0 +1,144 @@
+//! `list_messages`, `read_message` and `wait_for_messages`: looking at my mailbox.
+
+use filebox_core::{Folder, MessageRef, Result};
+
+use crate::args::{ListArgs, ReadArgs, WaitArgs};
+use crate::outcome::Outcome;
+use crate::render;
+use crate::verb::{Effect, Verb, VerbContext};
+use crate::views::{ListResult, MessageDetail, MessageSummary, ReadResult, WaitResult};
+
+/// A folder, oldest first, filtered.
+#[derive(Debug)]
+pub struct ListMessages;
+
+impl Verb for ListMessages {
+    const NAME: &'static str = "list_messages";
+    const CLI: &'static str = "list";
+    const TITLE: &'static str = "List messages";
+    const DESCRIPTION: &'static str = "List the messages in one folder of your mailbox (inbox \
+        by default), oldest first, optionally only those from one sender, of one type, of one \
+        thread or unread. Each line ends with the file name, which read_message, \
+        resolve_message, reject_message and hold_message accept as the message's id.";
+    const EFFECT: Effect = Effect::ReadOnly;
+    type Args = ListArgs;
+    type Output = ListResult;
+
+    fn run(cx: &VerbContext<'_>, args: ListArgs) -> Result<Outcome<ListResult>> {
+        let folder = args.folder.unwrap_or(Folder::Inbox);
+        let mailbox = cx.mailroom.my_mailbox()?;
+        let listing = mailbox.list(folder)?;
+        let thread = args
+            .thread
+            .as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty());
+        let listed = if args.unread.unwrap_or(false) {
+            mailbox.unread(folder, listing.messages)?
+        } else {
+            listing.messages
+        };
+        let messages = listed
+            .iter()
+            .filter(|m| {
+                args.from.as_deref().is_none_or(|from| {
+                    m.header.get(filebox_core::message::field::SENDER) == Some(from)
+                })
+            })
+            .filter(|m| {
+                args.kind
+                    .as_ref()
+                    .is_none_or(|k| m.header.kind == k.as_str())
+            })
+            .filter(|m| thread.is_none_or(|t| m.header.thread_id() == t))
+            .take(args.limit.unwrap_or(usize::MAX))
+            .map(MessageSummary::from)
+            .collect();
+        let warnings = listing
+            .problems
+            .iter()
+            .map(|p| format!("skipped {}: {}", p.path.display(), p.reason))
+            .collect();
+        Ok(Outcome::with_warnings(ListResult { messages }, warnings))
+    }
+
+    fn render(listing: &ListResult) -> String {
+        render::message_lines(&listing.messages, "No messages.")
+    }
+}
+
+/// One message, whole; marked read (for `list --unread`).
+#[derive(Debug)]
+pub struct ReadMessage;
+
+impl Verb for ReadMessage {
+    const NAME: &'static str = "read_message";
+    const CLI: &'static str = "read";
+    const TITLE: &'static str = "Read a message";
+    const DESCRIPTION: &'static str = "Read one message of your mailbox: its header, the \
+        original content, the conversation and processing histories, and the whole Markdown \
+        file. Looks in every folder (inbox first) unless a folder is given.";
+    const EFFECT: Effect = Effect::ReadOnly;
+    type Args = ReadArgs;
+    type Output = ReadResult;
+
+    fn run(cx: &VerbContext<'_>, args: ReadArgs) -> Result<Outcome<ReadResult>> {
+        let reference = MessageRef::parse(&args.id)?;
+        let folders: Vec<Folder> = match args.folder {
+            Some(folder) => vec![folder],
+            None => Folder::LOOKUP_ORDER.to_vec(),
+        };
+        let mailbox = cx.mailroom.my_mailbox()?;
+        let envelope = mailbox.find(&reference, &folders)?;
+        // Before reading: a copy replaced in between stays unread (see `Mailbox::mark_read`).
+        mailbox.mark_read(&envelope)?;
+        let (message, markdown) = mailbox.read_with_markdown(&envelope)?;
+        Ok(Outcome::clean(ReadResult {
+            message: MessageDetail::new(&envelope, &message),
+            markdown,
+        }))
+    }
+
+    fn render(read: &ReadResult) -> String {
+        read.markdown.clone()
+    }
+}
+
+/// Block until mail reaches my inbox, the timeout passes or the call is cancelled.
+#[derive(Debug)]
+pub struct WaitForMessages;
+
+impl Verb for WaitForMessages {
+    const NAME: &'static str = "wait_for_messages";
+    const CLI: &'static str = "wait";
+    const TITLE: &'static str = "Wait for messages";
+    const DESCRIPTION: &'static str = "Return the messages in your inbox that no earlier wait \
+        has returned, oldest first: at once if there are some, else as soon as one arrives. \
+        Not read-only: it advances the wait cursor it shares with `filebox wait` (one per \
+        mailbox), so what one returns the other will not. A message that comes back with a \
+        reply counts as new again. The very first wait on a mailbox counts what is already \
+        there as returned: call list_messages for that. Returns an empty list when the timeout \
+        passes (omitted: wait until mail comes or the call is cancelled). Sends progress \
+        notifications about once a second while it waits.";
+    const EFFECT: Effect = Effect::Updating;
+    type Args = WaitArgs;
+    type Output = WaitResult;
+
+    fn run(cx: &VerbContext<'_>, args: WaitArgs) -> Result<Outcome<WaitResult>> {
+        let timeout = args.timeout.map(std::time::Duration::from_secs);
+        let arrived = cx
+            .mailroom
+            .my_mailbox()?
+            .wait_for_mail(timeout, cx.cancelled)?;
+        Ok(Outcome::clean(WaitResult {
+            messages: arrived.iter().map(MessageSummary::from).collect(),
+        }))
+    }
+
+    fn render(waited: &WaitResult) -> String {
+        render::message_lines(
+            &waited.messages,
+            "No new mail (the wait timed out or was cancelled).",
+        )
+    }
+}

@@ -1,0 +1,60 @@
+//! The verb table: every verb once, in the order surfaces list them. A surface enumerates
+//! [`TABLE`] (or looks one up with [`find`]) and calls [`VerbInfo::call`] with JSON; the CLI
+//! calls the typed [`Verb`](crate::Verb) implementations directly.
+//!
+//! To add a verb: its argument and result structs (`args.rs`, `views.rs`), a unit struct that
+//! implements [`Verb`](crate::Verb) in one of these modules, and a line in [`TABLE`]. MCP and
+//! the hub pick it up from there; the CLI needs its subcommand in `cli.rs`.
+
+mod agents;
+mod messages;
+mod search;
+mod send;
+mod status;
+mod threads;
+mod transition;
+
+use crate::verb::VerbInfo;
+
+pub use agents::ListAgents;
+pub use messages::{ListMessages, ReadMessage, WaitForMessages};
+pub use search::{Reindex, SearchMessages};
+pub use send::{ReplyMessage, SendMessage};
+pub use status::MessageStatus;
+pub use threads::{ForkThread, GetThread, ListThreads};
+pub use transition::{HoldMessage, RejectMessage, ResolveMessage};
+
+/// Every verb, in the order `tools/list` shows them.
+pub static TABLE: &[VerbInfo] = &[
+    VerbInfo::of::<ListMessages>(),
+    VerbInfo::of::<ReadMessage>(),
+    VerbInfo::of::<SendMessage>(),
+    VerbInfo::of::<ReplyMessage>(),
+    VerbInfo::of::<ResolveMessage>(),
+    VerbInfo::of::<RejectMessage>(),
+    VerbInfo::of::<HoldMessage>(),
+    VerbInfo::of::<ListAgents>(),
+    VerbInfo::of::<WaitForMessages>(),
+    VerbInfo::of::<SearchMessages>(),
+    VerbInfo::of::<MessageStatus>(),
+    VerbInfo::of::<ListThreads>(),
+    VerbInfo::of::<GetThread>(),
+    VerbInfo::of::<ForkThread>(),
+    VerbInfo::of::<Reindex>(),
+];
+
+/// The verb with this name (MCP tool name), if any.
+pub fn find(name: &str) -> Option<&'static VerbInfo> {
+    TABLE.iter().find(|verb| verb.name == name)
+}
+
+/// Run the verb `name` with JSON arguments: the one entry point for surfaces that speak JSON.
+pub fn call(
+    cx: &crate::VerbContext<'_>,
+    name: &str,
+    args: serde_json::Value,
+) -> Result<crate::Reply, crate::CallError> {
+    find(name)
+        .ok_or_else(|| crate::CallError::UnknownVerb(name.to_owned()))?
+        .call(cx, args)
+}

@@ -1,0 +1,94 @@
+//! `send_message` and `reply_message`: writing to other agents.
+
+use filebox_core::{AgentId, MessageRef, MessageType, Result, SendRequest};
+
+use crate::args::{Recipients, ReplyArgs, SendArgs};
+use crate::outcome::Outcome;
+use crate::render;
+use crate::verb::{Effect, Verb, VerbContext};
+use crate::views::SendResult;
+
+/// A new message, or a reply with `reply_to`.
+#[derive(Debug)]
+pub struct SendMessage;
+
+impl Verb for SendMessage {
+    const NAME: &'static str = "send_message";
+    const CLI: &'static str = "send";
+    const TITLE: &'static str = "Send a message";
+    const DESCRIPTION: &'static str = "Send a Markdown message to one or more agents (their \
+        inbox gets it, your outbox keeps a copy), or answer a message with reply_to: the reply \
+        is appended to that message's conversation and the message moves to the recipient. \
+        Returns the Message ID.";
+    const EFFECT: Effect = Effect::Additive;
+    type Args = SendArgs;
+    type Output = SendResult;
+
+    fn run(cx: &VerbContext<'_>, args: SendArgs) -> Result<Outcome<SendResult>> {
+        let request = SendRequest {
+            to: args.to.to_vec(),
+            cc: args.cc.as_ref().map(Recipients::to_vec).unwrap_or_default(),
+            kind: args.kind,
+            title: args.title.filter(|t| !t.trim().is_empty()),
+            body: args.content,
+            reply_to: args
+                .reply_to
+                .as_deref()
+                .map(MessageRef::parse)
+                .transpose()?,
+            priority: args.priority,
+            source_type: args.source_type,
+            reply_to_agent: args
+                .reply_to_agent
+                .as_deref()
+                .map(AgentId::new)
+                .transpose()?,
+        };
+        let receipt = cx.mailroom.send(&request)?;
+        Ok(Outcome::clean(SendResult {
+            id: receipt.id,
+            file: receipt.file,
+            delivered_to: receipt
+                .delivered_to
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+        }))
+    }
+
+    fn render(sent: &SendResult) -> String {
+        render::sent("Sent", sent)
+    }
+}
+
+/// Answer a message, to its Reply To or its sender.
+#[derive(Debug)]
+pub struct ReplyMessage;
+
+impl Verb for ReplyMessage {
+    const NAME: &'static str = "reply_message";
+    const CLI: &'static str = "reply";
+    const TITLE: &'static str = "Reply to a message";
+    const DESCRIPTION: &'static str = "Answer a message of your mailbox: the reply is appended \
+        to its conversation and the file moves to whoever should get the answer (its Reply To \
+        when set, else the agent who sent it to you). Type DIS unless given. send_message with \
+        reply_to does the same with an explicit recipient.";
+    const EFFECT: Effect = Effect::Updating;
+    type Args = ReplyArgs;
+    type Output = SendResult;
+
+    fn run(cx: &VerbContext<'_>, args: ReplyArgs) -> Result<Outcome<SendResult>> {
+        let target = cx.mailroom.reply_target(&MessageRef::parse(&args.id)?)?;
+        let kind = match args.kind {
+            Some(kind) => kind,
+            None => MessageType::new("DIS")?,
+        };
+        let mut send = SendArgs::new(target.to_string(), kind, args.content);
+        send.reply_to = Some(args.id);
+        SendMessage::run(cx, send)
+    }
+
+    fn render(sent: &SendResult) -> String {
+        render::sent("Replied to", sent)
+    }
+}

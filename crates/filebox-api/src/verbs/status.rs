@@ -1,0 +1,35 @@
+//! `message_status`: where a message stands.
+
+use filebox_core::{MessageRef, Result};
+
+use crate::args::StatusArgs;
+use crate::outcome::Outcome;
+use crate::render;
+use crate::verb::{Effect, Verb, VerbContext};
+use crate::views::StatusResult;
+
+/// Seed 004's status of one message, with each recipient's copy.
+#[derive(Debug)]
+pub struct MessageStatus;
+
+impl Verb for MessageStatus {
+    const NAME: &'static str = "message_status";
+    const CLI: &'static str = "status";
+    const TITLE: &'static str = "Message status";
+    const DESCRIPTION: &'static str = "Tell where a message of your mailbox stands: pending, \
+        delivered, processing, replied, failed or obsolete. For a message you sent (outbox), \
+        how far its recipients got, with each recipient's copy; else your copy's status. Also \
+        its folder, thread, priority, source type and Reply To.";
+    const EFFECT: Effect = Effect::ReadOnly;
+    type Args = StatusArgs;
+    type Output = StatusResult;
+
+    fn run(cx: &VerbContext<'_>, args: StatusArgs) -> Result<Outcome<StatusResult>> {
+        let report = cx.mailroom.status(&MessageRef::parse(&args.id)?)?;
+        Ok(Outcome::clean(StatusResult::from(&report)))
+    }
+
+    fn render(status: &StatusResult) -> String {
+        render::status(status)
+    }
+}

@@ -1,0 +1,129 @@
+//! `list_threads`, `get_thread` and `fork_thread`: conversations as trees.
+
+use filebox_core::{ForkRequest, Result};
+
+use crate::args::{ForkArgs, Recipients, ThreadArgs, ThreadsArgs};
+use crate::outcome::Outcome;
+use crate::render;
+use crate::verb::{Effect, Verb, VerbContext};
+use crate::views::{ForkResult, ThreadResult, ThreadSummary, ThreadsResult};
+
+/// How many threads `list_threads` shows when no limit is given.
+const DEFAULT_THREADS_LIMIT: usize = 20;
+
+/// My threads, most recently active first.
+#[derive(Debug)]
+pub struct ListThreads;
+
+impl Verb for ListThreads {
+    const NAME: &'static str = "list_threads";
+    const CLI: &'static str = "threads";
+    const TITLE: &'static str = "List threads";
+    const DESCRIPTION: &'static str = "List the threads of your mailbox, most recently active \
+        first (20 unless limit says otherwise): each thread's id (for get_thread, or the thread \
+        filter of list_messages and search_messages), title, how many of its messages you hold, \
+        and its last activity.";
+    const EFFECT: Effect = Effect::ReadOnly;
+    type Args = ThreadsArgs;
+    type Output = ThreadsResult;
+
+    fn run(cx: &VerbContext<'_>, args: ThreadsArgs) -> Result<Outcome<ThreadsResult>> {
+        let threads = cx
+            .mailroom
+            .threads(args.limit.unwrap_or(DEFAULT_THREADS_LIMIT))?;
+        Ok(Outcome::clean(ThreadsResult {
+            threads: threads
+                .into_iter()
+                .map(|t| ThreadSummary {
+                    thread: t.thread,
+                    title: t.title,
+                    messages: t.messages,
+                    last_activity: t.last_activity,
+                })
+                .collect(),
+        }))
+    }
+
+    fn render(listed: &ThreadsResult) -> String {
+        render::threads(listed)
+    }
+}
+
+/// The whole thread of a message, across every mailbox.
+#[derive(Debug)]
+pub struct GetThread;
+
+impl Verb for GetThread {
+    const NAME: &'static str = "get_thread";
+    const CLI: &'static str = "thread";
+    const TITLE: &'static str = "Get a thread";
+    const DESCRIPTION: &'static str = "Show the whole thread a message belongs to, merged from \
+        every mailbox: each message and conversation reply once (replies as id#n), as a tree in \
+        time order with who wrote to whom, status, forks and the nodes a fork made obsolete. \
+        Gives ids and titles, not bodies: read_message opens a message of your mailbox whole.";
+    const EFFECT: Effect = Effect::ReadOnly;
+    type Args = ThreadArgs;
+    type Output = ThreadResult;
+
+    fn run(cx: &VerbContext<'_>, args: ThreadArgs) -> Result<Outcome<ThreadResult>> {
+        Ok(Outcome::clean(cx.mailroom.thread(args.id.trim())?.into()))
+    }
+
+    fn render(thread: &ThreadResult) -> String {
+        render::thread(thread)
+    }
+}
+
+/// Start a thread again from an earlier node with compressed context.
+#[derive(Debug)]
+pub struct ForkThread;
+
+impl Verb for ForkThread {
+    const NAME: &'static str = "fork_thread";
+    const CLI: &'static str = "fork";
+    const TITLE: &'static str = "Fork a thread";
+    const DESCRIPTION: &'static str = "Start a thread again from an earlier message or reply \
+        (from; get_thread shows the nodes) with a new message carrying the compressed context, \
+        sent to whoever received the fork point unless to is given. Every later node on that \
+        branch is marked obsolete (Status header) and listed in the new message; nothing is \
+        deleted. Returns the new Message ID and the nodes made obsolete.";
+    const EFFECT: Effect = Effect::Updating;
+    type Args = ForkArgs;
+    type Output = ForkResult;
+
+    fn run(cx: &VerbContext<'_>, args: ForkArgs) -> Result<Outcome<ForkResult>> {
+        let request = ForkRequest {
+            from: args.from.trim().to_owned(),
+            reason: args.reason,
+            context: args.context,
+            to: args.to.as_ref().map(Recipients::to_vec).unwrap_or_default(),
+            thread: args.thread.filter(|t| !t.is_empty()),
+        };
+        let receipt = cx.mailroom.fork(&request)?;
+        let warnings = receipt
+            .unmarked
+            .iter()
+            .map(|unmarked| format!("could not mark {unmarked} as obsolete"))
+            .collect();
+        Ok(Outcome::with_warnings(
+            ForkResult {
+                id: receipt.id,
+                file: receipt.file,
+                thread: receipt.thread,
+                forked_from: receipt.forked_from,
+                reason: request.reason,
+                obsoleted: receipt.obsoleted,
+                delivered_to: receipt
+                    .delivered_to
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect(),
+            },
+            warnings,
+        ))
+    }
+
+    fn render(fork: &ForkResult) -> String {
+        render::fork(fork)
+    }
+}

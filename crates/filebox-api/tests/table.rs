@@ -1,0 +1,140 @@
+//! The verb table as a JSON surface sees it: names, schemas, dispatch by name, typed errors,
+//! and warnings carried in the result.
+
+use std::collections::BTreeSet;
+
+use filebox_api::{CallError, Effect, VerbContext, verbs};
+use filebox_core::{AgentId, Config, ConfigFile, Mailroom};
+use serde_json::{Value, json};
+
+/// A config with agents `qa` and `dev` (mailboxes under a temp dir), acting as `me`.
+fn mailroom(dir: &tempfile::TempDir, me: &str) -> Mailroom {
+    let path = dir.path().join("config.json");
+    let config = Config::update(&path, |file: &mut ConfigFile| {
+        for agent in ["qa", "dev"] {
+            let id = AgentId::new(agent)?;
+            file.set_mailbox(&id, dir.path().join(agent));
+        }
+        Ok(())
+    })
+    .unwrap();
+    Mailroom::new(config, Some(&AgentId::new(me).unwrap())).unwrap()
+}
+
+fn call(mailroom: &Mailroom, name: &str, args: Value) -> Result<filebox_api::Reply, CallError> {
+    verbs::call(&VerbContext::new(mailroom), name, args)
+}
+
+#[test]
+fn names_are_unique_and_every_schema_is_an_object() {
+    let names: BTreeSet<&str> = verbs::TABLE.iter().map(|v| v.name).collect();
+    let cli: BTreeSet<&str> = verbs::TABLE.iter().map(|v| v.cli).collect();
+    assert_eq!(names.len(), verbs::TABLE.len());
+    assert_eq!(cli.len(), verbs::TABLE.len());
+    for verb in verbs::TABLE {
+        assert_eq!(verb.args_schema()["type"], "object", "{}", verb.name);
+        let output = verb.output_schema();
+        assert_eq!(output["type"], "object", "{}", verb.name);
+        assert!(
+            output["properties"].get("warnings").is_some(),
+            "{} results carry warnings",
+            verb.name
+        );
+        assert!(std::ptr::eq(verbs::find(verb.name).unwrap(), verb));
+    }
+    let wait = verbs::find("wait_for_messages").unwrap();
+    assert_eq!(wait.effect, Effect::Updating);
+    assert!(!verbs::find("reindex").unwrap().for_models);
+}
+
+#[test]
+fn closed_sets_are_enums_in_the_schemas() {
+    let search = verbs::find("search_messages").unwrap().args_schema();
+    let defs = &search["$defs"];
+    assert_eq!(
+        defs["Status"]["enum"],
+        json!(["pending", "delivered", "processing", "replied", "failed", "obsolete"])
+    );
+    assert_eq!(
+        defs["Folder"]["enum"],
+        json!(["inbox", "outbox", "done", "cancel", "hold"])
+    );
+    let send = verbs::find("send_message").unwrap().args_schema();
+    assert_eq!(send["$defs"]["Priority"]["enum"], json!(["normal", "urgent"]));
+    assert_eq!(
+        send["$defs"]["SourceType"]["enum"],
+        json!(["agent", "human", "system", "external"])
+    );
+    let fork = verbs::find("fork_thread").unwrap().args_schema();
+    assert_eq!(
+        fork["$defs"]["ForkReason"]["enum"],
+        json!(["context-compression", "direction-change"])
+    );
+}
+
+#[test]
+fn a_call_by_name_runs_the_verb_and_returns_its_json_and_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let qa = mailroom(&dir, "qa");
+    let dev = mailroom(&dir, "dev");
+    let sent = call(
+        &qa,
+        "send_message",
+        json!({"to": "dev", "type": "er", "content": "# Dark mode\n\nPlease."}),
+    )
+    .unwrap();
+    let id = sent.value["id"].as_str().unwrap().to_owned();
+    assert_eq!(sent.value["delivered_to"], json!(["dev"]));
+    assert!(sent.text.starts_with(&format!("Sent {id} to dev (")), "{}", sent.text);
+    assert!(sent.warnings.is_empty() && sent.value.get("warnings").is_none());
+
+    let listed = call(&dev, "list_messages", Value::Null).unwrap();
+    assert_eq!(listed.value["messages"][0]["id"], id.as_str());
+    assert_eq!(listed.value["messages"][0]["type"], "ER");
+    assert_eq!(listed.value["messages"][0]["folder"], "inbox");
+    let file = listed.value["messages"][0]["file"].as_str().unwrap();
+    assert!(listed.text.ends_with(&format!("({file})")), "{}", listed.text);
+
+    let moved = call(&dev, "resolve_message", json!({"id": id, "details": "done"})).unwrap();
+    assert_eq!(moved.value["folder"], "done");
+    assert_eq!(moved.text, format!("{id} -> done/{file}"));
+}
+
+#[test]
+fn errors_are_typed_unknown_verb_bad_arguments_or_the_cores() {
+    let dir = tempfile::tempdir().unwrap();
+    let qa = mailroom(&dir, "qa");
+    assert!(matches!(
+        call(&qa, "no_such_verb", json!({})),
+        Err(CallError::UnknownVerb(name)) if name == "no_such_verb"
+    ));
+    match call(&qa, "list_messages", json!({"folder": "attic"})) {
+        Err(CallError::InvalidArguments { verb, message }) => {
+            assert_eq!(verb, "list_messages");
+            assert!(message.starts_with("unknown variant `attic`"), "{message}");
+        }
+        other => panic!("expected invalid arguments, got {other:?}"),
+    }
+    match call(&qa, "read_message", json!({"id": "0123abcd"})) {
+        Err(CallError::Failed(error)) => {
+            assert_eq!(filebox_api::advice::kind(&error), "not_found");
+        }
+        other => panic!("expected not found, got {other:?}"),
+    }
+}
+
+#[test]
+fn an_unreadable_file_is_a_warning_beside_the_listing() {
+    let dir = tempfile::tempdir().unwrap();
+    let dev = mailroom(&dir, "dev");
+    // Opening the mailbox creates its folders.
+    call(&dev, "list_messages", json!({})).unwrap();
+    std::fs::write(dir.path().join("dev/inbox/garbage.md"), "no header\n").unwrap();
+    let listed = call(&dev, "list_messages", json!({})).unwrap();
+    assert_eq!(listed.value["messages"], json!([]));
+    assert_eq!(listed.warnings.len(), 1);
+    assert!(listed.warnings[0].starts_with("skipped "), "{:?}", listed.warnings);
+    assert!(listed.warnings[0].contains("garbage.md"));
+    assert_eq!(listed.value["warnings"], json!(listed.warnings));
+    assert_eq!(listed.text, "No messages.");
+}
