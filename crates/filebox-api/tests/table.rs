@@ -53,14 +53,24 @@ fn closed_sets_are_enums_in_the_schemas() {
     let defs = &search["$defs"];
     assert_eq!(
         defs["Status"]["enum"],
-        json!(["pending", "delivered", "processing", "replied", "failed", "obsolete"])
+        json!([
+            "pending",
+            "delivered",
+            "processing",
+            "replied",
+            "failed",
+            "obsolete"
+        ])
     );
     assert_eq!(
         defs["Folder"]["enum"],
         json!(["inbox", "outbox", "done", "cancel", "hold"])
     );
     let send = verbs::find("send_message").unwrap().args_schema();
-    assert_eq!(send["$defs"]["Priority"]["enum"], json!(["normal", "urgent"]));
+    assert_eq!(
+        send["$defs"]["Priority"]["enum"],
+        json!(["normal", "urgent"])
+    );
     assert_eq!(
         send["$defs"]["SourceType"]["enum"],
         json!(["agent", "human", "system", "external"])
@@ -85,7 +95,11 @@ fn a_call_by_name_runs_the_verb_and_returns_its_json_and_text() {
     .unwrap();
     let id = sent.value["id"].as_str().unwrap().to_owned();
     assert_eq!(sent.value["delivered_to"], json!(["dev"]));
-    assert!(sent.text.starts_with(&format!("Sent {id} to dev (")), "{}", sent.text);
+    assert!(
+        sent.text.starts_with(&format!("Sent {id} to dev (")),
+        "{}",
+        sent.text
+    );
     assert!(sent.warnings.is_empty() && sent.value.get("warnings").is_none());
 
     let listed = call(&dev, "list_messages", Value::Null).unwrap();
@@ -93,9 +107,18 @@ fn a_call_by_name_runs_the_verb_and_returns_its_json_and_text() {
     assert_eq!(listed.value["messages"][0]["type"], "ER");
     assert_eq!(listed.value["messages"][0]["folder"], "inbox");
     let file = listed.value["messages"][0]["file"].as_str().unwrap();
-    assert!(listed.text.ends_with(&format!("({file})")), "{}", listed.text);
+    assert!(
+        listed.text.ends_with(&format!("({file})")),
+        "{}",
+        listed.text
+    );
 
-    let moved = call(&dev, "resolve_message", json!({"id": id, "details": "done"})).unwrap();
+    let moved = call(
+        &dev,
+        "resolve_message",
+        json!({"id": id, "details": "done"}),
+    )
+    .unwrap();
     assert_eq!(moved.value["folder"], "done");
     assert_eq!(moved.text, format!("{id} -> done/{file}"));
 }
@@ -133,7 +156,11 @@ fn an_unreadable_file_is_a_warning_beside_the_listing() {
     let listed = call(&dev, "list_messages", json!({})).unwrap();
     assert_eq!(listed.value["messages"], json!([]));
     assert_eq!(listed.warnings.len(), 1);
-    assert!(listed.warnings[0].starts_with("skipped "), "{:?}", listed.warnings);
+    assert!(
+        listed.warnings[0].starts_with("skipped "),
+        "{:?}",
+        listed.warnings
+    );
     assert!(listed.warnings[0].contains("garbage.md"));
     assert_eq!(listed.value["warnings"], json!(listed.warnings));
     assert_eq!(listed.text, "No messages.");

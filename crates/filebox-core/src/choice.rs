@@ -7,7 +7,7 @@ pub trait Choice: Copy + Eq + 'static {
     /// What the set is called in an error message ("folder", "priority", ...).
     const WHAT: &'static str;
     /// Every value, in the order help texts list them.
-    const ALL: &'static [Self];
+    const VALUES: &'static [Self];
 
     /// The wire name.
     fn as_str(self) -> &'static str;
@@ -15,7 +15,7 @@ pub trait Choice: Copy + Eq + 'static {
     /// The value with this name (case and surrounding blanks ignored), if any.
     fn parse(value: &str) -> Option<Self> {
         let value = value.trim();
-        Self::ALL
+        Self::VALUES
             .iter()
             .copied()
             .find(|choice| choice.as_str().eq_ignore_ascii_case(value))
@@ -23,7 +23,7 @@ pub trait Choice: Copy + Eq + 'static {
 
     /// "inbox, outbox, done, cancel or hold".
     fn listed() -> String {
-        let names: Vec<&str> = Self::ALL.iter().map(|c| c.as_str()).collect();
+        let names: Vec<&str> = Self::VALUES.iter().map(|c| c.as_str()).collect();
         match names.split_last() {
             Some((last, [])) => (*last).to_owned(),
             Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
@@ -63,7 +63,7 @@ macro_rules! choice {
 
         impl $crate::choice::Choice for $name {
             const WHAT: &'static str = $what;
-            const ALL: &'static [Self] = &[$(Self::$variant),+];
+            const VALUES: &'static [Self] = &[$(Self::$variant),+];
             fn as_str(self) -> &'static str {
                 match self { $(Self::$variant => $wire),+ }
             }
@@ -111,7 +111,7 @@ mod tests {
     use crate::{Folder, ForkReason, Priority, SourceType, Status};
 
     fn round_trips<T: Choice + std::fmt::Debug + serde::Serialize + serde::de::DeserializeOwned>() {
-        for &value in T::ALL {
+        for &value in T::VALUES {
             let json = serde_json::to_value(value).unwrap();
             assert_eq!(json, serde_json::json!(value.as_str()));
             assert_eq!(serde_json::from_value::<T>(json).unwrap(), value);

@@ -20,7 +20,7 @@ choice! {
 
 impl Folder {
     /// Every folder, in the order a search for a message id looks through them.
-    pub const LOOKUP_ORDER: [Folder; 5] = [
+    pub const ALL: [Folder; 5] = [
         Folder::Inbox,
         Folder::Hold,
         Folder::Outbox,

@@ -134,7 +134,7 @@ impl Mailbox {
     /// Open (creating its folders on first use) and clean up after crashed writers.
     pub fn open(owner: AgentId, root: PathBuf) -> Result<Mailbox> {
         let mailbox = Mailbox { owner, root };
-        for dir in Folder::LOOKUP_ORDER
+        for dir in Folder::ALL
             .iter()
             .map(|f| mailbox.folder_path(*f))
             .chain([mailbox.tmp(), mailbox.state_dir()])
@@ -415,7 +415,7 @@ impl Mailbox {
 
     /// Message counts per folder.
     pub fn counts(&self) -> Result<Vec<(Folder, usize)>> {
-        Folder::LOOKUP_ORDER
+        Folder::ALL
             .iter()
             .map(|&f| self.file_names(f).map(|(names, _)| (f, names.len())))
             .collect()

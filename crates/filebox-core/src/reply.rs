@@ -11,9 +11,7 @@ use crate::message::field;
 impl Mailroom {
     /// The agent a reply to a message of my mailbox goes to.
     pub fn reply_target(&self, reference: &MessageRef) -> Result<AgentId> {
-        let found = self
-            .my_mailbox()?
-            .find_settled(reference, &Folder::LOOKUP_ORDER)?;
+        let found = self.my_mailbox()?.find_settled(reference, &Folder::ALL)?;
         let h = &found.header;
         [
             field::REPLY_TO,

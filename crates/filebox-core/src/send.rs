@@ -236,7 +236,7 @@ impl Mailroom {
         recipients: &[AgentId],
     ) -> Result<SendReceipt> {
         let mine = self.my_mailbox()?;
-        let found = mine.find_settled(reference, &Folder::LOOKUP_ORDER)?;
+        let found = mine.find_settled(reference, &Folder::ALL)?;
         let mut destinations = Vec::with_capacity(recipients.len() + 1);
         for recipient in recipients {
             let mailbox = self.mailbox(recipient)?;
@@ -315,7 +315,7 @@ impl Mailroom {
     pub(crate) fn already_handled(&self, reference: &MessageRef) -> Error {
         let folder = self
             .my_mailbox()
-            .and_then(|m| m.find_settled(reference, &Folder::LOOKUP_ORDER))
+            .and_then(|m| m.find_settled(reference, &Folder::ALL))
             .map(|found: Envelope| format!("{}/ of {}", found.folder, self.me()))
             .unwrap_or_else(|_| "another mailbox".to_owned());
         Error::AlreadyHandled {

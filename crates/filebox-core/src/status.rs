@@ -97,7 +97,7 @@ impl Mailroom {
     /// my outbox.
     pub fn status(&self, reference: &MessageRef) -> Result<StatusReport> {
         let mine = self.my_mailbox()?;
-        let envelope = mine.find_settled(reference, &Folder::LOOKUP_ORDER)?;
+        let envelope = mine.find_settled(reference, &Folder::ALL)?;
         let message = mine.read(&envelope)?;
         let mine_status = copy_status(&envelope, &message, self.me());
         let mut recipients = Vec::new();
@@ -119,10 +119,9 @@ impl Mailroom {
                 {
                     continue;
                 }
-                let found = self.mailbox(&agent).and_then(|m| {
-                    m.find(&id, &Folder::LOOKUP_ORDER)
-                        .and_then(|e| Ok((m.read(&e)?, e)))
-                });
+                let found = self
+                    .mailbox(&agent)
+                    .and_then(|m| m.find(&id, &Folder::ALL).and_then(|e| Ok((m.read(&e)?, e))));
                 recipients.push(match found {
                     Ok((theirs, copy)) => RecipientStatus {
                         status: copy_status(&copy, &theirs, &agent),

@@ -113,16 +113,11 @@ impl Mailroom {
             None => (reference, None),
         };
         let reference = MessageRef::parse(message)?;
-        let found = match self.my_mailbox()?.find(&reference, &Folder::LOOKUP_ORDER) {
+        let found = match self.my_mailbox()?.find(&reference, &Folder::ALL) {
             Err(Error::NotFound { .. }) => self
                 .agents()
                 .filter(|a| *a != self.me())
-                .find_map(|a| {
-                    self.mailbox(a)
-                        .ok()?
-                        .find(&reference, &Folder::LOOKUP_ORDER)
-                        .ok()
-                })
+                .find_map(|a| self.mailbox(a).ok()?.find(&reference, &Folder::ALL).ok())
                 .ok_or_else(|| Error::NotFound {
                     reference: reference.text().to_owned(),
                     searched: "any mailbox of the config".into(),

@@ -66,7 +66,7 @@ impl Mailroom {
             Ok(found) => found,
             Err(Error::NotFound { .. }) => {
                 // Say where it is if it was already handled; otherwise it is simply unknown.
-                return Err(match mine.find_settled(reference, &Folder::LOOKUP_ORDER) {
+                return Err(match mine.find_settled(reference, &Folder::ALL) {
                     Ok(elsewhere) => Error::AlreadyHandled {
                         reference: reference.text().to_owned(),
                         folder: format!("{}/ of {}", elsewhere.folder, self.me()),

@@ -43,7 +43,7 @@ pub(crate) struct Global {
 /// A value from one of the core's closed sets (folder, priority, ...): `--help` lists the
 /// names, and the same names are the JSON Schema `enum` of the MCP tools.
 fn choice<T: Choice + Send + Sync>() -> impl TypedValueParser<Value = T> {
-    PossibleValuesParser::new(T::ALL.iter().map(|value| value.as_str()))
+    PossibleValuesParser::new(T::VALUES.iter().map(|value| value.as_str()))
         .try_map(|name| T::parse_arg(&name))
 }
 

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-/// Exit code of a command that ran and failed (a usage error is 2, from clap).
+/// Outcome code of a command that ran and failed (a usage error is 2, from clap).
 const FAILURE: u8 = 1;
 
 fn main() -> ExitCode {

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 /// How a command ended when it did not fail outright.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Exit {
+pub(crate) enum Outcome {
     Success,
     /// It did its job, but skipped something it reported on stderr (exit code 1).
     Partial,
@@ -14,12 +14,12 @@ pub(crate) enum Exit {
     TimedOut,
 }
 
-impl Exit {
+impl Outcome {
     pub(crate) fn exit_code(self) -> std::process::ExitCode {
         match self {
-            Exit::Success => std::process::ExitCode::SUCCESS,
-            Exit::Partial => std::process::ExitCode::from(1),
-            Exit::TimedOut => std::process::ExitCode::from(3),
+            Outcome::Success => std::process::ExitCode::SUCCESS,
+            Outcome::Partial => std::process::ExitCode::from(1),
+            Outcome::TimedOut => std::process::ExitCode::from(3),
         }
     }
 }
@@ -53,14 +53,14 @@ pub(crate) fn text_line(text: &str) -> anyhow::Result<()> {
 }
 
 /// Print warnings on stderr: `Partial` (exit code 1) when there are some.
-pub(crate) fn warnings(warnings: &[String]) -> Exit {
+pub(crate) fn warnings(warnings: &[String]) -> Outcome {
     for warning in warnings {
         warn(warning);
     }
     if warnings.is_empty() {
-        Exit::Success
+        Outcome::Success
     } else {
-        Exit::Partial
+        Outcome::Partial
     }
 }
 
@@ -70,6 +70,19 @@ pub(crate) fn text(text: &str) -> anyhow::Result<()> {
     out.write_all(text.as_bytes())?;
     out.flush()?;
     Ok(())
+}
+
+/// Print `value` as JSON when asked, else the text lines `render` makes.
+pub(crate) fn either<T: Serialize>(
+    as_json: bool,
+    value: &T,
+    render: impl FnOnce(&T) -> Vec<String>,
+) -> anyhow::Result<()> {
+    if as_json {
+        json(value)
+    } else {
+        lines(render(value))
+    }
 }
 
 /// A warning on stderr.

@@ -86,7 +86,7 @@ impl Verb for ReadMessage {
         let reference = MessageRef::parse(&args.id)?;
         let folders: Vec<Folder> = match args.folder {
             Some(folder) => vec![folder],
-            None => Folder::LOOKUP_ORDER.to_vec(),
+            None => Folder::ALL.to_vec(),
         };
         let mailbox = cx.mailroom.my_mailbox()?;
         let envelope = mailbox.find(&reference, &folders)?;

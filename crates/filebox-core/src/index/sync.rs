@@ -44,7 +44,7 @@ impl Index {
                 .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
                 .and_then(|rows| rows.collect())
                 .map_err(sql)?;
-            for folder in Folder::LOOKUP_ORDER {
+            for folder in Folder::ALL {
                 let stamp = trusted_mtime(&self.mailbox.folder_path(folder))?;
                 if stamp.is_none() || stored.get(folder.as_str()) != Some(&stamp) {
                     stale.push(folder);

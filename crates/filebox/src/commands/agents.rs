@@ -6,9 +6,9 @@ use filebox_core::{AgentId, Config, Mailbox, config};
 
 use super::{cwd, run_verb};
 use crate::cli::{AgentsAction, AgentsArgs, Global};
-use crate::output::{self, Exit};
+use crate::output::{self, Outcome};
 
-pub(crate) fn run(global: &Global, args: &AgentsArgs) -> anyhow::Result<Exit> {
+pub(crate) fn run(global: &Global, args: &AgentsArgs) -> anyhow::Result<Outcome> {
     match &args.action {
         None => run_verb::<ListAgents>(global, filebox_api::ListAgentsArgs {}),
         Some(AgentsAction::Add { id, mailbox }) => add(global, id, mailbox),
@@ -17,7 +17,7 @@ pub(crate) fn run(global: &Global, args: &AgentsArgs) -> anyhow::Result<Exit> {
 
 /// Add an agent, or point an existing one at another mailbox (its other settings stay), and
 /// create the mailbox's folders.
-fn add(global: &Global, id: &str, mailbox: &std::path::Path) -> anyhow::Result<Exit> {
+fn add(global: &Global, id: &str, mailbox: &std::path::Path) -> anyhow::Result<Outcome> {
     let cwd = cwd()?;
     let id = AgentId::new(id)?;
     let path =
@@ -32,13 +32,11 @@ fn add(global: &Global, id: &str, mailbox: &std::path::Path) -> anyhow::Result<E
         agent: id.to_string(),
         mailbox: mailbox.display().to_string(),
     };
-    if global.json {
-        output::json(&added)?;
-    } else {
-        output::lines([format!(
+    output::either(global.json, &added, |added| {
+        vec![format!(
             "added agent {} with mailbox {}",
             added.agent, added.mailbox
-        )])?;
-    }
-    Ok(Exit::Success)
+        )]
+    })?;
+    Ok(Outcome::Success)
 }

@@ -6,9 +6,9 @@ use filebox_api::verbs::ForkThread;
 use super::run_verb;
 use super::send::read_content;
 use crate::cli::{ForkArgs, Global};
-use crate::output::Exit;
+use crate::output::Outcome;
 
-pub(crate) fn run(global: &Global, args: &ForkArgs) -> anyhow::Result<Exit> {
+pub(crate) fn run(global: &Global, args: &ForkArgs) -> anyhow::Result<Outcome> {
     run_verb::<ForkThread>(
         global,
         filebox_api::ForkArgs {

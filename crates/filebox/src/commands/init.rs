@@ -6,9 +6,9 @@ use filebox_core::{Config, Mailroom};
 
 use super::{agent_override, cwd};
 use crate::cli::{Global, InitArgs};
-use crate::output::{self, Exit};
+use crate::output::{self, Outcome};
 
-pub(crate) fn run(global: &Global, args: &InitArgs) -> anyhow::Result<Exit> {
+pub(crate) fn run(global: &Global, args: &InitArgs) -> anyhow::Result<Outcome> {
     let cwd = cwd()?;
     let agent = agent_override(global)?
         .ok_or_else(|| anyhow::anyhow!("name the agent to create: filebox init --agent ID"))?;
@@ -39,13 +39,11 @@ pub(crate) fn run(global: &Global, args: &InitArgs) -> anyhow::Result<Exit> {
         agent: agent.to_string(),
         mailbox: opened.root().display().to_string(),
     };
-    if global.json {
-        output::json(&report)?;
-    } else {
-        output::lines([format!(
+    output::either(global.json, &report, |r| {
+        vec![format!(
             "agent {} has its mailbox at {} (config {})",
-            report.agent, report.mailbox, report.config
-        )])?;
-    }
-    Ok(Exit::Success)
+            r.agent, r.mailbox, r.config
+        )]
+    })?;
+    Ok(Outcome::Success)
 }

@@ -4,9 +4,9 @@ use filebox_api::verbs::ListMessages;
 
 use super::run_verb;
 use crate::cli::{Global, ListArgs};
-use crate::output::Exit;
+use crate::output::Outcome;
 
-pub(crate) fn run(global: &Global, args: &ListArgs) -> anyhow::Result<Exit> {
+pub(crate) fn run(global: &Global, args: &ListArgs) -> anyhow::Result<Outcome> {
     run_verb::<ListMessages>(
         global,
         filebox_api::ListArgs {

@@ -4,9 +4,9 @@ use anyhow::Context;
 
 use super::mailroom;
 use crate::cli::{Global, McpArgs};
-use crate::output::Exit;
+use crate::output::Outcome;
 
-pub(crate) fn run(global: &Global, args: &McpArgs) -> anyhow::Result<Exit> {
+pub(crate) fn run(global: &Global, args: &McpArgs) -> anyhow::Result<Outcome> {
     // Before anything else: no token protects this server yet, so it stays on this machine.
     if let Some(addr) = &args.listen {
         filebox_mcp::check_listen_address(addr)?;
@@ -32,5 +32,5 @@ pub(crate) fn run(global: &Global, args: &McpArgs) -> anyhow::Result<Exit> {
             }
         }
     })?;
-    Ok(Exit::Success)
+    Ok(Outcome::Success)
 }

@@ -26,9 +26,9 @@ use filebox_api::Verb;
 use filebox_core::{AgentId, Config, Mailroom};
 
 use crate::cli::{Cli, Command, Global};
-use crate::output::{self, Exit};
+use crate::output::{self, Outcome};
 
-pub(crate) fn run(cli: Cli) -> anyhow::Result<Exit> {
+pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
     let global = &cli.global;
     match cli.command {
         Command::Init(args) => init::run(global, &args),
@@ -72,7 +72,7 @@ pub(crate) fn mailroom(global: &Global) -> anyhow::Result<Mailroom> {
 
 /// Run verb `V` as the current agent and print its result: `--json` prints the whole
 /// [`filebox_api::Outcome`], text is the verb's rendering; warnings go to stderr (exit 1).
-pub(crate) fn run_verb<V: Verb>(global: &Global, args: V::Args) -> anyhow::Result<Exit> {
+pub(crate) fn run_verb<V: Verb>(global: &Global, args: V::Args) -> anyhow::Result<Outcome> {
     run_verb_as_text::<V>(global, args, V::render)
 }
 
@@ -82,7 +82,7 @@ pub(crate) fn run_verb_as_text<V: Verb>(
     global: &Global,
     args: V::Args,
     text: impl FnOnce(&V::Output) -> String,
-) -> anyhow::Result<Exit> {
+) -> anyhow::Result<Outcome> {
     let mailroom = mailroom(global)?;
     let outcome = V::run(&filebox_api::VerbContext::new(&mailroom), args)?;
     if global.json {

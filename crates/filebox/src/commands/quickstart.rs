@@ -10,9 +10,9 @@ use filebox_core::config::{FILE_NAME, PROJECT_DIR};
 use filebox_core::{AgentId, Config, Folder, Mailroom, MessageType};
 
 use crate::cli::{Global, QuickstartArgs};
-use crate::output::{self, Exit};
+use crate::output::{self, Outcome};
 
-pub(crate) fn run(_global: &Global, args: &QuickstartArgs) -> anyhow::Result<Exit> {
+pub(crate) fn run(_global: &Global, args: &QuickstartArgs) -> anyhow::Result<Outcome> {
     let dir = match &args.dir {
         Some(dir) => dir.clone(),
         None => std::env::temp_dir().join(format!("filebox-quickstart-{}", std::process::id())),
@@ -93,7 +93,7 @@ pub(crate) fn run(_global: &Global, args: &QuickstartArgs) -> anyhow::Result<Exi
             config_path.display()
         ),
     ])?;
-    Ok(Exit::Success)
+    Ok(Outcome::Success)
 }
 
 fn mailbox_dir(dir: &Path, agent: &AgentId) -> PathBuf {

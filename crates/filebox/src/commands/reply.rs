@@ -6,9 +6,9 @@ use filebox_api::verbs::ReplyMessage;
 use super::run_verb_as_text;
 use super::send::read_content;
 use crate::cli::{Global, ReplyArgs};
-use crate::output::Exit;
+use crate::output::Outcome;
 
-pub(crate) fn run(global: &Global, args: &ReplyArgs) -> anyhow::Result<Exit> {
+pub(crate) fn run(global: &Global, args: &ReplyArgs) -> anyhow::Result<Outcome> {
     run_verb_as_text::<ReplyMessage>(
         global,
         filebox_api::ReplyArgs {

@@ -4,9 +4,9 @@ use filebox_api::verbs::SearchMessages;
 
 use super::run_verb;
 use crate::cli::{Global, SearchArgs};
-use crate::output::Exit;
+use crate::output::Outcome;
 
-pub(crate) fn run(global: &Global, args: &SearchArgs) -> anyhow::Result<Exit> {
+pub(crate) fn run(global: &Global, args: &SearchArgs) -> anyhow::Result<Outcome> {
     run_verb::<SearchMessages>(
         global,
         filebox_api::SearchArgs {

@@ -9,9 +9,9 @@ use filebox_api::verbs::SendMessage;
 
 use super::run_verb_as_text;
 use crate::cli::{Global, SendArgs};
-use crate::output::Exit;
+use crate::output::Outcome;
 
-pub(crate) fn run(global: &Global, args: &SendArgs) -> anyhow::Result<Exit> {
+pub(crate) fn run(global: &Global, args: &SendArgs) -> anyhow::Result<Outcome> {
     let content = content(args)?;
     run_verb_as_text::<SendMessage>(
         global,

@@ -4,9 +4,9 @@ use filebox_api::verbs::{GetThread, ListThreads};
 
 use super::run_verb;
 use crate::cli::{Global, ThreadArgs, ThreadsArgs};
-use crate::output::Exit;
+use crate::output::Outcome;
 
-pub(crate) fn run(global: &Global, args: &ThreadArgs) -> anyhow::Result<Exit> {
+pub(crate) fn run(global: &Global, args: &ThreadArgs) -> anyhow::Result<Outcome> {
     run_verb::<GetThread>(
         global,
         filebox_api::ThreadArgs {
@@ -15,7 +15,7 @@ pub(crate) fn run(global: &Global, args: &ThreadArgs) -> anyhow::Result<Exit> {
     )
 }
 
-pub(crate) fn run_list(global: &Global, args: &ThreadsArgs) -> anyhow::Result<Exit> {
+pub(crate) fn run_list(global: &Global, args: &ThreadsArgs) -> anyhow::Result<Outcome> {
     run_verb::<ListThreads>(
         global,
         filebox_api::ThreadsArgs {

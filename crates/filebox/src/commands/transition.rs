@@ -5,9 +5,9 @@ use filebox_api::{HoldArgs, RejectArgs, ResolveArgs};
 
 use super::run_verb;
 use crate::cli::{Global, TransitionArgs};
-use crate::output::Exit;
+use crate::output::Outcome;
 
-pub(crate) fn resolved(global: &Global, args: &TransitionArgs) -> anyhow::Result<Exit> {
+pub(crate) fn resolved(global: &Global, args: &TransitionArgs) -> anyhow::Result<Outcome> {
     run_verb::<ResolveMessage>(
         global,
         ResolveArgs {
@@ -17,7 +17,7 @@ pub(crate) fn resolved(global: &Global, args: &TransitionArgs) -> anyhow::Result
     )
 }
 
-pub(crate) fn reject(global: &Global, args: &TransitionArgs) -> anyhow::Result<Exit> {
+pub(crate) fn reject(global: &Global, args: &TransitionArgs) -> anyhow::Result<Outcome> {
     run_verb::<RejectMessage>(
         global,
         RejectArgs {
@@ -27,7 +27,7 @@ pub(crate) fn reject(global: &Global, args: &TransitionArgs) -> anyhow::Result<E
     )
 }
 
-pub(crate) fn onhold(global: &Global, args: &TransitionArgs) -> anyhow::Result<Exit> {
+pub(crate) fn onhold(global: &Global, args: &TransitionArgs) -> anyhow::Result<Outcome> {
     run_verb::<HoldMessage>(
         global,
         HoldArgs {

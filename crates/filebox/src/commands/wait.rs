@@ -8,9 +8,9 @@ use filebox_api::{MessageSummary, Verb, VerbContext};
 
 use super::mailroom;
 use crate::cli::{Global, WaitArgs};
-use crate::output::{self, Exit};
+use crate::output::{self, Outcome};
 
-pub(crate) fn run(global: &Global, args: &WaitArgs) -> anyhow::Result<Exit> {
+pub(crate) fn run(global: &Global, args: &WaitArgs) -> anyhow::Result<Outcome> {
     let mailroom = mailroom(global)?;
     let outcome = WaitForMessages::run(
         &VerbContext::new(&mailroom),
@@ -26,7 +26,7 @@ pub(crate) fn run(global: &Global, args: &WaitArgs) -> anyhow::Result<Exit> {
         // has nothing (with --json, the empty result).
         let seconds = args.timeout.unwrap_or_default();
         eprintln!("filebox: no new mail within {seconds} s");
-        return Ok(Exit::TimedOut);
+        return Ok(Outcome::TimedOut);
     }
     if !global.json {
         output::text_line(&WaitForMessages::render(&outcome.value))?;
@@ -34,7 +34,7 @@ pub(crate) fn run(global: &Global, args: &WaitArgs) -> anyhow::Result<Exit> {
     Ok(output::warnings(&outcome.warnings))
 }
 
-pub(crate) fn watch(global: &Global) -> anyhow::Result<Exit> {
+pub(crate) fn watch(global: &Global) -> anyhow::Result<Outcome> {
     let mailbox = mailroom(global)?.my_mailbox()?;
     // An in-memory baseline, not `wait`'s cursor: what the watch prints stays new to the
     // agent's next `wait` (and to `wait_for_messages`).
