@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use filebox_core::{Choice, Folder, ForkReason, MessageType, Priority, SourceType, Status};
 
 /// Durable file-system mailboxes for AI agents and the humans who work with them.
@@ -110,6 +110,14 @@ pub(crate) enum Command {
     /// for a model's context: messages of my mailbox by id, my unread inbox, or a member's
     /// Claude Code team inbox. Marks nothing read.
     Render(RenderArgs),
+    /// Write a thread as a `.msg.md` transcript (seed 003's percent notation): messages as
+    /// `# %%` cells, replies as `# %%%` cells, footnotes with sender, time, type and Message ID,
+    /// participants as frontmatter agents. A thread imported from a file exports as that file.
+    Export(ExportArgs),
+    /// Read a `.msg.md` transcript (or an `.md` file's `Discussion` section) into an agent's
+    /// inbox as one thread: a first message with the preamble, then one message per cell.
+    /// Prints the Message IDs it created.
+    Import(ImportArgs),
     /// Claude Code agent teams: list teams, show, read and send to members' team inboxes
     /// (`~/.claude/teams/TEAM/inboxes/MEMBER.json`), and bridge a team to FileBox mail.
     Teams(TeamsArgs),
@@ -406,6 +414,36 @@ pub(crate) struct RenderArgs {
     /// The Claude config folder holding `teams/` [default: $CLAUDE_CONFIG_DIR, else ~/.claude]
     #[arg(long, value_name = "DIR")]
     pub(crate) claude_dir: Option<PathBuf>,
+}
+
+/// A transcript format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TranscriptFormat {
+    /// Seed 003's message file in percent notation
+    #[value(name = "msg.md")]
+    MsgMd,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ExportArgs {
+    /// Any message of the thread (id, short id or file name), or the thread's id
+    pub(crate) thread: String,
+    /// The format to write
+    #[arg(long, value_enum)]
+    pub(crate) format: TranscriptFormat,
+    /// Write to this file instead of standard output
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub(crate) output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ImportArgs {
+    /// The file: `*.msg.md`, or an ordinary `*.md` whose last section (`Discussion`, or the
+    /// one its frontmatter's `message_section` names) holds the cells
+    pub(crate) file: PathBuf,
+    /// Deliver into this agent's inbox [default: me]
+    #[arg(long, value_name = "AGENT")]
+    pub(crate) to: Option<String>,
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! its output.
 
 mod agents;
+mod export;
 mod fork;
 mod init;
 mod list;
@@ -49,6 +50,8 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Reindex(args) => reindex::run(global, &args),
         Command::Status(args) => status::run(global, &args),
         Command::Mcp(args) => mcp::run(global, &args),
+        Command::Export(args) => export::run(global, &args),
+        Command::Import(args) => export::run_import(global, &args),
         Command::Render(args) => render::run(global, &args),
         Command::Teams(args) => teams::run(global, &args),
         Command::Quickstart(args) => quickstart::run(global, &args),

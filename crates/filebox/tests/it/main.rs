@@ -18,4 +18,5 @@ mod search;
 mod seed_exchange;
 mod teams;
 mod threads;
+mod transcripts;
 mod wait;

@@ -1,0 +1,191 @@
+//! A message file into FileBox: one message holding the preamble (frontmatter, or a Markdown
+//! file's text up to its message section), then one message per cell, each answering the one
+//! before, all in one thread. A cell message keeps the cell's exact text as its body, and its
+//! header says what was read from it (sender, time, type, cell id, cell type, history), so the
+//! file exports again byte for byte.
+
+use std::path::Path;
+
+use filebox_core::message::field;
+use filebox_core::{AgentId, ForeignMessage, Mailroom, MessageType, derive_title};
+use serde::{Deserialize, Serialize};
+
+use super::MsgMdError;
+use super::cell::Cell;
+use super::speaker::speaker;
+use super::transcript::{FileKind, Transcript};
+
+/// The header naming the file a thread was imported from (on its first message).
+pub(super) const TRANSCRIPT_HEADER: &str = "Transcript";
+/// The header carrying a cell's id (on each cell's message).
+pub(super) const CELL_HEADER: &str = "Transcript Cell";
+const CELL_TYPE_HEADER: &str = "Cell Type";
+const HISTORY_HEADER: &str = "History";
+/// The type of messages whose cell names no valid FileBox type.
+const DEFAULT_TYPE: &str = "DIS";
+
+/// What an import created.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportResult {
+    /// The new thread's id (its first message's).
+    pub thread: String,
+    /// Every Message ID created, the preamble's first.
+    pub ids: Vec<String>,
+    pub cells: Vec<ImportedCell>,
+    /// Agents preset in the frontmatter, then those that only appear in the cells.
+    pub preset_agents: Vec<String>,
+    pub temporary_agents: Vec<String>,
+}
+
+/// One cell as imported.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportedCell {
+    pub message_id: String,
+    /// The cell's own id (`3`, `3.x9f2`, `3.x9f2.1`), if it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cell: Option<String>,
+    /// `message` (`%%`) or `output` (`%%%`).
+    pub role: String,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub cell_type: Option<String>,
+    pub from: String,
+    pub history: String,
+}
+
+/// Import the file at `path` into `to`'s inbox (default: mine).
+pub fn import(
+    mailroom: &Mailroom,
+    path: &Path,
+    to: Option<&AgentId>,
+) -> Result<ImportResult, MsgMdError> {
+    let bytes = std::fs::read(path).map_err(|source| MsgMdError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let text = String::from_utf8(bytes).map_err(|_| MsgMdError::NotUtf8(path.to_path_buf()))?;
+    let transcript = Transcript::parse(&text, FileKind::of(path))?;
+    if transcript.cells.is_empty() {
+        return Err(MsgMdError::NoCells(path.to_path_buf()));
+    }
+    let to = to.unwrap_or(mailroom.me());
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let now = jiff::Timestamp::now();
+    let thread = uuid::Uuid::new_v4().to_string();
+    let title = transcript
+        .frontmatter
+        .as_deref()
+        .and_then(frontmatter_title)
+        .unwrap_or_else(|| file_name.clone());
+    mailroom.deliver_foreign(
+        to,
+        &ForeignMessage {
+            id: thread.clone(),
+            sender: mailroom.me().to_string(),
+            timestamp: now,
+            kind: MessageType::new(DEFAULT_TYPE)?,
+            title,
+            body: transcript.preamble.clone(),
+            fields: vec![
+                (TRANSCRIPT_HEADER.to_owned(), file_name),
+                (field::SOURCE_TYPE.to_owned(), "external".to_owned()),
+            ],
+        },
+    )?;
+    let mut ids = vec![thread.clone()];
+    let mut cells = Vec::with_capacity(transcript.cells.len());
+    for (index, cell) in transcript.cells.iter().enumerate() {
+        let id = uuid::Uuid::new_v4().to_string();
+        let message = cell_message(
+            cell,
+            index,
+            &id,
+            &thread,
+            ids.last().map_or("", String::as_str),
+            now,
+        )?;
+        mailroom.deliver_foreign(to, &message)?;
+        cells.push(ImportedCell {
+            message_id: id.clone(),
+            cell: cell.id().map(str::to_owned),
+            role: if cell.heading.output {
+                "output"
+            } else {
+                "message"
+            }
+            .to_owned(),
+            cell_type: cell.kind().map(str::to_owned),
+            from: message.sender.clone(),
+            history: cell.history().as_str().to_owned(),
+        });
+        ids.push(id);
+    }
+    Ok(ImportResult {
+        thread,
+        ids,
+        cells,
+        preset_agents: transcript.agents.iter().map(|a| a.name.clone()).collect(),
+        temporary_agents: transcript.temporary_agents(),
+    })
+}
+
+fn cell_message(
+    cell: &Cell,
+    index: usize,
+    id: &str,
+    thread: &str,
+    previous: &str,
+    now: jiff::Timestamp,
+) -> Result<ForeignMessage, MsgMdError> {
+    let kind = cell
+        .attr("type")
+        .and_then(|t| MessageType::new(t).ok())
+        .map_or_else(|| MessageType::new(DEFAULT_TYPE), Ok)?;
+    let timestamp = cell
+        .attr("time")
+        .and_then(|t| t.trim().parse::<jiff::Timestamp>().ok())
+        .unwrap_or(now);
+    let title = Some(cell.heading.title.trim())
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+        .or_else(|| cell.attr("title").map(str::to_owned))
+        .unwrap_or_else(|| derive_title(&cell.content));
+    let mut fields = vec![
+        (field::THREAD_ID.to_owned(), thread.to_owned()),
+        (field::IN_REPLY_TO.to_owned(), previous.to_owned()),
+        (field::SOURCE_TYPE.to_owned(), "external".to_owned()),
+        (
+            CELL_HEADER.to_owned(),
+            cell.id()
+                .map_or_else(|| format!("#{}", index + 1), str::to_owned),
+        ),
+    ];
+    if let Some(kind) = cell.kind() {
+        fields.push((CELL_TYPE_HEADER.to_owned(), kind.to_owned()));
+    }
+    fields.push((
+        HISTORY_HEADER.to_owned(),
+        cell.history().as_str().to_owned(),
+    ));
+    Ok(ForeignMessage {
+        id: id.to_owned(),
+        sender: speaker(cell),
+        timestamp,
+        kind,
+        title,
+        body: cell.raw.clone(),
+        fields,
+    })
+}
+
+/// `title:` at the top of the frontmatter.
+fn frontmatter_title(frontmatter: &str) -> Option<String> {
+    frontmatter.lines().find_map(|line| {
+        let value = line.strip_prefix("title:")?.trim();
+        let title = serde_json::from_str::<String>(value)
+            .unwrap_or_else(|_| value.trim_matches(['"', '\'']).to_owned());
+        Some(title).filter(|t| !t.is_empty())
+    })
+}

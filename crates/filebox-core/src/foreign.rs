@@ -1,0 +1,94 @@
+//! Messages that come from outside FileBox (a bridge to another tool, an imported transcript):
+//! published into an agent's inbox with the sender, time and Message ID they already carry.
+//! Delivery is idempotent by Message ID, so a bridge that retries after a crash does not
+//! duplicate a message.
+
+use jiff::Timestamp;
+
+use crate::agent::AgentId;
+use crate::error::{Error, Result};
+use crate::folder::Folder;
+use crate::mailbox::MessageRef;
+use crate::mailroom::Mailroom;
+use crate::message::{Header, Message, MessageType, field, file_name_for, render};
+use crate::store;
+use crate::time;
+
+/// A message written elsewhere, ready to deliver.
+#[derive(Debug, Clone)]
+pub struct ForeignMessage {
+    /// Its Message ID: a UUID, fresh or derived from what identifies it at its source.
+    pub id: String,
+    /// Who wrote it, as its source names them (e.g. `researcher@my-team`).
+    pub sender: String,
+    pub timestamp: Timestamp,
+    pub kind: MessageType,
+    pub title: String,
+    /// Markdown; kept byte for byte.
+    pub body: String,
+    /// Further header fields (Thread ID, In Reply To, Source Type, the source's own keys).
+    pub fields: Vec<(String, String)>,
+}
+
+/// What a foreign delivery did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ForeignDelivery {
+    /// Published under this file name.
+    Delivered(String),
+    /// A message with this Message ID was already in the mailbox (any folder): nothing written.
+    AlreadyThere(String),
+}
+
+impl Mailroom {
+    /// Deliver `message` to `to`'s inbox, unless that mailbox already holds its Message ID.
+    pub fn deliver_foreign(
+        &self,
+        to: &AgentId,
+        message: &ForeignMessage,
+    ) -> Result<ForeignDelivery> {
+        let limit = self.config().max_body_bytes();
+        if message.body.len() > limit {
+            return Err(Error::TooLarge {
+                size: message.body.len(),
+                limit,
+            });
+        }
+        let reference = MessageRef::parse(&message.id)?;
+        let mailbox = self.mailbox(to)?;
+        match mailbox.find(&reference, &Folder::ALL) {
+            Ok(found) => return Ok(ForeignDelivery::AlreadyThere(found.file.to_string())),
+            Err(Error::NotFound { .. }) => {}
+            Err(e) => return Err(e),
+        }
+        let kind = &message.kind;
+        let mut header = Header::new(kind, &message.title);
+        for (key, value) in [
+            (field::FORMAT_VERSION, "1.0"),
+            (field::MESSAGE_ID, message.id.as_str()),
+            (field::SENDER, message.sender.as_str()),
+            (field::RECEIVER, to.as_str()),
+            (field::TIMESTAMP, &time::iso(message.timestamp)),
+            (field::ORIGINAL_SENDER, message.sender.as_str()),
+            (field::CURRENT_OWNER, to.as_str()),
+        ] {
+            header.set(key, value);
+        }
+        for (key, value) in &message.fields {
+            header.set(key, value);
+        }
+        let file = Message {
+            header,
+            body: message.body.clone(),
+            conversation: Vec::new(),
+            processing: Vec::new(),
+        };
+        let name = file_name_for(message.timestamp, kind, &file.header.title, &message.id);
+        store::publish_new(
+            &mailbox.tmp(),
+            &mailbox.folder_path(Folder::Inbox),
+            name.as_str(),
+            render(&file).as_bytes(),
+        )?;
+        Ok(ForeignDelivery::Delivered(name.to_string()))
+    }
+}

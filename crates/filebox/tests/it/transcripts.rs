@@ -1,0 +1,96 @@
+//! `filebox export --format msg.md` and `filebox import`: the CLI contract around the msg_md
+//! module (whose round trips are property-tested in filebox-bridge).
+
+use std::fs;
+
+use crate::support::Test;
+
+#[test]
+fn export_writes_stdout_or_a_file_and_import_prints_the_ids_it_created() {
+    let t = Test::new().agents(["qa", "dev"]);
+    let id = t.send(
+        "qa",
+        "dev",
+        "ER",
+        "# Batch import\n\nAdmins need 200 users at once.",
+    );
+    t.as_agent("dev")
+        .args(["reply", &id, "Done in #42."])
+        .success();
+    let text = t
+        .as_agent("qa")
+        .args(["export", &id, "--format", "msg.md"])
+        .success();
+    assert!(
+        text.contains("# %% Batch import[^1]\n\n[^1]: [markdown] from=\"qa\" to=\"dev\""),
+        "{text}"
+    );
+    assert!(text.contains(&format!("id=\"{id}#1\"")), "{text}");
+    let file = t.path().join("thread.msg.md");
+    let out = t
+        .as_agent("qa")
+        .args(["export", &id, "--format", "msg.md", "-o"])
+        .args([&file])
+        .success();
+    assert_eq!(out, "");
+    assert_eq!(fs::read_to_string(&file).unwrap(), text);
+
+    let ids = t
+        .as_agent("qa")
+        .args(["import"])
+        .args([&file])
+        .args(["--to", "dev"])
+        .success();
+    let ids: Vec<&str> = ids.lines().collect();
+    assert_eq!(ids.len(), 3, "the preamble and two cells: {ids:?}");
+    let again = t
+        .as_agent("dev")
+        .args(["export", ids[1], "--format", "msg.md"])
+        .success();
+    assert_eq!(again, text, "export → import → export is byte-identical");
+    let listing = t.as_agent("dev").args(["list"]).success();
+    assert!(listing.contains("Batch import"), "{listing}");
+
+    let json: serde_json::Value = serde_json::from_str(
+        &t.as_agent("qa")
+            .args(["--json", "import"])
+            .args([&file])
+            .success(),
+    )
+    .unwrap();
+    assert_eq!(json["cells"][1]["role"], "output");
+    assert_eq!(json["cells"][1]["from"], "dev");
+    assert_eq!(json["preset_agents"], serde_json::json!(["qa", "dev"]));
+}
+
+#[test]
+fn bad_files_and_formats_are_refused_clearly() {
+    let t = Test::new().agents(["qa"]);
+    let notes = t.path().join("notes.md");
+    fs::write(&notes, "# Notes\n\n# %% a cell outside any Discussion\n").unwrap();
+    let err = t.run().args(["import"]).args([&notes]).failure();
+    assert!(err.contains("no `Discussion` section"), "{err}");
+    let binary = t.path().join("x.msg.md");
+    fs::write(&binary, b"# %% \xff\n").unwrap();
+    let err = t.run().args(["import"]).args([&binary]).failure();
+    assert!(err.contains("not UTF-8"), "{err}");
+    let empty = t.path().join("empty.msg.md");
+    fs::write(&empty, "just prose\n").unwrap();
+    let err = t.run().args(["import"]).args([&empty]).failure();
+    assert!(err.contains("no `# %%` or `# %%%` cell"), "{err}");
+    let err = t
+        .run()
+        .args(["import"])
+        .args([&empty, t.path()])
+        .usage_error();
+    assert!(err.contains("unexpected argument"), "{err}");
+    t.run()
+        .args(["export", "abcdef12", "--format", "html"])
+        .usage_error();
+    let err = t
+        .run()
+        .args(["export", "abcdef12", "--format", "msg.md"])
+        .failure();
+    assert!(err.contains("abcdef12"), "{err}");
+    assert!(t.files("qa", "inbox").is_empty(), "nothing imported");
+}
