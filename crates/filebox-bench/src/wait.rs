@@ -31,7 +31,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let waiter = std::thread::spawn(move || -> filebox_core::Result<()> {
         for _ in 0..rounds {
             let got = inbox.wait_for_mail(Some(Duration::from_secs(10)), &|| false)?;
-            let _ = woke.send((now_ns(), got.len()));
+            let _ = woke.send((now_ns(), got.messages.len()));
         }
         Ok(())
     });

@@ -1,50 +1,41 @@
-//! The inbox cursor: the inbox files (name and inode) that `wait` has already reported, kept in
+//! The inbox cursor: the inbox files (name and inode) that `wait` has already returned, kept in
 //! `.filebox/inbox-cursor`, so that mail arriving between two waits (or while no one waited)
-//! is reported by the next one. A message that leaves and comes back (a reply moves the same
-//! file name back in) has a new inode, so it counts as new. Derived state: deleting the file
-//! only makes the next wait start from the inbox as it is.
+//! is returned by the next one, and by one wait only: the cursor is loaded, advanced and saved
+//! under `.filebox/inbox-cursor.lock`, so a CLI `filebox wait` and an MCP `wait_for_messages`
+//! running at once never both return a message. A message that leaves and comes back (a reply
+//! moves the same file name back in) has a new inode, so it counts as new. Derived state:
+//! deleting the file only makes the next wait start from the inbox as it is.
 
 use std::collections::HashSet;
 use std::fmt::Write;
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
 
 use crate::error::{IoContext, Result};
-use crate::mailbox::Mailbox;
-use crate::message::FileName;
+use crate::feed::Baseline;
+use crate::folder::Folder;
+use crate::mailbox::{Mailbox, Problem};
 use crate::store;
+use crate::watch::Arrivals;
 
 const FILE: &str = "inbox-cursor";
+const LOCK: &str = "inbox-cursor.lock";
 
-/// Inbox files (name and inode) already reported: what [`Mailbox::watch_new_mail`] compares
-/// the inbox against. `wait` loads and saves it as the cursor; `watch` keeps its own in memory,
-/// so it never moves `wait`'s cursor.
-#[derive(Debug, Clone, Default)]
-pub struct InboxBaseline(pub(crate) HashSet<(String, u64)>);
-
-impl InboxBaseline {
-    /// The inbox as these entries show it.
-    pub(crate) fn of(entries: &[(FileName, u64)]) -> InboxBaseline {
-        InboxBaseline(
-            entries
-                .iter()
-                .map(|(name, ino)| (name.to_string(), *ino))
-                .collect(),
-        )
-    }
-
-    pub(crate) fn contains(&self, name: &str, ino: u64) -> bool {
-        self.0.contains(&(name.to_owned(), ino))
-    }
-}
-
-/// The files already reported; `None` when no wait ever ran (or the cursor was deleted).
-pub(crate) fn load(mailbox: &Mailbox) -> Result<Option<InboxBaseline>> {
+/// The files already returned; `None` when no wait ever ran (or the cursor was deleted).
+pub(crate) fn load(mailbox: &Mailbox) -> Result<Option<Baseline>> {
     let path = mailbox.state_dir().join(FILE);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
+    let mut file = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&path)
+    {
+        Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e).at(&path),
     };
-    Ok(Some(InboxBaseline(
+    let mut text = String::new();
+    file.read_to_string(&mut text).at(&path)?;
+    Ok(Some(Baseline(
         inode_lines(&text)
             .map(|(ino, name)| (name.to_owned(), ino))
             .collect(),
@@ -60,11 +51,57 @@ pub(crate) fn inode_lines(text: &str) -> impl Iterator<Item = (u64, &str)> {
     })
 }
 
-/// Record what has been reported.
-pub(crate) fn save(mailbox: &Mailbox, reported: &InboxBaseline) -> Result<()> {
+/// Record what has been returned (a new file renamed over the old one: never followed).
+fn save(mailbox: &Mailbox, returned: &Baseline) -> Result<()> {
     let mut text = String::new();
-    for (name, ino) in &reported.0 {
+    for (name, ino) in &returned.0 {
         let _ = writeln!(text, "{ino}\t{name}");
     }
     store::write_file_atomic(&mailbox.state_dir().join(FILE), text.as_bytes())
+}
+
+/// Under the cursor's lock: the inbox messages no wait has returned yet, oldest first, now
+/// recorded as returned. The first claim ever records the inbox as it is and returns nothing.
+/// A file that cannot be read is reported and left out of the cursor, so a later claim returns
+/// it once it can be read (another tool may still be writing it).
+pub(crate) fn claim_new_mail(mailbox: &Mailbox) -> Result<Arrivals> {
+    store::with_lock(&mailbox.state_dir().join(LOCK), || {
+        let (entries, _problems) = mailbox.file_entries(Folder::Inbox)?;
+        let Some(returned) = load(mailbox)? else {
+            save(mailbox, &Baseline::of(&entries))?;
+            return Ok(Arrivals::default());
+        };
+        let mut arrivals = Arrivals::default();
+        let mut ids = HashSet::new();
+        let mut unreadable = HashSet::new();
+        for (name, ino) in &entries {
+            if returned.contains(name.as_str(), *ino) {
+                continue;
+            }
+            match mailbox.envelope(Folder::Inbox, name) {
+                Ok(Some(envelope)) => {
+                    if ids.insert(envelope.header.id().to_owned()) {
+                        arrivals.messages.push(envelope);
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    unreadable.insert(*ino);
+                    arrivals.unreadable.push(Problem {
+                        path: mailbox.folder_path(Folder::Inbox).join(name.as_str()),
+                        reason: e.to_string(),
+                    });
+                }
+            }
+        }
+        if !arrivals.messages.is_empty() {
+            let kept: Vec<_> = entries
+                .into_iter()
+                .filter(|(_, ino)| !unreadable.contains(ino))
+                .collect();
+            save(mailbox, &Baseline::of(&kept))?;
+        }
+        arrivals.sort();
+        Ok(arrivals)
+    })
 }

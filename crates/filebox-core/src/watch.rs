@@ -1,126 +1,132 @@
-//! Waiting for mail: block until a new message reaches an inbox, a timeout passes, or the
-//! caller cancels. Woken by file-system notification (`notify`), with a periodic look as the
-//! fallback for file systems that send no events. What counts as new is decided against a
-//! baseline of reported files: `wait` loads and saves it as the inbox cursor (`cursor.rs`), so
-//! nothing that arrives between two waits is missed; `watch` keeps one in memory and never
-//! moves the cursor, so what it prints is still the agent's next `wait`.
+//! Waiting for mail in my inbox, on the change feed (`feed.rs`): `wait` returns what no wait
+//! has returned yet, claimed under the cursor's lock (`cursor.rs`), so nothing that arrives
+//! between two waits is missed and no message is returned twice; `watch` keeps its own
+//! baseline in memory and never moves the cursor, so what it prints is still the agent's next
+//! `wait`. A file that cannot be read is reported, and returned once it can be.
 
 use std::collections::HashSet;
-use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use notify::{RecursiveMode, Watcher};
-
-use crate::cursor::{self, InboxBaseline};
+use crate::cursor;
 use crate::error::Result;
+use crate::feed::{ChangeKind, Feed, Wake};
 use crate::folder::Folder;
-use crate::mailbox::{Envelope, Mailbox};
+use crate::mailbox::{Envelope, Mailbox, Problem};
 
-/// How often cancellation is checked.
-const TICK: Duration = Duration::from_millis(50);
-/// How often the inbox is listed without any event (file systems that send none).
-const FALLBACK_LOOK: Duration = Duration::from_millis(500);
+/// What a wait or a watch found: new messages (oldest first), and inbox files that arrived
+/// but could not be read.
+#[derive(Debug, Default)]
+pub struct Arrivals {
+    pub messages: Vec<Envelope>,
+    pub unreadable: Vec<Problem>,
+}
+
+impl Arrivals {
+    pub(crate) fn sort(&mut self) {
+        self.messages
+            .sort_by_cached_key(|m| (m.compact_time(), m.file.clone()));
+    }
+}
+
+/// The deadline of a timeout; a timeout too large to add to now is no timeout at all.
+fn deadline(timeout: Option<Duration>) -> Option<Instant> {
+    timeout.and_then(|t| Instant::now().checked_add(t))
+}
 
 impl Mailbox {
-    /// Wait for messages new to this inbox since the last wait returned them: returns at once
-    /// if some arrived meanwhile, else when one arrives, when `timeout` passes (`None`: never)
-    /// or when `cancelled()` turns true; an empty list then. The first wait ever starts from
-    /// the inbox as it is.
+    /// Wait for messages no earlier wait has returned: returns at once if some arrived
+    /// meanwhile, else when one arrives, when `timeout` passes (`None`: never) or when
+    /// `cancelled()` turns true (no messages then, and the unreadable arrivals seen). The
+    /// first wait ever starts from the inbox as it is.
     pub fn wait_for_mail(
         &self,
         timeout: Option<Duration>,
         cancelled: &dyn Fn() -> bool,
-    ) -> Result<Vec<Envelope>> {
-        let mut reported = match cursor::load(self)? {
-            Some(reported) => reported,
-            None => {
-                let now = self.current_inbox()?;
-                cursor::save(self, &now)?;
-                now
+    ) -> Result<Arrivals> {
+        let deadline = deadline(timeout);
+        // Watch before the first look, so nothing lands between the look and the sleep.
+        let mut feed = Feed::new();
+        feed.watch(self, Folder::Inbox)?;
+        loop {
+            let arrivals = cursor::claim_new_mail(self)?;
+            if !arrivals.messages.is_empty() || feed.sleep(deadline, cancelled) != Wake::Look {
+                return Ok(arrivals);
             }
-        };
-        let arrived = self.watch_new_mail(&mut reported, timeout, cancelled)?;
-        if !arrived.is_empty() {
-            cursor::save(self, &reported)?;
-        }
-        Ok(arrived)
-    }
-
-    /// Where a watch starts: what `wait` has already reported (the saved cursor), else the
-    /// inbox as it is now. Reads only; the cursor stays `wait`'s.
-    pub fn inbox_baseline(&self) -> Result<InboxBaseline> {
-        match cursor::load(self)? {
-            Some(reported) => Ok(reported),
-            None => self.current_inbox(),
         }
     }
 
-    fn current_inbox(&self) -> Result<InboxBaseline> {
-        let (entries, _problems) = self.file_entries(Folder::Inbox)?;
-        Ok(InboxBaseline::of(&entries))
+    /// A watch on this inbox that reports new mail without moving the wait cursor; it starts
+    /// from what `wait` has already returned (else the inbox as it is now).
+    pub fn watch_inbox(&self) -> Result<InboxWatch> {
+        let mut feed = Feed::new();
+        feed.watch_from(self, Folder::Inbox, cursor::load(self)?)?;
+        Ok(InboxWatch {
+            mailbox: self.clone(),
+            feed,
+            unreadable: HashSet::new(),
+        })
     }
+}
 
-    /// Wait for messages new to this inbox since `baseline`, which then moves past them:
-    /// returns at once if some arrived meanwhile, else when one arrives, when `timeout` passes
-    /// (`None`: never) or when `cancelled()` turns true; an empty list then. Unlike
-    /// [`Mailbox::wait_for_mail`] it writes nothing, so any number of watchers can run beside
-    /// the agent's own waits.
-    pub fn watch_new_mail(
-        &self,
-        baseline: &mut InboxBaseline,
+/// My inbox, watched: each [`InboxWatch::next`] returns the mail that arrived since the last.
+#[derive(Debug)]
+pub struct InboxWatch {
+    mailbox: Mailbox,
+    feed: Feed,
+    /// Arrived files that could not be read yet (name, inode): tried again at every wake.
+    unreadable: HashSet<(String, u64)>,
+}
+
+impl InboxWatch {
+    /// New mail since the last call: at once if some arrived meanwhile, else when some arrives,
+    /// when `timeout` passes (`None`: never) or when `cancelled()` turns true. An unreadable
+    /// arrival is reported once, and returned as mail when it can be read.
+    pub fn next(
+        &mut self,
         timeout: Option<Duration>,
         cancelled: &dyn Fn() -> bool,
-    ) -> Result<Vec<Envelope>> {
-        // A timeout too large to add to now is no timeout at all.
-        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
-        // Watch before the first look, so nothing lands between the look and the watch.
-        let (events, receiver) = mpsc::channel();
-        let watcher = notify::recommended_watcher(move |_event| {
-            let _ = events.send(());
-        })
-        .and_then(|mut w| {
-            w.watch(
-                &self.folder_path(Folder::Inbox),
-                RecursiveMode::NonRecursive,
-            )
-            .map(|()| w)
-        });
-        let fallback = if watcher.is_ok() { FALLBACK_LOOK } else { TICK };
+    ) -> Result<Arrivals> {
+        let deadline = deadline(timeout);
+        let mut arrivals = Arrivals::default();
         loop {
-            let (entries, _problems) = self.file_entries(Folder::Inbox)?;
-            let mut ids = HashSet::new();
-            let mut arrived: Vec<_> = entries
-                .iter()
-                .filter(|(name, ino)| !baseline.contains(name.as_str(), *ino))
-                .filter_map(|(name, _)| self.envelope(Folder::Inbox, name).ok().flatten())
-                .filter(|envelope| ids.insert(envelope.header.id().to_owned()))
-                .collect();
-            *baseline = InboxBaseline::of(&entries);
-            if !arrived.is_empty() {
-                arrived.sort_by_cached_key(|m| (m.compact_time(), m.file.clone()));
-                return Ok(arrived);
-            }
-            // Sleep until an event, the fallback look, the deadline or a cancellation.
-            let look_at = Instant::now() + fallback;
-            loop {
-                if cancelled() || deadline.is_some_and(|d| Instant::now() >= d) {
-                    return Ok(Vec::new());
-                }
-                let now = Instant::now();
-                if now >= look_at {
-                    break;
-                }
-                let wait = TICK.min(look_at - now);
-                let wait = deadline.map_or(wait, |d| wait.min(d.saturating_duration_since(now)));
-                match receiver.recv_timeout(wait) {
-                    Ok(()) => {
-                        while receiver.try_recv().is_ok() {}
-                        break;
+            let mut retry: Vec<(String, u64)> = self.unreadable.iter().cloned().collect();
+            for change in self.feed.look()? {
+                match change.kind {
+                    ChangeKind::Arrived => retry.push((change.file.to_string(), change.ino)),
+                    ChangeKind::Left => {
+                        self.unreadable
+                            .remove(&(change.file.to_string(), change.ino));
                     }
-                    Err(RecvTimeoutError::Timeout) => {}
-                    // No watcher (or it died): sleep rather than spin until the next look.
-                    Err(RecvTimeoutError::Disconnected) => std::thread::sleep(wait),
                 }
+            }
+            let mut ids = HashSet::new();
+            for (name, ino) in retry {
+                let Ok(file) = crate::message::FileName::new(&name) else {
+                    continue;
+                };
+                match self.mailbox.envelope(Folder::Inbox, &file) {
+                    Ok(Some(envelope)) => {
+                        self.unreadable.remove(&(name, ino));
+                        if ids.insert(envelope.header.id().to_owned()) {
+                            arrivals.messages.push(envelope);
+                        }
+                    }
+                    Ok(None) => {
+                        self.unreadable.remove(&(name, ino));
+                    }
+                    Err(e) => {
+                        if self.unreadable.insert((name.clone(), ino)) {
+                            arrivals.unreadable.push(Problem {
+                                path: self.mailbox.folder_path(Folder::Inbox).join(&name),
+                                reason: e.to_string(),
+                            });
+                        }
+                    }
+                }
+            }
+            if !arrivals.messages.is_empty() || self.feed.sleep(deadline, cancelled) != Wake::Look {
+                arrivals.sort();
+                return Ok(arrivals);
             }
         }
     }
@@ -128,45 +134,59 @@ impl Mailbox {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
     use std::sync::Arc;
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
     use super::*;
     use crate::agent::AgentId;
 
-    fn put(mailbox: &Mailbox, id8: &str) {
-        let text = format!(
+    const NEVER: &dyn Fn() -> bool = &|| false;
+
+    fn text(id8: &str) -> String {
+        format!(
             "# DIS: hi\n\n**Message ID:** {id8}-0000\n\n---\n\n## Original Request/Content\n\nx\n"
-        );
+        )
+    }
+
+    fn name(id8: &str) -> String {
+        format!("20250101T000000-DIS-hi-{id8}.md")
+    }
+
+    fn put(mailbox: &Mailbox, id8: &str) {
         crate::store::publish_new(
             &mailbox.tmp(),
             &mailbox.folder_path(Folder::Inbox),
-            &format!("20250101T000000-DIS-hi-{id8}.md"),
-            text.as_bytes(),
+            &name(id8),
+            text(id8).as_bytes(),
         )
         .unwrap();
+    }
+
+    fn mailbox(dir: &tempfile::TempDir) -> Mailbox {
+        Mailbox::open(AgentId::new("a").unwrap(), dir.path().join("a")).unwrap()
+    }
+
+    fn ids(arrivals: &Arrivals) -> Vec<&str> {
+        arrivals.messages.iter().map(|m| m.header.id()).collect()
     }
 
     #[test]
     fn mail_between_waits_is_not_missed_and_timeouts_return_nothing() {
         let dir = tempfile::tempdir().unwrap();
-        let mb = Mailbox::open(AgentId::new("a").unwrap(), dir.path().join("a")).unwrap();
+        let mb = mailbox(&dir);
         put(&mb, "00000001"); // before any wait: the baseline
-        let never = || false;
-        assert!(
-            mb.wait_for_mail(Some(Duration::from_millis(100)), &never)
-                .unwrap()
-                .is_empty()
-        );
+        let first = mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap();
+        assert!(first.messages.is_empty() && first.unreadable.is_empty());
         put(&mb, "00000002"); // while no one waits
         let got = mb
-            .wait_for_mail(Some(Duration::from_secs(5)), &never)
+            .wait_for_mail(Some(Duration::from_secs(60)), NEVER)
             .unwrap();
-        assert_eq!(got.len(), 1);
-        assert_eq!(got[0].header.id(), "00000002-0000");
+        assert_eq!(ids(&got), ["00000002-0000"]);
         assert!(
-            mb.wait_for_mail(Some(Duration::from_millis(100)), &never)
+            mb.wait_for_mail(Some(Duration::ZERO), NEVER)
                 .unwrap()
+                .messages
                 .is_empty()
         );
     }
@@ -174,79 +194,138 @@ mod tests {
     #[test]
     fn wakes_on_delivery_and_on_cancellation() {
         let dir = tempfile::tempdir().unwrap();
-        let mb = Mailbox::open(AgentId::new("a").unwrap(), dir.path().join("a")).unwrap();
-        let never = || false;
-        assert!(
-            mb.wait_for_mail(Some(Duration::ZERO), &never)
-                .unwrap()
-                .is_empty()
-        );
+        let mb = mailbox(&dir);
+        mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap();
+        // Delivered whenever the thread runs: before the wait looks, or while it sleeps.
         let sender = mb.clone();
-        let delivery = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(200));
-            put(&sender, "00000003");
-        });
-        let start = Instant::now();
-        let got = mb
-            .wait_for_mail(Some(Duration::from_secs(10)), &never)
-            .unwrap();
+        let delivery = std::thread::spawn(move || put(&sender, "00000003"));
+        let got = mb.wait_for_mail(None, NEVER).unwrap();
         delivery.join().unwrap();
-        assert_eq!(got.len(), 1);
-        assert!(start.elapsed() < Duration::from_secs(5));
+        assert_eq!(ids(&got), ["00000003-0000"]);
 
         let cancel = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&cancel);
-        std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(100));
-            flag.store(true, Ordering::SeqCst);
-        });
+        let canceller = std::thread::spawn(move || flag.store(true, Ordering::SeqCst));
         let got = mb
             .wait_for_mail(None, &|| cancel.load(Ordering::SeqCst))
             .unwrap();
-        assert!(got.is_empty());
+        canceller.join().unwrap();
+        assert!(got.messages.is_empty());
+    }
+
+    #[test]
+    fn waits_running_at_once_never_return_the_same_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let mb = mailbox(&dir);
+        mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap();
+        let sent: BTreeSet<String> = (0..40).map(|i| format!("{i:08}")).collect();
+        let sender = mb.clone();
+        let to_send = sent.clone();
+        let delivery = std::thread::spawn(move || to_send.iter().for_each(|id| put(&sender, id)));
+        // Each waiter waits until the waiters together have every message; a message lost
+        // would leave them waiting (the test runner's timeout ends that).
+        let claimed = Arc::new(AtomicUsize::new(0));
+        let waiters: Vec<_> = (0..4)
+            .map(|_| {
+                let (mb, claimed) = (mb.clone(), Arc::clone(&claimed));
+                std::thread::spawn(move || {
+                    let all_claimed = || claimed.load(Ordering::SeqCst) >= 40;
+                    let mut got = Vec::new();
+                    while !all_claimed() {
+                        let arrivals = mb.wait_for_mail(None, &all_claimed).unwrap();
+                        claimed.fetch_add(arrivals.messages.len(), Ordering::SeqCst);
+                        got.extend(
+                            arrivals
+                                .messages
+                                .iter()
+                                .map(|m| m.header.id()[..8].to_owned()),
+                        );
+                    }
+                    got
+                })
+            })
+            .collect();
+        delivery.join().unwrap();
+        let returned: Vec<String> = waiters
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect();
+        let unique: BTreeSet<String> = returned.iter().cloned().collect();
+        assert_eq!(unique.len(), returned.len(), "a message was returned twice");
+        assert_eq!(unique, sent);
+    }
+
+    #[test]
+    fn an_unreadable_arrival_is_reported_and_returned_once_it_can_be_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let mb = mailbox(&dir);
+        mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap();
+        // Another tool creates the file, then writes it in place.
+        let path = mb.folder_path(Folder::Inbox).join(name("00000004"));
+        std::fs::write(&path, "").unwrap();
+        let early = mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap();
+        assert!(early.messages.is_empty());
+        assert_eq!(early.unreadable.len(), 1);
+        assert_eq!(early.unreadable[0].path, path);
+        std::fs::write(&path, text("00000004")).unwrap();
+        let got = mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap();
+        assert_eq!(ids(&got), ["00000004-0000"]);
+        assert!(got.unreadable.is_empty());
     }
 
     #[test]
     fn watching_reports_new_mail_and_leaves_it_for_the_next_wait() {
         let dir = tempfile::tempdir().unwrap();
-        let mb = Mailbox::open(AgentId::new("a").unwrap(), dir.path().join("a")).unwrap();
-        let never = || false;
+        let mb = mailbox(&dir);
         put(&mb, "00000001");
         // The agent's first wait sets the cursor past 00000001.
-        assert!(
-            mb.wait_for_mail(Some(Duration::ZERO), &never)
-                .unwrap()
-                .is_empty()
-        );
+        mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap();
         put(&mb, "00000002");
         // The watch starts from the cursor, so it reports what the agent has not seen yet.
-        let mut baseline = mb.inbox_baseline().unwrap();
-        let got = mb
-            .watch_new_mail(&mut baseline, Some(Duration::from_secs(5)), &never)
-            .unwrap();
-        assert_eq!(got.len(), 1);
-        assert_eq!(got[0].header.id(), "00000002-0000");
+        let mut watch = mb.watch_inbox().unwrap();
+        let got = watch.next(Some(Duration::from_secs(60)), NEVER).unwrap();
+        assert_eq!(ids(&got), ["00000002-0000"]);
         // Reported once to the watch...
         assert!(
-            mb.watch_new_mail(&mut baseline, Some(Duration::ZERO), &never)
+            watch
+                .next(Some(Duration::ZERO), NEVER)
                 .unwrap()
+                .messages
                 .is_empty()
         );
         // ...and still new to the agent's wait.
-        let got = mb.wait_for_mail(Some(Duration::ZERO), &never).unwrap();
-        assert_eq!(got.len(), 1);
-        assert_eq!(got[0].header.id(), "00000002-0000");
+        let got = mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap();
+        assert_eq!(ids(&got), ["00000002-0000"]);
+    }
+
+    #[test]
+    fn a_watch_reports_a_file_still_being_written_once_and_returns_it_when_complete() {
+        let dir = tempfile::tempdir().unwrap();
+        let mb = mailbox(&dir);
+        let mut watch = mb.watch_inbox().unwrap();
+        let path = mb.folder_path(Folder::Inbox).join(name("00000005"));
+        std::fs::write(&path, "").unwrap();
+        let early = watch.next(Some(Duration::ZERO), NEVER).unwrap();
+        assert!(early.messages.is_empty());
+        assert_eq!(early.unreadable.len(), 1);
+        let again = watch.next(Some(Duration::ZERO), NEVER).unwrap();
+        assert!(again.unreadable.is_empty(), "reported once");
+        std::fs::write(&path, text("00000005")).unwrap();
+        let got = watch.next(Some(Duration::from_secs(60)), NEVER).unwrap();
+        assert_eq!(ids(&got), ["00000005-0000"]);
     }
 
     #[test]
     fn with_no_cursor_a_watch_starts_from_the_inbox_as_it_is_and_writes_none() {
         let dir = tempfile::tempdir().unwrap();
-        let mb = Mailbox::open(AgentId::new("a").unwrap(), dir.path().join("a")).unwrap();
+        let mb = mailbox(&dir);
         put(&mb, "00000001");
-        let mut baseline = mb.inbox_baseline().unwrap();
+        let mut watch = mb.watch_inbox().unwrap();
         assert!(
-            mb.watch_new_mail(&mut baseline, Some(Duration::ZERO), &|| false)
+            watch
+                .next(Some(Duration::ZERO), NEVER)
                 .unwrap()
+                .messages
                 .is_empty()
         );
         assert!(cursor::load(&mb).unwrap().is_none());

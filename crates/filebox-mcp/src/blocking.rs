@@ -1,7 +1,5 @@
 //! Run a synchronous core call off the async runtime, so a slow disk never stalls other calls.
 
-use std::fmt;
-
 use rmcp::ErrorData;
 
 /// Why a core call did not give a value: the core said no (the model can act on it), or the
@@ -10,21 +8,6 @@ use rmcp::ErrorData;
 pub(crate) enum Failure {
     Mail(filebox_core::Error),
     Internal(ErrorData),
-}
-
-impl fmt::Display for Failure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Failure::Mail(error) => error.fmt(f),
-            Failure::Internal(error) => f.write_str(&error.message),
-        }
-    }
-}
-
-impl From<filebox_core::Error> for Failure {
-    fn from(error: filebox_core::Error) -> Self {
-        Failure::Mail(error)
-    }
 }
 
 /// Run `work(context)` on the blocking pool. A panic in it becomes an internal error rather

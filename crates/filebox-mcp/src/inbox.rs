@@ -1,96 +1,81 @@
-//! My inbox, watched by polling its file names for resource subscriptions. (`wait_for_messages`
-//! uses the core's notify-woken `verbs::wait` instead: that one consumes the inbox cursor, which
-//! a watcher that only reports changes must not.)
+//! My inbox watched for resource subscriptions, on the core's change feed (the same one
+//! `wait_for_messages` sleeps on): a blocking thread follows the feed and hands each change of
+//! the inbox's files (arrived or gone) to the async side. It never moves the wait cursor.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::time::Duration;
 
 use filebox_core::message::FileName;
-use filebox_core::{Folder, Mailbox, Mailroom};
-use tokio_util::sync::CancellationToken;
+use filebox_core::{Feed, Folder, Mailroom, Wake};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::blocking::{self, Failure};
-
-/// How often the resource watcher looks.
-const WATCH_POLL: Duration = Duration::from_millis(300);
-
-/// My inbox folder, opened once (opening creates folders and recovers `tmp/`; polling must not).
-#[derive(Debug, Clone)]
-struct Inbox {
-    mailbox: Mailbox,
-}
-
-impl Inbox {
-    async fn open(mailroom: &Arc<Mailroom>) -> Result<Inbox, Failure> {
-        let mailbox = blocking::run(Arc::clone(mailroom), |m| m.my_mailbox()).await?;
-        Ok(Inbox { mailbox })
-    }
-
-    /// The message files in the inbox now. Only names: cheap enough to poll a big inbox.
-    async fn file_names(&self) -> Result<BTreeSet<FileName>, Failure> {
-        let mailbox = self.mailbox.clone();
-        blocking::run(mailbox, |m| {
-            let (names, _problems) = m.file_names(Folder::Inbox)?;
-            Ok(names.into_iter().collect())
-        })
-        .await
-    }
-}
-
-/// A watch on my inbox: each [`InboxWatch::changed`] waits for the next change.
+/// A watch on my inbox: each [`InboxWatch::changed`] waits for the next change. Dropping it
+/// stops its thread.
 #[derive(Debug)]
 pub(crate) struct InboxWatch {
-    mailroom: Arc<Mailroom>,
-    inbox: Option<Inbox>,
-    before: Option<BTreeSet<FileName>>,
+    changes: mpsc::Receiver<Vec<FileName>>,
+    _stop: DropGuard,
 }
 
 impl InboxWatch {
-    /// Start watching: the inbox as it is now is the baseline.
+    /// Start watching: the inbox as it is when this returns is the baseline, so mail sent
+    /// after it is a change. A mailbox that cannot be watched is reported on stderr, and the
+    /// watch then reports nothing.
     pub(crate) async fn start(mailroom: &Arc<Mailroom>) -> InboxWatch {
-        let mut watch = InboxWatch {
-            mailroom: Arc::clone(mailroom),
-            inbox: None,
-            before: None,
-        };
-        watch.before = watch.look().await.ok();
-        watch
-    }
-
-    /// The files that came or went at the next change, or `None` once `cancel` fires.
-    /// A failed look is reported on stderr and retried: a mailbox on a briefly unavailable
-    /// disk should not end a subscription.
-    pub(crate) async fn changed(&mut self, cancel: &CancellationToken) -> Option<Vec<FileName>> {
-        loop {
-            tokio::select! {
-                () = cancel.cancelled() => return None,
-                () = tokio::time::sleep(WATCH_POLL) => {}
+        let (sender, changes) = mpsc::channel(16);
+        let (ready, started) = oneshot::channel();
+        let stop = CancellationToken::new();
+        let mailroom = Arc::clone(mailroom);
+        let stopped = stop.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut feed = Feed::new();
+            let watching = mailroom
+                .my_mailbox()
+                .and_then(|inbox| feed.watch(&inbox, Folder::Inbox));
+            let _ = ready.send(());
+            if let Err(e) = watching {
+                eprintln!("filebox mcp: cannot watch the inbox: {e}");
+                return;
             }
-            let now = match self.look().await {
-                Ok(now) => now,
-                Err(failure) => {
-                    eprintln!("filebox mcp: watching the inbox: {failure}");
-                    continue;
-                }
-            };
-            let changed: Vec<FileName> = match &self.before {
-                Some(before) => before.symmetric_difference(&now).cloned().collect(),
-                None => Vec::new(),
-            };
-            self.before = Some(now);
-            if !changed.is_empty() {
-                return Some(changed);
-            }
+            follow(&mut feed, &sender, &|| stopped.is_cancelled());
+        });
+        // The thread has its baseline (or gave up) once it says so.
+        let _ = started.await;
+        InboxWatch {
+            changes,
+            _stop: stop.drop_guard(),
         }
     }
 
-    /// The inbox's file names, opening the inbox on first use.
-    async fn look(&mut self) -> Result<BTreeSet<FileName>, Failure> {
-        let inbox = match &mut self.inbox {
-            Some(inbox) => inbox,
-            None => self.inbox.insert(Inbox::open(&self.mailroom).await?),
-        };
-        inbox.file_names().await
+    /// The files that came or went at the next change, or `None` once `cancel` fires (or the
+    /// watch ended).
+    pub(crate) async fn changed(&mut self, cancel: &CancellationToken) -> Option<Vec<FileName>> {
+        tokio::select! {
+            () = cancel.cancelled() => None,
+            changed = self.changes.recv() => changed,
+        }
+    }
+}
+
+/// Hand every change to `sender` until `stopped()` or the receiver is gone. A failed look is
+/// reported on stderr and tried again at the next wake: a mailbox on a briefly unavailable
+/// disk should not end a subscription.
+fn follow(feed: &mut Feed, sender: &mpsc::Sender<Vec<FileName>>, stopped: &dyn Fn() -> bool) {
+    loop {
+        match feed.next(None, &|| stopped() || sender.is_closed()) {
+            Ok(changes) if changes.is_empty() => return,
+            Ok(changes) => {
+                let files = changes.into_iter().map(|change| change.file).collect();
+                if sender.blocking_send(files).is_err() {
+                    return;
+                }
+            }
+            Err(e) => {
+                eprintln!("filebox mcp: watching the inbox: {e}");
+                if feed.sleep(None, &|| stopped() || sender.is_closed()) != Wake::Look {
+                    return;
+                }
+            }
+        }
     }
 }

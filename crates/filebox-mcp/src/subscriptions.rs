@@ -1,5 +1,5 @@
 //! Resource subscriptions, both ways the protocol has them: `resources/subscribe` (up to
-//! 2025-11-25) and `subscriptions/listen` (2026-07-28). Either way a watcher polls my inbox and
+//! 2025-11-25) and `subscriptions/listen` (2026-07-28). Either way a watch on the change feed
 //! sends `notifications/resources/updated` for each subscribed URI a change concerns.
 
 use std::collections::BTreeSet;

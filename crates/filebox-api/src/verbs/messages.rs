@@ -1,6 +1,6 @@
 //! `list_messages`, `read_message` and `wait_for_messages`: looking at my mailbox.
 
-use filebox_core::{Folder, MessageRef, Result};
+use filebox_core::{Folder, MessageRef, Problem, Result};
 
 use crate::args::{ListArgs, ReadArgs, WaitArgs};
 use crate::outcome::Outcome;
@@ -54,17 +54,21 @@ impl Verb for ListMessages {
             .take(args.limit.unwrap_or(usize::MAX))
             .map(MessageSummary::from)
             .collect();
-        let warnings = listing
-            .problems
-            .iter()
-            .map(|p| format!("skipped {}: {}", p.path.display(), p.reason))
-            .collect();
+        let warnings = unreadable_warnings(&listing.problems);
         Ok(Outcome::with_warnings(ListResult { messages }, warnings))
     }
 
     fn render(listing: &ListResult) -> String {
         render::message_lines(&listing.messages, "No messages.")
     }
+}
+
+/// One warning per file that could not be read.
+fn unreadable_warnings(problems: &[Problem]) -> Vec<String> {
+    problems
+        .iter()
+        .map(|p| format!("skipped {}: {}", p.path.display(), p.reason))
+        .collect()
 }
 
 /// One message, whole; marked read (for `list --unread`).
@@ -130,9 +134,12 @@ impl Verb for WaitForMessages {
             .mailroom
             .my_mailbox()?
             .wait_for_mail(timeout, cx.cancelled)?;
-        Ok(Outcome::clean(WaitResult {
-            messages: arrived.iter().map(MessageSummary::from).collect(),
-        }))
+        Ok(Outcome::with_warnings(
+            WaitResult {
+                messages: arrived.messages.iter().map(MessageSummary::from).collect(),
+            },
+            unreadable_warnings(&arrived.unreadable),
+        ))
     }
 
     fn render(waited: &WaitResult) -> String {

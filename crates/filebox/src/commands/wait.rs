@@ -22,6 +22,7 @@ pub(crate) fn run(global: &Global, args: &WaitArgs) -> anyhow::Result<Outcome> {
         output::json(&outcome)?;
     }
     if outcome.value.messages.is_empty() {
+        output::warnings(&outcome.warnings);
         // Only a timeout ends a CLI wait with nothing (nothing here cancels it); stdout then
         // has nothing (with --json, the empty result).
         let seconds = args.timeout.unwrap_or_default();
@@ -31,18 +32,26 @@ pub(crate) fn run(global: &Global, args: &WaitArgs) -> anyhow::Result<Outcome> {
     if !global.json {
         output::text_line(&WaitForMessages::render(&outcome.value))?;
     }
-    Ok(output::warnings(&outcome.warnings))
+    // Mail arrived: success, whatever else was seen (a script's `if filebox wait` holds).
+    output::warnings(&outcome.warnings);
+    Ok(Outcome::Success)
 }
 
 pub(crate) fn watch(global: &Global) -> anyhow::Result<Outcome> {
-    let mailbox = mailroom(global)?.my_mailbox()?;
-    // An in-memory baseline, not `wait`'s cursor: what the watch prints stays new to the
-    // agent's next `wait` (and to `wait_for_messages`).
-    let mut baseline = mailbox.inbox_baseline()?;
+    // Not `wait`'s cursor: what the watch prints stays new to the agent's next `wait` (and to
+    // `wait_for_messages`).
+    let mut watch = mailroom(global)?.my_mailbox()?.watch_inbox()?;
     let mut out = std::io::stdout().lock();
     loop {
-        let arrived = mailbox.watch_new_mail(&mut baseline, None, &|| false)?;
-        for envelope in &arrived {
+        let arrived = watch.next(None, &|| false)?;
+        for problem in &arrived.unreadable {
+            output::warn(format!(
+                "skipped {}: {}",
+                problem.path.display(),
+                problem.reason
+            ));
+        }
+        for envelope in &arrived.messages {
             serde_json::to_writer(&mut out, &MessageSummary::from(envelope))?;
             writeln!(out)?;
         }
