@@ -84,6 +84,8 @@ pub struct MessageDetail {
     pub timestamp: String,
     pub original_sender: String,
     pub current_owner: String,
+    /// This copy's status: pending, delivered, processing, replied, failed or obsolete.
+    pub status: String,
     /// Every header field as written, v1.1 fields and unknown ones included.
     pub headers: BTreeMap<String, String>,
     /// The Original Request/Content, exactly as sent.
@@ -93,7 +95,8 @@ pub struct MessageDetail {
 }
 
 impl MessageDetail {
-    pub fn new(envelope: &Envelope, message: &Message) -> Self {
+    /// The message as `owner`'s copy of it (the status of an outbox copy depends on who owns it).
+    pub fn new(owner: &filebox_core::AgentId, envelope: &Envelope, message: &Message) -> Self {
         let h = &message.header;
         let get = |key| h.get(key).unwrap_or_default().to_owned();
         MessageDetail {
@@ -108,6 +111,7 @@ impl MessageDetail {
             timestamp: get(field::TIMESTAMP),
             original_sender: get(field::ORIGINAL_SENDER),
             current_owner: get(field::CURRENT_OWNER),
+            status: filebox_core::copy_status(envelope, message, owner).to_string(),
             headers: h.fields().iter().cloned().collect(),
             body: message.body.clone(),
             conversation: message

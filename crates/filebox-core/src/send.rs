@@ -88,8 +88,9 @@ impl Mailroom {
         }
     }
 
-    /// Send a new message with extra v1.1 header fields (a fork's links).
-    pub(crate) fn send_new_with(
+    /// Send a new message with extra header fields (a fork's links; the hub's Thread ID,
+    /// Callback and Metadata). `request.reply_to` is ignored: this always starts a message.
+    pub fn send_new_with(
         &self,
         request: &SendRequest,
         extra: &[(&str, &str)],

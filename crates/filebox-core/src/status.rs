@@ -150,7 +150,7 @@ impl Mailroom {
 }
 
 /// The status of a copy read whole (the outbox rule needs the conversation).
-pub(crate) fn copy_status(envelope: &Envelope, message: &Message, owner: &AgentId) -> Status {
+pub fn copy_status(envelope: &Envelope, message: &Message, owner: &AgentId) -> Status {
     let last_from = message.conversation.last().map(|c| c.from.as_str());
     Status::of_copy(envelope.folder, &message.header, last_from, owner.as_str())
 }

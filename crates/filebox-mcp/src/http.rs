@@ -56,22 +56,8 @@ pub async fn serve_http(
     if !address.ip().to_canonical().is_loopback() {
         anyhow::bail!("{LOOPBACK_ONLY} (bound to {address})");
     }
-    let mailroom = Arc::new(mailroom);
     let sessions = CancellationToken::new();
-    let config = StreamableHttpServerConfig::default()
-        .with_allowed_hosts(
-            LOOPBACK_HOSTS
-                .iter()
-                .map(|host| (*host).to_owned())
-                .chain(allowed_hosts),
-        )
-        .with_cancellation_token(sessions.child_token());
-    let service = StreamableHttpService::new(
-        move || Ok(FileboxServer::new(Arc::clone(&mailroom))),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
-    let router = axum::Router::new().nest_service("/mcp", service);
+    let router = router(mailroom, allowed_hosts, sessions.child_token());
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
             shutdown.await;
@@ -79,6 +65,31 @@ pub async fn serve_http(
         })
         .await
         .with_context(|| format!("serving MCP over HTTP on {address}"))
+}
+
+/// The MCP service mounted at `/mcp`, for this server and for the hub (which merges it into
+/// its own router). `allowed_hosts` adds to the loopback hosts the Host header may name;
+/// cancelling `sessions` ends the open sessions (their SSE streams), so a server can stop.
+pub fn router(
+    mailroom: Mailroom,
+    allowed_hosts: Vec<String>,
+    sessions: CancellationToken,
+) -> axum::Router {
+    let mailroom = Arc::new(mailroom);
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(
+            LOOPBACK_HOSTS
+                .iter()
+                .map(|host| (*host).to_owned())
+                .chain(allowed_hosts),
+        )
+        .with_cancellation_token(sessions);
+    let service = StreamableHttpService::new(
+        move || Ok(FileboxServer::new(Arc::clone(&mailroom))),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    axum::Router::new().nest_service("/mcp", service)
 }
 
 #[cfg(test)]

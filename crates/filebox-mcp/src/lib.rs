@@ -14,7 +14,7 @@ mod stdio;
 mod subscriptions;
 mod tools;
 
-pub use http::{check_listen_address, serve_http};
+pub use http::{check_listen_address, router as http_router, serve_http};
 pub use stdio::serve_stdio;
 
 /// Every tool this server offers, as `tools/list` shows it (for snapshots and docs).

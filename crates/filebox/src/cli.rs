@@ -121,6 +121,13 @@ pub(crate) enum Command {
     /// Claude Code agent teams: list teams, show, read and send to members' team inboxes
     /// (`~/.claude/teams/TEAM/inboxes/MEMBER.json`), and bridge a team to FileBox mail.
     Teams(TeamsArgs),
+    /// Run the hub: JSON-RPC 2.0 at POST /rpc and on .filebox/hub.sock (seed 004's email.*
+    /// methods), MCP at /mcp, /healthz. The first line on stdout is the base URL.
+    ///
+    /// With no config anywhere, creates ./.filebox/config.json with a human mailbox `me` and
+    /// an agent mailbox `assistant`. Off loopback, every agent needs a token
+    /// (`filebox agents token ID`). Stops gracefully on SIGTERM or Ctrl-C.
+    Serve(ServeArgs),
     /// Show FileBox working with no setup: two agents in a throwaway folder walk seed 000's
     /// enhancement-request exchange, printing each step.
     Quickstart(QuickstartArgs),
@@ -148,6 +155,12 @@ pub(crate) enum AgentsAction {
         /// Its mailbox folder
         #[arg(long, value_name = "PATH")]
         mailbox: PathBuf,
+    },
+    /// Give an agent a new bearer token for the hub, printed once; the config keeps only its
+    /// SHA-256 (`token_sha256`). The agent's old token stops working.
+    Token {
+        /// The agent id
+        id: String,
     },
 }
 
@@ -231,6 +244,16 @@ pub(crate) struct McpArgs {
     #[arg(long, value_name = "ADDR")]
     pub(crate) listen: Option<String>,
     /// Accept this Host header besides loopback (DNS-rebinding protection)
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub(crate) allow_hosts: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// The address to listen on (port 0 picks a free port)
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8765")]
+    pub(crate) listen: String,
+    /// Accept this Host (and Origin) besides loopback and the listen address
     #[arg(long = "allow-host", value_name = "HOST")]
     pub(crate) allow_hosts: Vec<String>,
 }

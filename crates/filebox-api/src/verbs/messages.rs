@@ -98,7 +98,7 @@ impl Verb for ReadMessage {
         mailbox.mark_read(&envelope)?;
         let (message, markdown) = mailbox.read_with_markdown(&envelope)?;
         Ok(Outcome::clean(ReadResult {
-            message: MessageDetail::new(&envelope, &message),
+            message: MessageDetail::new(cx.mailroom.me(), &envelope, &message),
             markdown,
         }))
     }

@@ -12,6 +12,7 @@ pub(crate) fn run(global: &Global, args: &AgentsArgs) -> anyhow::Result<Outcome>
     match &args.action {
         None => run_verb::<ListAgents>(global, filebox_api::ListAgentsArgs {}),
         Some(AgentsAction::Add { id, mailbox }) => add(global, id, mailbox),
+        Some(AgentsAction::Token { id }) => token(global, id),
     }
 }
 
@@ -38,5 +39,30 @@ fn add(global: &Global, id: &str, mailbox: &std::path::Path) -> anyhow::Result<O
             added.agent, added.mailbox
         )]
     })?;
+    Ok(Outcome::Success)
+}
+
+/// `agents token ID`: a new token, printed once; only its SHA-256 is stored.
+fn token(global: &Global, id: &str) -> anyhow::Result<Outcome> {
+    let id = AgentId::new(id)?;
+    let path =
+        Config::locate(global.config.as_deref(), &cwd()?).ok_or(filebox_core::Error::NoConfig)?;
+    let token = filebox_hub::new_token()?;
+    let hash = filebox_hub::sha256_hex(&token);
+    Config::update(&path, |file| {
+        let entry = file
+            .agents
+            .get_mut(&id)
+            .ok_or_else(|| filebox_core::Error::UnknownAgent(id.to_string()))?;
+        entry
+            .extra
+            .insert(filebox_hub::TOKEN_FIELD.into(), hash.clone().into());
+        Ok(())
+    })?;
+    let report = serde_json::json!({ "agent": id.to_string(), "token": token });
+    output::either(global.json, &report, |_| vec![token.clone()])?;
+    output::warn(format!(
+        "this is {id}'s token for the hub (Authorization: Bearer ...); it is not shown again"
+    ));
     Ok(Outcome::Success)
 }

@@ -14,6 +14,7 @@ mod render;
 mod reply;
 mod search;
 mod send;
+mod serve;
 mod status;
 mod teams;
 mod thread;
@@ -54,6 +55,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Import(args) => export::run_import(global, &args),
         Command::Render(args) => render::run(global, &args),
         Command::Teams(args) => teams::run(global, &args),
+        Command::Serve(args) => serve::run(global, &args),
         Command::Quickstart(args) => quickstart::run(global, &args),
     }
 }

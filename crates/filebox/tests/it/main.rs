@@ -17,6 +17,7 @@ mod safety;
 mod search;
 mod seed_exchange;
 mod teams;
+mod serve;
 mod threads;
 mod transcripts;
 mod wait;

@@ -1,0 +1,422 @@
+//! The `email.*` and `agents.list` handlers: each turns seed 004's params into a
+//! `filebox_api::verbs` call (or a `filebox_core::Mailroom` call where the verb has no
+//! argument for a seed-004 field), acting as the agent the params name, and answers with the
+//! stored copy as an `AgentEmail`.
+
+use filebox_api::{
+    FolderCounts, ForkArgs, ListArgs, MessageDetail, ReadArgs, RecipientView, Recipients,
+    ReplyArgs, SearchArgs, SearchResult, SendArgs, StatusArgs, ThreadArgs, ThreadResult,
+    ThreadsArgs, ThreadsResult, verbs,
+};
+use filebox_core::message::field;
+use filebox_core::{
+    AgentEntry, AgentId, Config, Folder, Mailroom, MessageRef, MessageType, SYSTEM_MAILBOX,
+    SendRequest, Transition,
+};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::view::{METADATA, agent_email};
+use super::wire::{
+    AgentEmail, ForkParams, IdParams, InboxParams, NoParams, Priority, ReadParams, ReplyParams,
+    SearchParams, SendParams, SourceType, ThreadsParams, TransitionParams,
+};
+use crate::auth::Caller;
+use crate::rpc::{Ctx, RpcError};
+use crate::settings::{HubSection, is_human, token_sha256};
+
+/// The message type of a send or reply that names none.
+const DEFAULT_TYPE: &str = "DIS";
+
+/// `email.status`: the message as its sender's record sees it, and each recipient's copy.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct EmailStatus {
+    #[serde(flatten)]
+    pub(crate) email: AgentEmail,
+    /// For a message in the viewer's outbox: where each recipient's copy is.
+    pub(crate) recipients: Vec<RecipientView>,
+}
+
+/// An entry of `agents.list`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct AgentView {
+    pub(crate) id: String,
+    /// `agent` or `human`.
+    pub(crate) kind: String,
+    pub(crate) mailbox_path: String,
+    pub(crate) counts: FolderCounts,
+    /// Whether acting for it needs a bearer token.
+    pub(crate) has_token: bool,
+    /// Why its mailbox could not be opened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) problem: Option<String>,
+}
+
+pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
+    let mut config = ctx.config.clone();
+    let entry = config.agent(&agent_id(&p.from, "from")?)?;
+    if p.source_type == SourceType::Human && !is_human(entry) {
+        return Err(RpcError::invalid_params(
+            "sourceType",
+            format!(
+                "`human` needs `from` to be a mailbox of \"kind\": \"human\"; {} is not",
+                p.from
+            ),
+        ));
+    }
+    let hub = HubSection::of(&config).map_err(RpcError::internal)?;
+    if let Some(callback) = &p.callback
+        && !hub.allows_callback(&callback.endpoint)
+    {
+        return Err(RpcError::invalid_params(
+            "callback.endpoint",
+            "not allowed: it must start with an entry of the config's hub.callback_allow",
+        ));
+    }
+    if p.source_type == SourceType::System {
+        config = ensure_system_mailbox(&config)?;
+    }
+    let mailroom = ctx.caller.act_as(&config, &p.from, "from")?;
+    if let Some(answered) = &p.in_reply_to {
+        let sent = verbs::send(
+            &mailroom,
+            &SendArgs {
+                to: Recipients::Many(p.to.clone()),
+                cc: p.cc.clone().map(Recipients::Many),
+                kind: p.kind.clone().unwrap_or_else(|| DEFAULT_TYPE.into()),
+                title: None,
+                content: p.body.clone(),
+                reply_to: Some(answered.clone()),
+                priority: None,
+                source_type: None,
+                reply_to_agent: None,
+            },
+        )?;
+        return stored_copy(&mailroom, &sent.id, &[Folder::Outbox]);
+    }
+    let request = SendRequest {
+        to: p.to.clone(),
+        cc: p.cc.clone().unwrap_or_default(),
+        kind: message_type(p.kind.as_deref())?,
+        title: Some(p.subject.clone()).filter(|s| !s.trim().is_empty()),
+        body: p.body.clone(),
+        reply_to: None,
+        priority: p.priority.map(|priority| match priority {
+            Priority::Normal => filebox_core::Priority::Normal,
+            Priority::Urgent => filebox_core::Priority::Urgent,
+        }),
+        source_type: Some(match p.source_type {
+            SourceType::Agent => filebox_core::SourceType::Agent,
+            SourceType::Human => filebox_core::SourceType::Human,
+            SourceType::System => filebox_core::SourceType::System,
+            SourceType::External => filebox_core::SourceType::External,
+        }),
+        reply_to_agent: p
+            .reply_to
+            .as_deref()
+            .map(|agent| agent_id(agent, "replyTo"))
+            .transpose()?,
+    };
+    let callback = p.callback.as_ref().map(serde_json::to_string).transpose()?;
+    let metadata = p.metadata.as_ref().map(serde_json::to_string).transpose()?;
+    let extra: Vec<(&str, &str)> = [
+        (field::THREAD_ID, p.thread_id.as_deref()),
+        (field::CALLBACK, callback.as_deref()),
+        (METADATA, metadata.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(key, value)| Some((key, value?)))
+    .collect();
+    let receipt = mailroom.send_new_with(&request, &extra)?;
+    stored_copy(&mailroom, &receipt.id, &[Folder::Outbox])
+}
+
+pub(crate) fn inbox(ctx: &Ctx, p: InboxParams) -> Result<Vec<AgentEmail>, RpcError> {
+    let mailroom = ctx.caller.act_as(&ctx.config, &p.agent, "agent")?;
+    let folder = p.folder.map(Into::into);
+    let listed = verbs::list(
+        &mailroom,
+        &ListArgs {
+            folder,
+            unread: p.unread,
+            limit: p.limit,
+            ..ListArgs::default()
+        },
+    )?;
+    let folder = [folder.map_or(Folder::Inbox, Into::into)];
+    listed
+        .messages
+        .iter()
+        .map(|m| stored_copy(&mailroom, &m.file, &folder))
+        .collect()
+}
+
+pub(crate) fn read(ctx: &Ctx, p: ReadParams) -> Result<AgentEmail, RpcError> {
+    let mailroom = ctx.caller.act_as(&ctx.config, &p.agent, "agent")?;
+    let read = verbs::read(
+        &mailroom,
+        &ReadArgs {
+            id: p.id,
+            folder: None,
+        },
+    )?;
+    Ok(agent_email(mailroom.me().as_str(), &read.message))
+}
+
+/// A reply goes where `filebox_core::Mailroom::reply_target` says (seed 004's routing); the
+/// `system` mailbox is created first when that is where it goes.
+pub(crate) fn reply(ctx: &Ctx, p: ReplyParams) -> Result<AgentEmail, RpcError> {
+    let mut mailroom = ctx.caller.act_as(&ctx.config, &p.from, "from")?;
+    let target = mailroom.reply_target(&MessageRef::parse(&p.id)?)?;
+    if target.as_str() == SYSTEM_MAILBOX {
+        let config = ensure_system_mailbox(mailroom.config())?;
+        mailroom = Mailroom::new(config, Some(mailroom.me()))?;
+    }
+    let sent = verbs::reply(
+        &mailroom,
+        &ReplyArgs {
+            id: p.id,
+            content: p.body,
+            kind: p.kind,
+        },
+    )?;
+    stored_copy(&mailroom, &sent.id, &[Folder::Outbox])
+}
+
+pub(crate) fn threads(ctx: &Ctx, p: ThreadsParams) -> Result<ThreadsResult, RpcError> {
+    let mailroom = ctx.caller.act_as(&ctx.config, &p.agent, "agent")?;
+    Ok(verbs::threads(&mailroom, &ThreadsArgs { limit: p.limit })?)
+}
+
+/// The tree; with a token, only a thread the token's agent takes part in.
+pub(crate) fn thread(ctx: &Ctx, p: IdParams) -> Result<ThreadResult, RpcError> {
+    let mailroom = viewer(ctx, p.agent.as_deref())?;
+    let thread = verbs::thread(&mailroom, &ThreadArgs { id: p.id.clone() })?;
+    if let Caller::Agent(me) = &ctx.caller {
+        let me = me.as_str();
+        let takes_part = thread
+            .nodes
+            .iter()
+            .any(|n| n.mailbox == me || n.from == me || n.to.split(',').any(|to| to.trim() == me));
+        if !takes_part {
+            return Err(RpcError::forbidden(format!(
+                "{me} takes no part in the thread of {}",
+                p.id
+            )));
+        }
+    }
+    Ok(thread)
+}
+
+pub(crate) fn fork(ctx: &Ctx, p: ForkParams) -> Result<AgentEmail, RpcError> {
+    let mailroom = ctx.caller.act_as(&ctx.config, &p.from, "from")?;
+    let forked = verbs::fork(
+        &mailroom,
+        &ForkArgs {
+            from: p.fork_from,
+            reason: p.fork_reason.as_str().to_owned(),
+            context: p.compressed_context,
+            to: p.to.map(Recipients::Many),
+            thread: None,
+        },
+    )?;
+    stored_copy(&mailroom, &forked.id, &[Folder::Outbox])
+}
+
+/// Seen from `agent`, else the token's agent, else the first mailbox holding the sender's
+/// record (its outbox copy), else any copy.
+pub(crate) fn status(ctx: &Ctx, p: IdParams) -> Result<EmailStatus, RpcError> {
+    let mailroom = viewer_of(ctx, p.agent.as_deref(), &p.id)?;
+    let status = verbs::status(&mailroom, &StatusArgs { id: p.id.clone() })?;
+    let mut email = stored_copy(&mailroom, &status.file, &[status.folder.parse::<Folder>()?])?;
+    email.status = status.status;
+    Ok(EmailStatus {
+        email,
+        recipients: status.recipients,
+    })
+}
+
+pub(crate) fn resolve(ctx: &Ctx, p: TransitionParams) -> Result<AgentEmail, RpcError> {
+    transition(ctx, Transition::Resolve, p)
+}
+
+pub(crate) fn reject(ctx: &Ctx, p: TransitionParams) -> Result<AgentEmail, RpcError> {
+    transition(ctx, Transition::Reject, p)
+}
+
+pub(crate) fn hold(ctx: &Ctx, p: TransitionParams) -> Result<AgentEmail, RpcError> {
+    transition(ctx, Transition::Hold, p)
+}
+
+fn transition(
+    ctx: &Ctx,
+    transition: Transition,
+    p: TransitionParams,
+) -> Result<AgentEmail, RpcError> {
+    let mailroom = ctx.caller.act_as(&ctx.config, &p.agent, "agent")?;
+    let moved = verbs::transition(&mailroom, transition, &p.id, &p.details)?;
+    stored_copy(&mailroom, &moved.file, &[transition.destination()])
+}
+
+/// One agent's mailbox; without `agent`, the token's agent's, or (without a token) every
+/// mailbox that has no token.
+pub(crate) fn search(ctx: &Ctx, p: SearchParams) -> Result<SearchResult, RpcError> {
+    let agent = p
+        .agent
+        .clone()
+        .or_else(|| ctx.caller.agent().map(ToString::to_string));
+    let (mailroom, all) = match &agent {
+        Some(agent) => (ctx.caller.act_as(&ctx.config, agent, "agent")?, false),
+        None => (any_mailroom(&ctx.config)?, true),
+    };
+    let mut result = verbs::search(
+        &mailroom,
+        &SearchArgs {
+            query: p.query,
+            all: Some(all),
+            from: p.from,
+            kind: p.kind,
+            folder: None,
+            thread: p.thread_id,
+            status: p.status,
+            since: p.since,
+            limit: p.limit,
+        },
+    )?;
+    if all {
+        result.hits.retain(|hit| {
+            AgentId::new(&hit.mailbox)
+                .ok()
+                .and_then(|id| ctx.config.file.agents.get(&id))
+                .is_some_and(|entry| token_sha256(entry).is_none())
+        });
+    }
+    Ok(result)
+}
+
+pub(crate) fn agents(ctx: &Ctx, _p: NoParams) -> Result<Vec<AgentView>, RpcError> {
+    let listed = verbs::agents(&any_mailroom(&ctx.config)?)?;
+    Ok(listed
+        .agents
+        .into_iter()
+        .map(|a| {
+            let entry = AgentId::new(&a.id)
+                .ok()
+                .and_then(|id| ctx.config.file.agents.get(&id));
+            AgentView {
+                kind: entry
+                    .and_then(|e| e.kind.clone())
+                    .unwrap_or_else(|| "agent".into()),
+                has_token: entry.is_some_and(|e| token_sha256(e).is_some()),
+                id: a.id,
+                mailbox_path: a.mailbox_path,
+                counts: a.counts,
+                problem: a.problem,
+            }
+        })
+        .collect())
+}
+
+/// A mailroom to run an all-mailbox verb from (its "me" does not matter).
+fn any_mailroom(config: &Config) -> Result<Mailroom, RpcError> {
+    let first = config
+        .file
+        .agents
+        .keys()
+        .next()
+        .ok_or_else(|| RpcError::internal("the config has no agents"))?;
+    Ok(Mailroom::new(config.clone(), Some(first))?)
+}
+
+/// Whose view a thread is read from: `agent`, the token's agent, or any mailbox.
+fn viewer(ctx: &Ctx, agent: Option<&str>) -> Result<Mailroom, RpcError> {
+    match agent
+        .map(str::to_owned)
+        .or_else(|| ctx.caller.agent().map(ToString::to_string))
+    {
+        Some(agent) => ctx.caller.act_as(&ctx.config, &agent, "agent"),
+        None => any_mailroom(&ctx.config),
+    }
+}
+
+/// Whose view a message's status is read from (see [`status`]).
+fn viewer_of(ctx: &Ctx, agent: Option<&str>, id: &str) -> Result<Mailroom, RpcError> {
+    if agent.is_some() || ctx.caller.agent().is_some() {
+        return viewer(ctx, agent);
+    }
+    let reference = MessageRef::parse(id)?;
+    let mut holder = None;
+    for (agent, entry) in &ctx.config.file.agents {
+        if token_sha256(entry).is_some() {
+            continue;
+        }
+        let mailroom = Mailroom::new(ctx.config.clone(), Some(agent))?;
+        let Ok(mailbox) = mailroom.my_mailbox() else {
+            continue;
+        };
+        if mailbox.find(&reference, &[Folder::Outbox]).is_ok() {
+            return Ok(mailroom);
+        }
+        if holder.is_none() && mailbox.find(&reference, &Folder::ALL).is_ok() {
+            holder = Some(mailroom);
+        }
+    }
+    holder.ok_or_else(|| {
+        filebox_core::Error::NotFound {
+            reference: id.to_owned(),
+            searched: "any mailbox of the config".into(),
+        }
+        .into()
+    })
+}
+
+/// `me`'s copy of a message, found by reference in `folders`, as an `AgentEmail`.
+fn stored_copy(
+    mailroom: &Mailroom,
+    reference: &str,
+    folders: &[Folder],
+) -> Result<AgentEmail, RpcError> {
+    let mailbox = mailroom.my_mailbox()?;
+    let envelope = mailbox.find(&MessageRef::parse(reference)?, folders)?;
+    let message = mailbox.read(&envelope)?;
+    let detail = MessageDetail::new(mailroom.me(), &envelope, &message);
+    Ok(agent_email(mailroom.me().as_str(), &detail))
+}
+
+/// The config with a `system` mailbox, added (next to the other mailboxes) if missing.
+fn ensure_system_mailbox(config: &Config) -> Result<Config, RpcError> {
+    let system = AgentId::new(SYSTEM_MAILBOX)?;
+    if config.file.agents.contains_key(&system) {
+        return Ok(config.clone());
+    }
+    let beside = config
+        .file
+        .agents
+        .keys()
+        .next()
+        .and_then(|first| config.mailbox_path(first).ok())
+        .and_then(|path| path.parent().map(|p| p.join(SYSTEM_MAILBOX)))
+        .unwrap_or_else(|| config.base_dir().join("mailboxes").join(SYSTEM_MAILBOX));
+    let updated = Config::update(&config.path, |file| {
+        file.agents.entry(system.clone()).or_insert(AgentEntry {
+            mailbox_path: beside.clone(),
+            kind: Some("system".into()),
+            extra: Default::default(),
+        });
+        Ok(())
+    })?;
+    updated
+        .mailbox_path(&system)
+        .and_then(|root| filebox_core::Mailbox::open(system, root))?;
+    Ok(updated)
+}
+
+fn agent_id(value: &str, field: &str) -> Result<AgentId, RpcError> {
+    AgentId::new(value).map_err(|e| RpcError::invalid_params(field, e))
+}
+
+fn message_type(kind: Option<&str>) -> Result<MessageType, RpcError> {
+    MessageType::new(kind.unwrap_or(DEFAULT_TYPE)).map_err(|e| RpcError::invalid_params("type", e))
+}

@@ -1,0 +1,112 @@
+//! `AgentEmail` from a mailbox copy (`filebox_api::MessageDetail`): header fields to seed
+//! 004's names, and the times seed 004 asks for, derived from the file.
+
+use filebox_api::MessageDetail;
+use filebox_core::message::field;
+
+use super::wire::{AgentEmail, EmailCallback, EmailEvent, EmailReply, Priority, SourceType};
+
+/// The header field that keeps seed 004's `metadata` (one line of JSON).
+pub(crate) const METADATA: &str = "Metadata";
+
+/// `owner`'s copy of a message as seed 004's `AgentEmail`.
+///
+/// `createdAt` is the Timestamp header. Delivery is publication in the holder's folder, so
+/// `deliveredAt` is the time of the latest reply (when the file moved to its holder), else the
+/// creation time, for any status but pending. `repliedAt` is, for a replied message, the
+/// latest reply's time, else the latest processing entry's (a resolution).
+pub(crate) fn agent_email(owner: &str, detail: &MessageDetail) -> AgentEmail {
+    let header = |key: &str| {
+        detail
+            .headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v.trim().to_owned())
+            .filter(|v| !v.is_empty())
+    };
+    let list = |key: &str| -> Vec<String> {
+        header(key)
+            .map(|v| {
+                v.split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let last_reply = detail.conversation.last().map(|c| c.timestamp.clone());
+    let delivered_at = (detail.status != "pending").then(|| {
+        last_reply
+            .clone()
+            .unwrap_or_else(|| detail.timestamp.clone())
+    });
+    let replied_at = (detail.status == "replied")
+        .then(|| last_reply.or_else(|| detail.processing.last().map(|p| p.timestamp.clone())))
+        .flatten();
+    let fork_from = header(field::FORKED_FROM);
+    AgentEmail {
+        id: detail.id.clone(),
+        from: non_empty(&detail.original_sender).unwrap_or_else(|| detail.sender.clone()),
+        to: list(field::RECEIVER),
+        cc: list(field::CC),
+        subject: detail.title.clone(),
+        body: detail.body.clone(),
+        kind: detail.kind.clone(),
+        in_reply_to: header(field::IN_REPLY_TO),
+        thread_id: header(field::THREAD_ID)
+            .or_else(|| list(field::REFERENCES).into_iter().next())
+            .unwrap_or_else(|| detail.id.clone()),
+        priority: match header(field::PRIORITY).as_deref() {
+            Some(p) if p.eq_ignore_ascii_case("urgent") => Priority::Urgent,
+            _ => Priority::Normal,
+        },
+        metadata: header(METADATA).and_then(|json| serde_json::from_str(&json).ok()),
+        status: detail.status.clone(),
+        created_at: detail.timestamp.clone(),
+        delivered_at,
+        replied_at,
+        source_type: header(field::SOURCE_TYPE)
+            .and_then(|s| serde_json::from_value(serde_json::Value::String(s.to_lowercase())).ok())
+            .unwrap_or(SourceType::Agent),
+        reply_to: header(field::REPLY_TO),
+        callback: header(field::CALLBACK).and_then(|json| parse_callback(&json)),
+        compressed_context: fork_from.as_ref().map(|_| detail.body.clone()),
+        fork_from,
+        fork_reason: header(field::FORK_REASON),
+        obsoletes: list(field::OBSOLETES),
+        mailbox: owner.to_owned(),
+        folder: detail.folder.clone(),
+        file: detail.file.clone(),
+        replies: detail
+            .conversation
+            .iter()
+            .map(|c| EmailReply {
+                from: c.from.clone(),
+                to: c.to.clone(),
+                kind: c.kind.clone(),
+                body: c.body.clone(),
+                created_at: c.timestamp.clone(),
+            })
+            .collect(),
+        history: detail
+            .processing
+            .iter()
+            .map(|p| EmailEvent {
+                at: p.timestamp.clone(),
+                action: p.action.clone(),
+                by: p.by.clone(),
+                details: p.details.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// A `Callback` header as the hub writes it (the callback's JSON).
+pub(crate) fn parse_callback(json: &str) -> Option<EmailCallback> {
+    serde_json::from_str(json).ok()
+}
+
+fn non_empty(value: &str) -> Option<String> {
+    Some(value.trim().to_owned()).filter(|v| !v.is_empty())
+}

@@ -1,0 +1,90 @@
+//! The hub's shared state: only where things are. The config is read again for every request
+//! (files are the truth), so `filebox agents add` or a new token takes effect at once.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use filebox_core::{AgentId, Config};
+use tokio_util::sync::CancellationToken;
+
+/// Cheap to clone; every route group gets one.
+#[derive(Debug, Clone)]
+pub struct Hub {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    config_path: PathBuf,
+    listen: SocketAddr,
+    mcp_agent: Option<AgentId>,
+    allowed_hosts: Vec<String>,
+    body_limit: usize,
+    shutdown: CancellationToken,
+}
+
+impl Hub {
+    pub(crate) fn new(
+        config: &Config,
+        listen: SocketAddr,
+        mcp_agent: Option<AgentId>,
+        allowed_hosts: Vec<String>,
+    ) -> Hub {
+        Hub {
+            inner: Arc::new(Inner {
+                config_path: config.path.clone(),
+                listen,
+                mcp_agent,
+                allowed_hosts,
+                body_limit: body_limit(config.max_body_bytes()),
+                shutdown: CancellationToken::new(),
+            }),
+        }
+    }
+
+    /// The config as it is on disk now.
+    pub fn config(&self) -> filebox_core::Result<Config> {
+        Config::load(&self.inner.config_path)
+    }
+
+    pub fn config_path(&self) -> &Path {
+        &self.inner.config_path
+    }
+
+    /// The address the hub listens on.
+    pub fn listen(&self) -> SocketAddr {
+        self.inner.listen
+    }
+
+    /// The agent `/mcp` serves (the `--agent` given, else the config's current agent).
+    pub fn mcp_agent(&self) -> Option<&AgentId> {
+        self.inner.mcp_agent.as_ref()
+    }
+
+    /// Hosts the Host header may name besides loopback and the listen address.
+    pub fn allowed_hosts(&self) -> &[String] {
+        &self.inner.allowed_hosts
+    }
+
+    /// Cancelled when the hub shuts down: long-lived responses (event streams, MCP sessions)
+    /// end with it.
+    pub fn sessions(&self) -> CancellationToken {
+        self.inner.shutdown.child_token()
+    }
+
+    pub(crate) fn shut_down(&self) {
+        self.inner.shutdown.cancel();
+    }
+
+    /// The largest request body accepted, in bytes.
+    pub fn body_limit(&self) -> usize {
+        self.inner.body_limit
+    }
+}
+
+/// A request may carry a body of `max_body_bytes`, JSON-escaped (up to 6 bytes per byte for
+/// control characters is pathological; twice is what text needs), plus the other fields.
+fn body_limit(max_body_bytes: usize) -> usize {
+    max_body_bytes.saturating_mul(2).saturating_add(1 << 20)
+}

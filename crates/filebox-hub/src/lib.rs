@@ -1,0 +1,22 @@
+//! The FileBox hub (`filebox serve`): seed 004's Email Hub as one more surface over the core.
+//! JSON-RPC 2.0 at `POST /rpc` and on `.filebox/hub.sock`, MCP at `/mcp`, `/healthz`.
+//!
+//! Translation only: every method calls `filebox_api::verbs` (or `filebox_core`) as the agent
+//! it names; the hub keeps no state that is not on disk (it re-reads the config for every
+//! request), so it can be killed at any instant and started again.
+
+mod auth;
+mod email;
+mod guard;
+mod health;
+mod hub;
+mod mcp;
+pub mod routes;
+mod rpc;
+mod server;
+mod settings;
+
+pub use auth::{new_token, sha256_hex};
+pub use hub::Hub;
+pub use server::{Options, SOCKET_NAME, run, run_with, socket_path};
+pub use settings::TOKEN_FIELD;

@@ -1,0 +1,24 @@
+//! The router: route groups composed, then the guards every route shares. A new surface (the
+//! web page, Connect endpoints) adds its group to [`GROUPS`].
+
+use axum::Router;
+
+use crate::hub::Hub;
+use crate::{guard, health, mcp, rpc};
+
+/// A route group: the routes of one surface, with the hub as their state.
+pub type RouteGroup = fn(&Hub) -> Router;
+
+/// Every surface the hub serves.
+pub const GROUPS: &[RouteGroup] = &[health::routes, rpc::http::routes, mcp::routes];
+
+/// The hub's router: `groups` merged, behind the Host/Origin check.
+pub fn router(hub: &Hub, groups: &[RouteGroup]) -> Router {
+    groups
+        .iter()
+        .fold(Router::new(), |router, group| router.merge(group(hub)))
+        .layer(axum::middleware::from_fn_with_state(
+            hub.clone(),
+            guard::check,
+        ))
+}

@@ -1,0 +1,57 @@
+//! `POST /rpc`: the body (bounded) and the bearer token in, the JSON-RPC answer out.
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde_json::{Value, json};
+
+use super::{Ctx, RpcError, handle_body};
+use crate::auth::Caller;
+use crate::hub::Hub;
+
+/// The route group: `POST /rpc`.
+pub(crate) fn routes(hub: &Hub) -> Router {
+    Router::new()
+        .route("/rpc", post(rpc))
+        .with_state(hub.clone())
+}
+
+async fn rpc(State(hub): State<Hub>, headers: HeaderMap, body: Body) -> Response {
+    let limit = hub.body_limit();
+    let Ok(body) = axum::body::to_bytes(body, limit).await else {
+        let error = RpcError::invalid_request(format!("the request body is over {limit} bytes"));
+        return answer(StatusCode::PAYLOAD_TOO_LARGE, error_body(error));
+    };
+    let authorization = headers
+        .get(header::AUTHORIZATION)
+        .map(|v| v.to_str().unwrap_or_default().to_owned());
+    let handled = tokio::task::spawn_blocking(move || {
+        let config = hub.config()?;
+        let caller = Caller::from_authorization(&config, authorization.as_deref())?;
+        Ok::<_, RpcError>(handle_body(&Ctx { config, caller }, &body))
+    })
+    .await;
+    match handled {
+        Ok(Ok(Some(answer_body))) => answer(StatusCode::OK, answer_body),
+        Ok(Ok(None)) => StatusCode::NO_CONTENT.into_response(),
+        Ok(Err(error)) if error.is_unauthorized() => {
+            answer(StatusCode::UNAUTHORIZED, error_body(error))
+        }
+        Ok(Err(error)) => answer(StatusCode::OK, error_body(error)),
+        Err(panic) => answer(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            error_body(RpcError::internal(format!("the request failed: {panic}"))),
+        ),
+    }
+}
+
+fn error_body(error: RpcError) -> Value {
+    json!({ "jsonrpc": "2.0", "id": null, "error": error })
+}
+
+fn answer(status: StatusCode, body: Value) -> Response {
+    (status, axum::Json(body)).into_response()
+}

@@ -1,0 +1,52 @@
+//! What the hub reads from the config besides seed 000's fields: the `hub` section
+//! (`callback_allow`) and, per agent, `kind`, `token_sha256` and `runner`.
+
+use filebox_core::{AgentEntry, Config};
+use serde::Deserialize;
+
+/// The config's `hub` section.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct HubSection {
+    /// URL prefixes a message's `callback.endpoint` must start with.
+    #[serde(default)]
+    pub(crate) callback_allow: Vec<String>,
+}
+
+impl HubSection {
+    /// The section of `config`; a malformed one is a config error.
+    pub(crate) fn of(config: &Config) -> anyhow::Result<HubSection> {
+        match config.file.extra.get("hub") {
+            None => Ok(HubSection::default()),
+            Some(value) => serde_json::from_value(value.clone()).map_err(|e| {
+                anyhow::anyhow!("config {}: the \"hub\" section: {e}", config.path.display())
+            }),
+        }
+    }
+
+    /// Whether a callback endpoint starts with an allowed prefix.
+    pub(crate) fn allows_callback(&self, endpoint: &str) -> bool {
+        self.callback_allow
+            .iter()
+            .any(|prefix| !prefix.is_empty() && endpoint.starts_with(prefix.as_str()))
+    }
+}
+
+/// The SHA-256 (hex) of an agent's bearer token, when it has one.
+pub(crate) fn token_sha256(entry: &AgentEntry) -> Option<&str> {
+    entry
+        .extra
+        .get(TOKEN_FIELD)
+        .and_then(serde_json::Value::as_str)
+        .filter(|hash| !hash.is_empty())
+}
+
+/// The agent entry field that holds the token's SHA-256.
+pub const TOKEN_FIELD: &str = "token_sha256";
+
+/// Whether an entry is a person's mailbox (`"kind": "human"`).
+pub(crate) fn is_human(entry: &AgentEntry) -> bool {
+    entry
+        .kind
+        .as_deref()
+        .is_some_and(|kind| kind.eq_ignore_ascii_case("human"))
+}

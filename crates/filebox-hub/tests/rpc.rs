@@ -1,0 +1,375 @@
+//! The hub in-process on port 0: seed 004's email.* methods over JSON-RPC, batches, error
+//! codes, the browser guards, the body limit and the Unix socket.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::TestHub;
+
+fn send_params(from: &str, to: &str, subject: &str, source: &str) -> Value {
+    json!({ "from": from, "to": [to], "subject": subject, "body": format!("{subject}\n\nbody"), "sourceType": source })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_goes_from_send_to_inbox_read_and_reply() {
+    let hub = TestHub::start().await;
+    let sent = hub
+        .call(
+            "email.send",
+            json!({ "from": "dev", "to": ["qa"], "cc": ["me"], "subject": "Login fails", "body": "Steps:\n1. open", "type": "BR", "priority": "urgent", "sourceType": "agent", "metadata": { "ticket": 7 } }),
+        )
+        .await;
+    assert_eq!(sent["from"], "dev");
+    assert_eq!(sent["to"], json!(["qa"]));
+    assert_eq!(sent["cc"], json!(["me"]));
+    assert_eq!(sent["type"], "BR");
+    assert_eq!(sent["priority"], "urgent");
+    assert_eq!(sent["metadata"], json!({ "ticket": 7 }));
+    assert_eq!(sent["folder"], "outbox");
+    assert_eq!(sent["status"], "delivered");
+    assert!(sent["createdAt"].as_str().unwrap().ends_with('Z'));
+    let id = sent["id"].as_str().unwrap().to_owned();
+
+    let inbox = hub.call("email.inbox", json!({ "agent": "qa" })).await;
+    assert_eq!(inbox.as_array().unwrap().len(), 1);
+    assert_eq!(inbox[0]["id"], id.as_str());
+    assert_eq!(inbox[0]["body"], "Steps:\n1. open");
+    let unread = hub
+        .call("email.inbox", json!({ "agent": "qa", "unread": true }))
+        .await;
+    assert_eq!(unread.as_array().unwrap().len(), 1);
+    let read = hub
+        .call("email.read", json!({ "agent": "qa", "id": &id[..8] }))
+        .await;
+    assert_eq!(read["subject"], "Login fails");
+    let unread = hub
+        .call("email.inbox", json!({ "agent": "qa", "unread": true }))
+        .await;
+    assert_eq!(unread, json!([]), "read marks the message read");
+
+    let replied = hub
+        .call(
+            "email.reply",
+            json!({ "from": "qa", "id": id, "body": "Fixed in 1.2" }),
+        )
+        .await;
+    assert_eq!(replied["replies"][0]["from"], "qa");
+    assert_eq!(replied["replies"][0]["to"], "dev");
+    assert_eq!(replied["status"], "replied");
+    assert!(replied["repliedAt"].is_string());
+    assert!(hub.files("qa", "inbox").is_empty(), "the file moved on");
+    let back = hub.call("email.inbox", json!({ "agent": "dev" })).await;
+    assert_eq!(back[0]["replies"][0]["body"], "Fixed in 1.2");
+
+    let status = hub.call("email.status", json!({ "id": id })).await;
+    assert_eq!(status["id"], id.as_str());
+    assert!(status["recipients"].is_array());
+
+    let thread = hub.call("email.thread", json!({ "id": id })).await;
+    assert_eq!(thread["thread"], id.as_str());
+    let threads = hub.call("email.threads", json!({ "agent": "dev" })).await;
+    assert_eq!(threads["threads"][0]["thread"], id.as_str());
+    hub.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transitions_fork_search_and_agents() {
+    let hub = TestHub::start().await;
+    let first = hub
+        .call("email.send", send_params("dev", "qa", "Plan A", "agent"))
+        .await;
+    let id = first["id"].as_str().unwrap();
+    let held = hub
+        .call(
+            "email.hold",
+            json!({ "agent": "qa", "id": id, "details": "waiting for logs" }),
+        )
+        .await;
+    assert_eq!(held["folder"], "hold");
+    assert_eq!(held["status"], "processing");
+    let done = hub
+        .call(
+            "email.resolve",
+            json!({ "agent": "qa", "id": id, "details": "done" }),
+        )
+        .await;
+    assert_eq!(done["folder"], "done");
+    assert_eq!(done["status"], "replied");
+    assert_eq!(done["history"].as_array().unwrap().len(), 2);
+
+    let other = hub
+        .call("email.send", send_params("dev", "qa", "Plan B", "agent"))
+        .await;
+    let rejected = hub
+        .call(
+            "email.reject",
+            json!({ "agent": "qa", "id": other["id"], "details": "no" }),
+        )
+        .await;
+    assert_eq!(rejected["status"], "failed");
+
+    let fork = hub
+        .call(
+            "email.fork",
+            json!({ "from": "dev", "forkFrom": id, "forkReason": "direction-change", "compressedContext": "Plan A failed: try C" }),
+        )
+        .await;
+    assert_eq!(fork["forkFrom"], id);
+    assert_eq!(fork["forkReason"], "direction-change");
+    assert_eq!(fork["compressedContext"], "Plan A failed: try C");
+
+    let found = hub
+        .call("email.search", json!({ "agent": "qa", "query": "Plan" }))
+        .await;
+    assert!(found["hits"].as_array().unwrap().len() >= 2);
+    let agents = hub.call("agents.list", json!({})).await;
+    let me = agents
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == "me")
+        .unwrap();
+    assert_eq!(me["kind"], "human");
+    hub.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_have_codes_kinds_and_name_the_field() {
+    let hub = TestHub::start().await;
+    let error = hub.call_err("email.nothing", json!({})).await;
+    assert_eq!(error["code"], -32601);
+
+    let error = hub
+        .call_err(
+            "email.send",
+            json!({ "from": "dev", "to": "qa", "subject": "s", "body": "b", "sourceType": "agent" }),
+        )
+        .await;
+    assert_eq!(error["code"], -32602);
+    assert_eq!(error["data"]["field"], "to");
+
+    let error = hub
+        .call_err(
+            "email.send",
+            json!({ "from": "dev", "to": ["qa"], "subject": "s", "body": "b" }),
+        )
+        .await;
+    assert_eq!(error["code"], -32602);
+    assert!(
+        error["message"].as_str().unwrap().contains("sourceType"),
+        "{error}"
+    );
+
+    let error = hub
+        .call_err("email.send", send_params("dev", "nobody", "s", "agent"))
+        .await;
+    assert_eq!(error["data"]["kind"], "unknown_agent");
+    assert!(error["code"].as_i64().unwrap() > 0);
+
+    let error = hub
+        .call_err(
+            "email.read",
+            json!({ "agent": "qa", "id": "../../etc/passwd" }),
+        )
+        .await;
+    assert!(error["data"]["kind"].is_string(), "{error}");
+    let error = hub
+        .call_err("email.inbox", json!({ "agent": "../qa" }))
+        .await;
+    assert_eq!(error["code"], -32602);
+    assert_eq!(error["data"]["field"], "agent");
+
+    let error = hub
+        .call_err("email.send", send_params("dev", "qa", "s", "human"))
+        .await;
+    assert_eq!(error["data"]["field"], "sourceType", "dev is not a human");
+
+    let error = hub
+        .call_err(
+            "email.send",
+            json!({ "from": "dev", "to": ["qa"], "subject": "s", "body": "b", "sourceType": "external", "callback": { "type": "webhook", "endpoint": "http://169.254.169.254/" } }),
+        )
+        .await;
+    assert_eq!(error["data"]["field"], "callback.endpoint");
+
+    let sent = hub
+        .call("email.send", send_params("dev", "qa", "once", "agent"))
+        .await;
+    hub.call(
+        "email.resolve",
+        json!({ "agent": "qa", "id": sent["id"], "details": "ok" }),
+    )
+    .await;
+    let error = hub
+        .call_err(
+            "email.resolve",
+            json!({ "agent": "qa", "id": sent["id"], "details": "again" }),
+        )
+        .await;
+    assert!(
+        ["already_handled", "not_found"].contains(&error["data"]["kind"].as_str().unwrap()),
+        "{error}"
+    );
+    // Nothing of the failed calls was written.
+    assert!(hub.files("qa", "inbox").is_empty());
+    assert_eq!(hub.files("dev", "outbox").len(), 1);
+    hub.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batches_notifications_and_malformed_requests() {
+    let hub = TestHub::start().await;
+    let batch = json!([
+        { "jsonrpc": "2.0", "id": "a", "method": "agents.list" },
+        { "jsonrpc": "2.0", "method": "email.send", "params": send_params("dev", "qa", "note", "agent") },
+        { "jsonrpc": "2.0", "id": 2, "method": "nope" },
+        { "jsonrpc": "1.0", "id": 3, "method": "agents.list" },
+        7
+    ]);
+    let response = hub.post("/rpc", &[], batch.to_string().as_bytes()).await;
+    assert_eq!(response.status, 200);
+    let answers: Value = serde_json::from_str(&response.body).unwrap();
+    let answers = answers.as_array().unwrap();
+    assert_eq!(answers.len(), 4, "the notification gets no answer");
+    assert_eq!(answers[0]["id"], "a");
+    assert!(answers[0]["result"].is_array());
+    assert_eq!(answers[1]["error"]["code"], -32601);
+    assert_eq!(answers[2]["error"]["code"], -32600);
+    assert_eq!(answers[3]["error"]["code"], -32600);
+    assert_eq!(hub.files("qa", "inbox").len(), 1, "notifications still run");
+
+    let only_notification = json!({ "jsonrpc": "2.0", "method": "agents.list" });
+    let response = hub
+        .post("/rpc", &[], only_notification.to_string().as_bytes())
+        .await;
+    assert_eq!(response.status, 204);
+
+    for body in [&b"{not json"[..], b"[]", b"\"text\""] {
+        let response = hub.post("/rpc", &[], body).await;
+        let answer: Value = serde_json::from_str(&response.body).unwrap();
+        assert!(
+            answer["error"]["code"].as_i64().unwrap() <= -32600,
+            "{answer}"
+        );
+        assert_eq!(answer["id"], Value::Null);
+    }
+    let response = hub.post("/rpc", &[], b"{not json").await;
+    let answer: Value = serde_json::from_str(&response.body).unwrap();
+    assert_eq!(answer["error"]["code"], -32700);
+    hub.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn foreign_hosts_origins_and_huge_bodies_are_refused() {
+    let hub = TestHub::start().await;
+    assert_eq!(hub.get("/healthz", &[]).await.status, 200);
+    let call = json!({ "jsonrpc": "2.0", "id": 1, "method": "email.send", "params": send_params("dev", "qa", "x", "agent") });
+    let body = call.to_string();
+    let rebinding = support::request(
+        hub.addr,
+        "POST",
+        "/rpc",
+        &[("Host", "attacker.example:8765")],
+        body.as_bytes(),
+    )
+    .await;
+    assert_eq!(rebinding.status, 403);
+    let csrf = hub
+        .post(
+            "/rpc",
+            &[("Origin", "https://attacker.example")],
+            body.as_bytes(),
+        )
+        .await;
+    assert_eq!(csrf.status, 403);
+    let null_origin = hub
+        .post("/rpc", &[("Origin", "null")], body.as_bytes())
+        .await;
+    assert_eq!(null_origin.status, 403);
+    let own_origin = format!("http://{}", hub.addr);
+    let same = hub
+        .post("/rpc", &[("Origin", &own_origin)], body.as_bytes())
+        .await;
+    assert_eq!(same.status, 200);
+    assert!(!same.body.to_ascii_lowercase().contains("access-control"));
+    assert_eq!(
+        hub.files("qa", "inbox").len(),
+        1,
+        "only the same-origin call wrote"
+    );
+
+    let huge = vec![b' '; 100 * 1024 * 1024];
+    let response = hub.post("/rpc", &[], &huge).await;
+    assert_eq!(response.status, 413);
+    let answer: Value = serde_json::from_str(&response.body).unwrap();
+    assert_eq!(answer["error"]["code"], -32600);
+    hub.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discover_describes_every_method_from_the_types() {
+    let hub = TestHub::start().await;
+    let doc = hub.call("rpc.discover", json!({})).await;
+    assert_eq!(doc["openrpc"], "1.3.2");
+    let names: Vec<&str> = doc["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    for method in [
+        "email.send",
+        "email.inbox",
+        "email.read",
+        "email.reply",
+        "email.threads",
+        "email.thread",
+        "email.fork",
+        "email.status",
+        "email.resolve",
+        "email.reject",
+        "email.hold",
+        "email.search",
+        "agents.list",
+        "rpc.discover",
+    ] {
+        assert!(names.contains(&method), "{method} missing from {names:?}");
+    }
+    let send = &doc["methods"][0];
+    let source = send["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "sourceType")
+        .unwrap();
+    assert_eq!(source["required"], true);
+    assert!(doc["components"]["schemas"]["AgentEmail"].is_object());
+    hub.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_unix_socket_is_private_and_serves_the_same_methods() {
+    use std::os::unix::fs::PermissionsExt;
+    let hub = TestHub::start().await;
+    let socket = hub
+        .dir
+        .path()
+        .join(".filebox")
+        .join(filebox_hub::SOCKET_NAME);
+    let mode = std::fs::metadata(&socket).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let mut stream = tokio::net::UnixStream::connect(&socket).await.unwrap();
+    let body = json!({ "jsonrpc": "2.0", "id": 9, "method": "agents.list" }).to_string();
+    let request = format!(
+        "POST /rpc HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).await.unwrap();
+    assert!(raw.starts_with("HTTP/1.1 200"), "{raw}");
+    assert!(raw.contains("\"id\":9"));
+    hub.stop().await.unwrap();
+    assert!(!socket.exists(), "a graceful stop removes the socket");
+}

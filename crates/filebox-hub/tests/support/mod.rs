@@ -1,0 +1,176 @@
+//! A hub in-process on 127.0.0.1:0 over a temp config, and a minimal HTTP/1.1 client (one
+//! request per connection), so tests speak to it exactly as a remote program would.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::path::{Path, PathBuf};
+
+use filebox_core::{AgentEntry, AgentId, Config, Mailbox};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// A running hub and the folder its config lives in.
+pub struct TestHub {
+    pub dir: tempfile::TempDir,
+    pub config: PathBuf,
+    pub addr: std::net::SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<anyhow::Result<()>>>,
+}
+
+/// A config with these `(id, kind)` mailboxes under `dir/mailboxes`, the first one current.
+pub fn write_config(dir: &Path, agents: &[(&str, &str)]) -> PathBuf {
+    let path = dir.join(".filebox").join("config.json");
+    let config = Config::update(&path, |file| {
+        for (id, kind) in agents {
+            file.agents.insert(
+                AgentId::new(id)?,
+                AgentEntry {
+                    mailbox_path: dir.join("mailboxes").join(id),
+                    kind: Some((*kind).into()),
+                    extra: Default::default(),
+                },
+            );
+        }
+        file.current_agent_id = Some(AgentId::new(agents[0].0)?);
+        Ok(())
+    })
+    .unwrap();
+    for id in config.file.agents.keys() {
+        Mailbox::open(id.clone(), config.mailbox_path(id).unwrap()).unwrap();
+    }
+    path
+}
+
+impl TestHub {
+    /// `me` (human), `dev` and `qa` (agents).
+    pub async fn start() -> TestHub {
+        let dir = tempfile::tempdir().unwrap();
+        let config = write_config(
+            dir.path(),
+            &[("me", "human"), ("dev", "agent"), ("qa", "agent")],
+        );
+        TestHub::start_in(dir, config).await
+    }
+
+    pub async fn start_in(dir: tempfile::TempDir, config: PathBuf) -> TestHub {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let loaded = Config::load(&config).unwrap();
+        let task = tokio::spawn(filebox_hub::run(loaded, listener, async move {
+            let _ = stopped.await;
+        }));
+        TestHub {
+            dir,
+            config,
+            addr,
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+
+    /// Stop gracefully and return how `run` ended.
+    pub async fn stop(mut self) -> anyhow::Result<()> {
+        let _ = self.stop.take().unwrap().send(());
+        self.task.take().unwrap().await.unwrap()
+    }
+
+    pub fn mailbox(&self, agent: &str) -> PathBuf {
+        self.dir.path().join("mailboxes").join(agent)
+    }
+
+    /// The file names in a folder of a mailbox.
+    pub fn files(&self, agent: &str, folder: &str) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(self.mailbox(agent).join(folder))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// POST a JSON-RPC call; the `result`, or panic with the error.
+    pub async fn call(&self, method: &str, params: Value) -> Value {
+        let answer = self.call_raw(method, params).await;
+        match answer.get("result") {
+            Some(result) => result.clone(),
+            None => panic!("{method} failed: {answer}"),
+        }
+    }
+
+    /// POST a JSON-RPC call; the `error` object, or panic with the result.
+    pub async fn call_err(&self, method: &str, params: Value) -> Value {
+        let answer = self.call_raw(method, params).await;
+        match answer.get("error") {
+            Some(error) => error.clone(),
+            None => panic!("{method} succeeded: {answer}"),
+        }
+    }
+
+    pub async fn call_raw(&self, method: &str, params: Value) -> Value {
+        let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
+        let response = self.post("/rpc", &[], body.to_string().as_bytes()).await;
+        assert_eq!(response.status, 200, "{}", response.body);
+        serde_json::from_str(&response.body).unwrap()
+    }
+
+    pub async fn post(&self, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
+        let host = self.addr.to_string();
+        let mut all = vec![
+            ("Host", host.as_str()),
+            ("Content-Type", "application/json"),
+        ];
+        all.extend_from_slice(headers);
+        request(self.addr, "POST", path, &all, body).await
+    }
+
+    pub async fn get(&self, path: &str, headers: &[(&str, &str)]) -> Response {
+        let host = self.addr.to_string();
+        let mut all = vec![("Host", host.as_str())];
+        all.extend_from_slice(headers);
+        request(self.addr, "GET", path, &all, b"").await
+    }
+}
+
+/// A response: status code and body (chunked bodies are not decoded; the hub sends lengths).
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    pub body: String,
+}
+
+/// One request on a new connection, read to the end (`Connection: close`).
+pub async fn request(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Response {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+    stream.write_all(head.as_bytes()).await.unwrap();
+    // A server may answer (413) before reading a large body and close: that is fine.
+    let _ = stream.write_all(body).await;
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw).await;
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {head:?}"));
+    Response {
+        status,
+        body: body.to_owned(),
+    }
+}

@@ -1,0 +1,86 @@
+//! `filebox serve`: the hub, for the config every command finds; with none anywhere, a default
+//! workspace here (a human `me` and an agent `assistant`).
+
+use anyhow::Context;
+use filebox_core::config::{FILE_NAME, PROJECT_DIR};
+use filebox_core::{AgentEntry, AgentId, Config, Mailbox};
+
+use super::{agent_override, cwd};
+use crate::cli::{Global, ServeArgs};
+use crate::output::{self, Outcome};
+
+/// The mailboxes of the default workspace: (id, kind).
+const DEFAULT_MAILBOXES: [(&str, &str); 2] = [("me", "human"), ("assistant", "agent")];
+
+pub(crate) fn run(global: &Global, args: &ServeArgs) -> anyhow::Result<Outcome> {
+    let cwd = cwd()?;
+    let config = match Config::locate(global.config.as_deref(), &cwd) {
+        Some(path) => Config::load(&path)?,
+        None => default_workspace(&cwd)?,
+    };
+    let options = filebox_hub::Options {
+        agent: agent_override(global)?,
+        allowed_hosts: args.allow_hosts.clone(),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(&args.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        // Watched before the URL is printed: whoever reads it may signal at once.
+        let stop = stop_signal()?;
+        let address = listener.local_addr()?;
+        output::lines([format!("http://{address}/")])?;
+        eprintln!(
+            "filebox: hub for {} (JSON-RPC at /rpc and {}, MCP at /mcp)",
+            config.path.display(),
+            filebox_hub::socket_path(&config).display()
+        );
+        filebox_hub::run_with(config, listener, options, stop).await
+    })?;
+    Ok(Outcome::Success)
+}
+
+/// Completes on SIGTERM or SIGINT (Ctrl-C).
+fn stop_signal() -> anyhow::Result<impl Future<Output = ()> + Send + 'static> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut terminate = signal(SignalKind::terminate()).context("cannot watch for SIGTERM")?;
+    let mut interrupt = signal(SignalKind::interrupt()).context("cannot watch for SIGINT")?;
+    Ok(async move {
+        tokio::select! {
+            _ = terminate.recv() => {}
+            _ = interrupt.recv() => {}
+        }
+    })
+}
+
+/// `./.filebox/config.json` with a human `me` (the current agent) and an agent `assistant`,
+/// mailboxes under `./mailboxes/`.
+fn default_workspace(cwd: &std::path::Path) -> anyhow::Result<Config> {
+    let path = cwd.join(PROJECT_DIR).join(FILE_NAME);
+    let config = Config::update(&path, |file| {
+        for (id, kind) in DEFAULT_MAILBOXES {
+            file.agents.entry(AgentId::new(id)?).or_insert(AgentEntry {
+                mailbox_path: cwd.join("mailboxes").join(id),
+                kind: Some(kind.into()),
+                extra: Default::default(),
+            });
+        }
+        file.current_agent_id
+            .get_or_insert(AgentId::new(DEFAULT_MAILBOXES[0].0)?);
+        Ok(())
+    })?;
+    for id in config.file.agents.keys() {
+        Mailbox::open(id.clone(), config.mailbox_path(id)?)?;
+    }
+    eprintln!(
+        "filebox: no config found, so created {} with a human mailbox `me` and an agent \
+         mailbox `assistant` under {}",
+        path.display(),
+        cwd.join("mailboxes").display()
+    );
+    Ok(config)
+}

@@ -1,0 +1,156 @@
+//! `filebox serve` as the real binary: the base URL on stdout's first line, JSON-RPC over
+//! TCP, SIGTERM, the default workspace, tokens and the refusal to listen off loopback
+//! without them. (The API itself is tested in-process in crates/filebox-hub.)
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command};
+
+use serde_json::{Value, json};
+
+use crate::support::Test;
+
+/// A `filebox serve` process and the base URL it printed.
+struct Served {
+    child: Child,
+    url: String,
+}
+
+impl Served {
+    fn start(mut command: Command) -> Served {
+        let mut child = command.spawn().expect("start filebox serve");
+        let mut first = String::new();
+        BufReader::new(child.stdout.as_mut().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert!(first.starts_with("http://"), "first line: {first:?}");
+        Served {
+            child,
+            url: first.trim().to_owned(),
+        }
+    }
+
+    /// POST a JSON-RPC call and return the parsed answer.
+    fn rpc(&self, method: &str, params: Value) -> Value {
+        let authority = self.url.trim_start_matches("http://").trim_end_matches('/');
+        let body =
+            json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params }).to_string();
+        let mut stream = TcpStream::connect(authority).unwrap();
+        write!(
+            stream,
+            "POST /rpc HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut raw = String::new();
+        stream.read_to_string(&mut raw).unwrap();
+        let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+        assert!(head.starts_with("HTTP/1.1 200"), "{raw}");
+        serde_json::from_str(body).unwrap()
+    }
+
+    /// SIGTERM, then the exit status and stderr.
+    fn terminate(mut self) -> (std::process::ExitStatus, String) {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        assert!(sent.success());
+        let status = self.child.wait().unwrap();
+        let mut stderr = String::new();
+        self.child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        (status, stderr)
+    }
+}
+
+#[test]
+fn serve_prints_its_url_answers_json_rpc_and_stops_on_sigterm() {
+    let t = Test::new().agents(["dev", "qa"]);
+    let served = Served::start(
+        t.as_agent("dev")
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .command(),
+    );
+    assert!(served.url.ends_with('/'));
+    let sent = served.rpc(
+        "email.send",
+        json!({ "from": "dev", "to": ["qa"], "subject": "Hello", "body": "hi", "sourceType": "agent" }),
+    );
+    assert_eq!(sent["result"]["from"], "dev", "{sent}");
+    assert_eq!(t.files("qa", "inbox").len(), 1);
+    let socket = t.path().join("hub.sock");
+    assert!(socket.exists());
+    let (status, stderr) = served.terminate();
+    assert!(status.success(), "exit {status}: {stderr}");
+    assert!(!socket.exists(), "SIGTERM removes the socket");
+}
+
+#[test]
+fn serve_without_any_config_creates_the_default_workspace() {
+    let t = Test::new();
+    let here = t.path().join("project");
+    std::fs::create_dir(&here).unwrap();
+    let mut command = t.run().args(["serve", "--listen", "127.0.0.1:0"]).command();
+    command.env_remove("FILEBOX_CONFIG").current_dir(&here);
+    let served = Served::start(command);
+    let agents = served.rpc("agents.list", json!({}));
+    let kinds: Vec<(String, String)> = agents["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["id"].as_str().unwrap().to_owned(),
+                a["kind"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("assistant".to_owned(), "agent".to_owned()),
+            ("me".to_owned(), "human".to_owned())
+        ]
+    );
+    let (status, stderr) = served.terminate();
+    assert!(status.success());
+    assert!(stderr.contains("no config found, so created"), "{stderr}");
+    assert!(here.join(".filebox/config.json").is_file());
+    assert!(here.join("mailboxes/me/inbox").is_dir());
+}
+
+#[test]
+fn off_loopback_the_hub_needs_a_token_for_every_agent() {
+    let t = Test::new().agents(["dev", "qa"]);
+    let err = t
+        .as_agent("dev")
+        .args(["serve", "--listen", "0.0.0.0:0"])
+        .failure();
+    assert!(err.contains("no token: dev, qa"), "{err}");
+
+    let token = t.run().args(["agents", "token", "dev"]).success();
+    let token = token.trim();
+    assert_eq!(token.len(), 64);
+    let config = std::fs::read_to_string(t.config_path()).unwrap();
+    assert!(!config.contains(token), "only the hash is stored");
+    assert!(config.contains(&filebox_hub::sha256_hex(token)));
+    let err = t
+        .as_agent("dev")
+        .args(["serve", "--listen", "0.0.0.0:0"])
+        .failure();
+    assert!(err.contains("no token: qa"), "{err}");
+
+    t.run().args(["agents", "token", "qa"]).success();
+    let served = Served::start(
+        t.as_agent("dev")
+            .args(["serve", "--listen", "0.0.0.0:0"])
+            .command(),
+    );
+    let (status, _) = served.terminate();
+    assert!(status.success());
+    let err = t.run().args(["agents", "token", "nobody"]).failure();
+    assert!(err.contains("unknown agent"), "{err}");
+}
