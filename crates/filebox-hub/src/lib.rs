@@ -18,5 +18,5 @@ mod settings;
 
 pub use auth::{new_token, sha256_hex};
 pub use hub::Hub;
-pub use server::{Options, SOCKET_NAME, run, run_with, socket_path};
+pub use server::{Options, SOCKET_NAME, Server, run, run_with, socket_path};
 pub use settings::TOKEN_FIELD;

@@ -42,42 +42,77 @@ pub async fn run_with(
     options: Options,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    let address = listener
-        .local_addr()
-        .context("reading the listener's address")?;
-    check_exposure(&config, address.ip())?;
-    let hub = Hub::new(&config, address, options.agent, options.allowed_hosts);
-    let router = routes::router(&hub, GROUPS);
-
-    let socket_path = socket_path(&config);
-    let socket = bind_socket(&socket_path)?;
-    let socket_server = {
-        let router = router.clone();
-        let stop = hub.sessions();
-        tokio::spawn(async move {
-            axum::serve(socket, router)
-                .with_graceful_shutdown(async move { stop.cancelled().await })
-                .await
-        })
-    };
-
-    let stopping = hub.clone();
-    let served = axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            stopping.shut_down();
-        })
+    Server::bind(config, listener, options)?
+        .serve(shutdown)
         .await
-        .with_context(|| format!("serving on {address}"));
-    hub.shut_down();
-    let socket_served = socket_server.await;
-    // The socket is ours: we bound it. A failure to remove it is harmless (the next start
-    // replaces it), so it is not reported over the result of serving.
-    let _ = std::fs::remove_file(&socket_path);
-    served?;
-    socket_served
-        .context("the Unix socket server stopped abnormally")?
-        .with_context(|| format!("serving on {}", socket_path.display()))
+}
+
+/// A hub whose checks passed and whose socket is bound, ready to serve: when `bind` returns,
+/// both addresses accept connections.
+pub struct Server {
+    hub: Hub,
+    listener: TcpListener,
+    socket: UnixListener,
+    socket_path: PathBuf,
+}
+
+impl Server {
+    /// Check that the hub may listen where it is asked to, and bind the Unix socket.
+    pub fn bind(config: Config, listener: TcpListener, options: Options) -> anyhow::Result<Server> {
+        let address = listener
+            .local_addr()
+            .context("reading the listener's address")?;
+        check_exposure(&config, address.ip())?;
+        let socket_path = socket_path(&config);
+        let socket = bind_socket(&socket_path)?;
+        Ok(Server {
+            hub: Hub::new(&config, address, options.agent, options.allowed_hosts),
+            listener,
+            socket,
+            socket_path,
+        })
+    }
+
+    /// Serve until `shutdown` completes (see [`run`]).
+    pub async fn serve(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> anyhow::Result<()> {
+        let Server {
+            hub,
+            listener,
+            socket,
+            socket_path,
+        } = self;
+        let address = hub.listen();
+        let router = routes::router(&hub, GROUPS);
+        let socket_server = {
+            let router = router.clone();
+            let stop = hub.sessions();
+            tokio::spawn(async move {
+                axum::serve(socket, router)
+                    .with_graceful_shutdown(async move { stop.cancelled().await })
+                    .await
+            })
+        };
+        let stopping = hub.clone();
+        let served = axum::serve(listener, router)
+            .with_graceful_shutdown(async move {
+                shutdown.await;
+                stopping.shut_down();
+            })
+            .await
+            .with_context(|| format!("serving on {address}"));
+        hub.shut_down();
+        let socket_served = socket_server.await;
+        // The socket is ours: we bound it. A failure to remove it is harmless (the next start
+        // replaces it), so it is not reported over the result of serving.
+        let _ = std::fs::remove_file(&socket_path);
+        served?;
+        socket_served
+            .context("the Unix socket server stopped abnormally")?
+            .with_context(|| format!("serving on {}", socket_path.display()))
+    }
 }
 
 /// `.filebox/hub.sock` beside the config.

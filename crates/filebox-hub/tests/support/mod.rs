@@ -61,7 +61,10 @@ impl TestHub {
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
         let loaded = Config::load(&config).unwrap();
-        let task = tokio::spawn(filebox_hub::run(loaded, listener, async move {
+        // Bound before the task starts: the hub accepts on both addresses from here on.
+        let server =
+            filebox_hub::Server::bind(loaded, listener, filebox_hub::Options::default()).unwrap();
+        let task = tokio::spawn(server.serve(async move {
             let _ = stopped.await;
         }));
         TestHub {

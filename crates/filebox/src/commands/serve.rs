@@ -30,16 +30,18 @@ pub(crate) fn run(global: &Global, args: &ServeArgs) -> anyhow::Result<Outcome> 
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
-        // Watched before the URL is printed: whoever reads it may signal at once.
+        // Bound and watched before the URL is printed: whoever reads it may call or signal
+        // at once.
         let stop = stop_signal()?;
         let address = listener.local_addr()?;
+        let server = filebox_hub::Server::bind(config.clone(), listener, options)?;
         output::lines([format!("http://{address}/")])?;
         eprintln!(
             "filebox: hub for {} (JSON-RPC at /rpc and {}, MCP at /mcp)",
             config.path.display(),
             filebox_hub::socket_path(&config).display()
         );
-        filebox_hub::run_with(config, listener, options, stop).await
+        server.serve(stop).await
     })?;
     Ok(Outcome::Success)
 }
