@@ -45,8 +45,5 @@ pub const TOKEN_FIELD: &str = "token_sha256";
 
 /// Whether an entry is a person's mailbox (`"kind": "human"`).
 pub(crate) fn is_human(entry: &AgentEntry) -> bool {
-    entry
-        .kind
-        .as_deref()
-        .is_some_and(|kind| kind.eq_ignore_ascii_case("human"))
+    entry.kind == Some(filebox_core::AgentKind::Human)
 }

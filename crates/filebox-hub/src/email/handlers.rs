@@ -1,25 +1,30 @@
-//! The `email.*` and `agents.list` handlers: each turns seed 004's params into a
-//! `filebox_api::verbs` call (or a `filebox_core::Mailroom` call where the verb has no
-//! argument for a seed-004 field), acting as the agent the params name, and answers with the
-//! stored copy as an `AgentEmail`.
+//! The `email.*` and `agents.list` handlers: each turns seed 004's params into the arguments
+//! of a verb of `filebox_api::verbs` (or a `filebox_core::Mailroom` call where the verb has
+//! no argument for a seed-004 field: a new message's threadId, callback and metadata), acting
+//! as the agent the params name, and answers with the stored copy as an `AgentEmail`.
 
+use filebox_api::verbs::{
+    ForkThread, GetThread, HoldMessage, ListAgents, ListMessages, ListThreads, MessageStatus,
+    ReadMessage, RejectMessage, ReplyMessage, ResolveMessage, SearchMessages, SendMessage,
+};
 use filebox_api::{
-    FolderCounts, ForkArgs, ListArgs, MessageDetail, ReadArgs, RecipientView, Recipients,
-    ReplyArgs, SearchArgs, SearchResult, SendArgs, StatusArgs, ThreadArgs, ThreadResult,
-    ThreadsArgs, ThreadsResult, verbs,
+    AgentInfo, ForkArgs, HoldArgs, ListAgentsArgs, ListArgs, MessageDetail, ReadArgs,
+    RecipientView, Recipients, RejectArgs, ReplyArgs, ResolveArgs, SearchArgs, SearchResult,
+    SendArgs, StatusArgs, ThreadArgs, ThreadResult, ThreadsArgs, ThreadsResult, TransitionResult,
+    Verb, VerbContext,
 };
 use filebox_core::message::field;
 use filebox_core::{
     AgentEntry, AgentId, Config, Folder, Mailroom, MessageRef, MessageType, SYSTEM_MAILBOX,
-    SendRequest, Transition,
+    SendRequest, SourceType,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::view::{METADATA, agent_email};
 use super::wire::{
-    AgentEmail, ForkParams, IdParams, InboxParams, NoParams, Priority, ReadParams, ReplyParams,
-    SearchParams, SendParams, SourceType, ThreadsParams, TransitionParams,
+    AgentEmail, ForkParams, IdParams, InboxParams, NoParams, ReadParams, ReplyParams, SearchParams,
+    SendParams, ThreadsParams, TransitionParams,
 };
 use crate::auth::Caller;
 use crate::rpc::{Ctx, RpcError};
@@ -38,20 +43,20 @@ pub(crate) struct EmailStatus {
     pub(crate) recipients: Vec<RecipientView>,
 }
 
-/// An entry of `agents.list`.
+/// An entry of `agents.list`: `list_agents`'s, and whether it needs a token.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct AgentView {
-    pub(crate) id: String,
-    /// `agent` or `human`.
-    pub(crate) kind: String,
-    pub(crate) mailbox_path: String,
-    pub(crate) counts: FolderCounts,
+    #[serde(flatten)]
+    pub(crate) agent: AgentInfo,
     /// Whether acting for it needs a bearer token.
     pub(crate) has_token: bool,
-    /// Why its mailbox could not be opened.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) problem: Option<String>,
+}
+
+/// Run a verb as `mailroom`'s agent; its value (a listing's warnings are not part of seed
+/// 004's answers).
+fn run<V: Verb>(mailroom: &Mailroom, args: V::Args) -> Result<V::Output, RpcError> {
+    Ok(V::run(&VerbContext::new(mailroom), args)?.value)
 }
 
 pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
@@ -79,19 +84,14 @@ pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
         config = ensure_system_mailbox(&config)?;
     }
     let mailroom = ctx.caller.act_as(&config, &p.from, "from")?;
+    let kind = message_type(p.kind.as_deref())?;
     if let Some(answered) = &p.in_reply_to {
-        let sent = verbs::send(
+        let sent = run::<SendMessage>(
             &mailroom,
-            &SendArgs {
-                to: Recipients::Many(p.to.clone()),
+            SendArgs {
                 cc: p.cc.clone().map(Recipients::Many),
-                kind: p.kind.clone().unwrap_or_else(|| DEFAULT_TYPE.into()),
-                title: None,
-                content: p.body.clone(),
                 reply_to: Some(answered.clone()),
-                priority: None,
-                source_type: None,
-                reply_to_agent: None,
+                ..SendArgs::new(p.to.join(","), kind, p.body.clone())
             },
         )?;
         return stored_copy(&mailroom, &sent.id, &[Folder::Outbox]);
@@ -99,20 +99,12 @@ pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
     let request = SendRequest {
         to: p.to.clone(),
         cc: p.cc.clone().unwrap_or_default(),
-        kind: message_type(p.kind.as_deref())?,
+        kind,
         title: Some(p.subject.clone()).filter(|s| !s.trim().is_empty()),
         body: p.body.clone(),
         reply_to: None,
-        priority: p.priority.map(|priority| match priority {
-            Priority::Normal => filebox_core::Priority::Normal,
-            Priority::Urgent => filebox_core::Priority::Urgent,
-        }),
-        source_type: Some(match p.source_type {
-            SourceType::Agent => filebox_core::SourceType::Agent,
-            SourceType::Human => filebox_core::SourceType::Human,
-            SourceType::System => filebox_core::SourceType::System,
-            SourceType::External => filebox_core::SourceType::External,
-        }),
+        priority: p.priority,
+        source_type: Some(p.source_type),
         reply_to_agent: p
             .reply_to
             .as_deref()
@@ -135,17 +127,16 @@ pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
 
 pub(crate) fn inbox(ctx: &Ctx, p: InboxParams) -> Result<Vec<AgentEmail>, RpcError> {
     let mailroom = ctx.caller.act_as(&ctx.config, &p.agent, "agent")?;
-    let folder = p.folder.map(Into::into);
-    let listed = verbs::list(
+    let listed = run::<ListMessages>(
         &mailroom,
-        &ListArgs {
-            folder,
+        ListArgs {
+            folder: p.folder,
             unread: p.unread,
             limit: p.limit,
             ..ListArgs::default()
         },
     )?;
-    let folder = [folder.map_or(Folder::Inbox, Into::into)];
+    let folder = [p.folder.unwrap_or(Folder::Inbox)];
     listed
         .messages
         .iter()
@@ -155,9 +146,9 @@ pub(crate) fn inbox(ctx: &Ctx, p: InboxParams) -> Result<Vec<AgentEmail>, RpcErr
 
 pub(crate) fn read(ctx: &Ctx, p: ReadParams) -> Result<AgentEmail, RpcError> {
     let mailroom = ctx.caller.act_as(&ctx.config, &p.agent, "agent")?;
-    let read = verbs::read(
+    let read = run::<ReadMessage>(
         &mailroom,
-        &ReadArgs {
+        ReadArgs {
             id: p.id,
             folder: None,
         },
@@ -174,12 +165,17 @@ pub(crate) fn reply(ctx: &Ctx, p: ReplyParams) -> Result<AgentEmail, RpcError> {
         let config = ensure_system_mailbox(mailroom.config())?;
         mailroom = Mailroom::new(config, Some(mailroom.me()))?;
     }
-    let sent = verbs::reply(
+    let kind = p
+        .kind
+        .as_deref()
+        .map(|k| message_type(Some(k)))
+        .transpose()?;
+    let sent = run::<ReplyMessage>(
         &mailroom,
-        &ReplyArgs {
+        ReplyArgs {
             id: p.id,
             content: p.body,
-            kind: p.kind,
+            kind,
         },
     )?;
     stored_copy(&mailroom, &sent.id, &[Folder::Outbox])
@@ -187,13 +183,13 @@ pub(crate) fn reply(ctx: &Ctx, p: ReplyParams) -> Result<AgentEmail, RpcError> {
 
 pub(crate) fn threads(ctx: &Ctx, p: ThreadsParams) -> Result<ThreadsResult, RpcError> {
     let mailroom = ctx.caller.act_as(&ctx.config, &p.agent, "agent")?;
-    Ok(verbs::threads(&mailroom, &ThreadsArgs { limit: p.limit })?)
+    run::<ListThreads>(&mailroom, ThreadsArgs { limit: p.limit })
 }
 
 /// The tree; with a token, only a thread the token's agent takes part in.
 pub(crate) fn thread(ctx: &Ctx, p: IdParams) -> Result<ThreadResult, RpcError> {
     let mailroom = viewer(ctx, p.agent.as_deref())?;
-    let thread = verbs::thread(&mailroom, &ThreadArgs { id: p.id.clone() })?;
+    let thread = run::<GetThread>(&mailroom, ThreadArgs { id: p.id.clone() })?;
     if let Caller::Agent(me) = &ctx.caller {
         let me = me.as_str();
         let takes_part = thread
@@ -212,11 +208,11 @@ pub(crate) fn thread(ctx: &Ctx, p: IdParams) -> Result<ThreadResult, RpcError> {
 
 pub(crate) fn fork(ctx: &Ctx, p: ForkParams) -> Result<AgentEmail, RpcError> {
     let mailroom = ctx.caller.act_as(&ctx.config, &p.from, "from")?;
-    let forked = verbs::fork(
+    let forked = run::<ForkThread>(
         &mailroom,
-        &ForkArgs {
+        ForkArgs {
             from: p.fork_from,
-            reason: p.fork_reason.as_str().to_owned(),
+            reason: p.fork_reason,
             context: p.compressed_context,
             to: p.to.map(Recipients::Many),
             thread: None,
@@ -229,9 +225,9 @@ pub(crate) fn fork(ctx: &Ctx, p: ForkParams) -> Result<AgentEmail, RpcError> {
 /// record (its outbox copy), else any copy.
 pub(crate) fn status(ctx: &Ctx, p: IdParams) -> Result<EmailStatus, RpcError> {
     let mailroom = viewer_of(ctx, p.agent.as_deref(), &p.id)?;
-    let status = verbs::status(&mailroom, &StatusArgs { id: p.id.clone() })?;
-    let mut email = stored_copy(&mailroom, &status.file, &[status.folder.parse::<Folder>()?])?;
-    email.status = status.status;
+    let status = run::<MessageStatus>(&mailroom, StatusArgs { id: p.id.clone() })?;
+    let mut email = stored_copy(&mailroom, &status.file, &[status.folder])?;
+    email.status = status.status.to_string();
     Ok(EmailStatus {
         email,
         recipients: status.recipients,
@@ -239,25 +235,43 @@ pub(crate) fn status(ctx: &Ctx, p: IdParams) -> Result<EmailStatus, RpcError> {
 }
 
 pub(crate) fn resolve(ctx: &Ctx, p: TransitionParams) -> Result<AgentEmail, RpcError> {
-    transition(ctx, Transition::Resolve, p)
+    let mailroom = ctx.caller.act_as(&ctx.config, &p.agent, "agent")?;
+    let moved = run::<ResolveMessage>(
+        &mailroom,
+        ResolveArgs {
+            id: p.id,
+            details: p.details,
+        },
+    )?;
+    moved_copy(&mailroom, &moved)
 }
 
 pub(crate) fn reject(ctx: &Ctx, p: TransitionParams) -> Result<AgentEmail, RpcError> {
-    transition(ctx, Transition::Reject, p)
+    let mailroom = ctx.caller.act_as(&ctx.config, &p.agent, "agent")?;
+    let moved = run::<RejectMessage>(
+        &mailroom,
+        RejectArgs {
+            id: p.id,
+            reason: p.details,
+        },
+    )?;
+    moved_copy(&mailroom, &moved)
 }
 
 pub(crate) fn hold(ctx: &Ctx, p: TransitionParams) -> Result<AgentEmail, RpcError> {
-    transition(ctx, Transition::Hold, p)
+    let mailroom = ctx.caller.act_as(&ctx.config, &p.agent, "agent")?;
+    let moved = run::<HoldMessage>(
+        &mailroom,
+        HoldArgs {
+            id: p.id,
+            reason: p.details,
+        },
+    )?;
+    moved_copy(&mailroom, &moved)
 }
 
-fn transition(
-    ctx: &Ctx,
-    transition: Transition,
-    p: TransitionParams,
-) -> Result<AgentEmail, RpcError> {
-    let mailroom = ctx.caller.act_as(&ctx.config, &p.agent, "agent")?;
-    let moved = verbs::transition(&mailroom, transition, &p.id, &p.details)?;
-    stored_copy(&mailroom, &moved.file, &[transition.destination()])
+fn moved_copy(mailroom: &Mailroom, moved: &TransitionResult) -> Result<AgentEmail, RpcError> {
+    stored_copy(mailroom, &moved.file, &[moved.folder])
 }
 
 /// One agent's mailbox; without `agent`, the token's agent's, or (without a token) every
@@ -271,16 +285,26 @@ pub(crate) fn search(ctx: &Ctx, p: SearchParams) -> Result<SearchResult, RpcErro
         Some(agent) => (ctx.caller.act_as(&ctx.config, agent, "agent")?, false),
         None => (any_mailroom(&ctx.config)?, true),
     };
-    let mut result = verbs::search(
+    let kind = p
+        .kind
+        .as_deref()
+        .map(|k| message_type(Some(k)))
+        .transpose()?;
+    let status = p
+        .status
+        .as_deref()
+        .map(|s| s.parse().map_err(|e| RpcError::invalid_params("status", e)))
+        .transpose()?;
+    let mut result = run::<SearchMessages>(
         &mailroom,
-        &SearchArgs {
+        SearchArgs {
             query: p.query,
             all: Some(all),
             from: p.from,
-            kind: p.kind,
+            kind,
             folder: None,
             thread: p.thread_id,
-            status: p.status,
+            status,
             since: p.since,
             limit: p.limit,
         },
@@ -297,24 +321,16 @@ pub(crate) fn search(ctx: &Ctx, p: SearchParams) -> Result<SearchResult, RpcErro
 }
 
 pub(crate) fn agents(ctx: &Ctx, _p: NoParams) -> Result<Vec<AgentView>, RpcError> {
-    let listed = verbs::agents(&any_mailroom(&ctx.config)?)?;
+    let listed = run::<ListAgents>(&any_mailroom(&ctx.config)?, ListAgentsArgs {})?;
     Ok(listed
         .agents
         .into_iter()
-        .map(|a| {
-            let entry = AgentId::new(&a.id)
+        .map(|agent| AgentView {
+            has_token: AgentId::new(&agent.id)
                 .ok()
-                .and_then(|id| ctx.config.file.agents.get(&id));
-            AgentView {
-                kind: entry
-                    .and_then(|e| e.kind.clone())
-                    .unwrap_or_else(|| "agent".into()),
-                has_token: entry.is_some_and(|e| token_sha256(e).is_some()),
-                id: a.id,
-                mailbox_path: a.mailbox_path,
-                counts: a.counts,
-                problem: a.problem,
-            }
+                .and_then(|id| ctx.config.file.agents.get(&id))
+                .is_some_and(|e| token_sha256(e).is_some()),
+            agent,
         })
         .collect())
 }
@@ -400,11 +416,9 @@ fn ensure_system_mailbox(config: &Config) -> Result<Config, RpcError> {
         .and_then(|path| path.parent().map(|p| p.join(SYSTEM_MAILBOX)))
         .unwrap_or_else(|| config.base_dir().join("mailboxes").join(SYSTEM_MAILBOX));
     let updated = Config::update(&config.path, |file| {
-        file.agents.entry(system.clone()).or_insert(AgentEntry {
-            mailbox_path: beside.clone(),
-            kind: Some("system".into()),
-            extra: Default::default(),
-        });
+        file.agents
+            .entry(system.clone())
+            .or_insert_with(|| AgentEntry::new(beside.clone()));
         Ok(())
     })?;
     updated

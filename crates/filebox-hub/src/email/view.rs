@@ -4,7 +4,9 @@
 use filebox_api::MessageDetail;
 use filebox_core::message::field;
 
-use super::wire::{AgentEmail, EmailCallback, EmailEvent, EmailReply, Priority, SourceType};
+use filebox_core::{Priority, SourceType};
+
+use super::wire::{AgentEmail, EmailCallback, EmailEvent, EmailReply};
 
 /// The header field that keeps seed 004's `metadata` (one line of JSON).
 pub(crate) const METADATA: &str = "Metadata";
@@ -57,17 +59,16 @@ pub(crate) fn agent_email(owner: &str, detail: &MessageDetail) -> AgentEmail {
         thread_id: header(field::THREAD_ID)
             .or_else(|| list(field::REFERENCES).into_iter().next())
             .unwrap_or_else(|| detail.id.clone()),
-        priority: match header(field::PRIORITY).as_deref() {
-            Some(p) if p.eq_ignore_ascii_case("urgent") => Priority::Urgent,
-            _ => Priority::Normal,
-        },
+        priority: header(field::PRIORITY)
+            .and_then(|p| Priority::parse(&p))
+            .unwrap_or(Priority::Normal),
         metadata: header(METADATA).and_then(|json| serde_json::from_str(&json).ok()),
         status: detail.status.clone(),
         created_at: detail.timestamp.clone(),
         delivered_at,
         replied_at,
         source_type: header(field::SOURCE_TYPE)
-            .and_then(|s| serde_json::from_value(serde_json::Value::String(s.to_lowercase())).ok())
+            .and_then(|s| SourceType::parse(&s))
             .unwrap_or(SourceType::Agent),
         reply_to: header(field::REPLY_TO),
         callback: header(field::CALLBACK).and_then(|json| parse_callback(&json)),
@@ -76,7 +77,7 @@ pub(crate) fn agent_email(owner: &str, detail: &MessageDetail) -> AgentEmail {
         fork_reason: header(field::FORK_REASON),
         obsoletes: list(field::OBSOLETES),
         mailbox: owner.to_owned(),
-        folder: detail.folder.clone(),
+        folder: detail.folder,
         file: detail.file.clone(),
         replies: detail
             .conversation

@@ -4,30 +4,9 @@
 
 use std::collections::BTreeMap;
 
+use filebox_core::{Folder, ForkReason, Priority, SourceType};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-
-/// Seed 004's `sourceType`: who sent a message, which decides where its replies go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum SourceType {
-    /// Another agent: replies reach the sender's inbox.
-    Agent,
-    /// A person (a `"kind": "human"` mailbox): replies reach that mailbox.
-    Human,
-    /// A hook or schedule: replies reach the `system` mailbox (created on demand).
-    System,
-    /// Another application: replies are stored and the `callback` fires.
-    External,
-}
-
-/// `normal` or `urgent`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum Priority {
-    Normal,
-    Urgent,
-}
 
 /// Where to announce a reply: an HTTP endpoint the hub POSTs the reply to, signed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -103,6 +82,7 @@ pub(crate) struct AgentEmail {
     pub(crate) delivered_at: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) replied_at: Option<String>,
+    /// agent, human, system or external: where replies go (seed 004's routing table).
     pub(crate) source_type: SourceType,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) reply_to: Option<String>,
@@ -119,7 +99,7 @@ pub(crate) struct AgentEmail {
     pub(crate) obsoletes: Vec<String>,
     /// Whose mailbox this copy is in, its folder and file name.
     pub(crate) mailbox: String,
-    pub(crate) folder: String,
+    pub(crate) folder: Folder,
     pub(crate) file: String,
     /// The conversation: every reply, oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -164,30 +144,6 @@ pub(crate) struct SendParams {
     pub(crate) metadata: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
-/// Which folder `email.inbox` lists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum FolderParam {
-    Inbox,
-    Outbox,
-    Done,
-    Cancel,
-    Hold,
-}
-
-impl From<FolderParam> for filebox_api::FolderName {
-    fn from(folder: FolderParam) -> Self {
-        use filebox_api::FolderName;
-        match folder {
-            FolderParam::Inbox => FolderName::Inbox,
-            FolderParam::Outbox => FolderName::Outbox,
-            FolderParam::Done => FolderName::Done,
-            FolderParam::Cancel => FolderName::Cancel,
-            FolderParam::Hold => FolderName::Hold,
-        }
-    }
-}
-
 /// Params of `email.inbox`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -195,7 +151,7 @@ pub(crate) struct InboxParams {
     pub(crate) agent: String,
     /// inbox (default), outbox, done, cancel or hold.
     #[serde(default)]
-    pub(crate) folder: Option<FolderParam>,
+    pub(crate) folder: Option<Folder>,
     /// Only messages not read (with `email.read`) since they last changed.
     #[serde(default)]
     pub(crate) unread: Option<bool>,
@@ -261,23 +217,6 @@ pub(crate) struct ForkParams {
     /// Recipients; by default whoever received the fork point.
     #[serde(default)]
     pub(crate) to: Option<Vec<String>>,
-}
-
-/// Seed 004's two reasons to fork.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) enum ForkReason {
-    ContextCompression,
-    DirectionChange,
-}
-
-impl ForkReason {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            ForkReason::ContextCompression => "context-compression",
-            ForkReason::DirectionChange => "direction-change",
-        }
-    }
 }
 
 /// Params of `email.resolve`, `email.reject` and `email.hold`.

@@ -24,17 +24,34 @@ pub(crate) struct RpcError {
     pub(crate) data: Option<Value>,
 }
 
-/// Application errors: `(code, data.kind)`, one per kind of failure a caller can act on.
-const UNKNOWN_AGENT: (i64, &str) = (1001, "unknown_agent");
-const NOT_FOUND: (i64, &str) = (1002, "not_found");
-const AMBIGUOUS: (i64, &str) = (1003, "ambiguous");
-const ALREADY_HANDLED: (i64, &str) = (1004, "already_handled");
-const WRONG_STATE: (i64, &str) = (1005, "wrong_state");
-const PARTIALLY_DELIVERED: (i64, &str) = (1006, "partially_delivered");
-const TOO_LARGE: (i64, &str) = (1007, "too_large");
-const UNREADABLE: (i64, &str) = (1008, "unreadable_message");
-const UNAUTHORIZED: (i64, &str) = (1010, "unauthorized");
-const FORBIDDEN: (i64, &str) = (1011, "forbidden");
+/// The application error code of a domain failure; `data.kind` names it
+/// (`filebox_api::advice::kind`) and `data.advice` says what to do.
+fn app_code(error: &filebox_core::Error) -> i64 {
+    use filebox_core::Error;
+    match error {
+        Error::UnknownAgent(_) => 1001,
+        Error::NotFound { .. } => 1002,
+        Error::Ambiguous { .. } => 1003,
+        Error::AlreadyHandled { .. } => 1004,
+        Error::NotInThread { .. } => 1005,
+        Error::NoReplyTarget { .. } => 1006,
+        Error::NotSent { .. } => 1007,
+        Error::Undelivered { .. } => 1008,
+        Error::TooLarge { .. } => 1009,
+        Error::Malformed { .. } => 1010,
+        Error::Invalid { .. } => INVALID_PARAMS,
+        Error::Config { .. }
+        | Error::NoConfig
+        | Error::NoCurrentAgent
+        | Error::Index { .. }
+        | Error::Io { .. } => INTERNAL_ERROR,
+    }
+}
+
+/// No token, or an unknown one, for an agent that has a token.
+const UNAUTHORIZED: (i64, &str) = (1020, "unauthorized");
+/// A token used for another agent's mailbox or thread.
+const FORBIDDEN: (i64, &str) = (1021, "forbidden");
 
 impl RpcError {
     fn new(code: i64, message: impl Into<String>, data: Option<Value>) -> Self {
@@ -96,24 +113,14 @@ impl RpcError {
 
 impl From<filebox_core::Error> for RpcError {
     fn from(error: filebox_core::Error) -> Self {
-        use filebox_core::Error;
-        let message = error.to_string();
-        match &error {
-            Error::Invalid { what, .. } => RpcError::invalid_params(what, &message),
-            Error::UnknownAgent(_) => RpcError::app(UNKNOWN_AGENT, message),
-            Error::NotFound { .. } => RpcError::app(NOT_FOUND, message),
-            Error::Ambiguous { .. } => RpcError::app(AMBIGUOUS, message),
-            Error::AlreadyHandled { .. } => RpcError::app(ALREADY_HANDLED, message),
-            Error::WrongState(_) => RpcError::app(WRONG_STATE, message),
-            Error::Undelivered { .. } => RpcError::app(PARTIALLY_DELIVERED, message),
-            Error::TooLarge { .. } => RpcError::app(TOO_LARGE, message),
-            Error::Malformed { .. } => RpcError::app(UNREADABLE, message),
-            Error::Config { .. }
-            | Error::NoConfig
-            | Error::NoCurrentAgent
-            | Error::Index { .. }
-            | Error::Io { .. } => RpcError::internal(message),
+        let mut data = json!({
+            "kind": filebox_api::advice::kind(&error),
+            "advice": filebox_api::advice::advice(&error),
+        });
+        if let filebox_core::Error::Invalid { what, .. } = &error {
+            data["field"] = json!(what);
         }
+        RpcError::new(app_code(&error), error.to_string(), Some(data))
     }
 }
 

@@ -30,7 +30,7 @@ pub fn write_config(dir: &Path, agents: &[(&str, &str)]) -> PathBuf {
                 AgentId::new(id)?,
                 AgentEntry {
                     mailbox_path: dir.join("mailboxes").join(id),
-                    kind: Some((*kind).into()),
+                    kind: Some(kind.parse().unwrap()),
                     extra: Default::default(),
                 },
             );

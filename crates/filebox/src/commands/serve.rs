@@ -3,14 +3,15 @@
 
 use anyhow::Context;
 use filebox_core::config::{FILE_NAME, PROJECT_DIR};
-use filebox_core::{AgentEntry, AgentId, Config, Mailbox};
+use filebox_core::{AgentEntry, AgentId, AgentKind, Config, Mailbox};
 
 use super::{agent_override, cwd};
 use crate::cli::{Global, ServeArgs};
 use crate::output::{self, Outcome};
 
 /// The mailboxes of the default workspace: (id, kind).
-const DEFAULT_MAILBOXES: [(&str, &str); 2] = [("me", "human"), ("assistant", "agent")];
+const DEFAULT_MAILBOXES: [(&str, AgentKind); 2] =
+    [("me", AgentKind::Human), ("assistant", AgentKind::Agent)];
 
 pub(crate) fn run(global: &Global, args: &ServeArgs) -> anyhow::Result<Outcome> {
     let cwd = cwd()?;
@@ -66,9 +67,8 @@ fn default_workspace(cwd: &std::path::Path) -> anyhow::Result<Config> {
     let config = Config::update(&path, |file| {
         for (id, kind) in DEFAULT_MAILBOXES {
             file.agents.entry(AgentId::new(id)?).or_insert(AgentEntry {
-                mailbox_path: cwd.join("mailboxes").join(id),
-                kind: Some(kind.into()),
-                extra: Default::default(),
+                kind: Some(kind),
+                ..AgentEntry::new(cwd.join("mailboxes").join(id))
             });
         }
         file.current_agent_id
