@@ -310,7 +310,7 @@ impl From<&filebox_core::StatusReport> for StatusResult {
             kind: h.kind.clone(),
             title: h.title.clone(),
             sender: get(field::SENDER).unwrap_or_default(),
-            thread: get(field::THREAD_ID).unwrap_or_else(|| h.id().to_owned()),
+            thread: h.thread_id(),
             source_type: get(field::SOURCE_TYPE)
                 .and_then(|s| SourceType::parse(&s))
                 .unwrap_or(SourceType::Agent),

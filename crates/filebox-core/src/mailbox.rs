@@ -47,6 +47,11 @@ impl Envelope {
             .unwrap_or_default()
     }
 
+    /// Put envelopes in listing order: oldest first, by time then file name.
+    pub fn sort_oldest_first(envelopes: &mut [Envelope]) {
+        envelopes.sort_by_cached_key(|m| (m.compact_time(), m.file.clone()));
+    }
+
     /// Seed 000's listing line: `2025-06-27T153000 ER Title (file-name.md)`.
     pub fn listing_line(&self) -> String {
         let when = time::listing_form(&self.compact_time()).unwrap_or_else(|| "-".into());
@@ -54,6 +59,13 @@ impl Envelope {
             "{when} {} {} ({})",
             self.header.kind, self.header.title, self.file
         )
+    }
+}
+
+fn not_a_folder(path: PathBuf) -> Error {
+    Error::Malformed {
+        path,
+        reason: "a mailbox folder must be a real directory, not a symlink or file".into(),
     }
 }
 
@@ -141,17 +153,31 @@ impl Mailbox {
         {
             match fs::symlink_metadata(&dir) {
                 Ok(meta) if meta.file_type().is_dir() => {}
-                Ok(_) => {
-                    return Err(Error::Malformed {
-                        path: dir,
-                        reason: "a mailbox folder must be a real directory, not a symlink or file"
-                            .into(),
-                    });
-                }
+                Ok(_) => return Err(not_a_folder(dir)),
                 Err(_) => store::create_private_dir(&dir)?,
             }
         }
         store::recover(&mailbox.tmp())?;
+        Ok(mailbox)
+    }
+
+    /// Open to read only: nothing is created and `tmp/` is not recovered (readers never look
+    /// there; its owner's next write recovers it). A folder not created yet reads as empty; a
+    /// folder that is a symlink or a file is refused, as on a writer's open.
+    pub fn open_to_read(owner: AgentId, root: PathBuf) -> Result<Mailbox> {
+        let mailbox = Mailbox { owner, root };
+        for dir in Folder::ALL
+            .iter()
+            .map(|f| mailbox.folder_path(*f))
+            .chain([mailbox.state_dir()])
+        {
+            match fs::symlink_metadata(&dir) {
+                Ok(meta) if meta.file_type().is_dir() => {}
+                Ok(_) => return Err(not_a_folder(dir)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(dir, e)),
+            }
+        }
         Ok(mailbox)
     }
 
@@ -192,7 +218,15 @@ impl Mailbox {
         let dir = self.folder_path(folder);
         let mut names = Vec::new();
         let mut problems = Vec::new();
-        for entry in fs::read_dir(&dir).at(&dir)? {
+        let entries = match fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            // A reader's open creates nothing: a folder not made yet holds nothing.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok((Vec::new(), Vec::new()));
+            }
+            Err(e) => return Err(Error::io(dir, e)),
+        };
+        for entry in entries {
             let Ok(entry) = entry else { continue };
             let raw = entry.file_name();
             let Some(name) = raw.to_str() else {
@@ -276,7 +310,7 @@ impl Mailbox {
                 Err(e) => problems.push(problem(e)),
             }
         }
-        messages.sort_by_cached_key(|m| (m.compact_time(), m.file.clone()));
+        Envelope::sort_oldest_first(&mut messages);
         let mut seen = HashSet::new();
         messages.retain(|m| seen.insert(m.header.id().to_owned()));
         Ok(Listing { messages, problems })

@@ -35,9 +35,14 @@ impl Mailroom {
         self.mailbox(&self.me)
     }
 
-    /// Any configured agent's mailbox, opened (folders created, `tmp/` recovered).
+    /// Any configured agent's mailbox, opened to write (folders created, `tmp/` recovered).
     pub fn mailbox(&self, agent: &AgentId) -> Result<Mailbox> {
         Mailbox::open(agent.clone(), self.mailbox_root(agent)?)
+    }
+
+    /// Any configured agent's mailbox, opened to read: nothing created, nothing recovered.
+    pub fn mailbox_to_read(&self, agent: &AgentId) -> Result<Mailbox> {
+        Mailbox::open_to_read(agent.clone(), self.mailbox_root(agent)?)
     }
 
     pub fn mailbox_root(&self, agent: &AgentId) -> Result<PathBuf> {

@@ -12,7 +12,7 @@ impl Mailroom {
     pub fn search(&self, query: &SearchQuery, everywhere: bool) -> Result<Vec<Hit>> {
         let mut hits = Vec::new();
         for agent in self.scope(everywhere) {
-            hits.extend(Index::open(&self.mailbox(&agent)?)?.search(query)?);
+            hits.extend(Index::open(&self.mailbox_to_read(&agent)?)?.search(query)?);
         }
         // Stable: within one mailbox the index's order stands.
         hits.sort_by(|a, b| b.activity.cmp(&a.activity));

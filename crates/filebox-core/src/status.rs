@@ -120,7 +120,7 @@ impl Mailroom {
                     continue;
                 }
                 let found = self
-                    .mailbox(&agent)
+                    .mailbox_to_read(&agent)
                     .and_then(|m| m.find(&id, &Folder::ALL).and_then(|e| Ok((m.read(&e)?, e))));
                 recipients.push(match found {
                     Ok((theirs, copy)) => RecipientStatus {

@@ -117,7 +117,12 @@ impl Mailroom {
             Err(Error::NotFound { .. }) => self
                 .agents()
                 .filter(|a| *a != self.me())
-                .find_map(|a| self.mailbox(a).ok()?.find(&reference, &Folder::ALL).ok())
+                .find_map(|a| {
+                    self.mailbox_to_read(a)
+                        .ok()?
+                        .find(&reference, &Folder::ALL)
+                        .ok()
+                })
                 .ok_or_else(|| Error::NotFound {
                     reference: reference.text().to_owned(),
                     searched: "any mailbox of the config".into(),
@@ -132,7 +137,7 @@ impl Mailroom {
     pub(crate) fn thread_copies(&self, thread_id: &str) -> Result<Vec<ThreadCopy>> {
         let mut copies = Vec::new();
         for agent in self.agents() {
-            let Ok(mailbox) = self.mailbox(agent) else {
+            let Ok(mailbox) = self.mailbox_to_read(agent) else {
                 continue;
             };
             for row in Index::open(&mailbox)?.thread_rows(thread_id)? {

@@ -23,8 +23,7 @@ pub struct Arrivals {
 
 impl Arrivals {
     pub(crate) fn sort(&mut self) {
-        self.messages
-            .sort_by_cached_key(|m| (m.compact_time(), m.file.clone()));
+        Envelope::sort_oldest_first(&mut self.messages);
     }
 }
 

@@ -92,7 +92,8 @@ pub(crate) enum Command {
     /// write `if filebox wait --timeout 60; then ...; fi`. The first wait ever starts from
     /// the inbox as it is.
     Wait(WaitArgs),
-    /// Print each message reaching my inbox as one JSON line, until interrupted.
+    /// Print each message reaching my inbox as one JSON line, until interrupted. Once it
+    /// watches, it says so on stderr (`filebox: watching the inbox of ID`).
     Watch,
     /// Search everything my mailbox has held (inbox, outbox, done, cancel, hold): words in any
     /// language, and filters. Newest activity first.

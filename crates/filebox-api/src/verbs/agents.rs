@@ -31,7 +31,7 @@ impl Verb for ListAgents {
             let entry = mailroom.config().agent(id)?;
             let root = mailroom.mailbox_root(id)?;
             // One unusable mailbox is a warning; the others are still counted.
-            let counts = match mailroom.mailbox(id).and_then(|m| m.counts()) {
+            let counts = match mailroom.mailbox_to_read(id).and_then(|m| m.counts()) {
                 Ok(per_folder) => Some(FolderCounts::new(&per_folder)),
                 Err(e) => {
                     warnings.push(format!("the mailbox of {id} is unusable: {e}"));

@@ -132,9 +132,14 @@ fn sync_folder(tx: &Transaction<'_>, mailbox: &Mailbox, folder: Folder) -> Resul
     Ok(())
 }
 
-/// The directory's mtime in nanoseconds, unless it is too recent to trust.
+/// The directory's mtime in nanoseconds, unless it is too recent to trust (or the folder is
+/// not there yet: a reader's open creates none, and the next sync looks again).
 fn trusted_mtime(dir: &Path) -> Result<Option<i64>> {
-    let meta = std::fs::metadata(dir).at(dir)?;
+    let meta = match std::fs::metadata(dir) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).at(dir),
+    };
     let modified = meta.modified().at(dir)?;
     let age = SystemTime::now()
         .duration_since(modified)

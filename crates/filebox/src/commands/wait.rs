@@ -40,7 +40,10 @@ pub(crate) fn run(global: &Global, args: &WaitArgs) -> anyhow::Result<Outcome> {
 pub(crate) fn watch(global: &Global) -> anyhow::Result<Outcome> {
     // Not `wait`'s cursor: what the watch prints stays new to the agent's next `wait` (and to
     // `wait_for_messages`).
-    let mut watch = mailroom(global)?.my_mailbox()?.watch_inbox()?;
+    let mailroom = mailroom(global)?;
+    let mut watch = mailroom.my_mailbox()?.watch_inbox()?;
+    // From here on nothing that arrives is missed: say so (scripts and tests wait for it).
+    eprintln!("filebox: watching the inbox of {}", mailroom.me());
     let mut out = std::io::stdout().lock();
     loop {
         let arrived = watch.next(None, &|| false)?;

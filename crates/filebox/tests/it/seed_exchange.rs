@@ -156,3 +156,35 @@ fn agents_reports_an_unusable_mailbox_and_still_counts_the_others() {
         "{json}"
     );
 }
+
+#[test]
+fn reading_other_mailboxes_creates_and_recovers_nothing() {
+    let t = Test::new().agents(["qa", "dev"]);
+    // An agent whose mailbox was never created, and a stray staged file in dev's tmp/.
+    let config = std::fs::read_to_string(t.config_path()).unwrap();
+    let mut config: serde_json::Value = serde_json::from_str(&config).unwrap();
+    config["agents"]["later"] = serde_json::json!({ "mailbox_path": "mailboxes/later" });
+    std::fs::write(t.config_path(), config.to_string()).unwrap();
+    let stray = t.put("dev", "tmp", "crashed.1.new", "half");
+    let id = t.send("qa", "dev", "ER", "hello");
+
+    let out = t.as_agent("qa").args(["--json", "agents"]).success();
+    let agents: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let later = agents["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == "later")
+        .unwrap();
+    assert_eq!(later["counts"]["inbox"], 0, "{later}");
+    t.as_agent("qa").args(["thread", &id]).success();
+    t.as_agent("qa").args(["status", &id]).success();
+    t.as_agent("qa")
+        .args(["search", "hello", "--all"])
+        .success();
+    assert!(
+        !t.mailbox("later").join("inbox").exists(),
+        "a reader created folders"
+    );
+    assert!(stray.exists(), "a reader ran dev's recovery");
+}

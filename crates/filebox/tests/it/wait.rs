@@ -1,7 +1,6 @@
 //! `wait` and `watch`: block until mail arrives, never missing what arrived between two waits.
 
 use std::io::{BufRead, BufReader};
-use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -25,6 +24,14 @@ fn wait_for_mail(t: &Test, agent: &str, seconds: &str) -> Value {
         .success();
     let result: Value = serde_json::from_str(&out).unwrap();
     result["messages"].clone()
+}
+
+/// Block until a `watch` says on stderr that it watches.
+fn watching(watcher: &mut std::process::Child) {
+    let mut stderr = BufReader::new(watcher.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert_eq!(line, "filebox: watching the inbox of b\n");
 }
 
 #[test]
@@ -58,11 +65,10 @@ fn wait_wakes_when_another_process_delivers() {
         .command()
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
-    let start = Instant::now();
+    // No need to know whether the waiter already sleeps: the cursor was set above, so a send
+    // before its first look is its answer too.
     let id = t.send("a", "b", "DIS", "wake up");
     let out = waiter.wait_with_output().unwrap();
-    assert!(start.elapsed() < Duration::from_secs(10));
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(got["messages"][0]["id"], id.as_str());
 }
@@ -101,7 +107,7 @@ fn text_wait_prints_listing_lines_and_a_timeout_exits_3() {
 fn watch_streams_json_lines() {
     let t = Test::new().agents(["a", "b"]);
     let mut watcher = t.as_agent("b").args(["watch"]).command().spawn().unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    watching(&mut watcher);
     let first = t.send("a", "b", "DIS", "one");
     let mut lines = BufReader::new(watcher.stdout.take().unwrap()).lines();
     let line: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
@@ -118,13 +124,14 @@ fn watch_leaves_what_it_prints_to_the_agents_wait() {
     let t = Test::new().agents(["a", "b"]);
     wait_for_nothing(&t, "b");
     let mut watcher = t.as_agent("b").args(["watch"]).command().spawn().unwrap();
+    watching(&mut watcher);
+    // The cursor is set, so the wait returns the message whether it looks before or after.
     let waiter = t
         .as_agent("b")
         .args(["--json", "wait", "--timeout", "30"])
         .command()
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
     let id = t.send("a", "b", "DIS", "for both");
     // The watch and the wait running beside it both see the message...
     let mut lines = BufReader::new(watcher.stdout.take().unwrap()).lines();
