@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::agent::AgentId;
-use crate::error::{Error, IoContext, Result};
+use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::message::{self, FileName, Header, Message, MessageIdShort};
 use crate::store;
