@@ -228,6 +228,16 @@ pub(crate) fn status(ctx: &Ctx, p: IdParams) -> Result<EmailStatus, RpcError> {
     let status = run::<MessageStatus>(&mailroom, StatusArgs { id: p.id.clone() })?;
     let mut email = stored_copy(&mailroom, &status.file, &[status.folder])?;
     email.status = status.status.to_string();
+    // Seed 004's status is the sender's: a reply that came back to the sender's inbox makes
+    // the message replied (the copy itself reads delivered: it waits to be read).
+    let me = mailroom.me().as_str();
+    let answered = email.from == me
+        && email.folder == Folder::Inbox
+        && email.replies.last().is_some_and(|r| r.from != me);
+    if answered {
+        email.status = filebox_core::Status::Replied.to_string();
+        email.replied_at = email.replies.last().map(|r| r.created_at.clone());
+    }
     Ok(EmailStatus {
         email,
         recipients: status.recipients,
@@ -357,35 +367,57 @@ fn viewer(ctx: &Ctx, agent: Option<&str>) -> Result<Mailroom, RpcError> {
     }
 }
 
-/// Whose view a message's status is read from (see [`status`]).
+/// Whose view a message's status is read from (see [`status`]): its original sender's, whose
+/// outbox record follows every recipient, when that mailbox may be read; else any holder's.
 fn viewer_of(ctx: &Ctx, agent: Option<&str>, id: &str) -> Result<Mailroom, RpcError> {
     if agent.is_some() || ctx.caller.agent().is_some() {
         return viewer(ctx, agent);
     }
     let reference = MessageRef::parse(id)?;
-    let mut holder = None;
-    for (agent, entry) in &ctx.config.file.agents {
-        if token_sha256(entry).is_some() {
-            continue;
-        }
-        let mailroom = Mailroom::new(ctx.config.clone(), Some(agent))?;
-        let Ok(mailbox) = mailroom.my_mailbox() else {
-            continue;
-        };
-        if mailbox.find(&reference, &[Folder::Outbox]).is_ok() {
-            return Ok(mailroom);
-        }
-        if holder.is_none() && mailbox.find(&reference, &Folder::ALL).is_ok() {
-            holder = Some(mailroom);
-        }
-    }
-    holder.ok_or_else(|| {
-        filebox_core::Error::NotFound {
+    let readable = |agent: &AgentId| {
+        ctx.config
+            .file
+            .agents
+            .get(agent)
+            .is_some_and(|entry| token_sha256(entry).is_none())
+    };
+    let holder = ctx
+        .config
+        .file
+        .agents
+        .keys()
+        .filter(|agent| readable(agent))
+        .find_map(|agent| {
+            let mailroom = Mailroom::new(ctx.config.clone(), Some(agent)).ok()?;
+            let copy = mailroom
+                .my_mailbox()
+                .ok()?
+                .find(&reference, &Folder::ALL)
+                .ok()?;
+            Some((mailroom, copy))
+        });
+    let Some((holder, copy)) = holder else {
+        return Err(filebox_core::Error::NotFound {
             reference: id.to_owned(),
             searched: "any mailbox of the config".into(),
         }
-        .into()
-    })
+        .into());
+    };
+    let sender = copy
+        .header
+        .get(field::ORIGINAL_SENDER)
+        .and_then(|name| AgentId::new(name).ok())
+        .filter(|sender| readable(sender));
+    let sender_record = sender.and_then(|sender| {
+        let mailroom = Mailroom::new(ctx.config.clone(), Some(&sender)).ok()?;
+        mailroom
+            .my_mailbox()
+            .ok()?
+            .find(&reference, &[Folder::Outbox])
+            .ok()?;
+        Some(mailroom)
+    });
+    Ok(sender_record.unwrap_or(holder))
 }
 
 /// `me`'s copy of a message, found by reference in `folders`, as an `AgentEmail`.
