@@ -5,6 +5,7 @@
 
 pub mod msg_md;
 pub mod render;
+pub mod team_bridge;
 pub mod team_inbox;
 pub mod teammate_xml;
 pub mod teams;

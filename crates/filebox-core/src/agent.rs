@@ -8,7 +8,9 @@ use crate::error::{Error, Result};
 const MAX_LEN: usize = 64;
 
 /// An agent id: 1–64 characters of ASCII letters, digits, `_`, `-` and `.`, starting with a
-/// letter or digit. No separators, no `..`, no control characters: it is safe in a path.
+/// letter or digit; or `name@domain`, two such parts, for agents reached through a bridge
+/// (`researcher@my-team` is a Claude Code teammate). No separators, no `..`, no control
+/// characters: it is safe in a path.
 #[derive(
     Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
@@ -18,21 +20,11 @@ pub struct AgentId(String);
 impl AgentId {
     /// Parse an agent id from a caller.
     pub fn new(value: &str) -> Result<Self> {
-        let reason = if value.is_empty() {
-            Some("it is empty")
-        } else if value.len() > MAX_LEN {
-            Some("it is longer than 64 characters")
-        } else if !value.starts_with(|c: char| c.is_ascii_alphanumeric()) {
-            Some("it must start with a letter or digit")
-        } else if value.contains("..") {
-            Some("it must not contain `..`")
-        } else if !value
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-        {
-            Some("only ASCII letters, digits, `_`, `-` and `.` are allowed")
-        } else {
-            None
+        let reason = match value.split_once('@') {
+            Some((name, domain)) if value.len() <= MAX_LEN => {
+                part_problem(name).or_else(|| part_problem(domain))
+            }
+            _ => part_problem(value),
         };
         match reason {
             Some(reason) => Err(Error::invalid("agent id", value, reason)),
@@ -42,6 +34,26 @@ impl AgentId {
 
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+/// Why one part of an id is not acceptable.
+fn part_problem(value: &str) -> Option<&'static str> {
+    if value.is_empty() {
+        Some("it is empty")
+    } else if value.len() > MAX_LEN {
+        Some("it is longer than 64 characters")
+    } else if !value.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        Some("it must start with a letter or digit")
+    } else if value.contains("..") {
+        Some("it must not contain `..`")
+    } else if !value
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    {
+        Some("only ASCII letters, digits, `_`, `-`, `.` and one `@` between two names are allowed")
+    } else {
+        None
     }
 }
 
@@ -70,11 +82,12 @@ mod tests {
 
     #[test]
     fn accepts_seed_names_and_rejects_path_tricks() {
-        for ok in ["AI_Tool_A", "qa", "dev-1", "boom.ui"] {
+        for ok in ["AI_Tool_A", "qa", "dev-1", "boom.ui", "researcher@Boom_UI"] {
             assert!(AgentId::new(ok).is_ok(), "{ok}");
         }
         for bad in [
-            "", "../etc", "a/b", "a\\b", ".hidden", "a..b", "x\ny", "名字", "@all",
+            "", "../etc", "a/b", "a\\b", ".hidden", "a..b", "x\ny", "名字", "@all", "a@", "a@b@c",
+            "a@../x", "a@.b",
         ] {
             assert!(AgentId::new(bad).is_err(), "{bad:?}");
         }

@@ -395,6 +395,24 @@ pub(crate) enum TeamsAction {
         /// The member's name
         member: String,
     },
+    /// Bridge a team and FileBox in the foreground: messages in my team inbox (MEMBER.json
+    /// named after the FileBox agent) become FileBox mail from `member@team`, marked read
+    /// once delivered; FileBox mail to `member@team` is appended to that member's team inbox
+    /// and resolved. Members are added to the config as `member@team` (mailboxes under
+    /// `bridges/TEAM/` beside it). Stopping it at any moment loses and duplicates nothing.
+    Bridge {
+        /// The team's name
+        team: String,
+        /// The FileBox agent the team talks to [default: the current agent]
+        #[arg(long, value_name = "AGENT")]
+        mailbox: Option<String>,
+        /// One pass, then exit
+        #[arg(long)]
+        once: bool,
+        /// Milliseconds between passes
+        #[arg(long, value_name = "MS", default_value_t = 1000)]
+        interval_ms: u64,
+    },
     /// Append a message to a member's inbox (or with `*` to every member but the sender),
     /// taking the lock Claude Code takes.
     Send {

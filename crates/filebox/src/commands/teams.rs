@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
+use filebox_bridge::team_bridge::{Bridge, PassReport};
 use filebox_bridge::team_inbox::names;
 use filebox_bridge::teams::{self, TeamInboxResult, TeamMessageView, TeamSendRequest};
 
@@ -27,6 +28,19 @@ pub(crate) fn run(global: &Global, args: &TeamsArgs) -> anyhow::Result<Outcome> 
             output::either(global.json, &result, inbox_lines)?;
             Ok(Outcome::Success)
         }
+        Some(TeamsAction::Bridge {
+            team,
+            mailbox,
+            once,
+            interval_ms,
+        }) => bridge(
+            global,
+            &claude_dir,
+            team,
+            mailbox.as_deref(),
+            *once,
+            *interval_ms,
+        ),
         Some(TeamsAction::Send {
             team,
             to,
@@ -130,4 +144,78 @@ fn message_lines(message: &TeamMessageView) -> Vec<String> {
                 .collect()
         }
     }
+}
+
+/// `teams bridge`: one pass with `--once`, else pass after pass until killed.
+fn bridge(
+    global: &Global,
+    claude_dir: &std::path::Path,
+    team: &str,
+    mailbox: Option<&str>,
+    once: bool,
+    interval_ms: u64,
+) -> anyhow::Result<Outcome> {
+    let mailroom = super::mailroom(global)?;
+    let agent = match mailbox {
+        Some(id) => filebox_core::AgentId::new(id)?,
+        None => mailroom.me().clone(),
+    };
+    let bridge = Bridge::new(mailroom.config(), claude_dir, team, &agent)?;
+    if once {
+        let report = bridge.pass()?;
+        print_pass(global.json, &report)?;
+        return Ok(if report.problems.is_empty() {
+            Outcome::Success
+        } else {
+            Outcome::Partial
+        });
+    }
+    eprintln!(
+        "filebox: bridging team {} ({}) with {agent}; stop with Ctrl-C",
+        team,
+        bridge.team().inbox_dir.display()
+    );
+    // Only a failure to print (standard output closed) stops it.
+    let failure = std::cell::RefCell::new(None);
+    bridge.run(
+        std::time::Duration::from_millis(interval_ms),
+        &|| failure.borrow().is_some(),
+        &mut |pass| match pass {
+            Ok(report) => {
+                if let Err(e) = print_pass(global.json, &report) {
+                    *failure.borrow_mut() = Some(e);
+                }
+            }
+            Err(e) => output::warn(format!("bridge pass failed (tried again): {e}")),
+        },
+    );
+    Err(failure
+        .into_inner()
+        .unwrap_or_else(|| anyhow::anyhow!("the bridge stopped")))
+}
+
+/// Text: a line per message carried, problems on stderr. JSON: the report (with `--once`), or
+/// one line per pass that did something.
+fn print_pass(json: bool, report: &PassReport) -> anyhow::Result<()> {
+    for problem in &report.problems {
+        output::warn(problem);
+    }
+    let idle = report.carried.is_empty() && report.members_added.is_empty();
+    if json {
+        if !idle {
+            output::lines([serde_json::to_string(report)?])?;
+        }
+        return Ok(());
+    }
+    let added = report
+        .members_added
+        .iter()
+        .map(|m| format!("added {m} to the config"));
+    let carried = report.carried.iter().map(|c| {
+        format!(
+            "{} {} → {}: {} ({})",
+            c.direction, c.from, c.to, c.title, c.id
+        )
+    });
+    output::lines(added.chain(carried))
 }

@@ -17,6 +17,7 @@ mod safety;
 mod search;
 mod seed_exchange;
 mod serve;
+mod team_bridge;
 mod teams;
 mod threads;
 mod transcripts;

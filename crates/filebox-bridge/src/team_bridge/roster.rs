@@ -1,0 +1,87 @@
+//! The team's members as FileBox agents `member@team`, added to the config (with a mailbox
+//! beside it, `bridges/TEAM/MEMBER`) so that FileBox mail can be addressed to them.
+
+use std::path::Path;
+
+use filebox_core::{AgentEntry, AgentId, Config, Mailbox};
+
+use super::BridgeError;
+use crate::team_inbox::{Team, names};
+
+/// Where bridged members' mailboxes live, beside the config.
+const BRIDGES_DIR: &str = "bridges";
+
+/// A team member reachable from FileBox.
+#[derive(Debug, Clone)]
+pub(super) struct BridgedMember {
+    pub(super) name: String,
+    pub(super) agent: AgentId,
+}
+
+pub(super) struct Roster {
+    pub(super) bridged: Vec<BridgedMember>,
+    pub(super) added: Vec<String>,
+}
+
+/// The FileBox agent id of a team member: `member@team`, both sanitized as Claude Code
+/// sanitizes inbox paths. `None` when the result is still not an agent id (a name made only
+/// of punctuation).
+pub fn member_agent(member: &str, team: &str) -> Option<AgentId> {
+    AgentId::new(&format!(
+        "{}@{}",
+        names::path_component(member),
+        names::path_component(team)
+    ))
+    .ok()
+}
+
+/// Every member but the bridge's own agent, added to the config if missing; the config as it
+/// now is.
+pub(super) fn ensure(
+    config_path: &Path,
+    team: &Team,
+    me: &AgentId,
+) -> Result<(Config, Roster), BridgeError> {
+    let bridged: Vec<BridgedMember> = team
+        .member_names()?
+        .into_iter()
+        .filter(|name| names::path_component(name) != names::path_component(me.as_str()))
+        .filter_map(|name| {
+            Some(BridgedMember {
+                agent: member_agent(&name, &team.name)?,
+                name,
+            })
+        })
+        .collect();
+    let config = Config::load(config_path)?;
+    let missing: Vec<&BridgedMember> = bridged
+        .iter()
+        .filter(|m| config.agent(&m.agent).is_err())
+        .collect();
+    if missing.is_empty() {
+        return Ok((
+            config,
+            Roster {
+                bridged,
+                added: Vec::new(),
+            },
+        ));
+    }
+    let folder = config
+        .base_dir()
+        .join(BRIDGES_DIR)
+        .join(names::path_component(&team.name));
+    let config = Config::update(config_path, |file| {
+        for member in &missing {
+            file.agents.entry(member.agent.clone()).or_insert_with(|| {
+                AgentEntry::new(folder.join(names::path_component(&member.name)))
+            });
+        }
+        Ok(())
+    })?;
+    for member in &missing {
+        Mailbox::open(member.agent.clone(), config.mailbox_path(&member.agent)?)?;
+    }
+    let added = missing.iter().map(|m| m.agent.to_string()).collect();
+    Ok((config, Roster { bridged, added }))
+}
