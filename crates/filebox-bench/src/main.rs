@@ -6,7 +6,7 @@
 //! cargo run --release -p filebox-bench -- send    # durable sends/s, 1 and 8 writers
 //! cargo run --release -p filebox-bench -- list    # `filebox list inbox` on 10,000 messages
 //! cargo run --release -p filebox-bench -- search  # index build and query p50/p95, 100,000 messages
-//! cargo run --release -p filebox-bench -- wait    # `wait` wake-up latency after a delivery
+//! cargo run --release -p filebox-bench -- wait    # `wait` wake-up latency; CPU per idle second
 //! ```
 //!
 //! Add a benchmark as a module with a `run(&Options)` and a line in `main`.

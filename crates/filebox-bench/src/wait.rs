@@ -1,4 +1,6 @@
-//! `wait` wake-up latency after a delivery by another process. A waiter blocks on an inbox in
+//! `wait`: wake-up latency after a delivery by another process, and the CPU an idle wait costs.
+//!
+//! Latency: a waiter blocks on an inbox in
 //! this process; a sender process (this binary again, `wait-sender`) delivers when told to and
 //! prints the wall-clock instants (CLOCK_REALTIME, ns) just before `send` started and just
 //! after it returned; the waiter notes the instant its wait returned. Same machine, same
@@ -7,6 +9,9 @@
 //! `send` publishes the file with a rename and then syncs the directory, so the waiter may
 //! return before `send` does: the figure "from send's return" can be negative, and the true
 //! publish instant lies between the two references.
+//!
+//! Idle cost: the CPU time of this whole process (every thread, the watcher's included) while a
+//! wait sees no mail, per idle second, beside a plain sleep of the same length (the floor).
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, ExitCode, Stdio};
@@ -14,6 +19,7 @@ use std::sync::mpsc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use filebox_core::{MessageType, SendRequest};
+use rustix::time::{ClockId, clock_gettime};
 
 use crate::Options;
 use crate::fixture::{self, Fixture, Result};
@@ -94,6 +100,34 @@ pub(crate) fn run(options: &Options) -> Result<()> {
             row("send() returned (may be < 0)", from_return),
         ],
     );
+    idle_cost(options, &fixture)
+}
+
+/// The CPU an idle wait costs: a wait that sees no mail against a plain sleep of as long.
+fn idle_cost(options: &Options, fixture: &Fixture) -> Result<()> {
+    let idle = Duration::from_secs(if options.quick { 1 } else { 5 });
+    let inbox = fixture.mailroom("dev")?.my_mailbox()?;
+    let waiting = cpu_while(|| inbox.wait_for_mail(Some(idle), &|| false).map(drop))?;
+    let sleeping = cpu_while(|| {
+        std::thread::sleep(idle);
+        Ok(())
+    })?;
+    let row = |name: &str, cpu: Duration| {
+        vec![
+            name.to_owned(),
+            format!("{} s", idle.as_secs()),
+            report::ms(cpu),
+            report::ms(cpu.div_f64(idle.as_secs_f64())),
+        ]
+    };
+    report::table(
+        "wait: CPU time of the whole process (every thread) while no mail arrives",
+        &["idle", "seconds", "CPU", "CPU per idle second"],
+        &[
+            row("wait_for_mail, no mail", waiting),
+            row("baseline: thread::sleep", sleeping),
+        ],
+    );
     Ok(())
 }
 
@@ -125,6 +159,17 @@ pub(crate) fn sender(args: Vec<String>) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The CPU time this process (all its threads) used while `work` ran.
+fn cpu_while(work: impl FnOnce() -> filebox_core::Result<()>) -> Result<Duration> {
+    let cpu = || {
+        let t = clock_gettime(ClockId::ProcessCPUTime);
+        Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+    };
+    let before = cpu();
+    work()?;
+    Ok(cpu().saturating_sub(before))
 }
 
 /// CLOCK_REALTIME in nanoseconds: comparable across processes.

@@ -1,6 +1,7 @@
 //! `wait` and `watch`: block until mail arrives, never missing what arrived between two waits.
 
 use std::io::{BufRead, BufReader};
+use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
@@ -147,4 +148,50 @@ fn watch_leaves_what_it_prints_to_the_agents_wait() {
     assert_eq!(wait_for_mail(&t, "b", "5")[0]["id"], later.as_str());
     watcher.kill().unwrap();
     watcher.wait().unwrap();
+}
+
+/// Runs `command` under `sh`, whose `times` builtin reports the CPU time its child used; returns
+/// the output and that user + system time in seconds.
+fn with_child_cpu_seconds(command: &Command) -> (Output, f64) {
+    let mut shell = Command::new("sh");
+    shell
+        .args(["-c", r#""$@"; status=$?; times >&2; exit $status"#, "sh"])
+        .arg(command.get_program())
+        .args(command.get_args())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(dir) = command.get_current_dir() {
+        shell.current_dir(dir);
+    }
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(value) => shell.env(key, value),
+            None => shell.env_remove(key),
+        };
+    }
+    let output = shell.output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // `times` prints the shell's own times, then its children's: "1m2.5s 0m0.25s".
+    let children = stderr.lines().last().unwrap();
+    let seconds = children
+        .split_whitespace()
+        .map(|field| {
+            let (minutes, seconds) = field.trim_end_matches('s').split_once('m').unwrap();
+            minutes.parse::<f64>().unwrap() * 60.0 + seconds.parse::<f64>().unwrap()
+        })
+        .sum();
+    (output, seconds)
+}
+
+#[test]
+fn an_idle_wait_sleeps_instead_of_spinning() {
+    let t = Test::new().agents(["a", "b"]);
+    wait_for_nothing(&t, "b");
+    let wait = t.as_agent("b").args(["wait", "--timeout", "3"]).command();
+    let (output, cpu) = with_child_cpu_seconds(&wait);
+    assert_eq!(output.status.code(), Some(3), "{output:?}");
+    // Three idle seconds cost a few milliseconds when the wait sleeps; a wait woken by its
+    // own look at the folder used a whole core (about 3 s).
+    assert!(cpu < 0.3, "an idle 3 s wait used {cpu:.3} s of CPU");
 }
