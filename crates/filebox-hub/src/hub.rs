@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use filebox_core::{AgentId, Config};
+
+use crate::events::EventLog;
 use tokio_util::sync::CancellationToken;
 
 /// Cheap to clone; every route group gets one.
@@ -22,6 +24,7 @@ struct Inner {
     allowed_hosts: Vec<String>,
     body_limit: usize,
     shutdown: CancellationToken,
+    events: Arc<EventLog>,
 }
 
 impl Hub {
@@ -39,6 +42,7 @@ impl Hub {
                 allowed_hosts,
                 body_limit: body_limit(config.max_body_bytes()),
                 shutdown: CancellationToken::new(),
+                events: Arc::new(EventLog::new()),
             }),
         }
     }
@@ -71,6 +75,16 @@ impl Hub {
     /// end with it.
     pub fn sessions(&self) -> CancellationToken {
         self.inner.shutdown.child_token()
+    }
+
+    /// The live events and the recent ones.
+    pub(crate) fn events(&self) -> Arc<EventLog> {
+        Arc::clone(&self.inner.events)
+    }
+
+    /// Whether the hub is stopping.
+    pub(crate) fn stopping(&self) -> bool {
+        self.inner.shutdown.is_cancelled()
     }
 
     pub(crate) fn shut_down(&self) {

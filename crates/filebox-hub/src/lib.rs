@@ -1,5 +1,6 @@
 //! The FileBox hub (`filebox serve`): seed 004's Email Hub as one more surface over the core.
-//! JSON-RPC 2.0 at `POST /rpc` and on `.filebox/hub.sock`, MCP at `/mcp`, `/healthz`.
+//! JSON-RPC 2.0 at `POST /rpc` and on `.filebox/hub.sock`, live events at `/events`, MCP at
+//! `/mcp`, `/healthz`.
 //!
 //! Translation only: every method calls `filebox_api::verbs` (or `filebox_core`) as the agent
 //! it names; the hub keeps no state that is not on disk (it re-reads the config for every
@@ -7,6 +8,7 @@
 
 mod auth;
 mod email;
+mod events;
 mod guard;
 mod health;
 mod hub;

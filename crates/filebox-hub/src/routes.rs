@@ -4,13 +4,18 @@
 use axum::Router;
 
 use crate::hub::Hub;
-use crate::{guard, health, mcp, rpc};
+use crate::{events, guard, health, mcp, rpc};
 
 /// A route group: the routes of one surface, with the hub as their state.
 pub type RouteGroup = fn(&Hub) -> Router;
 
 /// Every surface the hub serves.
-pub const GROUPS: &[RouteGroup] = &[health::routes, rpc::http::routes, mcp::routes];
+pub const GROUPS: &[RouteGroup] = &[
+    health::routes,
+    rpc::http::routes,
+    events::routes,
+    mcp::routes,
+];
 
 /// The hub's router: `groups` merged, behind the Host/Origin check.
 pub fn router(hub: &Hub, groups: &[RouteGroup]) -> Router {

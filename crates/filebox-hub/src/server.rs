@@ -8,6 +8,7 @@ use anyhow::Context;
 use filebox_core::{AgentId, Config};
 use tokio::net::{TcpListener, UnixListener};
 
+use crate::events;
 use crate::hub::Hub;
 use crate::routes::{self, GROUPS};
 use crate::settings::token_sha256;
@@ -51,6 +52,7 @@ pub async fn run_with(
 /// both addresses accept connections.
 pub struct Server {
     hub: Hub,
+    follower: events::Follower,
     listener: TcpListener,
     socket: UnixListener,
     socket_path: PathBuf,
@@ -66,6 +68,8 @@ impl Server {
         let socket_path = socket_path(&config);
         let socket = bind_socket(&socket_path)?;
         Ok(Server {
+            follower: events::Follower::watch(&config)
+                .context("watching the mailboxes for live events")?,
             hub: Hub::new(&config, address, options.agent, options.allowed_hosts),
             listener,
             socket,
@@ -80,12 +84,17 @@ impl Server {
     ) -> anyhow::Result<()> {
         let Server {
             hub,
+            follower,
             listener,
             socket,
             socket_path,
         } = self;
         let address = hub.listen();
         let router = routes::router(&hub, GROUPS);
+        let follower = {
+            let hub = hub.clone();
+            std::thread::spawn(move || follower.run(&hub.events(), &|| hub.stopping()))
+        };
         let socket_server = {
             let router = router.clone();
             let stop = hub.sessions();
@@ -108,7 +117,12 @@ impl Server {
         // The socket is ours: we bound it. A failure to remove it is harmless (the next start
         // replaces it), so it is not reported over the result of serving.
         let _ = std::fs::remove_file(&socket_path);
+        let followed = follower.join();
         served?;
+        match followed {
+            Ok(result) => result.context("following the mailboxes for live events")?,
+            Err(_) => anyhow::bail!("the live-event thread panicked"),
+        }
         socket_served
             .context("the Unix socket server stopped abnormally")?
             .with_context(|| format!("serving on {}", socket_path.display()))

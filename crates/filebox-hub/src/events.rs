@@ -1,0 +1,309 @@
+//! Live events: one thread follows the core's change feed (`filebox_core::Feed`) over every
+//! folder of every configured mailbox, so deliveries, replies, moves and forks made by anyone
+//! (CLI, MCP, this hub) become events; `GET /events` streams them as Server-Sent Events.
+//!
+//! Resuming: events are numbered `<run>-<n>` (the hub's start time, then a counter) and the
+//! last [`RING`] are kept in memory. A client reconnecting with `Last-Event-ID` from this run,
+//! still in the ring, gets what it missed; otherwise (a restarted hub, an id too old, a client
+//! too slow to keep up) it first gets a `resync` event: re-list with `email.inbox`, the files
+//! are the truth.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use filebox_core::message::field;
+use filebox_core::{AgentId, Change, ChangeKind, Config, Feed, Folder, Mailbox};
+use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast;
+
+use crate::auth::Caller;
+use crate::hub::Hub;
+use crate::settings::token_sha256;
+
+/// How many events are kept for clients that reconnect.
+const RING: usize = 4096;
+/// How often an idle stream sends a comment, so proxies and clients see it alive.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// One event: what happened to which file of which mailbox.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct HubEvent {
+    #[serde(skip)]
+    pub(crate) seq: u64,
+    /// delivered, reply, fork, sent, processing, replied, failed or left.
+    #[serde(rename = "type")]
+    pub(crate) kind: &'static str,
+    pub(crate) agent: String,
+    pub(crate) folder: Folder,
+    pub(crate) file: String,
+    /// The Message ID (absent for `left`: the file is gone from there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) message_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) subject: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) from: Option<String>,
+}
+
+/// The recent events and the live channel.
+#[derive(Debug)]
+pub(crate) struct EventLog {
+    run: u64,
+    recent: Mutex<VecDeque<HubEvent>>,
+    live: broadcast::Sender<HubEvent>,
+}
+
+impl EventLog {
+    pub(crate) fn new() -> EventLog {
+        let run = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        EventLog {
+            run,
+            recent: Mutex::new(VecDeque::with_capacity(RING)),
+            live: broadcast::channel(RING).0,
+        }
+    }
+
+    /// Number, keep and announce an event.
+    fn publish(&self, mut event: HubEvent) {
+        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        event.seq = recent.back().map_or(1, |last| last.seq + 1);
+        if recent.len() == RING {
+            recent.pop_front();
+        }
+        recent.push_back(event.clone());
+        // Sent under the lock, so a subscriber that copied the ring misses nothing.
+        let _ = self.live.send(event);
+    }
+
+    /// Subscribe, with the kept events after `last_id` (`None`: none wanted, or it cannot be
+    /// resumed from, which the bool says).
+    fn subscribe(
+        &self,
+        last_id: Option<&str>,
+    ) -> (Vec<HubEvent>, bool, broadcast::Receiver<HubEvent>) {
+        let recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        let receiver = self.live.subscribe();
+        let Some(last_id) = last_id else {
+            return (Vec::new(), true, receiver);
+        };
+        let resumable = last_id
+            .split_once('-')
+            .and_then(|(run, seq)| Some((run.parse::<u64>().ok()?, seq.parse::<u64>().ok()?)))
+            .filter(|(run, seq)| {
+                *run == self.run && recent.front().is_none_or(|first| *seq + 1 >= first.seq)
+            });
+        match resumable {
+            Some((_, seq)) => (
+                recent.iter().filter(|e| e.seq > seq).cloned().collect(),
+                true,
+                receiver,
+            ),
+            None => (Vec::new(), false, receiver),
+        }
+    }
+
+    fn id(&self, event: &HubEvent) -> String {
+        format!("{}-{}", self.run, event.seq)
+    }
+}
+
+/// The change feed over every folder of every mailbox the config has when the hub starts.
+pub(crate) struct Follower {
+    feed: Feed,
+    mailboxes: Vec<Mailbox>,
+}
+
+impl Follower {
+    /// Watch now: whatever lands after this returns becomes an event.
+    pub(crate) fn watch(config: &Config) -> filebox_core::Result<Follower> {
+        let mut feed = Feed::new();
+        let mut mailboxes = Vec::new();
+        for agent in config.file.agents.keys() {
+            let mailbox = Mailbox::open(agent.clone(), config.mailbox_path(agent)?)?;
+            for folder in Folder::ALL {
+                feed.watch(&mailbox, folder)?;
+            }
+            mailboxes.push(mailbox);
+        }
+        Ok(Follower { feed, mailboxes })
+    }
+
+    /// Publish every change until `stopped()`. Blocking: run it on its own thread.
+    pub(crate) fn run(
+        mut self,
+        log: &EventLog,
+        stopped: &dyn Fn() -> bool,
+    ) -> filebox_core::Result<()> {
+        while !stopped() {
+            for change in self.feed.next(None, stopped)? {
+                let mailbox = self.mailboxes.iter().find(|m| *m.owner() == change.agent);
+                log.publish(describe(mailbox, &change));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The event of a change, from the file's header when it arrived.
+fn describe(mailbox: Option<&Mailbox>, change: &Change) -> HubEvent {
+    let header = match change.kind {
+        ChangeKind::Arrived => mailbox
+            .and_then(|m| m.envelope(change.folder, &change.file).ok().flatten())
+            .map(|envelope| envelope.header),
+        ChangeKind::Left => None,
+    };
+    let get = |key| header.as_ref().and_then(|h| h.get(key)).map(str::to_owned);
+    let kind = match (change.kind, change.folder) {
+        (ChangeKind::Left, _) => "left",
+        (ChangeKind::Arrived, Folder::Inbox)
+            if get(field::SENDER) != get(field::ORIGINAL_SENDER) =>
+        {
+            "reply"
+        }
+        (ChangeKind::Arrived, Folder::Inbox) if get(field::FORKED_FROM).is_some() => "fork",
+        (ChangeKind::Arrived, Folder::Inbox) => "delivered",
+        (ChangeKind::Arrived, Folder::Outbox) => "sent",
+        (ChangeKind::Arrived, Folder::Hold) => "processing",
+        (ChangeKind::Arrived, Folder::Done) => "replied",
+        (ChangeKind::Arrived, Folder::Cancel) => "failed",
+    };
+    HubEvent {
+        seq: 0,
+        kind,
+        agent: change.agent.to_string(),
+        folder: change.folder,
+        file: change.file.to_string(),
+        message_id: header.as_ref().map(|h| h.id().to_owned()),
+        subject: header.as_ref().map(|h| h.title.clone()),
+        from: get(field::SENDER),
+    }
+}
+
+/// The route group: `GET /events`.
+pub(crate) fn routes(hub: &Hub) -> Router {
+    Router::new()
+        .route("/events", get(stream))
+        .with_state(hub.clone())
+}
+
+#[derive(Debug, Deserialize)]
+struct EventsQuery {
+    /// Only this agent's mailbox.
+    agent: Option<String>,
+}
+
+/// Whose events a caller may see: with a token, only its agent's; without, those of agents
+/// without a token.
+fn visible(config: &Config, caller: &Caller, wanted: Option<&str>) -> Result<Vec<String>, String> {
+    if let Some(wanted) = wanted {
+        let id = AgentId::new(wanted).map_err(|e| e.to_string())?;
+        let entry = config.agent(&id).map_err(|e| e.to_string())?;
+        return match caller {
+            Caller::Agent(me) if *me != id => Err(format!("this token acts as {me}, not {id}")),
+            Caller::Anonymous if token_sha256(entry).is_some() => Err(format!(
+                "{id} has a token: send `Authorization: Bearer <token>`"
+            )),
+            _ => Ok(vec![id.to_string()]),
+        };
+    }
+    Ok(match caller {
+        Caller::Agent(me) => vec![me.to_string()],
+        Caller::Anonymous => config
+            .file
+            .agents
+            .iter()
+            .filter(|(_, entry)| token_sha256(entry).is_none())
+            .map(|(id, _)| id.to_string())
+            .collect(),
+    })
+}
+
+async fn stream(
+    State(hub): State<Hub>,
+    Query(query): Query<EventsQuery>,
+    headers: HeaderMap,
+) -> Response {
+    let header_text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let allowed = hub.config().map_err(|e| e.to_string()).and_then(|config| {
+        let caller =
+            Caller::from_authorization(&config, header_text(header::AUTHORIZATION.as_str()))
+                .map_err(|e| e.message)?;
+        visible(&config, &caller, query.agent.as_deref())
+    });
+    let agents = match allowed {
+        Ok(agents) => agents,
+        Err(reason) => return (StatusCode::FORBIDDEN, reason).into_response(),
+    };
+    let log = hub.events();
+    let (missed, resumed, receiver) = log.subscribe(header_text("last-event-id"));
+    let state = Stream {
+        log: Arc::clone(&log),
+        agents,
+        pending: missed.into(),
+        resync: !resumed,
+        receiver,
+        stop: hub.sessions(),
+    };
+    let events = futures_util::stream::unfold(state, |mut state| async move {
+        let event = state.next().await?;
+        Some((Ok::<_, Infallible>(event), state))
+    });
+    Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
+        .into_response()
+}
+
+/// One client's stream: a resync notice if due, the missed events, then live ones.
+struct Stream {
+    log: Arc<EventLog>,
+    agents: Vec<String>,
+    pending: VecDeque<HubEvent>,
+    resync: bool,
+    receiver: broadcast::Receiver<HubEvent>,
+    stop: tokio_util::sync::CancellationToken,
+}
+
+impl Stream {
+    async fn next(&mut self) -> Option<Event> {
+        loop {
+            if std::mem::take(&mut self.resync) {
+                return Some(Event::default().event("resync").data("{}"));
+            }
+            let event = match self.pending.pop_front() {
+                Some(event) => event,
+                None => tokio::select! {
+                    _ = self.stop.cancelled() => return None,
+                    received = self.receiver.recv() => match received {
+                        Ok(event) => event,
+                        Err(broadcast::error::RecvError::Lagged(_)) => {
+                            self.resync = true;
+                            continue;
+                        }
+                        Err(broadcast::error::RecvError::Closed) => return None,
+                    },
+                },
+            };
+            if !self.agents.contains(&event.agent) {
+                continue;
+            }
+            let data = serde_json::to_string(&event).unwrap_or_default();
+            return Some(
+                Event::default()
+                    .id(self.log.id(&event))
+                    .event(event.kind)
+                    .data(data),
+            );
+        }
+    }
+}

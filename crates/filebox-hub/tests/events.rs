@@ -1,0 +1,174 @@
+//! `GET /events`: deliveries, replies and moves made by anyone (this hub or another process
+//! writing through the core) arrive as Server-Sent Events; `Last-Event-ID` resumes, and an id
+//! the hub cannot resume from gets a `resync` first.
+
+mod support;
+
+use std::time::Duration;
+
+use filebox_core::{Config, Mailroom, MessageType, SendRequest};
+use serde_json::{Value, json};
+use support::TestHub;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+
+/// Only for a failing test: how long to wait for an event that should come at once.
+const GIVE_UP: Duration = Duration::from_secs(20);
+
+/// An open event stream (HTTP/1.0, so the body is the bare SSE text).
+struct Events {
+    lines: tokio::io::Lines<BufReader<TcpStream>>,
+}
+
+/// One SSE event.
+#[derive(Debug)]
+struct SseEvent {
+    id: Option<String>,
+    name: String,
+    data: Value,
+}
+
+impl Events {
+    async fn open(hub: &TestHub, query: &str, last_id: Option<&str>) -> Events {
+        let mut stream = TcpStream::connect(hub.addr).await.unwrap();
+        let mut request = format!("GET /events{query} HTTP/1.0\r\nHost: {}\r\n", hub.addr);
+        if let Some(id) = last_id {
+            request.push_str(&format!("Last-Event-ID: {id}\r\n"));
+        }
+        request.push_str("\r\n");
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut lines = BufReader::new(stream).lines();
+        let status = lines.next_line().await.unwrap().unwrap();
+        assert!(status.contains(" 200 "), "{status}");
+        // The headers: once they are here, the hub has subscribed this client.
+        while !lines.next_line().await.unwrap().unwrap().is_empty() {}
+        Events { lines }
+    }
+
+    async fn next(&mut self) -> SseEvent {
+        tokio::time::timeout(GIVE_UP, self.read())
+            .await
+            .expect("no event came")
+    }
+
+    async fn read(&mut self) -> SseEvent {
+        let (mut id, mut name, mut data) = (None, String::new(), String::new());
+        loop {
+            let line = self.lines.next_line().await.unwrap().expect("stream ended");
+            if line.is_empty() {
+                if !name.is_empty() {
+                    return SseEvent {
+                        id,
+                        name,
+                        data: serde_json::from_str(&data).unwrap(),
+                    };
+                }
+                continue;
+            }
+            if let Some(v) = line.strip_prefix("id: ") {
+                id = Some(v.to_owned());
+            } else if let Some(v) = line.strip_prefix("event: ") {
+                name = v.to_owned();
+            } else if let Some(v) = line.strip_prefix("data: ") {
+                data.push_str(v);
+            }
+        }
+    }
+
+    /// The next event of this kind (others, e.g. the sender's `sent`, are skipped).
+    async fn next_named(&mut self, name: &str) -> SseEvent {
+        loop {
+            let event = self.next().await;
+            if event.name == name {
+                return event;
+            }
+        }
+    }
+}
+
+fn send(from: &str, to: &str, subject: &str) -> Value {
+    json!({ "from": from, "to": [to], "subject": subject, "body": subject, "sourceType": "agent" })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_change_by_anyone_becomes_an_event_and_streams_resume() {
+    let hub = TestHub::start().await;
+    let mut qa = Events::open(&hub, "?agent=qa", None).await;
+
+    let sent = hub
+        .call("email.send", send("dev", "qa", "by the hub"))
+        .await;
+    let delivered = qa.next_named("delivered").await;
+    assert_eq!(delivered.data["agent"], "qa");
+    assert_eq!(delivered.data["messageId"], sent["id"]);
+    assert_eq!(delivered.data["folder"], "inbox");
+    let first_id = delivered.id.clone().unwrap();
+
+    // Another process writing through the core (as the CLI or an MCP server does).
+    let other = Mailroom::new(
+        Config::load(&hub.config).unwrap(),
+        Some(&filebox_core::AgentId::new("dev").unwrap()),
+    )
+    .unwrap();
+    let receipt = other
+        .send(&SendRequest::new(
+            "qa",
+            MessageType::new("ER").unwrap(),
+            "by another process",
+        ))
+        .unwrap();
+    let delivered = qa.next_named("delivered").await;
+    assert_eq!(delivered.data["messageId"], receipt.id.as_str());
+
+    hub.call(
+        "email.reply",
+        json!({ "from": "qa", "id": sent["id"], "body": "answer" }),
+    )
+    .await;
+    let left = qa.next_named("left").await;
+    assert_eq!(left.data["folder"], "inbox");
+    drop(qa);
+
+    // dev's stream: the reply arrived; resuming from the first event replays what qa missed.
+    let mut resumed = Events::open(&hub, "?agent=qa", Some(&first_id)).await;
+    let replayed = resumed.next().await;
+    assert_eq!(
+        replayed.data["messageId"],
+        receipt.id.as_str(),
+        "{replayed:?}"
+    );
+    let mut stale = Events::open(&hub, "?agent=qa", Some("1-1")).await;
+    assert_eq!(stale.next().await.name, "resync");
+
+    let mut dev = Events::open(&hub, "?agent=dev", None).await;
+    hub.call(
+        "email.resolve",
+        json!({ "agent": "qa", "id": receipt.id, "details": "done" }),
+    )
+    .await;
+    hub.call("email.send", send("qa", "dev", "to dev")).await;
+    let event = dev.next().await;
+    assert_eq!(event.data["agent"], "dev", "the filter holds: {event:?}");
+    hub.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_agent_streams_only_with_its_token() {
+    let hub = TestHub::start().await;
+    let token = filebox_hub::new_token().unwrap();
+    let hash = filebox_hub::sha256_hex(&token);
+    Config::update(&hub.config, |file| {
+        let entry = file
+            .agents
+            .get_mut(&filebox_core::AgentId::new("qa")?)
+            .unwrap();
+        entry
+            .extra
+            .insert(filebox_hub::TOKEN_FIELD.into(), hash.clone().into());
+        Ok(())
+    })
+    .unwrap();
+    let refused = hub.get("/events?agent=qa", &[]).await;
+    assert_eq!(refused.status, 403);
+    hub.stop().await.unwrap();
+}
