@@ -12,6 +12,8 @@ mod feed;
 mod folder;
 mod foreign;
 mod fork;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 pub mod index;
 mod mailbox;
 mod mailroom;

@@ -1,6 +1,7 @@
 //! One agent's mailbox on disk: its folders, listing, and finding a message by reference.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -13,6 +14,9 @@ use crate::time;
 
 /// How much of a file a listing reads: the header always fits in this for our own files.
 const HEADER_PREFIX: usize = 8 * 1024;
+/// How much of a file is read at most to find a header that did not fit in the prefix: a
+/// header is a few lines, so a file without one (a log, a huge file) is not read whole.
+const HEADER_LIMIT: usize = 1024 * 1024;
 /// Folders with at least this many files are listed by several threads.
 const PARALLEL_LISTING: usize = 256;
 
@@ -214,6 +218,14 @@ impl Mailbox {
     /// Like [`Mailbox::file_names`], with each file's inode number: a file replaced by a
     /// rename (every rewrite the store makes) gets a new one, without a `stat` per file.
     pub(crate) fn file_entries(&self, folder: Folder) -> Result<FolderEntries> {
+        let (mut names, problems) = self.file_entries_unsorted(folder)?;
+        names.sort();
+        Ok((names, problems))
+    }
+
+    /// [`Mailbox::file_entries`] in directory order, for callers that do not need an order
+    /// (sorting 100,000 names costs more than listing them).
+    pub(crate) fn file_entries_unsorted(&self, folder: Folder) -> Result<FolderEntries> {
         use std::os::unix::fs::DirEntryExt;
         let dir = self.folder_path(folder);
         let mut names = Vec::new();
@@ -249,10 +261,16 @@ impl Mailbox {
                     path: entry.path(),
                     reason: e.to_string(),
                 }),
-                _ => {}
+                (Ok(_), Ok(_)) => problems.push(Problem {
+                    path: entry.path(),
+                    reason: "not a regular file".into(),
+                }),
+                (Err(e), Ok(_)) => problems.push(Problem {
+                    path: entry.path(),
+                    reason: e.to_string(),
+                }),
             }
         }
-        names.sort();
         Ok((names, problems))
     }
 
@@ -278,14 +296,16 @@ impl Mailbox {
             match header_text(buffer, complete).map_err(|reason| malformed(&path, reason))? {
                 Some(text) => message::parse_header(text),
                 None => {
-                    // A header longer than the prefix: read it all.
-                    let all = match store::read_regular(&path) {
-                        Ok(all) => all,
+                    // A header longer than the prefix: read more, up to a limit.
+                    let mut longer = Vec::new();
+                    let complete = match store::read_prefix(&path, HEADER_LIMIT, &mut longer) {
+                        Ok(complete) => complete,
                         Err(e) if store::is_not_found(&e) => return Ok(None),
                         Err(e) => return Err(e),
                     };
-                    let text = std::str::from_utf8(&all)
-                        .map_err(|_| malformed(&path, "it is not UTF-8"))?;
+                    let text = header_text(&longer, complete)
+                        .map_err(|reason| malformed(&path, reason))?
+                        .ok_or_else(|| malformed(&path, "no header in its first MiB"))?;
                     message::parse_header(text)
                 }
             };
@@ -311,9 +331,10 @@ impl Mailbox {
             }
         }
         Envelope::sort_oldest_first(&mut messages);
-        let mut seen = HashSet::new();
-        messages.retain(|m| seen.insert(m.header.id().to_owned()));
-        Ok(Listing { messages, problems })
+        Ok(Listing {
+            messages: one_per_id(messages),
+            problems,
+        })
     }
 
     /// Read many headers, in order. A listing is one open and one read per file, so large
@@ -406,7 +427,7 @@ impl Mailbox {
                 candidates: matches.iter().map(|m| m.file.to_string()).collect(),
             });
         }
-        Ok(matches.into_iter().next())
+        Ok((!matches.is_empty()).then(|| most_complete(matches)))
     }
 
     fn matching(
@@ -456,6 +477,54 @@ impl Mailbox {
     }
 }
 
+/// One envelope per Message ID, where the first of each stood; of several copies, the most
+/// complete.
+fn one_per_id(messages: Vec<Envelope>) -> Vec<Envelope> {
+    let mut copies: Vec<Vec<Envelope>> = Vec::with_capacity(messages.len());
+    let mut place: HashMap<String, usize> = HashMap::with_capacity(messages.len());
+    for envelope in messages {
+        match place.entry(envelope.header.id().to_owned()) {
+            Entry::Occupied(at) => copies[*at.get()].push(envelope),
+            Entry::Vacant(at) => {
+                at.insert(copies.len());
+                copies.push(vec![envelope]);
+            }
+        }
+    }
+    copies.into_iter().map(most_complete).collect()
+}
+
+/// Of several files with one Message ID in a folder (a damaged or older copy another tool
+/// left, a version kept beside a recovered claim), the most complete: one that parses whole,
+/// then the longest conversation and history, then the most bytes; the first given on a tie.
+/// Only duplicates are read whole, so a listing without them costs no more.
+fn most_complete(mut copies: Vec<Envelope>) -> Envelope {
+    if copies.len() == 1 {
+        return copies.swap_remove(0);
+    }
+    let completeness = |envelope: &Envelope| match store::read_regular(&envelope.path) {
+        Ok(bytes) => match parse_bytes(&envelope.path, &bytes) {
+            Ok(message) => (
+                true,
+                message.conversation.len(),
+                message.processing.len(),
+                bytes.len(),
+            ),
+            Err(_) => (false, 0, 0, bytes.len()),
+        },
+        Err(_) => (false, 0, 0, 0),
+    };
+    let mut best = 0;
+    let mut best_key = completeness(&copies[0]);
+    for (n, copy) in copies.iter().enumerate().skip(1) {
+        let key = completeness(copy);
+        if key > best_key {
+            (best, best_key) = (n, key);
+        }
+    }
+    copies.swap_remove(best)
+}
+
 /// Parse a message file.
 pub(crate) fn read_message(path: &Path) -> Result<Message> {
     let bytes = store::read_regular(path)?;
@@ -463,12 +532,21 @@ pub(crate) fn read_message(path: &Path) -> Result<Message> {
 }
 
 pub(crate) fn parse_bytes(path: &Path, bytes: &[u8]) -> Result<Message> {
+    if bytes.contains(&0) {
+        return Err(malformed(path, BINARY));
+    }
     let text = std::str::from_utf8(bytes).map_err(|_| malformed(path, "it is not UTF-8"))?;
     message::parse(text).map_err(|reason| malformed(path, reason))
 }
 
+/// Why a file holding a NUL byte is not read as a message: no text file has one.
+const BINARY: &str = "it holds NUL bytes (a binary file, not Markdown)";
+
 /// The header part of a file prefix: `Ok(None)` when the prefix is too short to hold it all.
 fn header_text(bytes: &[u8], complete: bool) -> Result<Option<&str>, &'static str> {
+    if bytes.contains(&0) {
+        return Err(BINARY);
+    }
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => text,
         // Cut inside a multi-byte character: keep the valid part.

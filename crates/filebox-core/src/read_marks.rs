@@ -36,6 +36,7 @@ impl Mailbox {
             .custom_flags(libc::O_NOFOLLOW)
             .open(&path)
             .map_err(|e| refuse_symlink(&path, e))?;
+        store::make_private(&file, &path)?;
         // One write of one short line: with O_APPEND it lands whole at the end.
         let line = format!("{ino}\t{}\n", envelope.header.id());
         file.write_all(line.as_bytes()).at(&path)

@@ -20,7 +20,7 @@ use std::ffi::OsStr;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, ErrorKind, Read, Write};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, IoContext, Result};
@@ -31,12 +31,27 @@ const COMMIT: &str = "commit";
 const CLAIM: &str = "claim";
 const NEW: &str = "new";
 
-/// Create a directory (and parents) readable by the owner only.
+/// Create a directory (and missing parents) readable by the owner only: each directory this
+/// creates is 0700 whatever the umask (which can only take bits away from the mode asked for).
 pub(crate) fn create_private_dir(path: &Path) -> Result<()> {
+    let missing: Vec<&Path> = path
+        .ancestors()
+        .take_while(|dir| !dir.as_os_str().is_empty() && fs::symlink_metadata(dir).is_err())
+        .collect();
     fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(path)
+        .at(path)?;
+    for dir in missing.into_iter().rev() {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).at(dir)?;
+    }
+    Ok(())
+}
+
+/// Make an open file owner-only (0600) whatever the umask the process was started with.
+pub(crate) fn make_private(file: &File, path: &Path) -> Result<()> {
+    file.set_permissions(fs::Permissions::from_mode(0o600))
         .at(path)
 }
 
@@ -75,6 +90,7 @@ impl Staged {
                 .mode(0o600)
                 .open(path)
                 .at(path)?;
+            make_private(&file, path)?;
             file.lock().at(path)?;
             if names_file(path, &file) {
                 return Ok(file);
@@ -167,15 +183,36 @@ fn not_regular(path: &Path) -> Error {
     }
 }
 
-/// Read a whole message file.
+/// The largest message file read: far above any body limit a config sets in practice
+/// (`max_body_bytes`, 10 MiB by default), and small enough that a huge file planted in a
+/// folder (a 1 GB sparse file, a log) cannot exhaust memory or stall a listing or search.
+pub(crate) const MAX_FILE_BYTES: u64 = 256 << 20;
+
+/// Read a whole message file; one over [`MAX_FILE_BYTES`] is refused as malformed.
 pub(crate) fn read_regular(path: &Path) -> Result<Vec<u8>> {
-    let mut file = open_message(path)?;
+    let file = open_message(path)?;
     let meta = file.metadata().at(path)?;
     if !meta.file_type().is_file() {
         return Err(not_regular(path));
     }
+    let too_large = || Error::Malformed {
+        path: path.to_owned(),
+        reason: format!(
+            "the file is larger than {} MiB, which no message is",
+            MAX_FILE_BYTES >> 20
+        ),
+    };
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(too_large());
+    }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.read_to_end(&mut bytes).at(path)?;
+    // Bounded even if the file grows while it is read.
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .at(path)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large());
+    }
     Ok(bytes)
 }
 
@@ -534,7 +571,7 @@ pub(crate) fn create_private_file(path: &Path) -> Result<()> {
         .mode(0o600)
         .open(path)
     {
-        Ok(_) => Ok(()),
+        Ok(file) => make_private(&file, path),
         Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(()),
         Err(e) => Err(Error::io(path, e)),
     }
@@ -552,6 +589,7 @@ pub(crate) fn with_lock<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result
         .mode(0o600)
         .open(path)
         .at(path)?;
+    make_private(&file, path)?;
     file.lock().at(path)?;
     let result = f();
     drop(file);

@@ -17,10 +17,12 @@ use crate::mailbox::Mailbox;
 use crate::store;
 
 pub use query::{Hit, SearchQuery, ThreadActivity};
+#[cfg(feature = "fuzzing")]
+pub(crate) use record::Record;
 pub(crate) use record::Row;
 
 /// Bump when the schema or what is indexed changes: an older database is rebuilt.
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
 
 /// Held while the database files are deleted, so two processes never rebuild at once.
 const LOCK: &str = "index.lock";
@@ -32,17 +34,18 @@ const MMAP_BYTES: i64 = 256 * 1024 * 1024;
 // so "newest activity first" is rowid order, which both the table and FTS5's doclists walk
 // natively: a query stops after LIMIT hits instead of sorting every match.
 const SCHEMA: &str = "
-CREATE TABLE dirs(folder TEXT PRIMARY KEY, mtime INTEGER);
+CREATE TABLE dirs(folder TEXT PRIMARY KEY, mtime INTEGER, entries BLOB);
 CREATE TABLE messages(
     rowid INTEGER PRIMARY KEY,
     folder TEXT NOT NULL,
     name TEXT NOT NULL,
-    ino INTEGER NOT NULL,
+    entry INTEGER NOT NULL,
     id TEXT, thread TEXT, kind TEXT, title TEXT, sender TEXT, receiver TEXT, cc TEXT,
     timestamp TEXT, activity TEXT, status TEXT, in_reply_to TEXT, forked_from TEXT,
     fork_reason TEXT, text TEXT, problem TEXT,
     UNIQUE(folder, name)
 );
+CREATE INDEX messages_entry ON messages(folder, entry);
 CREATE INDEX messages_thread ON messages(thread);
 CREATE INDEX messages_id ON messages(id);
 CREATE INDEX messages_activity ON messages(activity);

@@ -30,15 +30,15 @@ pub(crate) struct Row {
 }
 
 /// A row plus what goes into the full-text table.
-pub(super) struct Record {
-    pub(super) row: Row,
+pub(crate) struct Record {
+    pub(crate) row: Row,
     pub(super) cc: String,
     /// Body and conversation, as written.
     pub(super) body: String,
 }
 
 impl Record {
-    pub(super) fn new(folder: Folder, name: &str, owner: &str, message: &Message) -> Record {
+    pub(crate) fn new(folder: Folder, name: &str, owner: &str, message: &Message) -> Record {
         let h = &message.header;
         let get = |key| h.get(key).unwrap_or_default().to_owned();
         let id = h.id().to_owned();

@@ -3,7 +3,9 @@
 //! lock, and when nothing changed that is all. A folder whose directory mtime changed has its
 //! file names and inode numbers (one `readdir`, no `stat` per file) compared with the index,
 //! and only files that appeared, vanished or were replaced (every store rewrite is a rename: a
-//! new inode) are read. A file edited in place, keeping its inode and its folder's mtime, needs
+//! new inode) are read. The comparison is of sorted numbers, one per (name, inode), kept as
+//! one blob per folder, so a delivery into a folder of 100,000 files costs its `readdir` and a
+//! merge, not 100,000 rows read back from the database. A file edited in place, keeping its inode and its folder's mtime, needs
 //! `reindex`.
 
 use std::collections::HashMap;
@@ -100,35 +102,105 @@ fn sync_folder(tx: &Transaction<'_>, mailbox: &Mailbox, folder: Folder) -> Resul
     if stamp.is_some() && stored == stamp {
         return Ok(());
     }
-    let (entries, _problems) = mailbox.file_entries(folder)?;
-    let mut known: HashMap<String, (i64, i64)> = HashMap::new();
-    {
-        let mut select =
-            tx.prepare_cached("SELECT name, rowid, ino FROM messages WHERE folder = ?1")?;
-        let rows = select.query_map([folder.as_str()], |r| {
-            Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?)))
-        })?;
-        for row in rows {
-            let (name, ids) = row?;
-            known.insert(name, ids);
+    let (entries, _problems) = mailbox.file_entries_unsorted(folder)?;
+    let mut now: Vec<(i64, usize)> = entries
+        .iter()
+        .enumerate()
+        .map(|(n, (name, ino))| (entry_key(name.as_str(), *ino), n))
+        .collect();
+    now.sort_unstable();
+    let indexed = decode_entries(
+        tx.query_row(
+            "SELECT entries FROM dirs WHERE folder = ?1",
+            [folder.as_str()],
+            |r| r.get::<_, Option<Vec<u8>>>(0),
+        )
+        .optional()?
+        .flatten()
+        .as_deref(),
+    );
+    // Both sorted: one merge finds what vanished (or was replaced) and what appeared.
+    let (mut at_now, mut at_indexed) = (0, 0);
+    let mut appeared = Vec::new();
+    let mut kept = Vec::with_capacity(now.len());
+    while at_now < now.len() || at_indexed < indexed.len() {
+        let next_now = now.get(at_now).map(|(key, _)| *key);
+        let next_indexed = indexed.get(at_indexed).copied();
+        match (next_now, next_indexed) {
+            (Some(a), Some(b)) if a == b => {
+                kept.push(a);
+                at_now += 1;
+                at_indexed += 1;
+            }
+            (Some(a), b) if b.is_none_or(|b| a < b) => {
+                appeared.push(now[at_now].1);
+                at_now += 1;
+            }
+            _ => {
+                vanished(tx, folder, indexed[at_indexed])?;
+                at_indexed += 1;
+            }
         }
     }
     let mut complete = true;
-    for (name, ino) in &entries {
-        let ino = *ino as i64;
-        match known.remove(name.as_str()) {
-            Some((_, indexed)) if indexed == ino => continue,
-            Some((rowid, _)) => delete(tx, rowid)?,
-            None => {}
+    for n in appeared {
+        let (name, ino) = &entries[n];
+        let key = entry_key(name.as_str(), *ino);
+        // The same name with another inode: a replaced file, whose old row goes.
+        let old: Option<i64> = tx
+            .prepare_cached("SELECT rowid FROM messages WHERE folder = ?1 AND name = ?2")?
+            .query_row(params![folder.as_str(), name.as_str()], |r| r.get(0))
+            .optional()?;
+        if let Some(rowid) = old {
+            delete(tx, rowid)?;
         }
-        complete &= insert(tx, mailbox, folder, name, ino)?;
+        if insert(tx, mailbox, folder, name, key)? {
+            kept.push(key);
+        } else {
+            complete = false; // not recorded: it appears again at the next sync
+        }
     }
-    for (rowid, _) in known.into_values() {
+    kept.sort_unstable();
+    let stamp = stamp.filter(|_| complete);
+    tx.prepare_cached("INSERT OR REPLACE INTO dirs(folder, mtime, entries) VALUES (?1, ?2, ?3)")?
+        .execute(params![folder.as_str(), stamp, encode_entries(&kept)])?;
+    Ok(())
+}
+
+/// A folder entry's identity in the index: its name and inode, hashed (FNV-1a) to one number.
+/// Every store rewrite is a rename, so a new inode and a new key; a file renamed by hand keeps
+/// its inode but not its name, so it gets a new key too.
+fn entry_key(name: &str, ino: u64) -> i64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in name.bytes().chain(ino.to_le_bytes()) {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash as i64
+}
+
+/// The sorted entry keys of a folder as last indexed, stored as one blob per folder: reading
+/// them is one row however many files the folder holds.
+fn encode_entries(keys: &[i64]) -> Vec<u8> {
+    keys.iter().flat_map(|k| k.to_le_bytes()).collect()
+}
+
+fn decode_entries(blob: Option<&[u8]>) -> Vec<i64> {
+    blob.unwrap_or_default()
+        .chunks_exact(8)
+        .map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default()))
+        .collect()
+}
+
+/// Remove the rows of an entry that left the folder.
+fn vanished(tx: &Transaction<'_>, folder: Folder, key: i64) -> rusqlite::Result<()> {
+    let rowids: Vec<i64> = tx
+        .prepare_cached("SELECT rowid FROM messages WHERE folder = ?1 AND entry = ?2")?
+        .query_map(params![folder.as_str(), key], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for rowid in rowids {
         delete(tx, rowid)?;
     }
-    let stamp = stamp.filter(|_| complete);
-    tx.prepare_cached("INSERT OR REPLACE INTO dirs(folder, mtime) VALUES (?1, ?2)")?
-        .execute(params![folder.as_str(), stamp])?;
     Ok(())
 }
 
@@ -167,7 +239,7 @@ fn insert(
     mailbox: &Mailbox,
     folder: Folder,
     name: &FileName,
-    ino: i64,
+    entry: i64,
 ) -> Result<bool, Failure> {
     let path = mailbox.folder_path(folder).join(name.as_str());
     let parsed = match store::read_regular(&path) {
@@ -180,12 +252,12 @@ fn insert(
         Ok(message) => message,
         Err(problem) => {
             tx.prepare_cached(
-                "INSERT INTO messages(folder, name, ino, problem) VALUES (?1, ?2, ?3, ?4)",
+                "INSERT INTO messages(folder, name, entry, problem) VALUES (?1, ?2, ?3, ?4)",
             )?
             .execute(params![
                 folder.as_str(),
                 name.as_str(),
-                ino,
+                entry,
                 problem.to_string()
             ])?;
             return Ok(true);
@@ -195,14 +267,14 @@ fn insert(
     let row = &record.row;
     let rowid = next_rowid(tx, activity_key(&row.activity))?;
     tx.prepare_cached(
-        "INSERT INTO messages(rowid, folder, name, ino, id, thread, kind, title, sender, receiver,
+        "INSERT INTO messages(rowid, folder, name, entry, id, thread, kind, title, sender, receiver,
             cc, timestamp, activity, status, in_reply_to, forked_from, fork_reason, text)
          VALUES (?18, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
     )?
     .execute(params![
         folder.as_str(),
         name.as_str(),
-        ino,
+        entry,
         row.id,
         row.thread,
         row.kind,

@@ -139,8 +139,24 @@ fn files_changed_behind_its_back_are_seen_by_the_next_query() {
     fs::rename(&tmp, mb.folder_path(Folder::Hold).join(&name)).unwrap();
     assert!(ids(&mut index, "zebra").is_empty());
     assert_eq!(ids(&mut index, "giraffe"), ["aaaaaaaa-1"]);
+    // Renamed by hand within its folder: same inode, new name.
+    let renamed = "renamed by hand.md";
+    fs::rename(
+        mb.folder_path(Folder::Hold).join(&name),
+        mb.folder_path(Folder::Hold).join(renamed),
+    )
+    .unwrap();
+    index.sync().unwrap();
+    let hits = index
+        .search(&SearchQuery {
+            text: "giraffe".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].file, renamed);
     // Deleted.
-    fs::remove_file(mb.folder_path(Folder::Hold).join(&name)).unwrap();
+    fs::remove_file(mb.folder_path(Folder::Hold).join(renamed)).unwrap();
     assert!(ids(&mut index, "giraffe").is_empty());
 }
 

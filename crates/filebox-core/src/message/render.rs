@@ -45,11 +45,16 @@ pub fn render(message: &Message) -> String {
     for entry in &message.processing {
         let mut details = entry.details.split('\n');
         let first = details.next().unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "* {} - {} by {}: {}",
-            entry.timestamp, entry.action, entry.by, first
-        );
+        if entry.timestamp.is_empty() && entry.action.is_empty() && entry.by.is_empty() {
+            // A hand-written line that is not `TS - Action by X: details` stays free text.
+            let _ = writeln!(out, "* {first}");
+        } else {
+            let _ = writeln!(
+                out,
+                "* {} - {} by {}: {}",
+                entry.timestamp, entry.action, entry.by, first
+            );
+        }
         // Continuation lines are indented so they stay part of the list item.
         for line in details {
             let _ = writeln!(out, "  {line}");

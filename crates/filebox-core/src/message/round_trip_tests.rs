@@ -251,3 +251,19 @@ fn extra_fields_make_version_1_1() {
         "{file}"
     );
 }
+
+/// Found by the `message` fuzz target: a hand-written history line that is not `TS - Action
+/// by X: details` used to gain ` -  by : ` on every rewrite.
+#[test]
+fn a_free_text_processing_line_survives_rewrites() {
+    let file = "# ER: t\n\n**Message ID:** e1\n\n---\n\n## Original Request/Content\n\nb\n\n\
+        ## Processing History\n\n*   checked with the team, see the wiki\n";
+    let parsed = parse(file).unwrap();
+    assert_eq!(
+        parsed.processing[0].details,
+        "checked with the team, see the wiki"
+    );
+    let rendered = render(&parsed);
+    assert_eq!(parse(&rendered).unwrap().processing, parsed.processing);
+    assert_eq!(render(&parse(&rendered).unwrap()), rendered);
+}

@@ -7,11 +7,14 @@ mod support;
 
 mod concurrency;
 mod crash;
+mod disk;
 mod format;
 mod hand_written;
+mod hostile;
 mod limits;
 mod list_filters;
 mod mcp;
+mod permissions;
 mod render;
 mod safety;
 mod search;

@@ -147,6 +147,7 @@ impl Test {
             test: self,
             args: Vec::new(),
             stdin: None,
+            umask: None,
         }
     }
 
@@ -175,6 +176,7 @@ pub(crate) struct Run<'t> {
     test: &'t Test,
     args: Vec<std::ffi::OsString>,
     stdin: Option<Vec<u8>>,
+    umask: Option<u32>,
 }
 
 impl Run<'_> {
@@ -195,10 +197,26 @@ impl Run<'_> {
         self
     }
 
+    /// Run the binary under this umask (through `sh -c 'umask ...; exec ...'`).
+    pub(crate) fn umask(mut self, mask: u32) -> Self {
+        self.umask = Some(mask);
+        self
+    }
+
     /// The `std::process::Command` this would run, for tests that spawn and kill processes.
     /// Stdout and stderr are piped, stdin is null.
     pub(crate) fn command(&self) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_filebox"));
+        let binary = env!("CARGO_BIN_EXE_filebox");
+        let mut command = match self.umask {
+            None => Command::new(binary),
+            Some(mask) => {
+                let mut sh = Command::new("sh");
+                sh.arg("-c")
+                    .arg(format!("umask {mask:03o} && exec \"$0\" \"$@\""))
+                    .arg(binary);
+                sh
+            }
+        };
         command
             .args(&self.args)
             .current_dir(self.test.path())
@@ -217,6 +235,8 @@ impl Run<'_> {
     pub(crate) fn output(self) -> Output {
         let mut command = assert_cmd::Command::from_std(self.command());
         command.write_stdin(self.stdin.clone().unwrap_or_default());
+        // A hang fails its test (the process is killed) instead of stalling the suite.
+        command.timeout(std::time::Duration::from_secs(120));
         command.output().expect("run filebox")
     }
 
