@@ -532,21 +532,12 @@ pub(crate) fn read_message(path: &Path) -> Result<Message> {
 }
 
 pub(crate) fn parse_bytes(path: &Path, bytes: &[u8]) -> Result<Message> {
-    if bytes.contains(&0) {
-        return Err(malformed(path, BINARY));
-    }
     let text = std::str::from_utf8(bytes).map_err(|_| malformed(path, "it is not UTF-8"))?;
     message::parse(text).map_err(|reason| malformed(path, reason))
 }
 
-/// Why a file holding a NUL byte is not read as a message: no text file has one.
-const BINARY: &str = "it holds NUL bytes (a binary file, not Markdown)";
-
 /// The header part of a file prefix: `Ok(None)` when the prefix is too short to hold it all.
 fn header_text(bytes: &[u8], complete: bool) -> Result<Option<&str>, &'static str> {
-    if bytes.contains(&0) {
-        return Err(BINARY);
-    }
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => text,
         // Cut inside a multi-byte character: keep the valid part.

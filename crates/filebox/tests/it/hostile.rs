@@ -25,7 +25,14 @@ fn plant(t: &Test, agent: &str, valid: &[u8]) -> Vec<String> {
         agent,
         "inbox",
         "nul.md",
-        b"# ER: a\0b\n\n**Message ID:** \0\0\0\n\n---\n\0",
+        b"\0\0\0\0# ER: a\0b\n\n**Message ID:** \0\0\n---\n\0",
+    );
+    // NUL bytes inside a body another tool wrote: still a message, listed and read.
+    t.put(
+        agent,
+        "inbox",
+        "nul-body.md",
+        b"# ER: nul body\n\n**Message ID:** nul-body-1\n\n---\n\n## Original Request/Content\n\na\0b\n",
     );
     t.put(
         agent,
@@ -136,7 +143,7 @@ fn hostile_files_are_reported_and_every_command_carries_on() {
         .args(["--json", "search", "Firefox"])
         .output();
     let hits: serde_json::Value = serde_json::from_slice(&hits.stdout).unwrap();
-    assert_eq!(hits[0]["id"], id.as_str(), "{hits}");
+    assert_eq!(hits["hits"][0]["id"], id.as_str(), "{hits}");
 
     let (woke, stderr) = t
         .as_agent("dev")
