@@ -9,7 +9,7 @@ use crate::choice::choice;
 use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::mailbox::parse_bytes;
-use crate::mailroom::Mailroom;
+use crate::mailroom::{Mailroom, Unusable};
 use crate::message::{MessageType, field, render};
 use crate::send::SendRequest;
 use crate::status::Status;
@@ -58,6 +58,8 @@ pub struct ForkReceipt {
     pub delivered_to: Vec<AgentId>,
     /// Obsoleted messages whose files could not be marked `Status: obsolete`, and why.
     pub unmarked: Vec<String>,
+    /// Mailboxes that could not be read: copies there are neither in the tree nor marked.
+    pub unusable: Vec<Unusable>,
 }
 
 impl Mailroom {
@@ -78,7 +80,8 @@ impl Mailroom {
             Some(n) => format!("{}{ENTRY_SEPARATOR}{n}", envelope.header.id()),
             None => envelope.header.id().to_owned(),
         };
-        let thread = build(&thread_id, &self.thread_copies(&thread_id)?);
+        let (copies, unusable) = self.thread_copies(&thread_id);
+        let thread = build(&thread_id, &copies);
         let point = thread.node(&point_id).ok_or_else(|| Error::NotFound {
             reference: point_id.clone(),
             searched: format!("thread {thread_id}"),
@@ -132,6 +135,7 @@ impl Mailroom {
             .collect();
         Ok(ForkReceipt {
             unmarked,
+            unusable,
             id: receipt.id,
             file: receipt.file,
             thread: thread_id,

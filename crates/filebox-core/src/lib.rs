@@ -38,7 +38,7 @@ pub use folder::Folder;
 pub use foreign::{ForeignDelivery, ForeignMessage};
 pub use fork::{ForkReason, ForkReceipt, ForkRequest};
 pub use mailbox::{Envelope, Listing, Mailbox, MessageRef, Problem};
-pub use mailroom::Mailroom;
+pub use mailroom::{Mailroom, Unusable};
 pub use message::{ConversationEntry, Message, MessageType, ProcessingEntry};
 pub use reply::SYSTEM_MAILBOX;
 pub use send::{Priority, SendReceipt, SendRequest, SourceType, derive_title};

@@ -8,6 +8,23 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::mailbox::Mailbox;
 
+/// A mailbox of the config that could not be read; a verb that looks at many mailboxes goes on
+/// without it and reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unusable {
+    pub agent: AgentId,
+    pub reason: String,
+}
+
+impl Unusable {
+    pub fn new(agent: &AgentId, error: &Error) -> Unusable {
+        Unusable {
+            agent: agent.clone(),
+            reason: error.to_string(),
+        }
+    }
+}
+
 /// Who I am and where everyone's mailbox is.
 #[derive(Debug, Clone)]
 pub struct Mailroom {

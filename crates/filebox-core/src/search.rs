@@ -4,22 +4,35 @@
 use crate::agent::AgentId;
 use crate::error::Result;
 use crate::index::{self, Hit, Index, SearchQuery};
-use crate::mailroom::Mailroom;
+use crate::mailroom::{Mailroom, Unusable};
 
 impl Mailroom {
     /// Search my mailbox (`everywhere`: every mailbox of the config): newest activity first,
-    /// one hit per (mailbox, Message ID).
-    pub fn search(&self, query: &SearchQuery, everywhere: bool) -> Result<Vec<Hit>> {
+    /// one hit per (mailbox, Message ID). Another agent's mailbox that cannot be searched is
+    /// returned beside the hits; mine failing fails the search.
+    pub fn search(
+        &self,
+        query: &SearchQuery,
+        everywhere: bool,
+    ) -> Result<(Vec<Hit>, Vec<Unusable>)> {
         let mut hits = Vec::new();
+        let mut unusable = Vec::new();
         for agent in self.scope(everywhere) {
-            hits.extend(Index::open(&self.mailbox_to_read(&agent)?)?.search(query)?);
+            let found = self
+                .mailbox_to_read(&agent)
+                .and_then(|mailbox| Index::open(&mailbox)?.search(query));
+            match found {
+                Ok(found) => hits.extend(found),
+                Err(e) if agent != *self.me() => unusable.push(Unusable::new(&agent, &e)),
+                Err(e) => return Err(e),
+            }
         }
         // Stable: within one mailbox the index's order stands.
         hits.sort_by(|a, b| b.activity.cmp(&a.activity));
         if query.limit > 0 {
             hits.truncate(query.limit);
         }
-        Ok(hits)
+        Ok((hits, unusable))
     }
 
     /// Delete and rebuild the index of my mailbox (or of every mailbox); returns how many

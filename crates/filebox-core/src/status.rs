@@ -4,10 +4,10 @@
 
 use crate::agent::AgentId;
 use crate::choice::choice;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::mailbox::{Envelope, MessageRef};
-use crate::mailroom::Mailroom;
+use crate::mailroom::{Mailroom, Unusable};
 use crate::message::{Header, Message, field};
 
 choice! {
@@ -90,6 +90,8 @@ pub struct StatusReport {
     pub copy_status: Status,
     /// The recipients of the copy (To and CC), and where each one's copy is.
     pub recipients: Vec<RecipientStatus>,
+    /// Recipients whose mailbox could not be read: their copies' status is unknown.
+    pub unusable: Vec<Unusable>,
 }
 
 impl Mailroom {
@@ -101,6 +103,7 @@ impl Mailroom {
         let message = mine.read(&envelope)?;
         let mine_status = copy_status(&envelope, &message, self.me());
         let mut recipients = Vec::new();
+        let mut unusable = Vec::new();
         if envelope.folder == Folder::Outbox {
             let header = &envelope.header;
             let named = header
@@ -122,18 +125,20 @@ impl Mailroom {
                 let found = self
                     .mailbox_to_read(&agent)
                     .and_then(|m| m.find(&id, &Folder::ALL).and_then(|e| Ok((m.read(&e)?, e))));
-                recipients.push(match found {
-                    Ok((theirs, copy)) => RecipientStatus {
+                match found {
+                    Ok((theirs, copy)) => recipients.push(RecipientStatus {
                         status: copy_status(&copy, &theirs, &agent),
                         folder: Some(copy.folder),
                         agent,
-                    },
-                    Err(_) => RecipientStatus {
+                    }),
+                    // No copy: not delivered (yet).
+                    Err(Error::NotFound { .. }) => recipients.push(RecipientStatus {
                         agent,
                         folder: None,
                         status: Status::Pending,
-                    },
-                });
+                    }),
+                    Err(e) => unusable.push(Unusable::new(&agent, &e)),
+                }
             }
         }
         let status = match mine_status {
@@ -145,6 +150,7 @@ impl Mailroom {
             status,
             copy_status: mine_status,
             recipients,
+            unusable,
         })
     }
 }

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::index::{Index, Row, ThreadActivity};
 use crate::mailbox::{Envelope, MessageRef, read_message};
-use crate::mailroom::Mailroom;
+use crate::mailroom::{Mailroom, Unusable};
 use crate::message::{Message, field};
 use crate::status::Status;
 
@@ -49,6 +49,8 @@ pub struct ThreadNode {
 pub struct Thread {
     pub id: String,
     pub nodes: Vec<ThreadNode>,
+    /// Mailboxes that could not be read: their copies are missing from the tree.
+    pub unusable: Vec<Unusable>,
 }
 
 impl Thread {
@@ -80,8 +82,11 @@ impl Mailroom {
     /// The thread a message belongs to. The reference may name a conversation entry (`id#n`).
     pub fn thread(&self, reference: &str) -> Result<Thread> {
         let thread_id = self.thread_id_of(reference)?;
-        let copies = self.thread_copies(&thread_id)?;
-        Ok(build(&thread_id, &copies))
+        let (copies, unusable) = self.thread_copies(&thread_id);
+        Ok(Thread {
+            unusable,
+            ..build(&thread_id, &copies)
+        })
     }
 
     /// My threads, most recently active first.
@@ -133,14 +138,23 @@ impl Mailroom {
     }
 
     /// Every copy of every message of a thread, in every mailbox of the config that can be
-    /// opened: one broken mailbox path must not hide the thread from everyone else.
-    pub(crate) fn thread_copies(&self, thread_id: &str) -> Result<Vec<ThreadCopy>> {
+    /// read, and the mailboxes that cannot: one broken mailbox path must not hide the thread
+    /// from everyone else.
+    pub(crate) fn thread_copies(&self, thread_id: &str) -> (Vec<ThreadCopy>, Vec<Unusable>) {
         let mut copies = Vec::new();
+        let mut unusable = Vec::new();
         for agent in self.agents() {
-            let Ok(mailbox) = self.mailbox_to_read(agent) else {
-                continue;
+            let rows = self
+                .mailbox_to_read(agent)
+                .and_then(|mailbox| Ok((Index::open(&mailbox)?.thread_rows(thread_id)?, mailbox)));
+            let (rows, mailbox) = match rows {
+                Ok(found) => found,
+                Err(e) => {
+                    unusable.push(Unusable::new(agent, &e));
+                    continue;
+                }
             };
-            for row in Index::open(&mailbox)?.thread_rows(thread_id)? {
+            for row in rows {
                 let path = mailbox.folder_path(row.folder).join(&row.name);
                 // A copy that moved since the index looked is read where it is now, by the
                 // next call; this one goes on without it.
@@ -153,7 +167,7 @@ impl Mailroom {
                 }
             }
         }
-        Ok(copies)
+        (copies, unusable)
     }
 }
 
@@ -252,6 +266,7 @@ pub(crate) fn build(thread_id: &str, copies: &[ThreadCopy]) -> Thread {
     Thread {
         id: thread_id.to_owned(),
         nodes: in_tree_order(nodes),
+        unusable: Vec::new(),
     }
 }
 

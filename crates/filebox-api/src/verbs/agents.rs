@@ -1,6 +1,6 @@
 //! `list_agents`: who I am and whom I can write to.
 
-use filebox_core::{AgentKind, Result};
+use filebox_core::{AgentKind, Result, Unusable};
 
 use crate::args::ListAgentsArgs;
 use crate::outcome::Outcome;
@@ -26,7 +26,7 @@ impl Verb for ListAgents {
     fn run(cx: &VerbContext<'_>, _args: ListAgentsArgs) -> Result<Outcome<AgentsResult>> {
         let mailroom = cx.mailroom;
         let mut agents = Vec::new();
-        let mut warnings = Vec::new();
+        let mut unusable = Vec::new();
         for id in mailroom.agents() {
             let entry = mailroom.config().agent(id)?;
             let root = mailroom.mailbox_root(id)?;
@@ -34,7 +34,7 @@ impl Verb for ListAgents {
             let counts = match mailroom.mailbox_to_read(id).and_then(|m| m.counts()) {
                 Ok(per_folder) => Some(FolderCounts::new(&per_folder)),
                 Err(e) => {
-                    warnings.push(format!("the mailbox of {id} is unusable: {e}"));
+                    unusable.push(Unusable::new(id, &e));
                     None
                 }
             };
@@ -51,7 +51,7 @@ impl Verb for ListAgents {
                 me: mailroom.me().to_string(),
                 agents,
             },
-            warnings,
+            super::unusable_warnings(&unusable),
         ))
     }
 

@@ -43,6 +43,15 @@ pub static TABLE: &[VerbInfo] = &[
     VerbInfo::of::<Reindex>(),
 ];
 
+/// The one warning for a mailbox of the config that could not be read (every verb that looks
+/// at several mailboxes goes on without it).
+pub(crate) fn unusable_warnings(unusable: &[filebox_core::Unusable]) -> Vec<String> {
+    unusable
+        .iter()
+        .map(|u| format!("the mailbox of {} is unusable: {}", u.agent, u.reason))
+        .collect()
+}
+
 /// The verb with this name (MCP tool name), if any.
 pub fn find(name: &str) -> Option<&'static VerbInfo> {
     TABLE.iter().find(|verb| verb.name == name)

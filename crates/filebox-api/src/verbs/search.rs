@@ -52,10 +52,13 @@ impl Verb for SearchMessages {
                 .transpose()?,
             limit: args.limit.unwrap_or(DEFAULT_SEARCH_LIMIT),
         };
-        let hits = cx.mailroom.search(&query, args.all.unwrap_or(false))?;
-        Ok(Outcome::clean(SearchResult {
-            hits: hits.into_iter().map(Into::into).collect(),
-        }))
+        let (hits, unusable) = cx.mailroom.search(&query, args.all.unwrap_or(false))?;
+        Ok(Outcome::with_warnings(
+            SearchResult {
+                hits: hits.into_iter().map(Into::into).collect(),
+            },
+            super::unusable_warnings(&unusable),
+        ))
     }
 
     fn render(found: &SearchResult) -> String {

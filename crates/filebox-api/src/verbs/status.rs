@@ -26,7 +26,10 @@ impl Verb for MessageStatus {
 
     fn run(cx: &VerbContext<'_>, args: StatusArgs) -> Result<Outcome<StatusResult>> {
         let report = cx.mailroom.status(&MessageRef::parse(&args.id)?)?;
-        Ok(Outcome::clean(StatusResult::from(&report)))
+        Ok(Outcome::with_warnings(
+            StatusResult::from(&report),
+            super::unusable_warnings(&report.unusable),
+        ))
     }
 
     fn render(status: &StatusResult) -> String {

@@ -66,7 +66,9 @@ impl Verb for GetThread {
     type Output = ThreadResult;
 
     fn run(cx: &VerbContext<'_>, args: ThreadArgs) -> Result<Outcome<ThreadResult>> {
-        Ok(Outcome::clean(cx.mailroom.thread(args.id.trim())?.into()))
+        let thread = cx.mailroom.thread(args.id.trim())?;
+        let warnings = super::unusable_warnings(&thread.unusable);
+        Ok(Outcome::with_warnings(thread.into(), warnings))
     }
 
     fn render(thread: &ThreadResult) -> String {
@@ -100,11 +102,12 @@ impl Verb for ForkThread {
             thread: args.thread.filter(|t| !t.is_empty()),
         };
         let receipt = cx.mailroom.fork(&request)?;
-        let warnings = receipt
+        let mut warnings: Vec<String> = receipt
             .unmarked
             .iter()
             .map(|unmarked| format!("could not mark {unmarked} as obsolete"))
             .collect();
+        warnings.extend(super::unusable_warnings(&receipt.unusable));
         Ok(Outcome::with_warnings(
             ForkResult {
                 id: receipt.id,

@@ -188,3 +188,47 @@ fn reading_other_mailboxes_creates_and_recovers_nothing() {
     );
     assert!(stray.exists(), "a reader ran dev's recovery");
 }
+
+#[test]
+fn an_unusable_mailbox_is_one_warning_and_every_verb_carries_on() {
+    let t = Test::new().agents(["qa", "dev", "ghost"]);
+    let id = t.send("qa", "dev,ghost", "ER", "hello everyone");
+    std::fs::remove_dir_all(t.mailbox("ghost")).unwrap();
+    std::fs::write(t.mailbox("ghost"), b"not a folder").unwrap();
+    let warning = "filebox: warning: the mailbox of ghost is unusable: ";
+    for args in [
+        vec!["--json", "thread", id.as_str()],
+        vec!["--json", "search", "hello", "--all"],
+        vec!["--json", "status", id.as_str()],
+        vec!["--json", "agents"],
+    ] {
+        let (out, err) = t.as_agent("qa").args(&args).expect_code(1);
+        assert!(err.starts_with(warning), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let warnings = json["warnings"].as_array().unwrap();
+        assert_eq!(warnings.len(), 1, "{args:?}: {json}");
+        assert!(
+            warnings[0]
+                .as_str()
+                .unwrap()
+                .starts_with("the mailbox of ghost is unusable: "),
+            "{json}"
+        );
+    }
+    // The rest carried on: dev's copy is in the thread, the search and the status.
+    let status: serde_json::Value = serde_json::from_str(
+        &t.as_agent("qa")
+            .args(["--json", "status", &id])
+            .expect_code(1)
+            .0,
+    )
+    .unwrap();
+    assert_eq!(status["recipients"][0]["agent"], "dev");
+    assert_eq!(status["recipients"][0]["status"], "delivered");
+    assert_eq!(
+        status["recipients"].as_array().unwrap().len(),
+        1,
+        "{status}"
+    );
+}
