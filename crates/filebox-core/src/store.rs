@@ -163,6 +163,15 @@ pub(crate) fn publish_new_linked(
     }
 }
 
+/// Open a file of `tmp/` (a record, a claim, a staged version) to lock it: never through a
+/// symlink, never hanging on a FIFO.
+fn open_no_follow(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+}
+
 /// Open a message file for reading. A symlink is refused, not followed (it could point out of
 /// the mailbox); `O_NONBLOCK` keeps a FIFO planted under a message's name from hanging us.
 fn open_message(path: &Path) -> Result<File> {
@@ -339,8 +348,7 @@ pub(crate) fn move_message(
     }
 
     // 3. Stage the new versions; on any failure, roll back.
-    let staged = fs::read(&intent.claim)
-        .at(&intent.claim)
+    let staged = read_regular(&intent.claim)
         .and_then(|bytes| rewrite(&bytes))
         .and_then(|versions| stage_all(&intent, &versions));
     let staged_files = match staged {
@@ -484,7 +492,7 @@ pub(crate) fn recover(tmp: &Path) -> Result<Recovery> {
         if !matches!(ext, STAGED | INTENT | COMMIT) {
             continue;
         }
-        let Ok(file) = File::open(&path) else {
+        let Ok(file) = open_no_follow(&path) else {
             continue;
         };
         if file.try_lock().is_err() {
@@ -541,7 +549,7 @@ pub(crate) fn wait_for_moves(tmp: &Path) -> Result<()> {
             continue;
         }
         // Gone already: that move is over.
-        let Ok(file) = File::open(&path) else {
+        let Ok(file) = open_no_follow(&path) else {
             continue;
         };
         file.lock().at(&path)?;
@@ -587,6 +595,7 @@ pub(crate) fn with_lock<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result
         .truncate(false)
         .write(true)
         .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
         .open(path)
         .at(path)?;
     make_private(&file, path)?;
@@ -734,4 +743,18 @@ mod tests {
         assert_eq!(recover(&tmp).unwrap(), Recovery::default());
         assert!(live.path.exists());
     }
+
+    #[test]
+    fn a_symlinked_lock_or_staged_file_is_never_opened_through() {
+        let (root, tmp, _inbox, _done) = setup();
+        let outside = root.path().join("outside");
+        fs::write(&outside, b"keep").unwrap();
+        let lock = root.path().join("state.lock");
+        std::os::unix::fs::symlink(&outside, &lock).unwrap();
+        assert!(with_lock(&lock, || Ok(())).is_err());
+        std::os::unix::fs::symlink(&outside, tmp.join("op.1.new")).unwrap();
+        recover(&tmp).unwrap();
+        assert_eq!(fs::read(&outside).unwrap(), b"keep");
+    }
+
 }
