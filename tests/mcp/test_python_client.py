@@ -164,7 +164,10 @@ async def test_wait_reports_progress_and_returns_new_mail(mailroom: Mailroom, mo
 
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(wait)
-            await anyio.sleep(1.5)
+            # The wait is running once it reports progress (about a second in).
+            with anyio.fail_after(15):
+                while not progress:
+                    await anyio.sleep(0.05)
             # Other calls are not held up by the waiting one.
             started = time.monotonic()
             assert not (await client.call_tool("list_messages", {})).is_error

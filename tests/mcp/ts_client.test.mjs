@@ -132,7 +132,8 @@ for (const [name, open] of Object.entries(transports)) {
         undefined,
         { onprogress: (note) => progress.push(note), timeout: 30_000 },
       );
-      await sleep(1_500);
+      // The wait is running once it reports progress (about a second in).
+      while (progress.length === 0) await sleep(50);
       const listed = await client.callTool({ name: "list_agents", arguments: {} });
       assert.equal(listed.isError, false);
       const arrived = mailroom.sendToQa("ER", "Mail while you wait");
