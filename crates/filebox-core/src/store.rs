@@ -756,5 +756,4 @@ mod tests {
         recover(&tmp).unwrap();
         assert_eq!(fs::read(&outside).unwrap(), b"keep");
     }
-
 }
