@@ -113,6 +113,11 @@ impl EventLog {
         }
     }
 
+    /// Every event from now on (the runners follow arrivals with it).
+    pub(crate) fn live(&self) -> broadcast::Receiver<HubEvent> {
+        self.live.subscribe()
+    }
+
     fn id(&self, event: &HubEvent) -> String {
         format!("{}-{}", self.run, event.seq)
     }

@@ -15,6 +15,7 @@ mod hub;
 mod mcp;
 pub mod routes;
 mod rpc;
+mod runner;
 mod server;
 mod settings;
 

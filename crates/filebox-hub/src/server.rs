@@ -8,10 +8,10 @@ use anyhow::Context;
 use filebox_core::{AgentId, Config};
 use tokio::net::{TcpListener, UnixListener};
 
-use crate::events;
 use crate::hub::Hub;
 use crate::routes::{self, GROUPS};
 use crate::settings::token_sha256;
+use crate::{events, runner};
 
 /// The socket's name, in the config's folder.
 pub const SOCKET_NAME: &str = "hub.sock";
@@ -65,6 +65,7 @@ impl Server {
             .local_addr()
             .context("reading the listener's address")?;
         check_exposure(&config, address.ip())?;
+        runner::check(&config)?;
         let socket_path = socket_path(&config);
         let socket = bind_socket(&socket_path)?;
         Ok(Server {
@@ -91,6 +92,8 @@ impl Server {
         } = self;
         let address = hub.listen();
         let router = routes::router(&hub, GROUPS);
+        // Subscribed before the feed starts: no arrival is missed between the two.
+        let runners = tokio::spawn(runner::supervise(hub.clone(), hub.events().live()));
         let follower = {
             let hub = hub.clone();
             std::thread::spawn(move || follower.run(&hub.events(), &|| hub.stopping()))
@@ -118,6 +121,8 @@ impl Server {
         // replaces it), so it is not reported over the result of serving.
         let _ = std::fs::remove_file(&socket_path);
         let followed = follower.join();
+        // Runs in flight are dropped (their commands killed); a restart resumes them.
+        runners.abort();
         served?;
         match followed {
             Ok(result) => result.context("following the mailboxes for live events")?,

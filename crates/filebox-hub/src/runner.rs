@@ -1,0 +1,342 @@
+//! Agents that are not running: an agent entry with `"runner": {"command": [...],
+//! "timeout_secs": 600, "max_concurrent": 1}` gets its command run for each message reaching its
+//! inbox. The message is put on hold first (status processing; the hold is the claim, so a
+//! message is never run twice at once), the command gets the message's Markdown on stdin and
+//! `FILEBOX_CONFIG`, `FILEBOX_AGENT`, `FILEBOX_MESSAGE_ID`; non-empty stdout becomes the reply
+//! (routed like `email.reply`), empty stdout resolves it, a non-zero exit or a timeout rejects
+//! it (status failed) with the stderr tail in the processing history.
+//!
+//! Files are the truth: at start every runner agent's inbox is run, and so is every message
+//! on hold that a runner had claimed (a hub killed mid-run runs it again).
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use filebox_api::verbs::{HoldMessage, ReadMessage};
+use filebox_api::{HoldArgs, ReadArgs, Verb, VerbContext};
+use filebox_core::{AgentId, Config, Folder, Mailroom};
+use serde::Deserialize;
+use tokio::io::AsyncWriteExt;
+use tokio::sync::{Semaphore, broadcast};
+
+use crate::auth::Caller;
+use crate::email::handlers;
+use crate::email::wire::{ReplyParams, TransitionParams};
+use crate::events::HubEvent;
+use crate::hub::Hub;
+use crate::rpc::{Ctx, RpcError};
+
+/// The processing-history details a runner's claim writes; a hold with them is resumed.
+const CLAIMED: &str = "runner: started";
+/// How much of a failed command's stderr is kept, in bytes.
+const STDERR_TAIL: usize = 2000;
+
+/// An agent entry's `runner`.
+#[derive(Debug, Clone, Deserialize)]
+struct RunnerSpec {
+    command: Vec<String>,
+    #[serde(default = "default_timeout")]
+    timeout_secs: u64,
+    #[serde(default = "default_concurrency")]
+    max_concurrent: usize,
+}
+
+fn default_timeout() -> u64 {
+    600
+}
+
+fn default_concurrency() -> usize {
+    1
+}
+
+/// The runners of a config, by agent; a malformed `runner` is an error naming the agent.
+fn runners(config: &Config) -> anyhow::Result<HashMap<AgentId, RunnerSpec>> {
+    let mut runners = HashMap::new();
+    for (agent, entry) in &config.file.agents {
+        let Some(value) = entry.extra.get("runner") else {
+            continue;
+        };
+        let spec: RunnerSpec = serde_json::from_value(value.clone())
+            .map_err(|e| anyhow::anyhow!("config: the runner of {agent}: {e}"))?;
+        if spec.command.is_empty() || spec.max_concurrent == 0 {
+            anyhow::bail!("config: the runner of {agent} needs a command and max_concurrent >= 1");
+        }
+        runners.insert(agent.clone(), spec);
+    }
+    Ok(runners)
+}
+
+/// Check the runners of `config` before serving.
+pub(crate) fn check(config: &Config) -> anyhow::Result<()> {
+    runners(config).map(|_| ())
+}
+
+/// Run the runners until the hub stops: the mail waiting now, then each new arrival.
+pub(crate) async fn supervise(hub: Hub, mut arrivals: broadcast::Receiver<HubEvent>) {
+    let Ok(config) = hub.config() else { return };
+    let Ok(specs) = runners(&config) else { return };
+    if specs.is_empty() {
+        return;
+    }
+    let limits: HashMap<AgentId, Arc<Semaphore>> = specs
+        .iter()
+        .map(|(agent, spec)| (agent.clone(), Arc::new(Semaphore::new(spec.max_concurrent))))
+        .collect();
+    let start = |agent: &AgentId, file: String, claimed: bool| {
+        let (Some(spec), Some(limit)) = (specs.get(agent), limits.get(agent)) else {
+            return;
+        };
+        let job = Job {
+            hub: hub.clone(),
+            agent: agent.clone(),
+            file,
+            claimed,
+            spec: spec.clone(),
+        };
+        let limit = Arc::clone(limit);
+        tokio::spawn(async move {
+            let Ok(_permit) = limit.acquire_owned().await else {
+                return;
+            };
+            job.run().await;
+        });
+    };
+    let waiting = |agents: Vec<AgentId>| {
+        let config = config.clone();
+        tokio::task::spawn_blocking(move || waiting_mail(&config, &agents))
+    };
+    if let Ok(found) = waiting(specs.keys().cloned().collect()).await {
+        for (agent, file, claimed) in found {
+            start(&agent, file, claimed);
+        }
+    }
+    let stop = hub.sessions();
+    loop {
+        let event = tokio::select! {
+            _ = stop.cancelled() => return,
+            event = arrivals.recv() => event,
+        };
+        match event {
+            Ok(event)
+                if event.folder == Folder::Inbox
+                    && matches!(event.kind, "delivered" | "reply" | "fork") =>
+            {
+                if let Ok(agent) = AgentId::new(&event.agent) {
+                    start(&agent, event.file, false);
+                }
+            }
+            Ok(_) => {}
+            // Events were lost: look at the inboxes again (a message already taken is skipped
+            // by its claim).
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                if let Ok(found) = waiting(specs.keys().cloned().collect()).await {
+                    for (agent, file, claimed) in found.into_iter().filter(|(_, _, c)| !c) {
+                        start(&agent, file, claimed);
+                    }
+                }
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        }
+    }
+}
+
+/// The inbox of each runner agent, and what a runner claimed (on hold, claimed by a runner).
+fn waiting_mail(config: &Config, agents: &[AgentId]) -> Vec<(AgentId, String, bool)> {
+    let mut found = Vec::new();
+    for agent in agents {
+        let Ok(mailbox) = config
+            .mailbox_path(agent)
+            .and_then(|root| filebox_core::Mailbox::open(agent.clone(), root))
+        else {
+            continue;
+        };
+        for (folder, claimed) in [(Folder::Inbox, false), (Folder::Hold, true)] {
+            let Ok(listing) = mailbox.list(folder) else {
+                continue;
+            };
+            for envelope in listing.messages {
+                let ours = !claimed
+                    || mailbox
+                        .read(&envelope)
+                        .is_ok_and(|m| m.processing.last().is_some_and(|p| p.details == CLAIMED));
+                if ours {
+                    found.push((agent.clone(), envelope.file.to_string(), claimed));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// One message for one runner.
+struct Job {
+    hub: Hub,
+    agent: AgentId,
+    file: String,
+    /// Already on hold by a runner (resumed after a restart).
+    claimed: bool,
+    spec: RunnerSpec,
+}
+
+/// How a command ended.
+enum Ending {
+    Answered(String),
+    Silent,
+    Failed(String),
+}
+
+impl Job {
+    async fn run(self) {
+        let Some((markdown, id)) = self.claim().await else {
+            return;
+        };
+        let ending = self.execute(&markdown, &id).await;
+        let (hub, agent) = (self.hub.clone(), self.agent.clone());
+        // The outcome is written whatever happens to the hub's state now: files are the truth.
+        let _ = tokio::task::spawn_blocking(move || finish(&hub, &agent, &id, ending)).await;
+    }
+
+    /// Put the message on hold (the claim) and read it: `None` when someone else took it.
+    async fn claim(&self) -> Option<(String, String)> {
+        let (hub, agent, file, claimed) = (
+            self.hub.clone(),
+            self.agent.clone(),
+            self.file.clone(),
+            self.claimed,
+        );
+        tokio::task::spawn_blocking(move || {
+            let mailroom = Mailroom::new(hub.config().ok()?, Some(&agent)).ok()?;
+            let cx = VerbContext::new(&mailroom);
+            if !claimed {
+                HoldMessage::run(
+                    &cx,
+                    HoldArgs {
+                        id: file.clone(),
+                        reason: CLAIMED.into(),
+                    },
+                )
+                .ok()?;
+            }
+            let read = ReadMessage::run(
+                &cx,
+                ReadArgs {
+                    id: file,
+                    folder: Some(Folder::Hold),
+                },
+            )
+            .ok()?
+            .value;
+            Some((read.markdown, read.message.id))
+        })
+        .await
+        .ok()
+        .flatten()
+    }
+
+    async fn execute(&self, markdown: &str, id: &str) -> Ending {
+        let mut command = tokio::process::Command::new(&self.spec.command[0]);
+        command
+            .args(&self.spec.command[1..])
+            .env("FILEBOX_CONFIG", self.hub.config_path())
+            .env("FILEBOX_AGENT", self.agent.as_str())
+            .env("FILEBOX_MESSAGE_ID", id)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = match command.spawn() {
+            Ok(child) => child,
+            Err(e) => {
+                return Ending::Failed(format!(
+                    "runner: cannot start {:?}: {e}",
+                    self.spec.command[0]
+                ));
+            }
+        };
+        if let Some(mut stdin) = child.stdin.take() {
+            // A command that does not read its input is not an error.
+            let _ = stdin.write_all(markdown.as_bytes()).await;
+        }
+        let limit = Duration::from_secs(self.spec.timeout_secs);
+        match tokio::time::timeout(limit, child.wait_with_output()).await {
+            Err(_) => Ending::Failed(format!(
+                "runner: timed out after {} s",
+                self.spec.timeout_secs
+            )),
+            Ok(Err(e)) => Ending::Failed(format!("runner: {e}")),
+            Ok(Ok(output)) if !output.status.success() => Ending::Failed(format!(
+                "runner: {}; stderr: {}",
+                output.status,
+                tail(&output.stderr)
+            )),
+            Ok(Ok(output)) => {
+                let answer = String::from_utf8_lossy(&output.stdout).into_owned();
+                if answer.trim().is_empty() {
+                    Ending::Silent
+                } else {
+                    Ending::Answered(answer)
+                }
+            }
+        }
+    }
+}
+
+/// Record how the command ended: reply, resolve or reject, as the runner's agent.
+fn finish(hub: &Hub, agent: &AgentId, id: &str, ending: Ending) -> Result<(), RpcError> {
+    let ctx = Ctx {
+        config: hub.config()?,
+        caller: Caller::Agent(agent.clone()),
+    };
+    let transition = |details: String| TransitionParams {
+        agent: agent.to_string(),
+        id: id.to_owned(),
+        details,
+    };
+    match ending {
+        Ending::Answered(body) => handlers::reply(
+            &ctx,
+            ReplyParams {
+                from: agent.to_string(),
+                id: id.to_owned(),
+                body,
+                kind: None,
+            },
+        )
+        .map(|_| ()),
+        Ending::Silent => {
+            handlers::resolve(&ctx, transition("runner: finished without output".into()))
+                .map(|_| ())
+        }
+        Ending::Failed(details) => handlers::reject(&ctx, transition(details)).map(|_| ()),
+    }
+}
+
+/// The end of a command's stderr, on one line.
+fn tail(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let text = text.trim();
+    let start = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .find(|&i| text.len() - i <= STDERR_TAIL)
+        .unwrap_or(text.len());
+    text[start..]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stderr_tail_is_short_and_on_one_line() {
+        assert_eq!(tail(b"  error:\n  boom \n"), "error: boom");
+        let long = "x".repeat(5000) + "\nend";
+        assert!(tail(long.as_bytes()).len() <= STDERR_TAIL);
+        assert!(tail(long.as_bytes()).ends_with(" end"));
+    }
+}
