@@ -1,12 +1,13 @@
 //! The FileBox hub (`filebox serve`): seed 004's Email Hub as one more surface over the core.
 //! JSON-RPC 2.0 at `POST /rpc` and on `.filebox/hub.sock`, live events at `/events`, MCP at
-//! `/mcp`, `/healthz`.
+//! `/mcp`, `/healthz`, and the Claude Code team bridges the config names (`bridges`).
 //!
 //! Translation only: every method calls `filebox_api::verbs` (or `filebox_core`) as the agent
 //! it names; the hub keeps no state that is not on disk (it re-reads the config for every
 //! request), so it can be killed at any instant and started again.
 
 mod auth;
+mod bridges;
 mod email;
 mod events;
 mod guard;

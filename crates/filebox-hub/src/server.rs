@@ -53,6 +53,8 @@ pub async fn run_with(
 pub struct Server {
     hub: Hub,
     follower: events::Follower,
+    config: Config,
+    bridges: Vec<crate::bridges::Planned>,
     listener: TcpListener,
     socket: UnixListener,
     socket_path: PathBuf,
@@ -66,12 +68,15 @@ impl Server {
             .context("reading the listener's address")?;
         check_exposure(&config, address.ip())?;
         runner::check(&config)?;
+        let bridges = crate::bridges::plan(&config)?;
         let socket_path = socket_path(&config);
         let socket = bind_socket(&socket_path)?;
         Ok(Server {
             follower: events::Follower::watch(&config)
                 .context("watching the mailboxes for live events")?,
             hub: Hub::new(&config, address, options.agent, options.allowed_hosts),
+            config,
+            bridges,
             listener,
             socket,
             socket_path,
@@ -86,10 +91,13 @@ impl Server {
         let Server {
             hub,
             follower,
+            config,
+            bridges,
             listener,
             socket,
             socket_path,
         } = self;
+        let bridges = crate::bridges::start(&config, bridges, hub.sessions());
         let address = hub.listen();
         let router = routes::router(&hub, GROUPS);
         // Subscribed before the feed starts: no arrival is missed between the two.
@@ -117,6 +125,10 @@ impl Server {
             .with_context(|| format!("serving on {address}"));
         hub.shut_down();
         let socket_served = socket_server.await;
+        for bridge in bridges {
+            // A bridge stops within one pass of the shutdown; it only ever reports on stderr.
+            let _ = bridge.await;
+        }
         // The socket is ours: we bound it. A failure to remove it is harmless (the next start
         // replaces it), so it is not reported over the result of serving.
         let _ = std::fs::remove_file(&socket_path);

@@ -221,3 +221,57 @@ fn the_foreground_bridge_delivers_as_messages_arrive() {
     );
     assert_eq!(arrived["messages"][0]["title"], "Build is green");
 }
+
+#[test]
+fn the_hub_runs_the_bridges_its_config_names() {
+    let t = Test::new().agents(["alice"]);
+    let dir = t.fixture("claude");
+    let t = t.config(
+        "bridges",
+        serde_json::json!([{ "claude_team": TEAM, "mailbox": "alice", "claude_dir": "claude" }]),
+    );
+    t.as_agent("alice")
+        .args(["wait", "--timeout", "0"])
+        .expect_code(3);
+    let mut hub = t
+        .run()
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .command()
+        .spawn()
+        .unwrap();
+    t.run()
+        .args([
+            "teams",
+            "send",
+            TEAM,
+            "alice",
+            "Deployed",
+            "--from",
+            "team-lead",
+            "--claude-dir",
+        ])
+        .args([&dir])
+        .success();
+    let out = t
+        .as_agent("alice")
+        .args(["--json", "wait", "--timeout", "120"])
+        .output();
+    std::process::Command::new("kill")
+        .args(["-TERM", &hub.id().to_string()])
+        .status()
+        .unwrap();
+    let status = hub.wait().unwrap();
+    let arrived: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        arrived["messages"][0]["sender"], "team-lead@Boom_UI",
+        "{arrived}"
+    );
+    assert!(
+        status.success(),
+        "the hub stops its bridges and exits: {status}"
+    );
+
+    let t = t.config("bridges", serde_json::json!([{ "team": TEAM }]));
+    let err = t.run().args(["serve", "--listen", "127.0.0.1:0"]).failure();
+    assert!(err.contains("the \"bridges\" section"), "{err}");
+}

@@ -1,0 +1,114 @@
+//! The Claude Code team bridges the config names, run while the hub serves:
+//! `"bridges": [{"claude_team": "my-team", "mailbox": "alice", "claude_dir": "/home/u/.claude"}]`
+//! (`mailbox` defaults to the current agent, `claude_dir` to `CLAUDE_CONFIG_DIR`, else
+//! `~/.claude`). Each bridge runs pass after pass on a blocking thread until the hub stops;
+//! a failed pass is reported on stderr and tried again (a team that does not exist yet is
+//! waited for).
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use filebox_bridge::team_bridge::{Bridge, POLL_INTERVAL};
+use filebox_bridge::team_inbox::names;
+use filebox_core::{AgentId, Config};
+use serde::Deserialize;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+/// One entry of the config's `bridges`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BridgeSetting {
+    claude_team: String,
+    #[serde(default)]
+    mailbox: Option<String>,
+    #[serde(default)]
+    claude_dir: Option<PathBuf>,
+}
+
+/// A bridge ready to start: its team, agent and Claude folder resolved.
+#[derive(Debug, Clone)]
+pub(crate) struct Planned {
+    team: String,
+    agent: AgentId,
+    claude_dir: PathBuf,
+}
+
+/// Read and check the config's `bridges` (a malformed entry is a config error, so the hub
+/// refuses to start rather than silently not bridging).
+pub(crate) fn plan(config: &Config) -> anyhow::Result<Vec<Planned>> {
+    let Some(value) = config.file.extra.get("bridges") else {
+        return Ok(Vec::new());
+    };
+    let context = || format!("config {}: the \"bridges\" section", config.path.display());
+    let settings: Vec<BridgeSetting> =
+        serde_json::from_value(value.clone()).with_context(context)?;
+    settings
+        .into_iter()
+        .map(|setting| {
+            let agent = match &setting.mailbox {
+                Some(id) => AgentId::new(id)?,
+                None => config.current_agent(None)?,
+            };
+            config.agent(&agent).with_context(context)?;
+            let claude_dir = names::claude_dir(setting.claude_dir.as_deref())
+                .context("no Claude config folder: set claude_dir or CLAUDE_CONFIG_DIR")
+                .with_context(context)?;
+            Ok(Planned {
+                team: setting.claude_team,
+                agent,
+                claude_dir: config.base_dir().join(claude_dir),
+            })
+        })
+        .collect()
+}
+
+/// Start every planned bridge; they stop when `stop` is cancelled.
+pub(crate) fn start(
+    config: &Config,
+    planned: Vec<Planned>,
+    stop: CancellationToken,
+) -> Vec<JoinHandle<()>> {
+    planned
+        .into_iter()
+        .map(|plan| {
+            let config = config.clone();
+            let stop = stop.clone();
+            tokio::task::spawn_blocking(move || run(&config, &plan, &stop))
+        })
+        .collect()
+}
+
+fn run(config: &Config, plan: &Planned, stop: &CancellationToken) {
+    let label = format!("bridge {} ↔ {}", plan.team, plan.agent);
+    let mut waiting_reported = false;
+    while !stop.is_cancelled() {
+        match Bridge::new(config, &plan.claude_dir, &plan.team, &plan.agent) {
+            Ok(bridge) => {
+                eprintln!("filebox serve: {label} started");
+                bridge.run(
+                    POLL_INTERVAL,
+                    &|| stop.is_cancelled(),
+                    &mut |pass| match pass {
+                        Ok(report) => {
+                            for problem in report.problems {
+                                eprintln!("filebox serve: {label}: {problem}");
+                            }
+                        }
+                        Err(e) => {
+                            eprintln!("filebox serve: {label}: pass failed (tried again): {e}")
+                        }
+                    },
+                );
+                return;
+            }
+            Err(e) => {
+                if !waiting_reported {
+                    eprintln!("filebox serve: {label} waits: {e}");
+                    waiting_reported = true;
+                }
+                std::thread::sleep(POLL_INTERVAL);
+            }
+        }
+    }
+}
