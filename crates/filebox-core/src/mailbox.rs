@@ -381,6 +381,18 @@ impl Mailbox {
         })
     }
 
+    /// Every copy of the message with this id in my folders, in [`Folder::ALL`] order: a
+    /// conversation keeps its file name as it moves, so it can sit in several folders at once
+    /// (the outbox record of what I sent, the done/ record of what I resolved, ...).
+    pub(crate) fn copies(&self, id: &str) -> Result<Vec<Envelope>> {
+        let reference = MessageRef::Id(id.to_owned());
+        let mut copies = Vec::new();
+        for folder in Folder::ALL {
+            copies.extend(self.find_in(&reference, folder)?);
+        }
+        Ok(copies)
+    }
+
     /// Like [`Mailbox::find`], but a message that another process is moving right now (claimed
     /// into `tmp/`, in no folder for a moment) is waited for rather than missed, so the loser
     /// of a race learns where the message went.

@@ -247,7 +247,7 @@ impl Mailroom {
                 name: found.file.to_string(),
             });
         }
-        // Seed 000 §3.9: the sender keeps a full copy in its outbox.
+        // The sender keeps a full copy in its outbox.
         destinations.push(Destination {
             tmp: mine.tmp(),
             dir: mine.folder_path(Folder::Outbox),
@@ -257,8 +257,7 @@ impl Mailroom {
         let me = self.me().clone();
         let receiver = join(to);
         let copies = destinations.len();
-        let rewrite = |bytes: &[u8]| -> Result<Vec<Vec<u8>>> {
-            let mut message = parse_bytes(&found.path, bytes)?;
+        let continue_from = |mut message: Message| -> Result<Vec<Vec<u8>>> {
             let grown = message.body.len()
                 + message
                     .conversation
@@ -283,28 +282,53 @@ impl Mailroom {
             Ok(vec![bytes; copies])
         };
 
-        // From an active folder the file moves on; from a record folder (outbox, done,
-        // cancel) the record stays and the new state is delivered as a copy.
-        if matches!(found.folder, Folder::Inbox | Folder::Hold) {
-            match store::move_message(&mine.tmp(), &found.path, &destinations, rewrite)? {
-                Moved::Done => {}
-                Moved::Gone => return Err(self.already_handled(reference)),
-            }
-        } else {
-            // Two replies from one record must not both start from the same version of it.
-            let lock = mine
-                .state_dir()
-                .join("locks")
-                .join(format!("{}.lock", found.file));
-            store::with_lock(&lock, || {
-                let bytes = store::read_regular(&found.path)?;
-                let versions = rewrite(&bytes)?;
-                for (dest, version) in destinations.iter().zip(versions) {
-                    store::publish_replace(&dest.tmp, &dest.dir, &dest.name, &version)?;
+        // Two replies to one message must not both start from the same version of it.
+        let lock = mine
+            .state_dir()
+            .join("locks")
+            .join(format!("{}.lock", found.file));
+        store::with_lock(&lock, || {
+            let versions = mine
+                .copies(found.header.id())?
+                .into_iter()
+                .filter_map(|copy| match mine.read(&copy) {
+                    Ok(message) => Some(Ok((message, copy))),
+                    // Moved on by another process since the look.
+                    Err(e) if store::is_not_found(&e) => None,
+                    Err(e) => Some(Err(e)),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let fullest = fullest(&versions).ok_or_else(|| self.already_handled(reference))?;
+            // A copy in inbox/ or hold/ is mine to handle: the reply moves it on. From a record
+            // folder (outbox, done, cancel) the record stays and the new state is delivered.
+            let active = versions
+                .iter()
+                .map(|(_, copy)| copy)
+                .find(|copy| matches!(copy.folder, Folder::Inbox | Folder::Hold));
+            match active {
+                Some(active) => {
+                    let rewrite = |claimed: &[u8]| {
+                        if active.path == fullest.1.path {
+                            continue_from(parse_bytes(&active.path, claimed)?)
+                        } else {
+                            continue_from(fullest.0.clone())
+                        }
+                    };
+                    match store::move_message(&mine.tmp(), &active.path, &destinations, rewrite)? {
+                        Moved::Done => Ok(()),
+                        Moved::Gone => Err(self.already_handled(reference)),
+                    }
                 }
-                Ok(())
-            })?;
-        }
+                None => {
+                    for (dest, version) in
+                        destinations.iter().zip(continue_from(fullest.0.clone())?)
+                    {
+                        store::publish_replace(&dest.tmp, &dest.dir, &dest.name, &version)?;
+                    }
+                    Ok(())
+                }
+            }
+        })?;
         Ok(SendReceipt {
             id: found.header.id().to_owned(),
             file: found.file.to_string(),
@@ -324,6 +348,29 @@ impl Mailroom {
             folder,
         }
     }
+}
+
+/// The version a reply continues: the copy with the most history (conversation and processing
+/// entries), then the newest activity, then one in inbox/ or hold/ (the state I am handling),
+/// so nothing said or done so far is lost from what is sent, nor from my outbox record.
+fn fullest(versions: &[(Message, Envelope)]) -> Option<&(Message, Envelope)> {
+    versions.iter().rev().max_by_key(|(message, copy)| {
+        (
+            message.conversation.len() + message.processing.len(),
+            last_activity(message),
+            matches!(copy.folder, Folder::Inbox | Folder::Hold),
+        )
+    })
+}
+
+/// When a message last changed: its newest history entry, else its own timestamp.
+fn last_activity(message: &Message) -> &str {
+    let conversed = message.conversation.last().map(|c| c.timestamp.as_str());
+    let processed = message.processing.last().map(|p| p.timestamp.as_str());
+    conversed
+        .max(processed)
+        .or_else(|| message.header.get(field::TIMESTAMP))
+        .unwrap_or_default()
 }
 
 /// The body's first non-blank line without leading `#`, shortened.
