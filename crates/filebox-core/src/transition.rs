@@ -27,6 +27,15 @@ impl Transition {
         }
     }
 
+    /// The verb, as a sentence says it.
+    fn verb(self) -> &'static str {
+        match self {
+            Transition::Resolve => "resolve",
+            Transition::Reject => "reject",
+            Transition::Hold => "put on hold",
+        }
+    }
+
     /// Where the message goes.
     pub fn destination(self) -> Folder {
         match self {
@@ -66,7 +75,25 @@ impl Mailroom {
             Ok(found) => found,
             Err(Error::NotFound { .. }) => {
                 // Say where it is if it was already handled; otherwise it is simply unknown.
-                return Err(match mine.find_settled(reference, &Folder::ALL) {
+                let records = [Folder::Hold, Folder::Done, Folder::Cancel, Folder::Outbox];
+                return Err(match mine.find_settled(reference, &records) {
+                    // Only in my outbox, and I started it: it is my request, not my task.
+                    Ok(sent)
+                        if sent.folder == Folder::Outbox
+                            && sent.header.get(field::ORIGINAL_SENDER)
+                                == Some(self.me().as_str()) =>
+                    {
+                        Error::invalid(
+                            "message",
+                            reference.text(),
+                            format!(
+                                "you sent it, so only its recipient ({}) can {} it; answer with a \
+                             reply or start over with a fork",
+                                sent.header.get(field::RECEIVER).unwrap_or("?"),
+                                transition.verb()
+                            ),
+                        )
+                    }
                     Ok(elsewhere) => Error::AlreadyHandled {
                         reference: reference.text().to_owned(),
                         folder: format!("{}/ of {}", elsewhere.folder, self.me()),

@@ -16,6 +16,7 @@ mod list_filters;
 mod mcp;
 mod permissions;
 mod render;
+mod mistakes;
 mod replies;
 mod safety;
 mod search;
