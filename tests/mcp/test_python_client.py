@@ -27,6 +27,10 @@ TOOLS = {
     "list_threads": "read_only",
     "get_thread": "read_only",
     "fork_thread": "updates",
+    "ask_question": "updates",
+    "task_finish": "updates",
+    "work_report": "updates",
+    "get_answer": "updates",
 }
 
 

@@ -53,9 +53,10 @@ for (const [name, open] of Object.entries(transports)) {
       const { tools } = await client.listTools();
       const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
       assert.deepEqual(Object.keys(byName).sort(), [
-        "fork_thread", "get_thread", "hold_message", "list_agents", "list_messages", "list_threads",
-        "message_status", "read_message", "reject_message", "reply_message", "resolve_message",
-        "search_messages", "send_message", "wait_for_messages",
+        "ask_question", "fork_thread", "get_answer", "get_thread", "hold_message", "list_agents",
+        "list_messages", "list_threads", "message_status", "read_message", "reject_message",
+        "reply_message", "resolve_message", "search_messages", "send_message", "task_finish",
+        "wait_for_messages", "work_report",
       ]);
       assert.equal(byName.list_messages.annotations.readOnlyHint, true);
       assert.equal(byName.search_messages.annotations.readOnlyHint, true);

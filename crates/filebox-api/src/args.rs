@@ -88,6 +88,50 @@ pub struct SendArgs {
     /// Where replies to this message should go instead of to me (an agent id).
     #[serde(default)]
     pub reply_to_agent: Option<String>,
+    /// Files to attach: stored beside the message and linked from the end of its body.
+    #[serde(default)]
+    pub attachments: Option<Vec<AttachmentArg>>,
+}
+
+/// A file attached to a message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AttachmentArg {
+    /// The file name (made safe: letters, digits, `.`, `_`, `-`).
+    pub name: String,
+    /// The MIME type, e.g. `image/png`; guessed from the name when omitted.
+    #[serde(default, alias = "mimeType")]
+    pub mime_type: Option<String>,
+    /// The file's bytes, base64-encoded.
+    pub data: String,
+}
+
+impl AttachmentArg {
+    /// An attachment of these bytes (encoded for the wire).
+    pub fn from_bytes(name: &str, mime_type: Option<String>, bytes: &[u8]) -> Self {
+        use base64::Engine;
+        AttachmentArg {
+            name: name.to_owned(),
+            mime_type,
+            data: base64::engine::general_purpose::STANDARD.encode(bytes),
+        }
+    }
+
+    /// The attachment for the core: the bytes decoded.
+    pub fn decode(&self) -> filebox_core::Result<filebox_core::Attachment> {
+        use base64::Engine;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(self.data.trim())
+            .map_err(|_| filebox_core::Error::Invalid {
+                what: "attachment data",
+                value: self.name.clone(),
+                reason: "not valid base64".into(),
+            })?;
+        Ok(filebox_core::Attachment {
+            name: self.name.clone(),
+            mime: self.mime_type.clone(),
+            bytes,
+        })
+    }
 }
 
 impl SendArgs {
@@ -103,6 +147,7 @@ impl SendArgs {
             priority: None,
             source_type: None,
             reply_to_agent: None,
+            attachments: None,
         }
     }
 }
@@ -198,6 +243,9 @@ pub struct ReplyArgs {
     /// Message type of the reply (default DIS).
     #[serde(default, rename = "type")]
     pub kind: Option<MessageType>,
+    /// Files to attach: stored beside the message and linked from the end of the reply.
+    #[serde(default)]
+    pub attachments: Option<Vec<AttachmentArg>>,
 }
 
 /// Arguments of `get_thread`.
@@ -242,3 +290,43 @@ pub struct WaitArgs {
     #[serde(default)]
     pub timeout: Option<u64>,
 }
+
+/// Arguments of `ask_question`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AskArgs {
+    /// The project you work in (its absolute path), shown to the human with the question.
+    pub project_directory: String,
+    /// The question, in Markdown: say what you need to know and why.
+    pub question: String,
+    /// Seconds to wait for the answer (default 600, bounded by the config's
+    /// `max_question_timeout_secs`). When it passes, the question stays open.
+    #[serde(default)]
+    pub timeout: Option<u64>,
+    /// Quick answers the human can pick with one click (e.g. ["Yes", "No"]).
+    #[serde(default)]
+    pub options: Option<Vec<String>>,
+}
+
+/// Arguments of `task_finish` and `work_report`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ReportArgs {
+    /// The project you work in (its absolute path), shown to the human with the report.
+    pub project_directory: String,
+    /// What you did, in Markdown: the result, what changed, anything left open.
+    pub summary: String,
+    /// Seconds to wait for the human's reply (default 600, bounded by the config's
+    /// `max_question_timeout_secs`). No reply by then means no objection.
+    #[serde(default)]
+    pub timeout: Option<u64>,
+}
+
+/// Arguments of `get_answer`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct GetAnswerArgs {
+    /// The question's id, as `ask_question` or `task_finish` returned it.
+    pub id: String,
+}
+
+/// Arguments of `open_questions` (none).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct OpenQuestionsArgs {}

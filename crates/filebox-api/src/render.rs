@@ -2,8 +2,9 @@
 //! text content (and anything else that shows a result to a person or a model).
 
 use crate::views::{
-    AgentsResult, ForkResult, MessageSummary, ReindexResult, SearchHit, SearchResult, SendResult,
-    StatusResult, ThreadNodeView, ThreadResult, ThreadsResult, TransitionResult,
+    AgentsResult, ForkResult, MessageSummary, OpenQuestions, QuestionResult, QuestionStatus,
+    ReindexResult, SearchHit, SearchResult, SendResult, StatusResult, ThreadNodeView, ThreadResult,
+    ThreadsResult, TransitionResult,
 };
 
 /// Seed 000's listing lines (`2025-06-27T153000 ER Title (file.md)`); the file name is a
@@ -198,4 +199,70 @@ pub fn reindex(result: &ReindexResult) -> String {
         .map(|m| format!("{}: {} messages indexed", m.agent, m.indexed))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// A question's outcome, for the asking agent: the answer, or what to do next.
+pub fn question(result: &QuestionResult) -> String {
+    let id = &result.id;
+    let report = result.kind == filebox_core::question::WORK_REPORT;
+    match (&result.status, &result.answer) {
+        (QuestionStatus::Answered, Some(answer)) => {
+            let mut text = answer.text.clone();
+            for attached in &answer.attachments {
+                text.push_str(&format!(
+                    "\n[attached: {} ({}) at {}]",
+                    attached.name, attached.mime_type, attached.path
+                ));
+            }
+            if text.trim().is_empty() {
+                text = "(an empty answer)".to_owned();
+            }
+            text
+        }
+        (QuestionStatus::Withdrawn, _) => format!(
+            "Question {id} was withdrawn: you stopped waiting, so the human no longer sees it as \
+             open."
+        ),
+        _ if report => format!(
+            "No objection within {} s to work report {id}: carry on. A later reply arrives in \
+             your inbox; get_answer {{\"id\": \"{id}\"}} returns it.",
+            result.waited_secs
+        ),
+        _ if result.waited_secs > 0 => format!(
+            "No answer yet: question {id} is still open after {} s. Carry on with what does not \
+             depend on it; the answer will arrive in your inbox. Call get_answer {{\"id\": \
+             \"{id}\"}} (returns at once) or wait_for_messages to get it.",
+            result.waited_secs
+        ),
+        _ => format!(
+            "Question {id} is still open. Call get_answer {{\"id\": \"{id}\"}} again later, \
+             or wait_for_messages: the answer arrives in your inbox."
+        ),
+    }
+}
+
+/// The questions waiting for a human, one block each.
+pub fn open_questions(open: &OpenQuestions) -> String {
+    if open.questions.is_empty() {
+        return "No open questions.".to_owned();
+    }
+    open.questions
+        .iter()
+        .map(|q| {
+            let mut block = format!(
+                "{} {} from {} in {} ({})\n{}",
+                q.asked_at,
+                q.kind,
+                q.from,
+                q.project_directory.as_deref().unwrap_or("?"),
+                q.id,
+                q.body.trim_end()
+            );
+            if !q.options.is_empty() {
+                block.push_str(&format!("\noptions: {}", q.options.join(" | ")));
+            }
+            block
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }

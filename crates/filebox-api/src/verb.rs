@@ -29,12 +29,14 @@ pub enum Effect {
     Destructive,
 }
 
-/// What a verb runs with: the mailroom (config + the agent it acts as) and a cancellation
-/// check that long verbs (`wait_for_messages`) poll.
+/// What a verb runs with: the mailroom (config + the agent it acts as), a cancellation
+/// check that long verbs (`wait_for_messages`, `ask_question`) poll, and the calling program's
+/// name when the surface knows it (the MCP client's, from `initialize`).
 #[derive(Clone, Copy)]
 pub struct VerbContext<'a> {
     pub mailroom: &'a Mailroom,
     pub cancelled: &'a dyn Fn() -> bool,
+    pub client: Option<&'a str>,
 }
 
 impl<'a> VerbContext<'a> {
@@ -43,6 +45,7 @@ impl<'a> VerbContext<'a> {
         VerbContext {
             mailroom,
             cancelled: &|| false,
+            client: None,
         }
     }
 
@@ -51,7 +54,13 @@ impl<'a> VerbContext<'a> {
         VerbContext {
             mailroom,
             cancelled,
+            client: None,
         }
+    }
+
+    /// The same context, naming the calling program.
+    pub fn with_client(self, client: Option<&'a str>) -> VerbContext<'a> {
+        VerbContext { client, ..self }
     }
 }
 

@@ -461,3 +461,78 @@ pub struct WaitResult {
     /// the wait timed out or was cancelled.
     pub messages: Vec<MessageSummary>,
 }
+
+/// Where a question stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum QuestionStatus {
+    /// Waiting in the human's inbox.
+    Open,
+    /// The human answered.
+    Answered,
+    /// The asker stopped waiting; the human no longer sees it as open.
+    Withdrawn,
+}
+
+/// A question's outcome, as the asking agent sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct QuestionResult {
+    /// The question's Message ID: `get_answer` takes it.
+    pub id: String,
+    /// `ASK` (a question) or `RPT` (a work report).
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub status: QuestionStatus,
+    /// How long the call waited, in seconds.
+    pub waited_secs: u64,
+    /// The answer, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<AnswerView>,
+}
+
+/// A human's answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AnswerView {
+    /// Who answered.
+    pub from: String,
+    /// When (ISO 8601 UTC).
+    pub at: String,
+    /// The answer's text (Markdown), without the attachment links.
+    pub text: String,
+    pub attachments: Vec<AttachmentView>,
+}
+
+/// A file attached to an answer, stored in the asker's mailbox.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AttachmentView {
+    pub name: String,
+    pub mime_type: String,
+    /// Where the file is.
+    pub path: String,
+}
+
+/// An open question in a human's inbox, for a page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct OpenQuestion {
+    pub id: String,
+    /// `ASK` (a question) or `RPT` (a work report).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The asking agent.
+    pub from: String,
+    pub title: String,
+    /// The question or summary, in Markdown.
+    pub body: String,
+    pub project_directory: Option<String>,
+    /// The asking program (MCP client name).
+    pub client: Option<String>,
+    pub options: Vec<String>,
+    /// When it was asked (ISO 8601 UTC).
+    pub asked_at: String,
+}
+
+/// The open questions of my inbox (and hold), oldest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct OpenQuestions {
+    pub questions: Vec<OpenQuestion>,
+}

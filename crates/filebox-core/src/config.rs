@@ -17,6 +17,8 @@ pub const PROJECT_DIR: &str = ".filebox";
 pub const FILE_NAME: &str = "config.json";
 /// The default limit on a message body: 10 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
+/// The default bound on how long `ask_question` and `task_finish` may block: one hour.
+pub const DEFAULT_MAX_QUESTION_TIMEOUT_SECS: u64 = 3600;
 
 /// One agent's (or human's) entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,6 +57,9 @@ pub struct ConfigFile {
     /// Largest accepted message body in bytes (default 10 MiB).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_body_bytes: Option<usize>,
+    /// Longest wait for a human's answer a tool call may ask for, in seconds (default 3600).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_question_timeout_secs: Option<u64>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
 }
@@ -169,6 +174,12 @@ impl Config {
 
     pub fn max_body_bytes(&self) -> usize {
         self.file.max_body_bytes.unwrap_or(DEFAULT_MAX_BODY_BYTES)
+    }
+
+    pub fn max_question_timeout_secs(&self) -> u64 {
+        self.file
+            .max_question_timeout_secs
+            .unwrap_or(DEFAULT_MAX_QUESTION_TIMEOUT_SECS)
     }
 
     /// The current agent: the override, else `current_agent_id`; it must be in the config.

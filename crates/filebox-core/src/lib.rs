@@ -4,6 +4,7 @@
 //! HTTP, MCP or JSON wire types.
 
 mod agent;
+pub mod attachment;
 mod choice;
 pub mod config;
 mod cursor;
@@ -18,6 +19,7 @@ pub mod index;
 mod mailbox;
 mod mailroom;
 pub mod message;
+pub mod question;
 mod read_marks;
 mod reply;
 mod search;
@@ -30,6 +32,7 @@ mod transition;
 mod watch;
 
 pub use agent::AgentId;
+pub use attachment::{Attachment, AttachmentRef};
 pub use choice::{AgentKind, Choice};
 pub use config::{AgentEntry, Config, ConfigFile};
 pub use error::{Error, Result};
@@ -40,6 +43,7 @@ pub use fork::{ForkReason, ForkReceipt, ForkRequest};
 pub use mailbox::{Envelope, Listing, Mailbox, MessageRef, Problem};
 pub use mailroom::{Mailroom, Unusable};
 pub use message::{ConversationEntry, Message, MessageType, ProcessingEntry};
+pub use question::{Answer, QuestionKind, QuestionRequest, QuestionState};
 pub use reply::SYSTEM_MAILBOX;
 pub use send::{Priority, SendReceipt, SendRequest, SourceType, derive_title};
 pub use status::{RecipientStatus, Status, StatusReport, copy_status};

@@ -2,6 +2,7 @@
 //! `reply_to`, seed 000's reply: the conversation grows in the same file, which moves on.
 
 use crate::agent::AgentId;
+use crate::attachment::{self, Attachment};
 use crate::choice::choice;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
@@ -10,6 +11,7 @@ use crate::mailroom::Mailroom;
 use crate::message::{
     ConversationEntry, Header, Message, MessageType, field, file_name_for, render,
 };
+use crate::question::is_question;
 use crate::store::{self, Destination, Moved};
 use crate::time;
 
@@ -51,6 +53,9 @@ pub struct SendRequest {
     pub source_type: Option<SourceType>,
     /// Seed 004 `replyTo`: where replies to this message should go instead of me.
     pub reply_to_agent: Option<AgentId>,
+    /// Files stored in `attachments/<message-id>/` of every mailbox that gets a copy, and
+    /// linked from the end of the body.
+    pub attachments: Vec<Attachment>,
 }
 
 impl SendRequest {
@@ -66,6 +71,7 @@ impl SendRequest {
             priority: None,
             source_type: None,
             reply_to_agent: None,
+            attachments: Vec::new(),
         }
     }
 }
@@ -171,9 +177,10 @@ impl Mailroom {
         for (key, value) in extra {
             header.set(key, value);
         }
+        let body = self.attach(&id, &request.body, recipients, &request.attachments)?;
         let message = Message {
             header,
-            body: request.body.clone(),
+            body,
             conversation: Vec::new(),
             processing: Vec::new(),
         };
@@ -253,6 +260,13 @@ impl Mailroom {
             dir: mine.folder_path(Folder::Outbox),
             name: found.file.to_string(),
         });
+        refuse_second_answer(&found, self.me(), reference)?;
+        let body = self.attach(
+            found.header.id(),
+            &request.body,
+            recipients,
+            &request.attachments,
+        )?;
         let limit = self.config().max_body_bytes();
         let me = self.me().clone();
         let receiver = join(to);
@@ -264,7 +278,7 @@ impl Mailroom {
                     .iter()
                     .map(|c| c.body.len())
                     .sum::<usize>()
-                + request.body.len();
+                + body.len();
             if grown > limit {
                 return Err(Error::TooLarge { size: grown, limit });
             }
@@ -273,7 +287,7 @@ impl Mailroom {
                 from: me.to_string(),
                 to: receiver.clone(),
                 kind: request.kind.to_string(),
-                body: request.body.clone(),
+                body: body.clone(),
             });
             message.header.set(field::SENDER, me.as_str());
             message.header.set(field::RECEIVER, &receiver);
@@ -320,6 +334,8 @@ impl Mailroom {
                     }
                 }
                 None => {
+                    // Another page's answer may have moved the question on since the look.
+                    refuse_second_answer(&fullest.1, &me, reference)?;
                     for (dest, version) in
                         destinations.iter().zip(continue_from(fullest.0.clone())?)
                     {
@@ -334,6 +350,26 @@ impl Mailroom {
             file: found.file.to_string(),
             delivered_to: recipients.to_vec(),
         })
+    }
+
+    /// `body` with links to `attachments`, stored first in the mailboxes of `recipients` and
+    /// mine (which keeps the outbox copy).
+    fn attach(
+        &self,
+        id: &str,
+        body: &str,
+        recipients: &[AgentId],
+        attachments: &[Attachment],
+    ) -> Result<String> {
+        if attachments.is_empty() {
+            return Ok(body.to_owned());
+        }
+        let mut mailboxes = vec![self.my_mailbox()?];
+        for recipient in recipients.iter().filter(|r| *r != self.me()) {
+            mailboxes.push(self.mailbox(recipient)?);
+        }
+        let limit = self.config().max_body_bytes();
+        attachment::attach(&mailboxes, id, body, attachments, limit)
     }
 
     /// The error for a message another process moved first: says where it went.
@@ -371,6 +407,25 @@ fn last_activity(message: &Message) -> &str {
         .max(processed)
         .or_else(|| message.header.get(field::TIMESTAMP))
         .unwrap_or_default()
+}
+
+/// A question (or work report) is answered once: whoever received it may reply only while it
+/// waits in their inbox or hold. Its asker may still follow up from any folder.
+fn refuse_second_answer(found: &Envelope, me: &AgentId, reference: &MessageRef) -> Result<()> {
+    let asked_by_me = found.header.get(field::ORIGINAL_SENDER) == Some(me.as_str());
+    if is_question(&found.header.kind)
+        && !asked_by_me
+        && !matches!(found.folder, Folder::Inbox | Folder::Hold)
+    {
+        return Err(Error::AlreadyHandled {
+            reference: reference.text().to_owned(),
+            folder: format!(
+                "{}/ of {me} (a question is answered once; this one was answered or withdrawn)",
+                found.folder
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// The body's first non-blank line without leading `#`, shortened.

@@ -605,6 +605,11 @@ pub(crate) fn with_lock<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result
     result
 }
 
+/// Whether an I/O error means "that name is taken" (a publication that never replaces).
+pub(crate) fn already_exists(error: &Error) -> bool {
+    matches!(error, Error::Io { source, .. } if source.kind() == io::ErrorKind::AlreadyExists)
+}
+
 /// Whether an I/O error means "the file is not there (any more)".
 pub(crate) fn is_not_found(error: &Error) -> bool {
     matches!(error, Error::Io { source, .. } if source.kind() == io::ErrorKind::NotFound)

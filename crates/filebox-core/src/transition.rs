@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::folder::Folder;
-use crate::mailbox::{MessageRef, parse_bytes};
+use crate::mailbox::{Envelope, Mailbox, MessageRef, parse_bytes};
 use crate::mailroom::Mailroom;
 use crate::message::{ProcessingEntry, field, render};
 use crate::store::{self, Destination, Moved};
@@ -104,9 +104,30 @@ impl Mailroom {
             Err(e) => return Err(e),
         };
         let destination = transition.destination();
+        if self.record_move(&mine, &found, destination, transition.action(), details)? {
+            Ok(TransitionReceipt {
+                id: found.header.id().to_owned(),
+                file: found.file.to_string(),
+                folder: destination,
+            })
+        } else {
+            Err(self.already_handled(reference))
+        }
+    }
+
+    /// Move `found` (in `mailbox`, mine or another's) to `destination`, appending a processing
+    /// line by me. `false` if another process moved it first.
+    pub(crate) fn record_move(
+        &self,
+        mailbox: &Mailbox,
+        found: &Envelope,
+        destination: Folder,
+        action: &str,
+        details: &str,
+    ) -> Result<bool> {
         let target = Destination {
-            tmp: mine.tmp(),
-            dir: mine.folder_path(destination),
+            tmp: mailbox.tmp(),
+            dir: mailbox.folder_path(destination),
             name: found.file.to_string(),
         };
         let me = self.me().to_string();
@@ -114,20 +135,16 @@ impl Mailroom {
             let mut message = parse_bytes(&found.path, bytes)?;
             message.processing.push(ProcessingEntry {
                 timestamp: time::iso(time::now()),
-                action: transition.action().to_owned(),
+                action: action.to_owned(),
                 by: me.clone(),
                 details: details.to_owned(),
             });
             message.header.set(field::CURRENT_OWNER, &me);
             Ok(vec![render(&message).into_bytes()])
         };
-        match store::move_message(&mine.tmp(), &found.path, &[target], rewrite)? {
-            Moved::Done => Ok(TransitionReceipt {
-                id: found.header.id().to_owned(),
-                file: found.file.to_string(),
-                folder: destination,
-            }),
-            Moved::Gone => Err(self.already_handled(reference)),
+        match store::move_message(&mailbox.tmp(), &found.path, &[target], rewrite)? {
+            Moved::Done => Ok(true),
+            Moved::Gone => Ok(false),
         }
     }
 }

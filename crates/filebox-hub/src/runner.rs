@@ -302,6 +302,7 @@ fn finish(hub: &Hub, agent: &AgentId, id: &str, ending: Ending) -> Result<(), Rp
                 id: id.to_owned(),
                 body,
                 kind: None,
+                attachments: None,
             },
         )
         .map(|_| ()),

@@ -105,6 +105,18 @@ pub(crate) enum Command {
     /// obsolete, with its source type, priority and reply-to; for a message I sent, each
     /// recipient's copy.
     Status(StatusArgs),
+    /// Ask my human a question (an ASK message to the config's human mailbox) and wait for
+    /// the answer, printed when it comes (seed 001's ask_question). When --timeout passes the
+    /// question stays open: `filebox answer ID` looks again.
+    Ask(AskArgs),
+    /// Report finished work to my human (an RPT message) and wait for the reply (seed 001's
+    /// task_finish, also called work_report).
+    #[command(alias = "work-report")]
+    Report(ReportArgs),
+    /// The answer to a question I asked, or whether it is still open, at once.
+    Answer(AnswerArgs),
+    /// The questions and work reports waiting in my inbox for an answer (for a human).
+    Questions,
     /// Serve the mailbox verbs as an MCP server (stdio, or Streamable HTTP with --listen).
     Mcp(McpArgs),
     /// Print messages as `<teammate-message teammate_id=".." color=".." summary="..">` blocks
@@ -311,6 +323,41 @@ pub(crate) struct StatusArgs {
 }
 
 #[derive(Debug, Args)]
+pub(crate) struct AskArgs {
+    /// The question, in Markdown, or `-` to read standard input
+    #[arg(allow_hyphen_values = true)]
+    pub(crate) question: String,
+    /// A quick answer to offer (repeatable)
+    #[arg(long = "option", value_name = "TEXT")]
+    pub(crate) options: Vec<String>,
+    /// The project directory shown with the question (default: the current directory)
+    #[arg(long, value_name = "DIR")]
+    pub(crate) project: Option<std::path::PathBuf>,
+    /// Seconds to wait for the answer (default 600; bounded by max_question_timeout_secs)
+    #[arg(long, value_name = "SECONDS")]
+    pub(crate) timeout: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ReportArgs {
+    /// What was done, in Markdown, or `-` to read standard input
+    #[arg(allow_hyphen_values = true)]
+    pub(crate) summary: String,
+    /// The project directory shown with the report (default: the current directory)
+    #[arg(long, value_name = "DIR")]
+    pub(crate) project: Option<std::path::PathBuf>,
+    /// Seconds to wait for a reply (default 600; bounded by max_question_timeout_secs)
+    #[arg(long, value_name = "SECONDS")]
+    pub(crate) timeout: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct AnswerArgs {
+    /// The question's id (as `ask` or `report` printed it)
+    pub(crate) id: String,
+}
+
+#[derive(Debug, Args)]
 pub(crate) struct ReplyArgs {
     /// The message to answer: file name, message id or short id
     pub(crate) message: String,
@@ -320,6 +367,10 @@ pub(crate) struct ReplyArgs {
     /// Message type of the reply
     #[arg(long = "type", value_name = "TYPE", default_value = "DIS", value_parser = message_type)]
     pub(crate) kind: MessageType,
+    /// Attach a file (repeatable): stored in the mailboxes' attachments/<message-id>/ and
+    /// linked from the end of the reply; images, audio and other files alike
+    #[arg(long = "attach", value_name = "FILE")]
+    pub(crate) attach: Vec<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -8,6 +8,7 @@
 
 mod agents;
 mod messages;
+mod questions;
 mod search;
 mod send;
 mod status;
@@ -18,6 +19,9 @@ use crate::verb::VerbInfo;
 
 pub use agents::ListAgents;
 pub use messages::{ListMessages, ReadMessage, WaitForMessages};
+pub use questions::{
+    AskQuestion, DEFAULT_TIMEOUT_SECS, GetAnswer, OpenQuestions, TaskFinish, WorkReport, attachment,
+};
 pub use search::{Reindex, SearchMessages};
 pub use send::{ReplyMessage, SendMessage};
 pub use status::MessageStatus;
@@ -40,6 +44,11 @@ pub static TABLE: &[VerbInfo] = &[
     VerbInfo::of::<ListThreads>(),
     VerbInfo::of::<GetThread>(),
     VerbInfo::of::<ForkThread>(),
+    VerbInfo::of::<AskQuestion>(),
+    VerbInfo::of::<TaskFinish>(),
+    VerbInfo::of::<WorkReport>(),
+    VerbInfo::of::<GetAnswer>(),
+    VerbInfo::of::<OpenQuestions>(),
     VerbInfo::of::<Reindex>(),
 ];
 

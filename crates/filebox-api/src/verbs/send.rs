@@ -2,7 +2,7 @@
 
 use filebox_core::{AgentId, MessageRef, MessageType, Result, SendRequest};
 
-use crate::args::{Recipients, ReplyArgs, SendArgs};
+use crate::args::{AttachmentArg, Recipients, ReplyArgs, SendArgs};
 use crate::outcome::Outcome;
 use crate::render;
 use crate::verb::{Effect, Verb, VerbContext};
@@ -43,6 +43,12 @@ impl Verb for SendMessage {
                 .as_deref()
                 .map(AgentId::new)
                 .transpose()?,
+            attachments: args
+                .attachments
+                .iter()
+                .flatten()
+                .map(AttachmentArg::decode)
+                .collect::<Result<_>>()?,
         };
         let receipt = cx.mailroom.send(&request)?;
         Ok(Outcome::clean(SendResult {
@@ -85,6 +91,7 @@ impl Verb for ReplyMessage {
         };
         let mut send = SendArgs::new(target.to_string(), kind, args.content);
         send.reply_to = Some(args.id);
+        send.attachments = args.attachments;
         SendMessage::run(cx, send)
     }
 

@@ -25,9 +25,13 @@ pub mod field {
     pub const OBSOLETES: &str = "Obsoletes";
     pub const CALLBACK: &str = "Callback";
     pub const ATTACHMENTS: &str = "Attachments";
+    // v1.1, the human channel (seed 001)
+    pub const PROJECT_DIRECTORY: &str = "Project Directory";
+    pub const CLIENT: &str = "Client";
+    pub const OPTIONS: &str = "Options";
 
     /// The fields whose presence makes a file format version 1.1.
-    pub(crate) const V1_1: [&str; 13] = [
+    pub(crate) const V1_1: [&str; 16] = [
         CC,
         THREAD_ID,
         IN_REPLY_TO,
@@ -41,6 +45,9 @@ pub mod field {
         OBSOLETES,
         CALLBACK,
         ATTACHMENTS,
+        PROJECT_DIRECTORY,
+        CLIENT,
+        OPTIONS,
     ];
 }
 

@@ -110,6 +110,7 @@ pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
             .as_deref()
             .map(|agent| agent_id(agent, "replyTo"))
             .transpose()?,
+        attachments: Vec::new(),
     };
     let callback = p.callback.as_ref().map(serde_json::to_string).transpose()?;
     let metadata = p.metadata.as_ref().map(serde_json::to_string).transpose()?;
@@ -176,6 +177,7 @@ pub(crate) fn reply(ctx: &Ctx, p: ReplyParams) -> Result<AgentEmail, RpcError> {
             id: p.id,
             content: p.body,
             kind,
+            attachments: p.attachments,
         },
     )?;
     stored_copy(&mailroom, &sent.id, &[Folder::Outbox])

@@ -180,6 +180,10 @@ pub(crate) struct ReplyParams {
     /// Message type of the reply (default DIS).
     #[serde(default, rename = "type")]
     pub(crate) kind: Option<String>,
+    /// Files to attach (`{name, mimeType?, data}` with base64 data), stored beside the
+    /// message and linked from the end of the reply.
+    #[serde(default)]
+    pub(crate) attachments: Option<Vec<filebox_api::AttachmentArg>>,
 }
 
 /// Params of `email.threads`.

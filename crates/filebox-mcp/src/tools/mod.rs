@@ -3,6 +3,7 @@
 //! a call runs the verb on a blocking thread. Adding a verb to the table adds the tool; update
 //! the snapshot (`UPDATE_SNAPSHOTS=1 cargo test -p filebox-mcp`).
 
+mod answer;
 mod outcome;
 mod progress;
 
@@ -67,12 +68,23 @@ pub(crate) async fn call(
     // so a `notifications/cancelled` (or the session ending) frees its thread promptly.
     let cancel = context.ct.clone();
     let mailroom = Arc::clone(mailroom);
+    // The client's name, which a question to a human shows: from `initialize`, or (in the
+    // stateless lifecycle, which has none) from the request's `_meta` client info.
+    let client = context
+        .peer
+        .peer_info()
+        .map(|info| info.client_info.name.clone())
+        .or_else(|| context.meta.client_info().map(|info| info.name));
     let work = tokio::task::spawn_blocking(move || {
         let cancelled = || cancel.is_cancelled();
-        verb.call(
-            &filebox_api::VerbContext::with_cancel(&mailroom, &cancelled),
-            args,
-        )
+        let cx = filebox_api::VerbContext::with_cancel(&mailroom, &cancelled)
+            .with_client(client.as_deref());
+        let reply = verb.call(&cx, args);
+        let attached = match &reply {
+            Ok(reply) => answer::attachments(&mailroom, &reply.value),
+            Err(_) => Vec::new(),
+        };
+        (reply, attached)
     });
     let result = progress::report_while(work, context, total).await;
     outcome::respond(result)

@@ -8,15 +8,17 @@ use tokio::task::JoinError;
 
 /// The tool result for a verb call that ran on a blocking thread. Only an unknown tool or a
 /// failed thread is a protocol error.
+/// `attached` are further content blocks after the text (a human's answer's files).
 pub(super) fn respond(
-    result: Result<Result<Reply, CallError>, JoinError>,
+    result: Result<(Result<Reply, CallError>, Vec<ContentBlock>), JoinError>,
 ) -> Result<CallToolResult, ErrorData> {
-    let reply = result
+    let (reply, attached) = result
         .map_err(|e| ErrorData::internal_error(format!("a mailbox task failed: {e}"), None))?;
     match reply {
         Ok(reply) => {
             let text = text_with_warnings(&reply.text, &reply.warnings);
-            let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+            let content = std::iter::once(ContentBlock::text(text)).chain(attached);
+            let mut result = CallToolResult::success(content.collect());
             result.structured_content = Some(reply.value);
             Ok(result)
         }

@@ -7,6 +7,7 @@ mod fork;
 mod init;
 mod list;
 mod mcp;
+mod questions;
 mod quickstart;
 mod read;
 mod reindex;
@@ -50,6 +51,10 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Search(args) => search::run(global, &args),
         Command::Reindex(args) => reindex::run(global, &args),
         Command::Status(args) => status::run(global, &args),
+        Command::Ask(args) => questions::ask(global, &args),
+        Command::Report(args) => questions::report(global, &args),
+        Command::Answer(args) => questions::answer(global, &args),
+        Command::Questions => questions::open(global),
         Command::Mcp(args) => mcp::run(global, &args),
         Command::Export(args) => export::run(global, &args),
         Command::Import(args) => export::run_import(global, &args),

@@ -4,7 +4,7 @@
 use filebox_api::verbs::ReplyMessage;
 
 use super::run_verb_as_text;
-use super::send::read_content;
+use super::send::{read_attachments, read_content};
 use crate::cli::{Global, ReplyArgs};
 use crate::output::Outcome;
 
@@ -15,6 +15,7 @@ pub(crate) fn run(global: &Global, args: &ReplyArgs) -> anyhow::Result<Outcome> 
             id: args.message.clone(),
             content: read_content(Some(&args.content), None)?,
             kind: Some(args.kind.clone()),
+            attachments: Some(read_attachments(&args.attach)?).filter(|a| !a.is_empty()),
         },
         |sent| sent.id.clone(),
     )

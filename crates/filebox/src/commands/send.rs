@@ -2,10 +2,11 @@
 //! whole result), so a script can keep it.
 
 use std::io::Read;
+use std::path::PathBuf;
 
 use anyhow::Context;
-use filebox_api::Recipients;
 use filebox_api::verbs::SendMessage;
+use filebox_api::{AttachmentArg, Recipients};
 
 use super::run_verb_as_text;
 use crate::cli::{Global, SendArgs};
@@ -25,6 +26,7 @@ pub(crate) fn run(global: &Global, args: &SendArgs) -> anyhow::Result<Outcome> {
             priority: args.priority,
             source_type: args.source_type,
             reply_to_agent: args.reply_to_agent.clone(),
+            attachments: None,
         },
         |sent| sent.id.clone(),
     )
@@ -33,6 +35,22 @@ pub(crate) fn run(global: &Global, args: &SendArgs) -> anyhow::Result<Outcome> {
 /// The content argument, standard input for `-`, or `--file`; it must be UTF-8.
 fn content(args: &SendArgs) -> anyhow::Result<String> {
     read_content(args.content.as_deref(), args.file.as_deref())
+}
+
+/// Files named by `--attach`, read whole.
+pub(super) fn read_attachments(paths: &[PathBuf]) -> anyhow::Result<Vec<AttachmentArg>> {
+    paths
+        .iter()
+        .map(|path| {
+            let bytes =
+                std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            Ok(AttachmentArg::from_bytes(&name, None, &bytes))
+        })
+        .collect()
 }
 
 /// A content argument: the text, standard input for `-`, or a file; it must be UTF-8.

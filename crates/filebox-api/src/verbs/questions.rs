@@ -1,0 +1,444 @@
+//! The human channel (seed 001): `ask_question` and `task_finish` (also listed as
+//! `work_report`) send a question to the agent's human and block until the answer reaches the
+//! agent's own inbox; `get_answer` looks once; `open_questions` is what a human's page shows.
+//!
+//! The wait watches the asker's inbox (the core's change feed: file-system notification, no
+//! polling, no hub needed), so nothing is lost when the hub or the asking process restarts:
+//! the question and its answer are files.
+
+use std::time::{Duration, Instant};
+
+use filebox_core::message::field;
+use filebox_core::question::{self, options};
+use filebox_core::{
+    Answer, Error, Folder, Mailroom, MessageRef, QuestionKind, QuestionRequest, QuestionState,
+    Result, Transition,
+};
+
+use crate::args::{AskArgs, GetAnswerArgs, OpenQuestionsArgs, ReportArgs};
+use crate::outcome::Outcome;
+use crate::render;
+use crate::verb::{Effect, Verb, VerbContext};
+use crate::views::{
+    AnswerView, AttachmentView, OpenQuestion, OpenQuestions as OpenQuestionsResult, QuestionResult,
+    QuestionStatus,
+};
+
+/// How long a question waits for its answer when the caller does not say, in seconds.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 600;
+
+/// Ask the human and wait for the answer.
+#[derive(Debug)]
+pub struct AskQuestion;
+
+impl Verb for AskQuestion {
+    const NAME: &'static str = "ask_question";
+    const CLI: &'static str = "ask";
+    const TITLE: &'static str = "Ask the human";
+    const DESCRIPTION: &'static str = "Ask your human a question and wait for the answer \
+        (every page the human has open shows it; the answer comes back as text, images, audio \
+        or files). Use it whenever you need a decision, a clarification or feedback, instead of \
+        guessing. Give `options` for quick answers. If `timeout` (default 600 s) passes, the \
+        question stays open: carry on and call get_answer later; the answer also arrives in \
+        your inbox.";
+    const EFFECT: Effect = Effect::Updating;
+    type Args = AskArgs;
+    type Output = QuestionResult;
+
+    fn run(cx: &VerbContext<'_>, args: AskArgs) -> Result<Outcome<QuestionResult>> {
+        let request = QuestionRequest {
+            kind: QuestionKind::Question,
+            project_directory: args.project_directory,
+            text: args.question,
+            options: args.options.unwrap_or_default(),
+            client: cx.client.map(str::to_owned),
+        };
+        ask_and_wait(cx, &request, args.timeout).map(Outcome::clean)
+    }
+
+    fn render(result: &QuestionResult) -> String {
+        render::question(result)
+    }
+}
+
+const REPORT_DESCRIPTION: &str = "Report finished work to your human and wait for their \
+    reply: confirmation, corrections or the next task. Call it before you consider a task \
+    done, with a summary of what you did and what is left. If `timeout` (default 600 s) \
+    passes with no reply, that means no objection; a later reply arrives in your inbox \
+    (get_answer).";
+
+/// Report finished work and wait for the human's reply.
+#[derive(Debug)]
+pub struct TaskFinish;
+
+impl Verb for TaskFinish {
+    const NAME: &'static str = "task_finish";
+    const CLI: &'static str = "report";
+    const TITLE: &'static str = "Report finished work";
+    const DESCRIPTION: &'static str = REPORT_DESCRIPTION;
+    const EFFECT: Effect = Effect::Updating;
+    type Args = ReportArgs;
+    type Output = QuestionResult;
+
+    fn run(cx: &VerbContext<'_>, args: ReportArgs) -> Result<Outcome<QuestionResult>> {
+        let request = QuestionRequest {
+            kind: QuestionKind::WorkReport,
+            project_directory: args.project_directory,
+            text: args.summary,
+            options: Vec::new(),
+            client: cx.client.map(str::to_owned),
+        };
+        ask_and_wait(cx, &request, args.timeout).map(Outcome::clean)
+    }
+
+    fn render(result: &QuestionResult) -> String {
+        render::question(result)
+    }
+}
+
+/// `task_finish` under the name seed 001's origin moved to ("finish" made models stop).
+#[derive(Debug)]
+pub struct WorkReport;
+
+impl Verb for WorkReport {
+    const NAME: &'static str = "work_report";
+    const CLI: &'static str = "work-report";
+    const TITLE: &'static str = "Report work";
+    const DESCRIPTION: &'static str = REPORT_DESCRIPTION;
+    const EFFECT: Effect = Effect::Updating;
+    type Args = ReportArgs;
+    type Output = QuestionResult;
+
+    fn run(cx: &VerbContext<'_>, args: ReportArgs) -> Result<Outcome<QuestionResult>> {
+        TaskFinish::run(cx, args)
+    }
+
+    fn render(result: &QuestionResult) -> String {
+        render::question(result)
+    }
+}
+
+/// A question's answer, or its status, at once.
+#[derive(Debug)]
+pub struct GetAnswer;
+
+impl Verb for GetAnswer {
+    const NAME: &'static str = "get_answer";
+    const CLI: &'static str = "answer";
+    const TITLE: &'static str = "Get an answer";
+    const DESCRIPTION: &'static str = "The answer to a question you asked (ask_question or \
+        task_finish that timed out), at once: the answer if it came, else whether it is still \
+        open or was withdrawn.";
+    const EFFECT: Effect = Effect::Updating;
+    type Args = GetAnswerArgs;
+    type Output = QuestionResult;
+
+    fn run(cx: &VerbContext<'_>, args: GetAnswerArgs) -> Result<Outcome<QuestionResult>> {
+        let reference = MessageRef::parse(&args.id)?;
+        let state = cx.mailroom.question_state(&reference)?;
+        outcome(cx.mailroom, &reference, state, Duration::ZERO).map(Outcome::clean)
+    }
+
+    fn render(result: &QuestionResult) -> String {
+        render::question(result)
+    }
+}
+
+/// The questions and work reports waiting for me (a human).
+#[derive(Debug)]
+pub struct OpenQuestions;
+
+impl Verb for OpenQuestions {
+    const NAME: &'static str = "open_questions";
+    const CLI: &'static str = "questions";
+    const TITLE: &'static str = "Open questions";
+    const DESCRIPTION: &'static str = "The questions and work reports in my inbox (and hold) \
+        that wait for an answer, oldest first, with who asks, the project directory and the \
+        quick answers offered.";
+    const EFFECT: Effect = Effect::ReadOnly;
+    const FOR_MODELS: bool = false;
+    type Args = OpenQuestionsArgs;
+    type Output = OpenQuestionsResult;
+
+    fn run(cx: &VerbContext<'_>, _args: OpenQuestionsArgs) -> Result<Outcome<OpenQuestionsResult>> {
+        open_questions(cx.mailroom).map(Outcome::clean)
+    }
+
+    fn render(open: &OpenQuestionsResult) -> String {
+        render::open_questions(open)
+    }
+}
+
+/// The bytes of an attachment of a message in my mailbox.
+pub fn attachment(mailroom: &Mailroom, id: &str, name: &str) -> Result<Vec<u8>> {
+    mailroom.my_mailbox()?.read_attachment(id, name)
+}
+
+fn open_questions(mailroom: &Mailroom) -> Result<OpenQuestionsResult> {
+    let mailbox = mailroom.my_mailbox()?;
+    let mut questions = Vec::new();
+    for folder in [Folder::Inbox, Folder::Hold] {
+        for envelope in mailbox.list(folder)?.messages {
+            let header = &envelope.header;
+            if !question::is_question(&header.kind) {
+                continue;
+            }
+            // A file answered or withdrawn since the listing is simply not open any more.
+            let Ok(message) = mailbox.read(&envelope) else {
+                continue;
+            };
+            questions.push(OpenQuestion {
+                id: header.id().to_owned(),
+                kind: header.kind.clone(),
+                from: header
+                    .get(field::ORIGINAL_SENDER)
+                    .or(header.get(field::SENDER))
+                    .unwrap_or_default()
+                    .to_owned(),
+                title: header.title.clone(),
+                body: message.body,
+                project_directory: header.get(field::PROJECT_DIRECTORY).map(str::to_owned),
+                client: header.get(field::CLIENT).map(str::to_owned),
+                options: options(header),
+                asked_at: header.get(field::TIMESTAMP).unwrap_or_default().to_owned(),
+            });
+        }
+    }
+    questions.sort_by(|a, b| a.asked_at.cmp(&b.asked_at));
+    Ok(OpenQuestionsResult { questions })
+}
+
+/// The timeout a caller asked for, bounded by the config.
+fn bounded_timeout(mailroom: &Mailroom, requested: Option<u64>) -> Duration {
+    let max = mailroom.config().max_question_timeout_secs();
+    Duration::from_secs(requested.unwrap_or(DEFAULT_TIMEOUT_SECS).min(max))
+}
+
+/// Send the question, then watch my inbox until it is answered, the timeout passes, or the
+/// call is cancelled (the question is then withdrawn).
+fn ask_and_wait(
+    cx: &VerbContext<'_>,
+    request: &QuestionRequest,
+    timeout: Option<u64>,
+) -> Result<QuestionResult> {
+    let mailroom = cx.mailroom;
+    let start = Instant::now();
+    let deadline = start + bounded_timeout(mailroom, timeout);
+    // Watch from before the question exists, so an answer cannot slip in unseen.
+    let mut watch = mailroom.my_mailbox()?.watch_inbox()?;
+    let receipt = mailroom.ask(request)?;
+    let reference = MessageRef::Id(receipt.id);
+    loop {
+        let state = mailroom.question_state(&reference)?;
+        if !matches!(state, QuestionState::Open) || Instant::now() >= deadline {
+            return outcome(mailroom, &reference, state, start.elapsed());
+        }
+        if (cx.cancelled)() {
+            mailroom.withdraw(
+                &reference,
+                "the asking agent stopped waiting (its call was cancelled)",
+            )?;
+            // Withdrawn, or answered just before: say which.
+            let state = mailroom.question_state(&reference)?;
+            return outcome(mailroom, &reference, state, start.elapsed());
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        watch.next(Some(left), cx.cancelled)?;
+    }
+}
+
+/// A question's state as a result. An answer that just arrived in my inbox is taken: moved to
+/// `done/`, so it is not reported again as new mail.
+fn outcome(
+    mailroom: &Mailroom,
+    reference: &MessageRef,
+    state: QuestionState,
+    waited: Duration,
+) -> Result<QuestionResult> {
+    let (id, kind, status, answer) = match state {
+        QuestionState::Answered(answer) => {
+            if answer.envelope.folder == Folder::Inbox {
+                take(mailroom, reference)?;
+            }
+            let header = &answer.envelope.header;
+            let (id, kind) = (header.id().to_owned(), header.kind.clone());
+            (
+                id,
+                kind,
+                QuestionStatus::Answered,
+                Some(view(mailroom, answer)?),
+            )
+        }
+        QuestionState::Open | QuestionState::Withdrawn(_) => {
+            let status = if matches!(state, QuestionState::Open) {
+                QuestionStatus::Open
+            } else {
+                QuestionStatus::Withdrawn
+            };
+            let asked = mailroom
+                .my_mailbox()?
+                .find_settled(reference, &[Folder::Outbox])?;
+            let header = &asked.header;
+            (header.id().to_owned(), header.kind.clone(), status, None)
+        }
+    };
+    Ok(QuestionResult {
+        id,
+        kind,
+        status,
+        waited_secs: waited.as_secs(),
+        answer,
+    })
+}
+
+/// Move an answered question from my inbox to `done/`. Another call may have taken it first.
+fn take(mailroom: &Mailroom, reference: &MessageRef) -> Result<()> {
+    match mailroom.transition(
+        Transition::Resolve,
+        reference,
+        "answer returned to the asking tool call",
+    ) {
+        Ok(_) | Err(Error::AlreadyHandled { .. }) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+fn view(mailroom: &Mailroom, answer: Answer) -> Result<AnswerView> {
+    let root = mailroom.my_mailbox()?.root().to_owned();
+    let id = answer.envelope.header.id().to_owned();
+    Ok(AnswerView {
+        from: answer.from,
+        at: answer.timestamp,
+        text: answer.text,
+        attachments: answer
+            .attachments
+            .into_iter()
+            .map(|a| AttachmentView {
+                path: root
+                    .join(filebox_core::attachment::FOLDER)
+                    .join(&id)
+                    .join(&a.name)
+                    .display()
+                    .to_string(),
+                name: a.name,
+                mime_type: a.mime,
+            })
+            .collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use filebox_core::{AgentEntry, AgentId, AgentKind, Config, ConfigFile, SendRequest};
+
+    use super::*;
+    use crate::args::AskArgs;
+
+    fn mailroom(dir: &std::path::Path, me: &str) -> Mailroom {
+        let mut agents = BTreeMap::new();
+        for (id, kind) in [("me", Some(AgentKind::Human)), ("bot", None)] {
+            agents.insert(
+                AgentId::new(id).unwrap(),
+                AgentEntry {
+                    mailbox_path: dir.join(id),
+                    kind,
+                    extra: BTreeMap::new(),
+                },
+            );
+        }
+        let file = ConfigFile {
+            agents,
+            ..ConfigFile::default()
+        };
+        let config = Config {
+            path: dir.join("config.json"),
+            file,
+        };
+        Mailroom::new(config, Some(&AgentId::new(me).unwrap())).unwrap()
+    }
+
+    fn args(timeout: u64) -> AskArgs {
+        AskArgs {
+            project_directory: "/src/app".into(),
+            question: "Which database?".into(),
+            timeout: Some(timeout),
+            options: Some(vec!["SQLite".into(), "Postgres".into()]),
+        }
+    }
+
+    #[test]
+    fn ask_blocks_until_the_human_answers_and_takes_the_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let bot = mailroom(dir.path(), "bot");
+        let human = mailroom(dir.path(), "me");
+        let inbox = human.my_mailbox().unwrap();
+        let mut watch = inbox.watch_inbox().unwrap();
+        let answerer = std::thread::spawn(move || {
+            let arrived = watch
+                .next(Some(Duration::from_secs(30)), &|| false)
+                .unwrap();
+            let id = arrived.messages[0].header.id().to_owned();
+            let listed = open_questions(&human).unwrap();
+            assert_eq!(listed.questions.len(), 1);
+            assert_eq!(listed.questions[0].options, ["SQLite", "Postgres"]);
+            assert_eq!(
+                listed.questions[0].project_directory.as_deref(),
+                Some("/src/app")
+            );
+            human
+                .send(&SendRequest {
+                    reply_to: Some(MessageRef::Id(id)),
+                    ..SendRequest::new(
+                        "bot",
+                        filebox_core::MessageType::new("DIS").unwrap(),
+                        "SQLite",
+                    )
+                })
+                .unwrap();
+            human
+        });
+        let cx = VerbContext::new(&bot).with_client(Some("test-client"));
+        let result = AskQuestion::run(&cx, args(60)).unwrap().value;
+        let human = answerer.join().unwrap();
+        assert_eq!(result.status, QuestionStatus::Answered);
+        assert_eq!(result.answer.unwrap().text, "SQLite");
+        // Taken: in my done/, not new mail; no longer open for the human.
+        let mine = bot.my_mailbox().unwrap();
+        assert!(mine.list(Folder::Inbox).unwrap().messages.is_empty());
+        assert_eq!(mine.list(Folder::Done).unwrap().messages.len(), 1);
+        assert!(open_questions(&human).unwrap().questions.is_empty());
+        let again = GetAnswer::run(&cx, GetAnswerArgs { id: result.id })
+            .unwrap()
+            .value;
+        assert_eq!(again.status, QuestionStatus::Answered);
+    }
+
+    #[test]
+    fn a_timeout_leaves_the_question_open_and_a_cancellation_withdraws_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let bot = mailroom(dir.path(), "bot");
+        let human = mailroom(dir.path(), "me");
+        let cx = VerbContext::new(&bot);
+        let open = AskQuestion::run(&cx, args(0)).unwrap().value;
+        assert_eq!(open.status, QuestionStatus::Open);
+        assert_eq!(open.kind, "ASK");
+        let looked = GetAnswer::run(&cx, GetAnswerArgs { id: open.id })
+            .unwrap()
+            .value;
+        assert_eq!(looked.status, QuestionStatus::Open);
+
+        let report = ReportArgs {
+            project_directory: "/src/app".into(),
+            summary: "Done.".into(),
+            timeout: None,
+        };
+        let cancelled = VerbContext::with_cancel(&bot, &|| true);
+        let withdrawn = TaskFinish::run(&cancelled, report).unwrap().value;
+        assert_eq!(withdrawn.status, QuestionStatus::Withdrawn);
+        assert_eq!(withdrawn.kind, "RPT");
+        // Only the open one is left for the human.
+        assert_eq!(open_questions(&human).unwrap().questions.len(), 1);
+    }
+}
