@@ -123,11 +123,15 @@ async def test_a_cancelled_question_is_withdrawn(human: Mailroom, mode: str):
             tasks.start_soon(ask)
             await anyio.to_thread.run_sync(next_question, human)
             scope.cancel()
-        # The server withdraws it when the cancellation reaches it.
+        # The server withdraws it when the cancellation reaches it: the human's copy moves to
+        # cancel/ (the move's last step publishes it there, so look for that, not for its absence
+        # from the inbox, which comes first).
+        cancel = human.root / "me" / "cancel"
         deadline = time.monotonic() + 10
-        while json.loads(human.filebox("--json", "questions", agent="me"))["questions"]:
-            assert time.monotonic() < deadline, "the cancelled question is still open"
+        while not list(cancel.glob("*-ASK-*.md")):
+            assert time.monotonic() < deadline, "the cancelled question was not withdrawn"
             await anyio.sleep(0.1)
-        withdrawn = list((human.root / "me" / "cancel").glob("*-ASK-*.md"))
+        assert not json.loads(human.filebox("--json", "questions", agent="me"))["questions"]
+        withdrawn = list(cancel.glob("*-ASK-*.md"))
         assert len(withdrawn) == 1
         assert "Withdrawn" in withdrawn[0].read_text()
