@@ -39,7 +39,8 @@ pub struct ListArgs {
     /// that comes back with a new reply is unread again.
     #[serde(default)]
     pub unread: Option<bool>,
-    /// Only messages of this thread (a thread id, as `get_thread` and `list_threads` give it).
+    /// Only messages of this thread (a thread id, as `get_thread` and `list_threads` give it, or
+    /// its first 8 characters); a thread your mailbox does not hold is an error.
     #[serde(default)]
     pub thread: Option<String>,
     /// At most this many messages (the oldest first).

@@ -35,27 +35,51 @@ pub fn moved(moved: &TransitionResult) -> String {
     format!("{} -> {}/{}", moved.id, moved.folder, moved.file)
 }
 
-/// One line per agent: `qa (you): inbox 1, hold 0, done 3, outbox 2, cancel 0 (/path)`.
+/// A table, one row per agent, columns aligned; `(you)` marks the agent acting, `human` a
+/// person's mailbox:
+///
+/// ```text
+/// AGENT     KIND   INBOX  HOLD  DONE  OUTBOX  CANCEL  MAILBOX
+/// dev       agent      1     0     3       2       0  /work/dev/mailbox
+/// qa (you)  agent      0     0     0       1       0  /work/qa/mailbox
+/// ```
 pub fn agents(agents: &AgentsResult) -> String {
-    agents
+    let names: Vec<String> = agents
         .agents
         .iter()
         .map(|a| {
-            let me = if a.current { " (you)" } else { "" };
-            let human = match a.kind {
-                filebox_core::AgentKind::Human => " [human]",
-                filebox_core::AgentKind::Agent => "",
-            };
-            match &a.counts {
-                Some(c) => format!(
-                    "{}{me}{human}: inbox {}, hold {}, done {}, outbox {}, cancel {} ({})",
-                    a.id, c.inbox, c.hold, c.done, c.outbox, c.cancel, a.mailbox_path
-                ),
-                None => format!("{}{me}{human}: unusable mailbox ({})", a.id, a.mailbox_path),
+            if a.current {
+                format!("{} (you)", a.id)
+            } else {
+                a.id.clone()
             }
         })
-        .collect::<Vec<_>>()
-        .join("\n")
+        .collect();
+    let width = names
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("AGENT".len());
+    let mut rows = vec![format!(
+        "{:<width$}  KIND   INBOX  HOLD  DONE  OUTBOX  CANCEL  MAILBOX",
+        "AGENT"
+    )];
+    for (agent, name) in agents.agents.iter().zip(&names) {
+        let kind = agent.kind.as_str();
+        let counts = match &agent.counts {
+            Some(c) => format!(
+                "{:>5}  {:>4}  {:>4}  {:>6}  {:>6}",
+                c.inbox, c.hold, c.done, c.outbox, c.cancel
+            ),
+            None => format!("{:<33}", "(unusable mailbox)"),
+        };
+        rows.push(format!(
+            "{name:<width$}  {kind:<5}  {counts}  {}",
+            agent.mailbox_path
+        ));
+    }
+    rows.join("\n")
 }
 
 /// One hit: `2025-06-27T15:30:00Z ER Title [delivered] (qa/inbox, file.md)`, then the snippet.

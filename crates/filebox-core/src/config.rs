@@ -23,7 +23,8 @@ pub const DEFAULT_MAX_QUESTION_TIMEOUT_SECS: u64 = 3600;
 /// One agent's (or human's) entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentEntry {
-    /// The mailbox root; relative paths resolve against the config file's folder.
+    /// The mailbox root; a relative path resolves against the project folder (the one holding
+    /// `.filebox/`) for a project config, else against the config file's folder.
     pub mailbox_path: PathBuf,
     /// `agent` (when absent) or `human`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -123,14 +124,18 @@ impl Config {
         Config::load(&path)
     }
 
-    /// Change the config file under a lock, so concurrent `init`/`agents add` lose nothing.
-    /// A missing file starts empty.
+    /// Change the config file under a lock on its folder, so concurrent `init`/`agents add`
+    /// lose nothing. A missing file (and folder) starts empty.
     pub fn update(
         path: &Path,
         change: impl FnOnce(&mut ConfigFile) -> Result<()>,
     ) -> Result<Config> {
-        let lock = path.with_extension("json.lock");
-        store::with_lock(&lock, || {
+        // The folder is the lock: a lock file beside the config would stay behind.
+        let folder = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        store::with_folder_lock(folder, || {
             let mut file = match std::fs::read(path) {
                 Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| Error::Config {
                     path: path.to_owned(),
@@ -153,9 +158,20 @@ impl Config {
         })
     }
 
-    /// The folder relative mailbox paths resolve against.
-    pub fn base_dir(&self) -> &Path {
+    /// The folder the config file is in (`.filebox/` for a project config).
+    pub fn config_dir(&self) -> &Path {
         self.path.parent().unwrap_or(Path::new("."))
+    }
+
+    /// The folder relative paths in the config resolve against: for a project config
+    /// (`PROJECT/.filebox/config.json`) the project folder, as a path given to `init` or
+    /// `agents add` in that folder means; for any other config file, its own folder.
+    pub fn base_dir(&self) -> &Path {
+        let dir = self.config_dir();
+        match dir.parent() {
+            Some(project) if dir.file_name().is_some_and(|name| name == PROJECT_DIR) => project,
+            _ => dir,
+        }
     }
 
     /// An agent's entry.
@@ -166,10 +182,10 @@ impl Config {
             .ok_or_else(|| Error::UnknownAgent(id.to_string()))
     }
 
-    /// An agent's mailbox root, resolved.
+    /// An agent's mailbox root, resolved and normalised (see [`absolute`]).
     pub fn mailbox_path(&self, id: &AgentId) -> Result<PathBuf> {
         let entry = self.agent(id)?;
-        Ok(self.base_dir().join(&entry.mailbox_path))
+        Ok(absolute(&entry.mailbox_path, self.base_dir()))
     }
 
     pub fn max_body_bytes(&self) -> usize {
@@ -201,11 +217,67 @@ pub fn user_config_path() -> Option<PathBuf> {
     Some(base.join("filebox").join(FILE_NAME))
 }
 
-/// Make a path absolute against `cwd` (without touching the file system).
+/// Make a path absolute against `cwd` and normalise it without touching the file system:
+/// `.` components are dropped and `..` removes the component before it, so
+/// `/work/my-project/../dev-project/mailbox` is `/work/dev-project/mailbox`.
 pub fn absolute(path: &Path, cwd: &Path) -> PathBuf {
-    if path.is_absolute() {
+    use std::path::Component;
+    let joined = if path.is_absolute() {
         path.to_owned()
     } else {
         cwd.join(path)
+    };
+    let mut normal = PathBuf::new();
+    for component in joined.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                // Above the root is the root; a path cannot start above `cwd` otherwise.
+                if normal.file_name().is_some() {
+                    normal.pop();
+                } else if !normal.has_root() {
+                    normal.push(component);
+                }
+            }
+            other => normal.push(other),
+        }
+    }
+    normal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absolute_paths_are_normalised() {
+        let cwd = Path::new("/work/my-project");
+        assert_eq!(
+            absolute(Path::new("../dev-project/./docs/mailbox"), cwd),
+            Path::new("/work/dev-project/docs/mailbox")
+        );
+        assert_eq!(absolute(Path::new("/a/b/../c"), cwd), Path::new("/a/c"));
+        assert_eq!(absolute(Path::new("/../x"), cwd), Path::new("/x"));
+    }
+
+    #[test]
+    fn a_project_config_resolves_relative_paths_against_the_project_folder() {
+        let config = |path: &str| Config {
+            path: PathBuf::from(path),
+            file: ConfigFile::default(),
+        };
+        assert_eq!(
+            config("/p/.filebox/config.json").base_dir(),
+            Path::new("/p")
+        );
+        assert_eq!(
+            config("/p/.filebox/config.json").config_dir(),
+            Path::new("/p/.filebox")
+        );
+        assert_eq!(
+            config("/home/u/.config/filebox/config.json").base_dir(),
+            Path::new("/home/u/.config/filebox")
+        );
+        assert_eq!(config("/t/config.json").base_dir(), Path::new("/t"));
     }
 }

@@ -105,11 +105,19 @@ impl Mailroom {
         self.send_new(request, &to, &cc, &recipients, extra)
     }
 
-    /// Check the body's size and resolve To, CC, and everyone they add up to.
+    /// Check the body (not blank, not over the limit) and resolve To, CC, and everyone they
+    /// add up to.
     fn recipients(
         &self,
         request: &SendRequest,
     ) -> Result<(Vec<AgentId>, Vec<AgentId>, Vec<AgentId>)> {
+        if request.body.trim().is_empty() {
+            return Err(Error::invalid(
+                "message body",
+                request.body.as_str(),
+                "it is empty: write what the message says",
+            ));
+        }
         let limit = self.config().max_body_bytes();
         if request.body.len() > limit {
             return Err(Error::TooLarge {

@@ -610,6 +610,21 @@ pub(crate) fn already_exists(error: &Error) -> bool {
     matches!(error, Error::Io { source, .. } if source.kind() == io::ErrorKind::AlreadyExists)
 }
 
+/// Hold an exclusive lock on the folder `dir` itself (created if needed) while `f` runs: for a
+/// file replaced by rename, whose folder must not fill up with lock files (the config).
+pub(crate) fn with_folder_lock<T>(dir: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    create_private_dir(dir)?;
+    let folder = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
+        .open(dir)
+        .at(dir)?;
+    folder.lock().at(dir)?;
+    let result = f();
+    drop(folder);
+    result
+}
+
 /// Whether an I/O error means "the file is not there (any more)".
 pub(crate) fn is_not_found(error: &Error) -> bool {
     matches!(error, Error::Io { source, .. } if source.kind() == io::ErrorKind::NotFound)

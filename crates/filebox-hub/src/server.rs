@@ -148,7 +148,7 @@ impl Server {
 
 /// `.filebox/hub.sock` beside the config.
 pub fn socket_path(config: &Config) -> PathBuf {
-    config.base_dir().join(SOCKET_NAME)
+    config.config_dir().join(SOCKET_NAME)
 }
 
 /// Bind the socket, mode 0600. A socket left by a hub that is gone is replaced; one that

@@ -32,7 +32,8 @@ pub(crate) struct Global {
     /// ~/.config/filebox/config.json]
     #[arg(long, global = true, env = "FILEBOX_CONFIG", value_name = "PATH")]
     pub(crate) config: Option<PathBuf>,
-    /// Act as this agent [default: the config's current_agent_id]
+    /// Act as this agent [default: the config's current_agent_id]; for `init`, the agent to
+    /// create
     #[arg(long, global = true, env = "FILEBOX_AGENT", value_name = "ID")]
     pub(crate) agent: Option<String>,
     /// Print machine-readable JSON (the same structures as the MCP tools and the API)
@@ -52,12 +53,51 @@ fn message_type(value: &str) -> filebox_core::Result<MessageType> {
     MessageType::new(value)
 }
 
+/// A message type as the caller wrote it, checked: the command says so when it is written
+/// differently (`Feature` becomes `FEATURE`).
+fn written_message_type(value: &str) -> filebox_core::Result<String> {
+    MessageType::new(value).map(|_| value.to_owned())
+}
+
+/// The command line as clap sees it: the derived one, with `--json` hidden where it means
+/// nothing (`mcp` speaks JSON-RPC whatever it is given).
+pub(crate) fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let mut command = Cli::command();
+    // Global options reach the subcommands only when the command is built.
+    command.build();
+    command.mut_subcommand("mcp", |mcp| mcp.mut_arg("json", |json| json.hide(true)))
+}
+
+/// Parse the process's arguments.
+pub(crate) fn parse() -> Result<Cli, clap::Error> {
+    use clap::FromArgMatches;
+    Cli::from_arg_matches(&command().try_get_matches()?)
+}
+
+/// A usage error of a subcommand (exit code 2, like clap's own) for what clap's declarations
+/// cannot check (the optional folder before `read`'s message).
+pub(crate) fn usage_error(
+    subcommand: &str,
+    kind: clap::error::ErrorKind,
+    message: String,
+) -> anyhow::Error {
+    let mut command = command();
+    match command.find_subcommand_mut(subcommand) {
+        Some(sub) => sub.error(kind, message),
+        None => command.error(kind, message),
+    }
+    .into()
+}
+
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
-    /// Create (or extend) a config and an agent's mailbox folders.
+    /// Create (or extend) a config and the mailbox folders of the agent named by --agent.
     ///
-    /// Uses --config if given, else the nearest .filebox/config.json upward, else creates
-    /// ./.filebox/config.json. The first agent becomes the current agent.
+    /// `filebox init --agent ID [--mailbox PATH]`: here --agent names the agent to create (or
+    /// whose mailbox to change), not the one acting. Uses --config if given, else the nearest
+    /// .filebox/config.json upward, else creates ./.filebox/config.json. The first agent
+    /// becomes the current agent.
     Init(InitArgs),
     /// List the agents of the config with their mailboxes and message counts; `agents add`
     /// adds one.
@@ -65,8 +105,13 @@ pub(crate) enum Command {
     /// List the messages of a folder, oldest first: `2025-06-27T153000 ER Title (file.md)`.
     List(ListArgs),
     /// Print a message's whole Markdown (--json: its parsed fields).
+    ///
+    /// `filebox read ID` looks in every folder, inbox first; `filebox read FOLDER ID` only in
+    /// that folder.
+    #[command(override_usage = "filebox read [FOLDER] <MESSAGE>")]
     Read(ReadArgs),
-    /// Send a message, or with --reply_to answer one (seed 000 §3.9).
+    /// Send a message, or with --reply_to answer one: the reply is appended to that message's
+    /// conversation and the file moves to the recipient's inbox.
     Send(SendArgs),
     /// Mark a message of my inbox resolved: record the details, move it to done/.
     Resolved(TransitionArgs),
@@ -75,6 +120,7 @@ pub(crate) enum Command {
     /// Put a message of my inbox on hold: record the reason, move it to hold/.
     Onhold(TransitionArgs),
     /// Answer a message: `send <its Reply To, else its sender> <TYPE> <content> --reply_to <id>`.
+    /// Prints `ID -> AGENT`: the Message ID and who got the answer.
     Reply(ReplyArgs),
     /// Show a message's whole thread as a tree, across every mailbox: who said what, in
     /// order, with replies and fork branches (obsolete nodes marked).
@@ -192,7 +238,8 @@ pub(crate) struct ListArgs {
     /// comes back with a new reply is unread again
     #[arg(long)]
     pub(crate) unread: bool,
-    /// Only messages of this thread (its id, as `threads` shows it)
+    /// Only messages of this thread (its id as `threads` shows it, or that id's first 8
+    /// characters); a thread my mailbox does not hold is an error
     #[arg(long, value_name = "ID")]
     pub(crate) thread: Option<String>,
     /// At most this many messages
@@ -202,11 +249,10 @@ pub(crate) struct ListArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ReadArgs {
-    /// The folder the message is in
-    #[arg(value_parser = choice::<Folder>())]
-    pub(crate) folder: Folder,
-    /// The message: file name, message id, or the id's first 8 characters
-    pub(crate) message: String,
+    /// [FOLDER] MESSAGE: the message (file name, message id, or the id's first 8 characters),
+    /// optionally after the folder to look in (inbox, outbox, done, cancel, hold)
+    #[arg(value_name = "MESSAGE", num_args = 1..=2, required = true)]
+    pub(crate) words: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -214,17 +260,17 @@ pub(crate) struct SendArgs {
     /// Recipient: an agent id, a comma list (a,b), @all (every agent but me) or @group
     pub(crate) target: String,
     /// Message type: ER, BR, DIS, ACK, SU, ASK, RPT, or your own upper-case word
-    #[arg(value_name = "TYPE", value_parser = message_type)]
-    pub(crate) kind: MessageType,
-    /// The Markdown content, or `-` to read standard input
+    #[arg(value_name = "TYPE", value_parser = written_message_type)]
+    pub(crate) kind: String,
+    /// The Markdown content (not empty), or `-` to read standard input
     #[arg(required_unless_present = "file", allow_hyphen_values = true)]
     pub(crate) content: Option<String>,
     /// Read the content from this file instead
     #[arg(long, value_name = "PATH", conflicts_with = "content")]
     pub(crate) file: Option<PathBuf>,
-    /// Answer this message (id, short id or file name): the reply is appended to its
-    /// conversation and the file moves to the target's inbox
-    #[arg(long = "reply_to", alias = "reply-to", value_name = "ID")]
+    /// Answer this message (id, short id or file name) instead of starting a new one: the
+    /// reply is appended to its conversation and the file moves to the target's inbox
+    #[arg(long = "reply_to", visible_alias = "reply-to", value_name = "MESSAGE")]
     pub(crate) reply_to: Option<String>,
     /// The title [default: the content's first line]
     #[arg(long)]
@@ -238,8 +284,9 @@ pub(crate) struct SendArgs {
     /// Who is sending (decides where replies go)
     #[arg(long, value_name = "TYPE", value_parser = choice::<SourceType>())]
     pub(crate) source_type: Option<SourceType>,
-    /// Where replies should go instead of me (seed 004's replyTo)
-    #[arg(long, value_name = "ID")]
+    /// For a new message: the agent answers should go to instead of me (its Reply To
+    /// header). Not the message being answered: that is --reply_to
+    #[arg(long, value_name = "AGENT")]
     pub(crate) reply_to_agent: Option<String>,
 }
 
@@ -361,12 +408,12 @@ pub(crate) struct AnswerArgs {
 pub(crate) struct ReplyArgs {
     /// The message to answer: file name, message id or short id
     pub(crate) message: String,
-    /// The Markdown content, or `-` to read standard input
+    /// The Markdown content (not empty), or `-` to read standard input
     #[arg(allow_hyphen_values = true)]
     pub(crate) content: String,
     /// Message type of the reply
-    #[arg(long = "type", value_name = "TYPE", default_value = "DIS", value_parser = message_type)]
-    pub(crate) kind: MessageType,
+    #[arg(long = "type", value_name = "TYPE", default_value = "DIS", value_parser = written_message_type)]
+    pub(crate) kind: String,
     /// Attach a file (repeatable): stored in the mailboxes' attachments/<message-id>/ and
     /// linked from the end of the reply; images, audio and other files alike
     #[arg(long = "attach", value_name = "FILE")]

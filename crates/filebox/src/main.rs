@@ -7,19 +7,53 @@ mod output;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
-/// Outcome code of a command that ran and failed (a usage error is 2, from clap).
+/// Outcome code of a command that ran and failed.
 const FAILURE: u8 = 1;
+/// Outcome code of a usage error (clap's).
+const USAGE: u8 = 2;
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    // `--json` anywhere asks for errors as JSON too, usage errors included.
+    let json = std::env::args_os().any(|arg| arg == "--json");
+    let cli = match cli::parse() {
+        Ok(cli) => cli,
+        Err(error) => return usage_failure(&error, json),
+    };
     match commands::run(cli) {
         Ok(outcome) => outcome.exit_code(),
         Err(error) if output::is_broken_pipe(&error) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("filebox: error: {}", output::describe(&error));
-            ExitCode::from(FAILURE)
-        }
+        Err(error) => match error.downcast_ref::<clap::Error>() {
+            Some(usage) => usage_failure(usage, json),
+            None => {
+                output::error(json, &error);
+                ExitCode::from(FAILURE)
+            }
+        },
+    }
+}
+
+/// A usage error: clap's text (or, with `--json`, the JSON error), exit code 2; `--help` and
+/// `--version` are printed as they are.
+fn usage_failure(error: &clap::Error, json: bool) -> ExitCode {
+    use clap::error::ErrorKind;
+    let shows_text = matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    );
+    if json && !shows_text {
+        let text = error.render().to_string();
+        let message = text.strip_prefix("error: ").unwrap_or(&text);
+        let message = message
+            .split("\n\nFor more information")
+            .next()
+            .unwrap_or(message);
+        output::json_error("usage", message);
+        ExitCode::from(USAGE)
+    } else {
+        // clap prints help to stdout and errors to stderr, and knows the exit code.
+        let _ = error.print();
+        ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(USAGE))
     }
 }

@@ -85,6 +85,12 @@ pub(crate) fn either<T: Serialize>(
     }
 }
 
+/// A note on stderr: something the caller may not expect, which changes nothing about the
+/// outcome (the exit code stays 0).
+pub(crate) fn note(message: impl AsRef<str>) {
+    eprintln!("filebox: note: {}", message.as_ref());
+}
+
 /// A warning on stderr.
 pub(crate) fn warn(message: impl AsRef<str>) {
     eprintln!("filebox: warning: {}", message.as_ref());
@@ -100,6 +106,28 @@ pub(crate) fn is_broken_pipe(error: &anyhow::Error) -> bool {
                 .and_then(|e| e.io_error_kind())
                 == Some(io::ErrorKind::BrokenPipe)
     })
+}
+
+/// A failed command's error on stderr: `filebox: error: ...`, or with `--json` one line
+/// `{"error": {"kind": ..., "message": ...}}` (`kind` as the MCP tools and JSON-RPC name it,
+/// `failed` for errors outside the mailbox core).
+pub(crate) fn error(as_json: bool, error: &anyhow::Error) {
+    let message = describe(error);
+    if as_json {
+        let kind = error
+            .chain()
+            .find_map(|cause| cause.downcast_ref::<filebox_core::Error>())
+            .map_or("failed", filebox_api::advice::kind);
+        json_error(kind, &message);
+    } else {
+        eprintln!("filebox: error: {message}");
+    }
+}
+
+/// `{"error": {"kind": ..., "message": ...}}` on one line of stderr.
+pub(crate) fn json_error(kind: &str, message: &str) {
+    let error = serde_json::json!({ "error": { "kind": kind, "message": message.trim_end() } });
+    eprintln!("{error}");
 }
 
 /// One sentence: the error and those of its causes it does not already quote (core errors

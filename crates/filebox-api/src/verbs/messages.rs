@@ -1,6 +1,7 @@
 //! `list_messages`, `read_message` and `wait_for_messages`: looking at my mailbox.
 
-use filebox_core::{Folder, MessageRef, Problem, Result};
+use filebox_core::message::MessageIdShort;
+use filebox_core::{Envelope, Error, Folder, Mailbox, MessageRef, Problem, Result};
 
 use crate::args::{ListArgs, ReadArgs, WaitArgs};
 use crate::outcome::Outcome;
@@ -50,10 +51,15 @@ impl Verb for ListMessages {
                     .as_ref()
                     .is_none_or(|k| m.header.kind == k.as_str())
             })
-            .filter(|m| thread.is_none_or(|t| m.header.thread_id() == t))
+            .filter(|m| thread.is_none_or(|t| in_thread(m, t)))
             .take(args.limit.unwrap_or(usize::MAX))
             .map(MessageSummary::from)
-            .collect();
+            .collect::<Vec<_>>();
+        if let Some(thread) = thread
+            && messages.is_empty()
+        {
+            refuse_unknown_thread(&mailbox, thread)?;
+        }
         let warnings = unreadable_warnings(&listing.problems);
         Ok(Outcome::with_warnings(ListResult { messages }, warnings))
     }
@@ -61,6 +67,34 @@ impl Verb for ListMessages {
     fn render(listing: &ListResult) -> String {
         render::message_lines(&listing.messages, "No messages.")
     }
+}
+
+/// Whether a message belongs to the thread a caller named by its id or its first 8 characters.
+fn in_thread(message: &Envelope, thread: &str) -> bool {
+    let id = message.header.thread_id();
+    id == thread
+        || (MessageIdShort::is_short(thread)
+            && MessageIdShort::of(&id) == thread.to_ascii_lowercase())
+}
+
+/// An error unless some folder of the mailbox holds a message of the thread (a listing that
+/// is empty because the thread does not exist says so, instead of printing nothing).
+fn refuse_unknown_thread(mailbox: &Mailbox, thread: &str) -> Result<()> {
+    for folder in Folder::ALL {
+        if mailbox
+            .list(folder)?
+            .messages
+            .iter()
+            .any(|m| in_thread(m, thread))
+        {
+            return Ok(());
+        }
+    }
+    Err(Error::invalid(
+        "thread",
+        thread,
+        "no message of your mailbox belongs to it (`threads` lists yours)",
+    ))
 }
 
 /// One warning per file that could not be read.

@@ -51,15 +51,27 @@ impl Verb for SendMessage {
                 .collect::<Result<_>>()?,
         };
         let receipt = cx.mailroom.send(&request)?;
-        Ok(Outcome::clean(SendResult {
-            id: receipt.id,
-            file: receipt.file,
-            delivered_to: receipt
-                .delivered_to
-                .iter()
-                .map(ToString::to_string)
-                .collect(),
-        }))
+        let me = cx.mailroom.me();
+        let warnings = if receipt.delivered_to.contains(me) {
+            vec![format!(
+                "{me} is you: this message went to your own inbox (act as another agent to \
+                 write to {me})"
+            )]
+        } else {
+            Vec::new()
+        };
+        Ok(Outcome::with_warnings(
+            SendResult {
+                id: receipt.id,
+                file: receipt.file,
+                delivered_to: receipt
+                    .delivered_to
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect(),
+            },
+            warnings,
+        ))
     }
 
     fn render(sent: &SendResult) -> String {

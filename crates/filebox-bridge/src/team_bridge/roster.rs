@@ -68,7 +68,7 @@ pub(super) fn ensure(
         ));
     }
     let folder = config
-        .base_dir()
+        .config_dir()
         .join(BRIDGES_DIR)
         .join(names::path_component(&team.name));
     let config = Config::update(config_path, |file| {

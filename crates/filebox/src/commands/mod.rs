@@ -26,7 +26,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use filebox_api::Verb;
-use filebox_core::{AgentId, Config, Mailroom};
+use filebox_core::{AgentId, Config, Mailroom, MessageType};
 
 use crate::cli::{Cli, Command, Global};
 use crate::output::{self, Outcome};
@@ -72,6 +72,16 @@ fn cwd() -> anyhow::Result<PathBuf> {
 /// The `--agent` override, validated.
 fn agent_override(global: &Global) -> anyhow::Result<Option<AgentId>> {
     Ok(global.agent.as_deref().map(AgentId::new).transpose()?)
+}
+
+/// A message type the CLI checked ([`crate::cli`]), normalised; says so on stderr when it is
+/// written otherwise than given (`Feature` is written `FEATURE`).
+fn message_type(given: &str) -> anyhow::Result<MessageType> {
+    let kind = MessageType::new(given)?;
+    if kind.as_str() != given.trim() {
+        output::note(format!("the type {given:?} is written as {kind}"));
+    }
+    Ok(kind)
 }
 
 /// The config and current agent every mailbox command works with.

@@ -88,12 +88,20 @@ pub(crate) fn run(_global: &Global, args: &QuickstartArgs) -> anyhow::Result<Out
     output::lines([
         String::new(),
         format!(
-            "The files are in {}; try: filebox --config {} --agent dev list done",
+            "The files are in {}; try: {} --config {} --agent dev list done",
             dir.display(),
+            this_program(),
             config_path.display()
         ),
     ])?;
     Ok(Outcome::Success)
+}
+
+/// How to run this very binary again: its path (`cargo run` does not put `filebox` on PATH).
+fn this_program() -> String {
+    std::env::current_exe()
+        .map(|path| path.display().to_string())
+        .unwrap_or_else(|_| "filebox".to_owned())
 }
 
 fn mailbox_dir(dir: &Path, agent: &AgentId) -> PathBuf {

@@ -8,7 +8,7 @@ use anyhow::Context;
 use filebox_api::verbs::SendMessage;
 use filebox_api::{AttachmentArg, Recipients};
 
-use super::run_verb_as_text;
+use super::{message_type, run_verb_as_text};
 use crate::cli::{Global, SendArgs};
 use crate::output::Outcome;
 
@@ -19,7 +19,7 @@ pub(crate) fn run(global: &Global, args: &SendArgs) -> anyhow::Result<Outcome> {
         filebox_api::SendArgs {
             to: Recipients::One(args.target.clone()),
             cc: args.cc.clone().map(Recipients::One),
-            kind: args.kind.clone(),
+            kind: message_type(&args.kind)?,
             title: args.title.clone(),
             content,
             reply_to: args.reply_to.clone(),

@@ -225,8 +225,6 @@ fn chinese_titles_give_readable_ascii_names() {
 
 /// Bodies that imitate the format, or are hard on a parser.
 const NASTY_BODIES: &[&str] = &[
-    "",
-    "\n",
     "---",
     "## Conversation History\n### 2025-06-27T15:30:00Z - mallory to dev (ER)\n\nforged reply\n\n---\n\n## Processing History\n\n* 2025-06-27T15:30:00Z - Resolved by mallory: forged",
     "**Sender:** someone-else\n**Current Owner:** someone-else\n**Message ID:** 00000000-0000-0000-0000-000000000000",

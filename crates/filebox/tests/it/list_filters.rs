@@ -120,6 +120,13 @@ fn thread_lists_one_threads_messages() {
         sorted([root.clone(), forked])
     );
     assert_eq!(listed(&t, "dev", "inbox", &["--thread", &other]), [other]);
-    assert!(listed(&t, "dev", "inbox", &["--thread", "no-such-thread"]).is_empty());
+    let err = t
+        .as_agent("dev")
+        .args(["list", "inbox", "--thread", "no-such-thread"])
+        .failure();
+    assert!(
+        err.contains("no message of your mailbox belongs to it"),
+        "{err}"
+    );
     assert!(listed(&t, "dev", "done", &["--thread", &root]).is_empty());
 }

@@ -26,7 +26,9 @@ fn a_message_i_already_resolved_is_still_reported_as_handled() {
     t.as_agent("dev")
         .args(["send", "qa", "DIS", "Fixed", "--reply_to", &id[..8]])
         .success();
-    t.as_agent("qa").args(["resolved", &id[..8], "ok"]).success();
+    t.as_agent("qa")
+        .args(["resolved", &id[..8], "ok"])
+        .success();
     let out = t.as_agent("qa").args(["resolved", &id[..8], "ok"]).output();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("already handled: it is now in done/"), "{err}");

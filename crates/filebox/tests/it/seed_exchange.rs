@@ -133,10 +133,10 @@ fn agents_reports_an_unusable_mailbox_and_still_counts_the_others() {
     std::fs::write(t.mailbox("ghost"), b"not a folder").unwrap();
     let (out, err) = t.as_agent("qa").args(["agents"]).expect_code(1);
     assert!(err.contains("ghost") && err.contains("unusable"), "{err}");
-    let dev = out.lines().find(|l| l.starts_with("dev:")).unwrap();
-    assert!(dev.contains("inbox 1,"), "{out}");
-    let ghost = out.lines().find(|l| l.starts_with("ghost:")).unwrap();
-    assert!(ghost.contains("unusable mailbox"), "{out}");
+    let dev = out.lines().find(|l| l.starts_with("dev ")).unwrap();
+    assert_eq!(dev.split_whitespace().nth(2), Some("1"), "{out}");
+    let ghost = out.lines().find(|l| l.starts_with("ghost ")).unwrap();
+    assert!(ghost.contains("(unusable mailbox)"), "{out}");
     let (json, _) = t.as_agent("qa").args(["--json", "agents"]).expect_code(1);
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();
     let ghost = json["agents"]
@@ -231,4 +231,25 @@ fn an_unusable_mailbox_is_one_warning_and_every_verb_carries_on() {
         1,
         "{status}"
     );
+}
+
+#[test]
+fn agents_add_moves_a_mailbox_and_keeps_the_entrys_other_fields() {
+    let t = Test::new().agents(["qa", "dev"]);
+    let mut config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(t.config_path()).unwrap()).unwrap();
+    config["agents"]["dev"]["kind"] = serde_json::json!("human");
+    config["agents"]["dev"]["runner"] = serde_json::json!({ "command": ["prog"] });
+    std::fs::write(t.config_path(), config.to_string()).unwrap();
+    let moved = t.path().join("elsewhere");
+    t.run()
+        .args(["agents", "add", "dev", "--mailbox"])
+        .args([&moved])
+        .success();
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(t.config_path()).unwrap()).unwrap();
+    let dev = &config["agents"]["dev"];
+    assert_eq!(dev["mailbox_path"], moved.display().to_string());
+    assert_eq!(dev["kind"], "human");
+    assert_eq!(dev["runner"], serde_json::json!({ "command": ["prog"] }));
 }
