@@ -229,7 +229,7 @@ fn a_filebox_thread_survives_export_import_export() {
     let bodies = [
         "# Batch import\n\nAdmins need 200 users at once.".to_owned(),
         "# %% looks like a cell\n\\# %%% and so does this\n[^1]: [tool] not metadata\n".to_owned(),
-        String::new(),
+        "Done.".to_owned(),
     ];
     let id = filebox_thread(&mailroom, &bodies);
     let first = export(&mailroom, &id).unwrap();
@@ -317,7 +317,12 @@ proptest! {
 
     #[test]
     fn filebox_threads_export_import_export_identically(
-        bodies in proptest::collection::vec(prop_oneof!["(.|\n){0,60}", Just("# %% x\n\\## %%% y".to_owned())], 1..4),
+        // A send refuses a blank body, so FileBox threads have none.
+        bodies in proptest::collection::vec(
+            prop_oneof!["(.|\n){0,60}", Just("# %% x\n\\## %%% y".to_owned())]
+                .prop_filter("a message says something", |b| !b.trim().is_empty()),
+            1..4,
+        ),
     ) {
         let (dir, mailroom) = mailroom();
         let id = filebox_thread(&mailroom, &bodies);
