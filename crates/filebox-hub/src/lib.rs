@@ -1,6 +1,7 @@
 //! The FileBox hub (`filebox serve`): seed 004's Email Hub as one more surface over the core.
 //! JSON-RPC 2.0 at `POST /rpc` and on `.filebox/hub.sock`, live events at `/events`, MCP at
-//! `/mcp`, `/healthz`, and the Claude Code team bridges the config names (`bridges`).
+//! `/mcp`, `/healthz`, the Claude Code team bridges the config names (`bridges`), and the human
+//! channel's page at `/` (seed 001).
 //!
 //! Translation only: every method calls `filebox_api::verbs` (or `filebox_core`) as the agent
 //! it names; the hub keeps no state that is not on disk (it re-reads the config for every
@@ -13,6 +14,7 @@ mod events;
 mod guard;
 mod health;
 mod hub;
+mod human;
 mod mcp;
 pub mod routes;
 mod rpc;

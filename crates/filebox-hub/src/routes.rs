@@ -4,7 +4,7 @@
 use axum::Router;
 
 use crate::hub::Hub;
-use crate::{events, guard, health, mcp, rpc};
+use crate::{events, guard, health, human, mcp, rpc};
 
 /// A route group: the routes of one surface, with the hub as their state.
 pub type RouteGroup = fn(&Hub) -> Router;
@@ -15,6 +15,7 @@ pub const GROUPS: &[RouteGroup] = &[
     rpc::http::routes,
     events::routes,
     mcp::routes,
+    human::routes,
 ];
 
 /// The hub's router: `groups` merged, behind the Host/Origin check.

@@ -65,6 +65,8 @@ pub(crate) static METHODS: &[Method] = &[
         email::search, SearchParams => filebox_api::SearchResult),
     method!("agents.list", "Every mailbox of the config, with its kind and counts.",
         email::agents, NoParams => Vec<email::AgentView>),
+    method!("questions.open", "The questions and work reports waiting in a human's inbox (seed 001), oldest first.",
+        crate::human::open_questions, crate::human::OpenParams => filebox_api::OpenQuestions),
     method!("rpc.discover", "This API as an OpenRPC document.",
         discover::handler, NoParams => Value),
 ];

@@ -1,0 +1,221 @@
+// The human channel end to end: a Python MCP client asks through `filebox mcp`, the hub's
+// page shows the question in two Chromium pages (playwright-core driving Debian's chromium),
+// page A answers with text and a pasted image, the client receives TextContent and
+// ImageContent with the same bytes, page B shows "answered" live, a second answer from B is
+// refused; the hub is killed and restarted while a question is open; then the latency from
+// "send" on the page to the tool result, p50/p95 over 50 questions.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { chromium } from "playwright-core";
+
+const here = new URL(".", import.meta.url).pathname;
+const filebox = process.env.FILEBOX_BIN;
+const python = join(here, ".venv/bin/python");
+const out = process.env.FILEBOX_TEST_OUT || join(here, "out");
+mkdirSync(out, { recursive: true });
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+  "base64",
+);
+
+const dir = mkdtempSync(join(tmpdir(), "filebox-page-"));
+const config = join(dir, "config.json");
+writeFileSync(config, JSON.stringify({
+  current_agent_id: "qa",
+  agents: {
+    qa: { mailbox_path: join(dir, "qa") },
+    me: { mailbox_path: join(dir, "me"), kind: "human" },
+  },
+}));
+const env = { ...process.env, FILEBOX_CONFIG: config };
+
+/** A line-reading child process. */
+function start(command, args, extraEnv = {}) {
+  const child = spawn(command, args, { env: { ...env, ...extraEnv }, stdio: ["pipe", "pipe", "inherit"] });
+  const lines = [];
+  const waiters = [];
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    const waiter = waiters.shift();
+    if (waiter) waiter(line);
+    else lines.push(line);
+  });
+  child.nextLine = () => (lines.length ? Promise.resolve(lines.shift()) : new Promise((r) => waiters.push(r)));
+  return child;
+}
+
+async function serve(listen) {
+  const hub = start(filebox, ["serve", "--listen", listen]);
+  const url = await hub.nextLine();
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+  return { hub, url };
+}
+
+let hub;
+let url;
+let browser;
+let agent;
+const calls = [];
+
+/** Ask through the MCP client; resolves with its result line. */
+function call(tool, args) {
+  agent.stdin.write(JSON.stringify({ tool, arguments: args }) + "\n");
+  return agent.nextLine().then(JSON.parse);
+}
+
+async function openPage() {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  const page = await context.newPage();
+  page.on("pageerror", (e) => console.error("page error:", e.message));
+  await page.goto(url);
+  await page.locator("#live", { hasText: "live" }).waitFor();
+  return page;
+}
+
+const cardOf = (page, text) => page.locator(".card", { hasText: text });
+
+before(async () => {
+  ({ hub, url } = await serve("127.0.0.1:0"));
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
+  agent = start(python, [join(here, "ask.py"), filebox], { FILEBOX_AGENT: "qa" });
+  assert.equal(await agent.nextLine(), "ready");
+});
+
+after(async () => {
+  agent?.stdin.end();
+  agent?.kill();
+  await browser?.close();
+  hub?.kill();
+});
+
+test("a question shows on two pages; A answers with text and a pasted image; B sees it answered and is refused", async () => {
+  const [a, b] = [await openPage(), await openPage()];
+  const asked = call("ask_question", {
+    project_directory: "/src/shop",
+    question: "Which **colour** for the checkout button?\n\n- it is seen on every order\n\n<img src=x onerror=alert(1)>",
+    options: ["Green", "Blue"],
+  });
+  for (const page of [a, b]) await cardOf(page, "checkout button").waitFor();
+  await a.screenshot({ path: join(out, "question.png"), fullPage: true });
+  // Raw HTML in the Markdown is shown as text, never interpreted.
+  assert.equal(await cardOf(a, "checkout button").locator(".md img").count(), 0);
+  await cardOf(a, "checkout button").getByText("<img src=x onerror=alert(1)>").waitFor();
+
+  const box = cardOf(a, "checkout button").locator("textarea");
+  await box.fill("Green, like the mock-up");
+  await box.evaluate((node, bytes) => {
+    const data = new DataTransfer();
+    data.items.add(new File([new Uint8Array(bytes)], "mockup.png", { type: "image/png" }));
+    node.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+  }, [...PNG]);
+  await cardOf(a, "checkout button").locator(".chip img").waitFor();
+  await a.screenshot({ path: join(out, "answering.png"), fullPage: true });
+  await box.press("Control+Enter");
+
+  const result = await asked;
+  assert.equal(result.is_error, false);
+  assert.deepEqual(result.content.map((c) => c.type), ["text", "image"]);
+  assert.match(result.content[0].text, /^Green, like the mock-up\n\[attached: mockup\.png \(image\/png\)/);
+  assert.equal(result.content[1].mime_type, "image/png");
+  assert.deepEqual(Buffer.from(result.content[1].data, "base64"), PNG);
+  assert.equal(result.structured.status, "answered");
+
+  // B learns it live, without a reload.
+  await cardOf(b, "checkout button").locator(".banner", { hasText: "Answered" }).waitFor();
+  await b.screenshot({ path: join(out, "answered-elsewhere.png"), fullPage: true });
+
+  // A second question; B is reloaded with its live events blocked, so it lists the question
+  // but never hears that A answered it first.
+  const second = call("ask_question", { project_directory: "/src/shop", question: "Ship today?", options: ["Yes", "No"] });
+  await cardOf(a, "Ship today?").waitFor();
+  await b.route("**/events", (route) => route.abort());
+  await b.reload();
+  await cardOf(b, "Ship today?").waitFor();
+  await b.locator("#live", { hasText: "reconnecting" }).waitFor();
+  await cardOf(a, "Ship today?").getByRole("button", { name: "Yes" }).click();
+  assert.equal((await second).content[0].text, "Yes");
+  await cardOf(b, "Ship today?").locator("textarea").fill("No, tomorrow");
+  await cardOf(b, "Ship today?").locator("button.send").click();
+  await cardOf(b, "Ship today?").locator(".banner", { hasText: "already answered" }).waitFor();
+  await b.screenshot({ path: join(out, "refused.png"), fullPage: true });
+  await a.context().close();
+  await b.context().close();
+});
+
+test("a question survives a hub killed and restarted; the answer still reaches the waiting client", async () => {
+  const page = await openPage();
+  const asked = call("ask_question", { project_directory: "/src/shop", question: "Restart-proof?" });
+  await cardOf(page, "Restart-proof?").waitFor();
+  const port = new URL(url).port;
+  hub.kill("SIGKILL");
+  await new Promise((r) => hub.once("exit", r));
+  ({ hub, url } = await serve(`127.0.0.1:${port}`));
+  await page.reload();
+  await cardOf(page, "Restart-proof?").waitFor();
+  await cardOf(page, "Restart-proof?").locator("textarea").fill("Yes it is");
+  await cardOf(page, "Restart-proof?").locator("button.send").click();
+  const result = await asked;
+  assert.equal(result.content[0].text, "Yes it is");
+  await page.context().close();
+});
+
+test("phone width: the question and its controls fit", async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.locator("#live", { hasText: "live" }).waitFor();
+  const asked = call("task_finish", { project_directory: "/src/shop", summary: "Checkout button is green now.", timeout: 60 });
+  await cardOf(page, "Checkout button is green").waitFor();
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 390, `the page scrolls sideways: ${width}px`);
+  await page.screenshot({ path: join(out, "phone.png"), fullPage: true });
+  await cardOf(page, "Checkout button is green").getByRole("button", { name: "OK" }).click();
+  assert.equal((await asked).content[0].text, "OK");
+  await context.close();
+});
+
+test("latency benchmark: send on the page to tool result, 50 questions", async () => {
+  const page = await openPage();
+  const now = () => performance.timeOrigin + performance.now();
+  const latencies = [];
+  const replies = []; // baseline: the page's email.reply call alone (the hub's durable write)
+  for (let i = 0; i < 50; i++) {
+    const asked = call("ask_question", { project_directory: "/bench", question: `Bench ${i}?` });
+    const card = cardOf(page, `Bench ${i}?`);
+    await card.locator("textarea").fill(`answer ${i}`);
+    const replied = page.waitForResponse((r) => r.url().endsWith("/rpc") && r.request().postData().includes("email.reply"));
+    const sentAt = now();
+    await card.locator("textarea").press("Control+Enter");
+    await replied;
+    replies.push(now() - sentAt);
+    const result = await asked;
+    assert.equal(result.content[0].text, `answer ${i}`);
+    latencies.push(result.at - sentAt);
+  }
+  const pct = (values, p) => {
+    const sorted = [...values].sort((x, y) => x - y);
+    return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(1);
+  };
+  const lines = [
+    `page answer -> MCP tool result, ${latencies.length} questions: p50 ${pct(latencies, 50)} ms, p95 ${pct(latencies, 95)} ms (goal p95 < 100 ms)`,
+    `baseline, the page's email.reply call alone: p50 ${pct(replies, 50)} ms, p95 ${pct(replies, 95)} ms`,
+    `binary ${filebox}; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${cpus().length} cores`,
+  ];
+  for (const line of lines) console.log(line);
+  writeFileSync(join(out, "latency.txt"), lines.join("\n") + "\n");
+  await page.context().close();
+});
+
+test("the page is served with a strict CSP", async () => {
+  const response = await fetch(url);
+  const csp = response.headers.get("content-security-policy");
+  assert.match(csp, /script-src 'self'/);
+  assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+});
