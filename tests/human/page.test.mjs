@@ -6,7 +6,7 @@
 // "send" on the page to the tool result, p50/p95 over 50 questions.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -210,6 +210,50 @@ test("latency benchmark: send on the page to tool result, 50 questions", async (
   ];
   for (const line of lines) console.log(line);
   writeFileSync(join(out, "latency.txt"), lines.join("\n") + "\n");
+  await page.context().close();
+});
+
+/** The CLI as `agent`; its stdout. */
+const cli = (agent, ...args) =>
+  execFileSync(filebox, args, { env: { ...env, FILEBOX_AGENT: agent }, encoding: "utf8" }).trim();
+
+test("mailboxes: read a message, its thread as a graph with the obsolete branch greyed, search, reply and compose as the human", async () => {
+  const id = cli("qa", "send", "me", "DIS", "Plan the release: Friday or Monday?").split("\n").pop();
+  cli("me", "reply", id.slice(0, 8), "Friday, after the demo");
+  cli("qa", "reply", id.slice(0, 8), "Preparing Friday");
+  cli("qa", "fork", "--from", id.slice(0, 8), "--reason", "direction-change", "--context", "The demo moved; plan Monday");
+  const page = await openPage();
+  await page.getByRole("button", { name: "me (human)" }).click();
+  await page.locator("#listing .row", { hasText: "Friday or Monday" }).first().click();
+  const reader = page.locator("#reader");
+  await reader.getByText("Preparing Friday").waitFor();
+  await reader.getByRole("button", { name: "Show thread" }).click();
+  const graph = reader.locator("#thread svg");
+  await graph.waitFor();
+  // The two replies before the fork are obsolete, the fork is marked, the root is not.
+  assert.equal(await graph.locator("g.node").count(), 4);
+  assert.equal(await graph.locator("g.node.obsolete").count(), 2);
+  assert.equal(await graph.locator("g.node.fork").count(), 1);
+  assert.match(await graph.locator("g.node.fork").textContent(), /fork: direction-change/);
+  await page.screenshot({ path: join(out, "thread.png"), fullPage: true });
+
+  // Search finds the message by a word of its body.
+  await page.locator("#query").fill("demo");
+  await page.locator("#query").press("Enter");
+  await page.locator("#listing .row", { hasText: "Friday or Monday" }).first().waitFor();
+
+  // Reply and compose as the human: both arrive in qa's inbox (read back through the CLI).
+  await reader.locator(".reply textarea").fill("Monday works, go");
+  await reader.locator(".reply textarea").press("Control+Enter");
+  await reader.getByText("Replied.").waitFor();
+  await page.locator("#compose summary").click();
+  await page.locator("#compose-subject").fill("Lunch");
+  await page.locator("#compose-body").fill("Pizza at **one**?");
+  await page.locator("#compose-body").press("Control+Enter");
+  await page.locator("#compose-status", { hasText: "Sent." }).waitFor();
+  const inbox = JSON.parse(cli("qa", "--json", "list", "inbox")).messages;
+  assert.ok(inbox.some((m) => m.title === "Lunch" && m.sender === "me"), JSON.stringify(inbox));
+  assert.match(cli("qa", "read", id.slice(0, 8)), /Monday works, go/);
   await page.context().close();
 });
 

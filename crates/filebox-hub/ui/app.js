@@ -448,8 +448,8 @@ async function read(id) {
         el("div", { className: "muted", textContent: `${r.createdAt} · ${r.from} → ${r.to} (${r.type})` }),
         markdown(r.body, context))),
       el("div", { className: "actions" },
-        el("button", { type: "button", textContent: "Show thread", onclick: () => thread(m.id) }),
-        view.agent === human?.id ? replyBox(m) : null),
+        el("button", { type: "button", textContent: "Show thread", onclick: () => thread(m.id) })),
+      view.agent === human?.id ? replyBox(m) : null,
     );
   } catch (error) {
     reader.replaceChildren(el("p", { className: "error", textContent: error.message }));
@@ -469,44 +469,46 @@ function replyBox(message) {
     }
   };
   box.addEventListener("keydown", (e) => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) send(); });
-  return el("div", { className: "reply" }, box, el("button", { type: "button", textContent: "Reply", onclick: send }), status);
+  return el("div", { className: "reply" }, box,
+    el("div", { className: "actions" }, el("button", { type: "button", className: "primary", textContent: "Reply", onclick: send }), status));
 }
 
-// The thread as a DAG: one row per node (time order), indented by depth; fork branches and
-// obsolete nodes (greyed, dashed edges) as the core reports them.
+// The thread as a DAG: one row per node (depth-first, as the core lists them), indented by
+// depth, an edge to each node's parent; fork points marked, obsolete nodes greyed with dashed
+// edges. A conversation entry (`id#n`) shows its time instead of repeating the title.
 async function thread(id) {
   const { nodes } = await rpc("email.thread", { id, agent: view.agent });
   const ns = "http://www.w3.org/2000/svg";
+  const svgEl = (tag, attributes) => {
+    const node = document.createElementNS(ns, tag);
+    for (const [k, v] of Object.entries(attributes)) node.setAttribute(k, v);
+    return node;
+  };
   const rowHeight = 28;
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("viewBox", `0 0 640 ${nodes.length * rowHeight + 12}`);
-  svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", "thread");
-  const at = new Map(nodes.map((node, i) => [node.id, { x: 16 + node.depth * 22, y: 16 + i * rowHeight }]));
+  const width = 16 + Math.max(...nodes.map((n) => n.depth)) * 22 + 560;
+  const height = nodes.length * rowHeight + 8;
+  const svg = svgEl("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": "thread" });
+  const at = new Map(nodes.map((node, i) => [node.id, { x: 14 + node.depth * 22, y: 16 + i * rowHeight }]));
   for (const node of nodes) {
     const parent = node.parent && at.get(node.parent);
     if (!parent) continue;
     const me = at.get(node.id);
-    const line = document.createElementNS(ns, "line");
-    Object.entries({ x1: parent.x, y1: parent.y, x2: me.x, y2: me.y }).forEach(([k, v]) => line.setAttribute(k, v));
-    if (node.obsolete) line.setAttribute("class", "obsolete");
-    svg.append(line);
+    const path = svgEl("path", { d: `M${parent.x},${parent.y} V${me.y} H${me.x}`, class: node.obsolete ? "edge obsolete" : "edge" });
+    svg.append(path);
   }
   for (const node of nodes) {
     const { x, y } = at.get(node.id);
-    const group = document.createElementNS(ns, "g");
-    group.setAttribute("class", node.obsolete ? "node obsolete" : "node");
-    const dot = document.createElementNS(ns, "circle");
-    Object.entries({ cx: x, cy: y, r: 6 }).forEach(([k, v]) => dot.setAttribute(k, v));
-    const label = document.createElementNS(ns, "text");
-    label.setAttribute("x", x + 12);
-    label.setAttribute("y", y + 4);
-    label.setAttribute("font-size", "12");
-    label.textContent = `${node.from} → ${node.to} (${node.kind})${node.fork_reason ? ` ⑂ ${node.fork_reason}` : ""}${node.obsolete ? " obsolete" : ""}: ${node.title}`;
-    group.append(dot, label);
+    const group = svgEl("g", { class: `node${node.obsolete ? " obsolete" : ""}${node.fork_reason ? " fork" : ""}` });
+    const what = node.id.includes("#") ? node.timestamp.replace("T", " ").slice(0, 16) : node.title;
+    const fork = node.fork_reason ? ` · fork: ${node.fork_reason}` : "";
+    const label = svgEl("text", { x: x + 12, y: y + 4 });
+    label.textContent = `${node.from} → ${node.to} · ${node.type}${fork}${node.obsolete ? " · obsolete" : ""} · ${what}`;
+    group.append(svgEl("circle", { cx: x, cy: y, r: 6 }), label);
+    group.addEventListener("click", () => read(node.id.split("#")[0]));
     svg.append(group);
   }
-  $("#reader").append(el("h4", { textContent: "Thread" }), svg);
+  $("#thread")?.remove();
+  $("#reader").append(el("section", { id: "thread" }, el("h4", { textContent: "Thread" }), el("div", { className: "graph" }, svg)));
 }
 
 $("#search").addEventListener("submit", (event) => {
