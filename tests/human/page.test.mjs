@@ -76,6 +76,10 @@ async function openPage() {
   return page;
 }
 
+/** The CLI as `agent`; its stdout. */
+const cli = (agent, ...args) =>
+  execFileSync(filebox, args, { env: { ...env, FILEBOX_AGENT: agent }, encoding: "utf8" }).trim();
+
 const cardOf = (page, text) => page.locator(".card", { hasText: text });
 
 before(async () => {
@@ -166,6 +170,27 @@ test("a question survives a hub killed and restarted; the answer still reaches t
   await page.context().close();
 });
 
+test("timeout: the call returns 'still open', the page still shows the question, a later answer reaches the inbox and get_answer", async () => {
+  const page = await openPage();
+  const result = await call("ask_question", { project_directory: "/src/shop", question: "Deploy on Sunday?", timeout: 1 });
+  assert.equal(result.is_error, false);
+  assert.equal(result.structured.status, "open");
+  const id = result.structured.id;
+  assert.match(result.content[0].text, /still open/);
+  assert.ok(result.content[0].text.includes(id), result.content[0].text);
+  const card = cardOf(page, "Deploy on Sunday?");
+  await card.locator("textarea").fill("No, Monday");
+  await card.locator("textarea").press("Control+Enter");
+  await card.locator(".banner", { hasText: "Answered" }).waitFor();
+  // The late answer is in the agent's inbox, and get_answer returns it at once.
+  const inbox = JSON.parse(cli("qa", "--json", "list", "inbox")).messages;
+  assert.deepEqual(inbox.map((m) => m.id), [id]);
+  const got = await call("get_answer", { id });
+  assert.equal(got.structured.status, "answered");
+  assert.equal(got.content[0].text, "No, Monday");
+  await page.context().close();
+});
+
 test("phone width: the question and its controls fit", async () => {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
   const page = await context.newPage();
@@ -212,10 +237,6 @@ test("latency benchmark: send on the page to tool result, 50 questions", async (
   writeFileSync(join(out, "latency.txt"), lines.join("\n") + "\n");
   await page.context().close();
 });
-
-/** The CLI as `agent`; its stdout. */
-const cli = (agent, ...args) =>
-  execFileSync(filebox, args, { env: { ...env, FILEBOX_AGENT: agent }, encoding: "utf8" }).trim();
 
 test("mailboxes: read a message, its thread as a graph with the obsolete branch greyed, search, reply and compose as the human", async () => {
   const id = cli("qa", "send", "me", "DIS", "Plan the release: Friday or Monday?").split("\n").pop();
