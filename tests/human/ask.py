@@ -1,7 +1,9 @@
-"""The asking agent for the page tests: a Python MCP client (PyPI `mcp`) on `filebox mcp` that
-calls the tools named by the JSON lines it reads on stdin, one at a time, and prints each
-result as a JSON line (content blocks, structured content, and when it arrived, in ms since
-the epoch). Prints `ready` once connected."""
+"""The asking agent for the page tests: a Python MCP client (PyPI `mcp`) on `filebox mcp`.
+
+Reads JSON lines on stdin: `{"tool", "arguments"}` starts that call (one at a time), and
+`{"cancel": true}` cancels the call under way. Prints one JSON line per call: its content
+blocks, structured content, how many progress notifications came, and when it ended (ms since
+the epoch); a cancelled call prints `{"cancelled": true}`. Prints `ready` once connected."""
 
 import json
 import os
@@ -21,19 +23,44 @@ def block(content) -> dict:
     return out
 
 
+def emit(line: dict) -> None:
+    print(json.dumps(line), flush=True)
+
+
+async def run(client: Client, call: dict, scope: anyio.CancelScope) -> None:
+    progress = 0
+
+    async def on_progress(done, total, message):
+        nonlocal progress
+        progress += 1
+
+    with scope:
+        result = await client.call_tool(call["tool"], call["arguments"], progress_callback=on_progress)
+        emit({
+            "at": time.time() * 1000,
+            "is_error": result.is_error,
+            "content": [block(c) for c in result.content],
+            "structured": result.structured_content,
+            "progress": progress,
+        })
+    if scope.cancelled_caught:
+        emit({"cancelled": True, "progress": progress})
+
+
 async def main(filebox: str) -> None:
     server = StdioServerParameters(command=filebox, args=["mcp"], env=dict(os.environ))
-    async with Client(server) as client:
+    lines = anyio.wrap_file(sys.stdin)
+    async with Client(server) as client, anyio.create_task_group() as tasks:
         print("ready", flush=True)
-        for line in sys.stdin:
+        scope = anyio.CancelScope()
+        async for line in lines:
             call = json.loads(line)
-            result = await client.call_tool(call["tool"], call["arguments"])
-            print(json.dumps({
-                "at": time.time() * 1000,
-                "is_error": result.is_error,
-                "content": [block(c) for c in result.content],
-                "structured": result.structured_content,
-            }), flush=True)
+            if call.get("cancel"):
+                scope.cancel()
+                continue
+            scope = anyio.CancelScope()
+            tasks.start_soon(run, client, call, scope)
+        tasks.cancel_scope.cancel()
 
 
 anyio.run(main, sys.argv[1])

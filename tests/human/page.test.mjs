@@ -2,8 +2,10 @@
 // page shows the question in two Chromium pages (playwright-core driving Debian's chromium),
 // page A answers with text and a pasted image, the client receives TextContent and
 // ImageContent with the same bytes, page B shows "answered" live, a second answer from B is
-// refused; the hub is killed and restarted while a question is open; then the latency from
-// "send" on the page to the tool result, p50/p95 over 50 questions.
+// refused; the hub is killed and restarted while a question is open (and the call reports
+// progress meanwhile); a timeout leaves the question open for get_answer; a cancelled call
+// withdraws it; phone width; mailboxes, thread graph, search, reply and compose; then the
+// latency from "send" on the page to the tool result, p50/p95 over 50 questions (printed).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
@@ -167,6 +169,8 @@ test("a question survives a hub killed and restarted; the answer still reaches t
   await cardOf(page, "Restart-proof?").locator("button.send").click();
   const result = await asked;
   assert.equal(result.content[0].text, "Yes it is");
+  // It waited seconds, reporting progress all along (clients that reset a timeout on it wait on).
+  assert.ok(result.progress >= 1, `progress notifications: ${result.progress}`);
   await page.context().close();
 });
 
@@ -188,6 +192,18 @@ test("timeout: the call returns 'still open', the page still shows the question,
   const got = await call("get_answer", { id });
   assert.equal(got.structured.status, "answered");
   assert.equal(got.content[0].text, "No, Monday");
+  await page.context().close();
+});
+
+test("a cancelled call withdraws its question: the page says so", async () => {
+  const page = await openPage();
+  const asked = call("ask_question", { project_directory: "/src/shop", question: "Rename the table?" });
+  const card = cardOf(page, "Rename the table?");
+  await card.waitFor();
+  agent.stdin.write(JSON.stringify({ cancel: true }) + "\n");
+  assert.equal((await asked).cancelled, true);
+  await card.locator(".banner", { hasText: "Withdrawn" }).waitFor();
+  assert.deepEqual(JSON.parse(cli("me", "--json", "questions")).questions, []);
   await page.context().close();
 });
 
