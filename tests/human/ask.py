@@ -20,6 +20,9 @@ def block(content) -> dict:
     for key in ("text", "data", "mime_type"):
         if hasattr(content, key):
             out[key] = getattr(content, key)
+    if content.type == "resource":
+        resource = content.resource
+        out.update(uri=str(resource.uri), mime_type=resource.mime_type, blob=getattr(resource, "blob", None))
     return out
 
 

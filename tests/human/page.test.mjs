@@ -88,7 +88,11 @@ before(async () => {
   ({ hub, url } = await serve("127.0.0.1:0"));
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    args: [
+      "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+      // A synthetic microphone (a beep) that needs no prompt, for the voice-note test.
+      "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+    ],
   });
   agent = start(python, [join(here, "ask.py"), filebox], { FILEBOX_AGENT: "qa" });
   assert.equal(await agent.nextLine(), "ready");
@@ -192,6 +196,29 @@ test("timeout: the call returns 'still open', the page still shows the question,
   const got = await call("get_answer", { id });
   assert.equal(got.structured.status, "answered");
   assert.equal(got.content[0].text, "No, Monday");
+  await page.context().close();
+});
+
+test("an answer with a recorded voice note and an attached file: AudioContent and EmbeddedResource", async () => {
+  const page = await openPage();
+  const asked = call("ask_question", { project_directory: "/src/shop", question: "Any notes on the copy?" });
+  const card = cardOf(page, "Any notes on the copy?");
+  await card.waitFor();
+  await card.locator("input.files").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("tone: friendly\n") });
+  await card.locator(".chip", { hasText: "notes.txt" }).waitFor();
+  await card.getByRole("button", { name: "Record" }).click();
+  await card.getByRole("button", { name: "Stop" }).click();
+  await card.locator(".chip", { hasText: /^voice-.*\.webm/ }).waitFor();
+  await card.locator("textarea").fill("See both");
+  await card.locator("button.send").click();
+  const result = await asked;
+  assert.deepEqual(result.content.map((c) => c.type).sort(), ["audio", "resource", "text"]);
+  const audio = result.content.find((c) => c.type === "audio");
+  assert.equal(audio.mime_type, "audio/webm");
+  assert.ok(Buffer.from(audio.data, "base64").length > 0);
+  const file = result.content.find((c) => c.type === "resource");
+  assert.equal(file.mime_type, "text/plain");
+  assert.equal(Buffer.from(file.blob, "base64").toString(), "tone: friendly\n");
   await page.context().close();
 });
 
