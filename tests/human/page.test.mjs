@@ -222,6 +222,42 @@ test("an answer with a recorded voice note and an attached file: AudioContent an
   await page.context().close();
 });
 
+test("a new question raises a browser notification and a sound, once the page may notify", async () => {
+  const context = await browser.newContext({ permissions: ["notifications"] });
+  // Record what the page asks of the browser: notifications shown, tones played.
+  await context.addInitScript(() => {
+    window.shown = [];
+    window.tones = 0;
+    const RealNotification = window.Notification;
+    window.Notification = class extends RealNotification {
+      constructor(title, options) {
+        super(title, options);
+        window.shown.push({ title, body: options?.body });
+      }
+    };
+    const RealAudio = window.AudioContext;
+    window.AudioContext = class extends RealAudio {
+      createOscillator() {
+        window.tones += 1;
+        return super.createOscillator();
+      }
+    };
+  });
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.locator("#live", { hasText: "live" }).waitFor();
+  await page.getByRole("button", { name: "Notify me" }).click();
+  const before = await page.evaluate(() => window.tones);
+  const asked = call("ask_question", { project_directory: "/src/shop", question: "Use the new logo?", options: ["Yes"] });
+  await cardOf(page, "Use the new logo?").waitFor();
+  await page.waitForFunction(() => window.shown.length > 0);
+  assert.deepEqual(await page.evaluate(() => window.shown), [{ title: "qa asks", body: "Use the new logo?" }]);
+  assert.ok((await page.evaluate(() => window.tones)) > before);
+  await cardOf(page, "Use the new logo?").getByRole("button", { name: "Yes" }).click();
+  assert.equal((await asked).content[0].text, "Yes");
+  await context.close();
+});
+
 test("a cancelled call withdraws its question: the page says so", async () => {
   const page = await openPage();
   const asked = call("ask_question", { project_directory: "/src/shop", question: "Rename the table?" });
