@@ -140,6 +140,8 @@ test("a question shows on two pages; A answers with text and a pasted image; B s
   // B learns it live, without a reload.
   await cardOf(b, "checkout button").locator(".banner", { hasText: "Answered" }).waitFor();
   await b.screenshot({ path: join(out, "answered-elsewhere.png"), fullPage: true });
+  await cardOf(b, "checkout button").getByRole("button", { name: "Dismiss" }).click();
+  assert.equal(await cardOf(b, "checkout button").count(), 0);
 
   // A second question; B is reloaded with its live events blocked, so it lists the question
   // but never hears that A answered it first.

@@ -178,7 +178,22 @@ async function closeCard(id, node, mine = false) {
     }
   }
   $(".banner", node)?.remove();
-  node.append(el("div", { className: `banner ${text.startsWith("Withdrawn") ? "refused" : "answered"}`, textContent: text }));
+  node.append(el("div", { className: `banner ${text.startsWith("Withdrawn") ? "refused" : "answered"}` },
+    text, " ", dismiss(id, node)));
+}
+
+// A closed card stays until its reader dismisses it (so a page that was away sees what happened).
+function dismiss(id, node) {
+  return el("button", {
+    type: "button",
+    className: "dismiss",
+    textContent: "Dismiss",
+    onclick: () => {
+      node.remove();
+      cards.delete(id);
+      $("#none").hidden = cards.size > 0;
+    },
+  });
 }
 
 function card(question) {
@@ -217,7 +232,8 @@ function card(question) {
       if (error.kind === "already_handled") {
         node.classList.add("closed");
         $(".banner", node)?.remove();
-        node.append(el("div", { className: "banner refused", textContent: "Not sent: this question was already answered (or withdrawn). Your text is kept below." }));
+        node.append(el("div", { className: "banner refused" },
+          "Not sent: this question was already answered (or withdrawn). Your text is kept below. ", dismiss(question.id, node)));
         node.append(el("pre", { textContent: text }));
         status.textContent = "";
       } else {
