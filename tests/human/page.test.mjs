@@ -359,6 +359,25 @@ test("mailboxes: read a message, its thread as a graph with the obsolete branch 
   await page.context().close();
 });
 
+test("a human mailbox with a token: the page says how to open it, and works once opened with #token=", async () => {
+  const token = cli("qa", "agents", "token", "me").split("\n").pop().trim();
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.locator("#problem", { hasText: "#token=" }).waitFor();
+  // Pasted into the address bar of the open page (a same-document navigation): the page keeps
+  // the token, takes it out of the address and starts again with it.
+  await page.goto(`${url}#token=${token}`);
+  await page.waitForURL((address) => address.hash === "");
+  await page.locator("#live", { hasText: "live" }).waitFor();
+  const asked = call("ask_question", { project_directory: "/src/shop", question: "Token works?" });
+  await cardOf(page, "Token works?").locator("textarea").fill("It does");
+  await cardOf(page, "Token works?").locator("textarea").press("Control+Enter");
+  assert.equal((await asked).content[0].text, "It does");
+  assert.ok(await page.locator("#problem").isHidden());
+  await context.close();
+});
+
 test("the page is served with a strict CSP", async () => {
   const response = await fetch(url);
   const csp = response.headers.get("content-security-policy");

@@ -18,6 +18,14 @@ if (fromLink) {
   history.replaceState(null, "", location.pathname + location.search);
 }
 const token = localStorage.getItem(TOKEN_KEY);
+// A token pasted into the address of an open page: keep it and start again with it.
+window.addEventListener("hashchange", () => {
+  const pasted = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (!pasted) return;
+  localStorage.setItem(TOKEN_KEY, pasted);
+  history.replaceState(null, "", location.pathname + location.search);
+  location.reload();
+});
 const authHeaders = () => (token ? { authorization: `Bearer ${token}` } : {});
 
 let rpcId = 0;
@@ -147,7 +155,18 @@ function since(iso) {
 
 async function refreshQuestions() {
   if (!human) return;
-  const { questions } = await rpc("questions.open", { agent: human.id });
+  let questions;
+  try {
+    ({ questions } = await rpc("questions.open", { agent: human.id }));
+    $("#problem").hidden = true;
+  } catch (error) {
+    const hint = error.kind === "unauthorized" || error.kind === "forbidden"
+      ? ` Open this page once as ${location.origin}/#token=<token> (the token from \`filebox agents token ${human.id}\`); this browser keeps it.`
+      : "";
+    $("#problem").textContent = `Cannot list the questions: ${error.message}.${hint}`;
+    $("#problem").hidden = false;
+    throw error;
+  }
   const open = new Set(questions.map((q) => q.id));
   for (const question of questions) {
     if (!cards.has(question.id)) {
