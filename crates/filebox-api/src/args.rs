@@ -26,34 +26,41 @@ impl Recipients {
 /// Arguments of `list_messages`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ListArgs {
-    /// The folder to list: inbox (default), outbox, done, cancel or hold.
+    /// Default inbox.
     #[serde(default)]
     pub folder: Option<Folder>,
-    /// Only messages from this agent (the Sender header).
+    /// Only from this agent.
     #[serde(default)]
     pub from: Option<String>,
-    /// Only messages of this type (ER, BR, DIS, ACK, SU, ...).
+    /// Only this type.
     #[serde(default, rename = "type")]
     pub kind: Option<MessageType>,
-    /// Only messages I have not read (with `read_message`) since they last changed: a message
-    /// that comes back with a new reply is unread again.
+    /// Only unread ones.
     #[serde(default)]
     pub unread: Option<bool>,
-    /// Only messages of this thread (a thread id, as `get_thread` and `list_threads` give it, or
-    /// its first 8 characters); a thread your mailbox does not hold is an error.
+    /// Only this thread (id or its first 8 characters).
     #[serde(default)]
     pub thread: Option<String>,
-    /// At most this many messages (the oldest first).
+    /// Page size (default 50; 0: all).
     #[serde(default)]
     pub limit: Option<usize>,
+    /// Skip this many (the listing says what to pass).
+    #[serde(default)]
+    pub offset: Option<usize>,
+}
+
+impl ListArgs {
+    /// How many messages a listing shows when no `limit` is given: enough for a page of
+    /// work, few enough to spare a model's context.
+    pub const DEFAULT_LIMIT: usize = 50;
 }
 
 /// Arguments of `read_message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ReadArgs {
-    /// The message: its id, the id's first 8 characters, or its file name.
+    /// Message id, short id or file name.
     pub id: String,
-    /// The folder to look in; all folders (inbox first) when omitted.
+    /// Only this folder.
     #[serde(default)]
     pub folder: Option<Folder>,
 }
@@ -61,35 +68,32 @@ pub struct ReadArgs {
 /// Arguments of `send_message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SendArgs {
-    /// Recipient: an agent id, a comma-separated list, `@all` or `@group`.
+    /// Agent id, comma-separated ids, @all or @group.
     pub to: Recipients,
-    /// Agents to copy (same forms as `to`).
+    /// Agents to copy, as in `to`.
     #[serde(default)]
     pub cc: Option<Recipients>,
-    /// Message type: ER (enhancement request), BR (bug report), DIS (discussion), ACK
-    /// (acknowledgement), SU (status update), ASK (question), RPT (work report), or your own
-    /// upper-case word.
+    /// ER (enhancement), BR (bug), DIS, ACK, SU (status), ASK, RPT (report) or your own.
     #[serde(rename = "type")]
     pub kind: MessageType,
-    /// A short title; defaults to the content's first line.
+    /// Default: the content's first line.
     #[serde(default)]
     pub title: Option<String>,
-    /// The message body, in Markdown. Kept byte for byte.
+    /// Markdown.
     pub content: String,
-    /// To answer a message instead of starting a new one: its id, short id or file name. The
-    /// reply is appended to that message's conversation and the file moves to `to`.
+    /// Answer this message instead (it moves to `to`).
     #[serde(default)]
     pub reply_to: Option<String>,
-    /// `normal` (default) or `urgent`.
+    /// Default normal.
     #[serde(default)]
     pub priority: Option<Priority>,
-    /// Who is sending: `agent` (default), `human`, `system` or `external`.
+    /// Who is sending (default agent).
     #[serde(default)]
     pub source_type: Option<SourceType>,
-    /// Where replies to this message should go instead of to me (an agent id).
+    /// Where replies go instead of to you.
     #[serde(default)]
     pub reply_to_agent: Option<String>,
-    /// Files to attach: stored beside the message and linked from the end of its body.
+    /// Files to attach (stored beside the message, linked from its body).
     #[serde(default)]
     pub attachments: Option<Vec<AttachmentArg>>,
 }
@@ -97,12 +101,12 @@ pub struct SendArgs {
 /// A file attached to a message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct AttachmentArg {
-    /// The file name (made safe: letters, digits, `.`, `_`, `-`).
+    /// File name.
     pub name: String,
-    /// The MIME type, e.g. `image/png`; guessed from the name when omitted.
+    /// Default: guessed from the name.
     #[serde(default, alias = "mimeType")]
     pub mime_type: Option<String>,
-    /// The file's bytes, base64-encoded.
+    /// Base64.
     pub data: String,
 }
 
@@ -156,27 +160,27 @@ impl SendArgs {
 /// Arguments of `resolve_message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ResolveArgs {
-    /// The message in my inbox (or hold): id, short id or file name.
+    /// Message id, short id or file name.
     pub id: String,
-    /// What was done: the resolution recorded in the processing history.
+    /// What was done.
     pub details: String,
 }
 
 /// Arguments of `reject_message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct RejectArgs {
-    /// The message in my inbox (or hold): id, short id or file name.
+    /// Message id, short id or file name.
     pub id: String,
-    /// Why it is rejected; recorded in the processing history.
+    /// Why, so the sender can do better.
     pub reason: String,
 }
 
 /// Arguments of `hold_message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct HoldArgs {
-    /// The message in my inbox: id, short id or file name.
+    /// Message id, short id or file name.
     pub id: String,
-    /// Why it waits; recorded in the processing history.
+    /// Why it waits.
     pub reason: String,
 }
 
@@ -187,33 +191,31 @@ pub struct ListAgentsArgs {}
 /// Arguments of `search_messages`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SearchArgs {
-    /// Words to find in titles, bodies and conversations, in any language (all must occur;
-    /// two or more Chinese characters match where they occur together). Empty: filters only.
+    /// Words that must all occur, any language. Empty: filters only.
     #[serde(default)]
     pub query: String,
-    /// Search every mailbox of the config, not only mine.
+    /// Every mailbox, not only mine.
     #[serde(default)]
     pub all: Option<bool>,
-    /// Only messages from this agent (the Sender header).
+    /// Only from this agent.
     #[serde(default)]
     pub from: Option<String>,
-    /// Only messages of this type (ER, BR, DIS, ...).
+    /// Only this type.
     #[serde(default, rename = "type")]
     pub kind: Option<MessageType>,
-    /// Only this folder; all five (inbox, outbox, done, cancel, hold) when omitted.
+    /// Only this folder.
     #[serde(default)]
     pub folder: Option<Folder>,
-    /// Only this thread (a thread id, as `get_thread` and `list_threads` give it).
+    /// Only this thread id.
     #[serde(default)]
     pub thread: Option<String>,
-    /// Only messages with this status: pending, delivered, processing, replied, failed, obsolete.
+    /// Only this status.
     #[serde(default)]
     pub status: Option<Status>,
-    /// Only messages sent or answered at or after this date (`2025-06-27`) or time
-    /// (`2025-06-27T15:30:00Z`).
+    /// Only activity since (2025-06-27[T15:30:00Z]).
     #[serde(default)]
     pub since: Option<String>,
-    /// At most this many hits, newest activity first (default 20; 0: all).
+    /// Default 20; 0: all.
     #[serde(default)]
     pub limit: Option<usize>,
 }
@@ -221,7 +223,7 @@ pub struct SearchArgs {
 /// Arguments of `message_status`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct StatusArgs {
-    /// The message in my mailbox: id, short id or file name.
+    /// Message id, short id or file name.
     pub id: String,
 }
 
@@ -236,15 +238,14 @@ pub struct ReindexArgs {
 /// Arguments of `reply_message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ReplyArgs {
-    /// The message to answer: id, short id or file name. The reply goes to its Reply To when
-    /// set, else to whoever sent it to me.
+    /// Message id, short id or file name.
     pub id: String,
-    /// The reply, in Markdown.
+    /// Markdown.
     pub content: String,
-    /// Message type of the reply (default DIS).
+    /// Default DIS.
     #[serde(default, rename = "type")]
     pub kind: Option<MessageType>,
-    /// Files to attach: stored beside the message and linked from the end of the reply.
+    /// Files to attach, as in send_message.
     #[serde(default)]
     pub attachments: Option<Vec<AttachmentArg>>,
 }
@@ -252,14 +253,14 @@ pub struct ReplyArgs {
 /// Arguments of `get_thread`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ThreadArgs {
-    /// Any message of the thread: id, short id or file name (or `id#n`, a conversation entry).
+    /// Any message of the thread (or `id#n`, its n-th reply).
     pub id: String,
 }
 
 /// Arguments of `list_threads`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ThreadsArgs {
-    /// At most this many threads, most recently active first (default 20; 0: all).
+    /// Default 20; 0: all.
     #[serde(default)]
     pub limit: Option<usize>,
 }
@@ -267,19 +268,16 @@ pub struct ThreadsArgs {
 /// Arguments of `fork_thread`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ForkArgs {
-    /// The earlier node to start again from: a message id (short id, file name) or `id#n`, the
-    /// n-th reply in that message's conversation. Everything after it on its branch becomes
-    /// obsolete.
+    /// Message id or `id#n` (its n-th reply), as get_thread shows.
     pub from: String,
-    /// `context-compression` (right direction, too much context: carry the conclusions) or
-    /// `direction-change` (wrong direction: carry the lessons and the new plan).
+    /// context-compression (carry conclusions) or direction-change (carry lessons, new plan).
     pub reason: ForkReason,
-    /// The compressed context the new branch starts with, in Markdown.
+    /// The compressed context, Markdown.
     pub context: String,
-    /// Recipients; by default whoever received the fork point.
+    /// Default: who received the fork point.
     #[serde(default)]
     pub to: Option<Recipients>,
-    /// When given, refuse unless `from` belongs to this thread.
+    /// Refuse unless `from` is in this thread.
     #[serde(default)]
     pub thread: Option<String>,
 }
@@ -287,7 +285,7 @@ pub struct ForkArgs {
 /// Arguments of `wait_for_messages`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WaitArgs {
-    /// Give up after this many seconds (returning no messages); wait indefinitely when omitted.
+    /// Seconds before giving up; omitted: no limit.
     #[serde(default)]
     pub timeout: Option<u64>,
 }
@@ -295,15 +293,14 @@ pub struct WaitArgs {
 /// Arguments of `ask_question`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct AskArgs {
-    /// The project you work in (its absolute path), shown to the human with the question.
+    /// Absolute path of your project.
     pub project_directory: String,
-    /// The question, in Markdown: say what you need to know and why.
+    /// Markdown: what you need to know and why.
     pub question: String,
-    /// Seconds to wait for the answer (default 600, bounded by the config's
-    /// `max_question_timeout_secs`). When it passes, the question stays open.
+    /// Seconds to wait (default 600).
     #[serde(default)]
     pub timeout: Option<u64>,
-    /// Quick answers the human can pick with one click (e.g. ["Yes", "No"]).
+    /// One-click answers, e.g. ["Yes", "No"].
     #[serde(default)]
     pub options: Option<Vec<String>>,
 }
@@ -311,12 +308,11 @@ pub struct AskArgs {
 /// Arguments of `task_finish` and `work_report`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ReportArgs {
-    /// The project you work in (its absolute path), shown to the human with the report.
+    /// Absolute path of your project.
     pub project_directory: String,
-    /// What you did, in Markdown: the result, what changed, anything left open.
+    /// Markdown: result, changes, what is left.
     pub summary: String,
-    /// Seconds to wait for the human's reply (default 600, bounded by the config's
-    /// `max_question_timeout_secs`). No reply by then means no objection.
+    /// Seconds to wait (default 600).
     #[serde(default)]
     pub timeout: Option<u64>,
 }
@@ -324,7 +320,7 @@ pub struct ReportArgs {
 /// Arguments of `get_answer`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct GetAnswerArgs {
-    /// The question's id, as `ask_question` or `task_finish` returned it.
+    /// As ask_question or task_finish returned it.
     pub id: String,
 }
 

@@ -12,6 +12,7 @@ pub mod advice;
 mod args;
 mod outcome;
 pub mod render;
+mod schema;
 mod verb;
 pub mod verbs;
 mod views;

@@ -2,9 +2,9 @@
 //! text content (and anything else that shows a result to a person or a model).
 
 use crate::views::{
-    AgentsResult, ForkResult, MessageSummary, OpenQuestions, QuestionResult, QuestionStatus,
-    ReindexResult, SearchHit, SearchResult, SendResult, StatusResult, ThreadNodeView, ThreadResult,
-    ThreadsResult, TransitionResult,
+    AgentsResult, ForkResult, ListResult, MessageSummary, OpenQuestions, QuestionResult,
+    QuestionStatus, ReindexResult, SearchHit, SearchResult, SendResult, StatusResult,
+    ThreadNodeView, ThreadResult, ThreadsResult, TransitionResult,
 };
 
 /// Seed 000's listing lines (`2025-06-27T153000 ER Title (file.md)`); the file name is a
@@ -19,6 +19,56 @@ pub fn message_lines(messages: &[MessageSummary], none: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// A listing for a model: what the page holds, one short line per message, and how to get
+/// the rest.
+pub fn listing_brief(listing: &ListResult) -> String {
+    let shown = listing.messages.len();
+    if shown == 0 {
+        return match listing.total {
+            0 => "No messages.".to_owned(),
+            total => format!("No messages at offset {} (of {total}).", listing.offset),
+        };
+    }
+    let first = listing.offset + 1;
+    let last = listing.offset + shown;
+    let mut text = if shown == listing.total {
+        format!("{shown} in {}, oldest first (* unread):\n", listing.folder)
+    } else {
+        format!(
+            "{first}-{last} of {} in {}, oldest first (* unread):\n",
+            listing.total, listing.folder
+        )
+    };
+    text.push_str(&brief_lines(&listing.messages, ""));
+    let after = listing.total.saturating_sub(last);
+    if after > 0 {
+        text.push_str(&format!("\n{after} more: list again with offset={last}"));
+    }
+    text
+}
+
+/// One short line per message, for a model: unread mark, short id (which every verb accepts),
+/// type, sender, age, title (`* 60bd0e69 ER dev 3h Title`).
+pub fn brief_lines(messages: &[MessageSummary], none: &str) -> String {
+    if messages.is_empty() {
+        return none.to_owned();
+    }
+    let now = filebox_core::time::now();
+    messages
+        .iter()
+        .map(|m| {
+            let mark = if m.unread { '*' } else { ' ' };
+            let short: String = m.id.chars().take(SHORT_ID).collect();
+            let age = filebox_core::time::age(&m.timestamp, now).unwrap_or_else(|| "-".into());
+            format!("{mark} {short} {} {} {age} {}", m.kind, m.sender, m.title)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The length of a short id, the id's first characters that `MessageRef` accepts.
+const SHORT_ID: usize = 8;
 
 /// `Sent 0a1b… to dev, ops (file.md)`.
 pub fn sent(verb: &str, sent: &SendResult) -> String {

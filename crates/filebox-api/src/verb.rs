@@ -6,12 +6,12 @@ use std::fmt;
 
 use filebox_core::Mailroom;
 use schemars::JsonSchema;
-use schemars::generate::SchemaSettings;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::outcome::Outcome;
+use crate::schema;
 
 /// What a verb does to the mailboxes; MCP annotations are derived from it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -92,8 +92,15 @@ pub trait Verb {
 
     fn run(cx: &VerbContext<'_>, args: Self::Args) -> filebox_core::Result<Outcome<Self::Output>>;
 
-    /// The readable text of a result (CLI text output, MCP text content).
+    /// The readable text of a result (CLI text output).
     fn render(output: &Self::Output) -> String;
+
+    /// The text a model reads (MCP text content), which it pays for by the character: the
+    /// same as `render` unless that follows a format meant for people and scripts (seed 000's
+    /// listing lines) and the same facts fit in fewer characters.
+    fn brief(output: &Self::Output) -> String {
+        Self::render(output)
+    }
 }
 
 /// A verb with its types erased: what a surface needs to list it and call it with JSON.
@@ -120,13 +127,14 @@ impl VerbInfo {
             description: V::DESCRIPTION,
             effect: V::EFFECT,
             for_models: V::FOR_MODELS,
-            args_schema: input_schema::<V::Args>,
-            output_schema: output_schema::<Outcome<V::Output>>,
+            args_schema: schema::input::<V::Args>,
+            output_schema: schema::output::<Outcome<V::Output>>,
             call: call_erased::<V>,
         }
     }
 
-    /// The JSON Schema (2020-12) of the arguments: what a call accepts.
+    /// The JSON Schema (2020-12) of the arguments: what a call accepts, written compactly
+    /// (it is in every model's tool list).
     pub fn args_schema(&self) -> Map<String, Value> {
         (self.args_schema)()
     }
@@ -156,7 +164,7 @@ impl fmt::Debug for VerbInfo {
 pub struct Reply {
     /// The [`Outcome`] as JSON: the value's fields, and `warnings` when there are some.
     pub value: Value,
-    /// The value rendered as text (warnings not included).
+    /// The value as text for a model ([`Verb::brief`]; warnings not included).
     pub text: String,
     pub warnings: Vec<String>,
 }
@@ -189,7 +197,7 @@ fn call_erased<V: Verb>(cx: &VerbContext<'_>, args: Value) -> Result<Reply, Call
         message: e.to_string(),
     })?;
     let outcome = V::run(cx, args)?;
-    let text = V::render(&outcome.value);
+    let text = V::brief(&outcome.value);
     let value = serde_json::to_value(&outcome).map_err(|e| CallError::Unencodable {
         verb: V::NAME,
         message: e.to_string(),
@@ -199,22 +207,4 @@ fn call_erased<V: Verb>(cx: &VerbContext<'_>, args: Value) -> Result<Reply, Call
         text,
         warnings: outcome.warnings,
     })
-}
-
-fn input_schema<T: JsonSchema>() -> Map<String, Value> {
-    schema::<T>(SchemaSettings::draft2020_12())
-}
-
-fn output_schema<T: JsonSchema>() -> Map<String, Value> {
-    schema::<T>(SchemaSettings::draft2020_12().for_serialize())
-}
-
-/// A root schema without its top-level title and description (the Rust type's name and doc,
-/// noise to a model). Every argument and result type is a struct, so the root is an object.
-fn schema<T: JsonSchema>(settings: SchemaSettings) -> Map<String, Value> {
-    let schema = settings.into_generator().into_root_schema_for::<T>();
-    let mut object = schema.as_object().cloned().unwrap_or_default();
-    object.remove("title");
-    object.remove("description");
-    object
 }

@@ -22,12 +22,15 @@ pub struct MessageSummary {
     pub timestamp: String,
     pub sender: String,
     pub receiver: String,
+    /// Not read (with `read_message`) since it last changed.
+    pub unread: bool,
     /// Seed 000's listing line: `2025-06-27T153000 ER Title (file.md)`.
     pub line: String,
 }
 
-impl From<&Envelope> for MessageSummary {
-    fn from(envelope: &Envelope) -> Self {
+impl MessageSummary {
+    /// A listed message, read or not.
+    pub fn new(envelope: &Envelope, unread: bool) -> Self {
         let h = &envelope.header;
         MessageSummary {
             file: envelope.file.to_string(),
@@ -38,15 +41,22 @@ impl From<&Envelope> for MessageSummary {
             timestamp: h.get(field::TIMESTAMP).unwrap_or_default().to_owned(),
             sender: h.get(field::SENDER).unwrap_or_default().to_owned(),
             receiver: h.get(field::RECEIVER).unwrap_or_default().to_owned(),
+            unread,
             line: envelope.listing_line(),
         }
     }
 }
 
-/// The result of `list` (files that could not be read are warnings).
+/// The result of `list` (files that could not be read are warnings): one page of the
+/// matching messages, oldest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ListResult {
+    pub folder: Folder,
     pub messages: Vec<MessageSummary>,
+    /// How many messages match the filters, shown or not.
+    pub total: usize,
+    /// How many matching messages come before the first one shown.
+    pub offset: usize,
 }
 
 /// A reply in the conversation history.

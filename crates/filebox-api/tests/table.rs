@@ -50,9 +50,9 @@ fn names_are_unique_and_every_schema_is_an_object() {
 #[test]
 fn closed_sets_are_enums_in_the_schemas() {
     let search = verbs::find("search_messages").unwrap().args_schema();
-    let defs = &search["$defs"];
+    let defs = &search["properties"];
     assert_eq!(
-        defs["Status"]["enum"],
+        defs["status"]["enum"],
         json!([
             "pending",
             "delivered",
@@ -63,21 +63,21 @@ fn closed_sets_are_enums_in_the_schemas() {
         ])
     );
     assert_eq!(
-        defs["Folder"]["enum"],
+        defs["folder"]["enum"],
         json!(["inbox", "outbox", "done", "cancel", "hold"])
     );
     let send = verbs::find("send_message").unwrap().args_schema();
     assert_eq!(
-        send["$defs"]["Priority"]["enum"],
+        send["properties"]["priority"]["enum"],
         json!(["normal", "urgent"])
     );
     assert_eq!(
-        send["$defs"]["SourceType"]["enum"],
+        send["properties"]["source_type"]["enum"],
         json!(["agent", "human", "system", "external"])
     );
     let fork = verbs::find("fork_thread").unwrap().args_schema();
     assert_eq!(
-        fork["$defs"]["ForkReason"]["enum"],
+        fork["properties"]["reason"]["enum"],
         json!(["context-compression", "direction-change"])
     );
 }
@@ -106,11 +106,17 @@ fn a_call_by_name_runs_the_verb_and_returns_its_json_and_text() {
     assert_eq!(listed.value["messages"][0]["id"], id.as_str());
     assert_eq!(listed.value["messages"][0]["type"], "ER");
     assert_eq!(listed.value["messages"][0]["folder"], "inbox");
+    assert_eq!(listed.value["messages"][0]["unread"], true);
     let file = listed.value["messages"][0]["file"].as_str().unwrap();
+    // The model's text: the page, then one short line per message.
+    assert_eq!(
+        listed.text.lines().collect::<Vec<_>>()[..1],
+        ["1 in inbox, oldest first (* unread):"]
+    );
+    let line = listed.text.lines().nth(1).unwrap();
     assert!(
-        listed.text.ends_with(&format!("({file})")),
-        "{}",
-        listed.text
+        line.starts_with(&format!("* {} ER qa ", &id[..8])) && line.ends_with(" Dark mode"),
+        "{line}"
     );
 
     let moved = call(
@@ -164,4 +170,101 @@ fn an_unreadable_file_is_a_warning_beside_the_listing() {
     assert!(listed.warnings[0].contains("garbage.md"));
     assert_eq!(listed.value["warnings"], json!(listed.warnings));
     assert_eq!(listed.text, "No messages.");
+}
+
+/// `count` messages from qa in dev's inbox, titled `item 00`, `item 01`, ... (names sort in that order within a second); their ids in order.
+fn fill_inbox(qa: &Mailroom, count: usize) -> Vec<String> {
+    (0..count)
+        .map(|n| {
+            let sent = call(
+                qa,
+                "send_message",
+                json!({"to": "dev", "type": "SU", "title": format!("item {n:02}"), "content": "x"}),
+            )
+            .unwrap();
+            sent.value["id"].as_str().unwrap().to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn a_listing_shows_a_page_of_fifty_and_says_how_to_get_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let qa = mailroom(&dir, "qa");
+    let dev = mailroom(&dir, "dev");
+    let ids = fill_inbox(&qa, 60);
+    let listed_ids = |value: &Value| -> Vec<String> {
+        value["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+
+    let first = call(&dev, "list_messages", json!({})).unwrap();
+    assert_eq!(listed_ids(&first.value), ids[..50]);
+    assert_eq!(
+        (
+            first.value["total"].as_u64(),
+            first.value["offset"].as_u64()
+        ),
+        (Some(60), Some(0))
+    );
+    assert!(
+        first.text.starts_with("1-50 of 60 in inbox, oldest first"),
+        "{}",
+        first.text
+    );
+    assert!(
+        first.text.ends_with("\n10 more: list again with offset=50"),
+        "{}",
+        first.text
+    );
+
+    let rest = call(&dev, "list_messages", json!({"offset": 50})).unwrap();
+    assert_eq!(listed_ids(&rest.value), ids[50..]);
+    assert!(
+        rest.text.starts_with("51-60 of 60 in inbox"),
+        "{}",
+        rest.text
+    );
+    assert!(!rest.text.contains("more"), "{}", rest.text);
+
+    let all = call(&dev, "list_messages", json!({"limit": 0})).unwrap();
+    assert_eq!(listed_ids(&all.value), ids);
+    assert!(all.text.starts_with("60 in inbox"), "{}", all.text);
+
+    let beyond = call(&dev, "list_messages", json!({"offset": 99})).unwrap();
+    assert_eq!(beyond.value["messages"], json!([]));
+    assert_eq!(beyond.text, "No messages at offset 60 (of 60).");
+}
+
+#[test]
+fn a_listing_marks_what_i_have_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let qa = mailroom(&dir, "qa");
+    let dev = mailroom(&dir, "dev");
+    let ids = fill_inbox(&qa, 3);
+    call(&dev, "read_message", json!({"id": ids[1]})).unwrap();
+    let listed = call(&dev, "list_messages", json!({})).unwrap();
+    let unread: Vec<bool> = listed.value["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["unread"].as_bool().unwrap())
+        .collect();
+    assert_eq!(unread, [true, false, true]);
+    let marks: Vec<&str> = listed.text.lines().skip(1).map(|l| &l[..2]).collect();
+    assert_eq!(marks, ["* ", "  ", "* "], "{}", listed.text);
+    // Every verb takes the short id a line shows.
+    let short = &listed.text.lines().nth(2).unwrap()[2..10];
+    assert_eq!(short, &ids[1][..8]);
+    let resolved = call(
+        &dev,
+        "resolve_message",
+        json!({"id": short, "details": "ok"}),
+    )
+    .unwrap();
+    assert_eq!(resolved.value["id"], ids[1].as_str());
 }

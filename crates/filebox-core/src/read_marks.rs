@@ -44,16 +44,26 @@ impl Mailbox {
 
     /// The messages among `messages` (of `folder`) that I have not read.
     pub fn unread(&self, folder: Folder, messages: Vec<Envelope>) -> Result<Vec<Envelope>> {
+        let flags = self.unread_flags(folder, &messages)?;
+        Ok(messages
+            .into_iter()
+            .zip(flags)
+            .filter_map(|(message, unread)| unread.then_some(message))
+            .collect())
+    }
+
+    /// For each of `messages` (of `folder`), whether I have not read it.
+    pub fn unread_flags(&self, folder: Folder, messages: &[Envelope]) -> Result<Vec<bool>> {
         let marks = self.read_marks()?;
         if marks.is_empty() {
-            return Ok(messages);
+            return Ok(vec![true; messages.len()]);
         }
         // One readdir for every file's inode, not a stat per message.
         let (entries, _problems) = self.file_entries(folder)?;
         let inodes: HashMap<_, _> = entries.into_iter().collect();
         Ok(messages
-            .into_iter()
-            .filter(|m| {
+            .iter()
+            .map(|m| {
                 inodes
                     .get(&m.file)
                     .is_none_or(|ino| !marks.contains(&(*ino, m.header.id().to_owned())))

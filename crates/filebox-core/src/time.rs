@@ -23,6 +23,18 @@ pub fn parse_iso(value: &str) -> Option<Timestamp> {
     value.trim().parse().ok()
 }
 
+/// How long ago a header timestamp was, in its largest whole unit: `40s`, `12m`, `3h`, `5d`
+/// (a time in the future, from a skewed clock, is `0s`).
+pub fn age(timestamp: &str, now: Timestamp) -> Option<String> {
+    let seconds = (now.as_second() - parse_iso(timestamp)?.as_second()).max(0);
+    Some(match seconds {
+        0..60 => format!("{seconds}s"),
+        60..3600 => format!("{}m", seconds / 60),
+        3600..86400 => format!("{}h", seconds / 3600),
+        _ => format!("{}d", seconds / 86400),
+    })
+}
+
 /// `20250627T153000` → `2025-06-27T153000`, the form `filebox list` prints (seed 000 §3.9).
 pub fn listing_form(compact: &str) -> Option<String> {
     let bytes = compact.as_bytes();
@@ -57,5 +69,17 @@ mod tests {
             "2025-06-27T153000"
         );
         assert_eq!(listing_form("2025062xT153000"), None);
+    }
+
+    #[test]
+    fn an_age_is_its_largest_whole_unit() {
+        let now: Timestamp = "2025-06-27T15:30:00Z".parse().unwrap();
+        let age = |ts| age(ts, now).unwrap();
+        assert_eq!(age("2025-06-27T15:29:21Z"), "39s");
+        assert_eq!(age("2025-06-27T15:00:00Z"), "30m");
+        assert_eq!(age("2025-06-27T11:00:00Z"), "4h");
+        assert_eq!(age("2025-06-20T15:30:00Z"), "7d");
+        assert_eq!(age("2025-06-28T15:30:00Z"), "0s");
+        assert_eq!(super::age("yesterday", now), None);
     }
 }

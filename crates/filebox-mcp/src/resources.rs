@@ -83,7 +83,11 @@ pub(crate) async fn read(
     let markdown = match ResourceUri::parse(uri) {
         Some(ResourceUri::Inbox) => {
             blocking::run(Arc::clone(mailroom), |m| {
-                let listing = ListMessages::run(&VerbContext::new(&m), ListArgs::default())?;
+                let all = ListArgs {
+                    limit: Some(0),
+                    ..ListArgs::default()
+                };
+                let listing = ListMessages::run(&VerbContext::new(&m), all)?;
                 let lines: Vec<String> = listing
                     .value
                     .messages

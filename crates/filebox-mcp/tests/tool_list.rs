@@ -41,3 +41,25 @@ fn a_wait_moves_the_shared_cursor_so_it_is_not_read_only() {
     assert_eq!(annotations.read_only_hint, Some(false));
     assert_eq!(annotations.destructive_hint, Some(false));
 }
+
+/// What a model pays for in every session: each tool's name, description and input schema.
+/// Issue 12's budget is 9,000 characters for all of them (`tests/mcp/bench_tokens.py`
+/// measures the same through a real client). Shorten a description before raising it.
+#[test]
+fn the_model_visible_tool_list_fits_its_budget() {
+    const BUDGET: usize = 9_000;
+    let tools = filebox_mcp::tool_list();
+    let visible: usize = tools
+        .iter()
+        .map(|tool| {
+            let schema = serde_json::to_string(&*tool.input_schema).expect("schema serializes");
+            tool.name.chars().count()
+                + tool.description.as_deref().map_or(0, |d| d.chars().count())
+                + schema.chars().count()
+        })
+        .sum();
+    assert!(
+        visible <= BUDGET,
+        "the tools' names, descriptions and input schemas take {visible} characters, over the budget of {BUDGET}"
+    );
+}

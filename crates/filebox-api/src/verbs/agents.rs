@@ -16,9 +16,7 @@ impl Verb for ListAgents {
     const NAME: &'static str = "list_agents";
     const CLI: &'static str = "agents";
     const TITLE: &'static str = "List agents";
-    const DESCRIPTION: &'static str = "List the agents of the FileBox configuration (the ids \
-        send_message accepts), which one you are, and how many messages each mailbox holds per \
-        folder.";
+    const DESCRIPTION: &'static str = "The agents (ids send_message takes), which one you are, and each mailbox's message counts.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ListAgentsArgs;
     type Output = AgentsResult;

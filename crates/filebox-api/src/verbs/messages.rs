@@ -17,10 +17,7 @@ impl Verb for ListMessages {
     const NAME: &'static str = "list_messages";
     const CLI: &'static str = "list";
     const TITLE: &'static str = "List messages";
-    const DESCRIPTION: &'static str = "List the messages in one folder of your mailbox (inbox \
-        by default), oldest first, optionally only those from one sender, of one type, of one \
-        thread or unread. Each line ends with the file name, which read_message, \
-        resolve_message, reject_message and hold_message accept as the message's id.";
+    const DESCRIPTION: &'static str = "List a folder (default inbox), oldest first, 50 a page: unread mark (*), short id (an id every tool takes), type, sender, age, title.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ListArgs;
     type Output = ListResult;
@@ -39,8 +36,8 @@ impl Verb for ListMessages {
         } else {
             listing.messages
         };
-        let messages = listed
-            .iter()
+        let matching: Vec<_> = listed
+            .into_iter()
             .filter(|m| {
                 args.from.as_deref().is_none_or(|from| {
                     m.header.get(filebox_core::message::field::SENDER) == Some(from)
@@ -52,21 +49,53 @@ impl Verb for ListMessages {
                     .is_none_or(|k| m.header.kind == k.as_str())
             })
             .filter(|m| thread.is_none_or(|t| in_thread(m, t)))
-            .take(args.limit.unwrap_or(usize::MAX))
-            .map(MessageSummary::from)
-            .collect::<Vec<_>>();
+            .collect();
         if let Some(thread) = thread
-            && messages.is_empty()
+            && matching.is_empty()
         {
             refuse_unknown_thread(&mailbox, thread)?;
         }
+        let offset = args.offset.unwrap_or(0).min(matching.len());
+        let limit = match args.limit.unwrap_or(ListArgs::DEFAULT_LIMIT) {
+            0 => usize::MAX,
+            limit => limit,
+        };
+        let total = matching.len();
+        let page: Vec<_> = matching.into_iter().skip(offset).take(limit).collect();
+        let messages = summaries(&mailbox, folder, &page)?;
         let warnings = unreadable_warnings(&listing.problems);
-        Ok(Outcome::with_warnings(ListResult { messages }, warnings))
+        Ok(Outcome::with_warnings(
+            ListResult {
+                folder,
+                messages,
+                total,
+                offset,
+            },
+            warnings,
+        ))
     }
 
     fn render(listing: &ListResult) -> String {
         render::message_lines(&listing.messages, "No messages.")
     }
+
+    fn brief(listing: &ListResult) -> String {
+        render::listing_brief(listing)
+    }
+}
+
+/// The listed messages with their unread marks.
+fn summaries(
+    mailbox: &filebox_core::Mailbox,
+    folder: Folder,
+    messages: &[filebox_core::Envelope],
+) -> Result<Vec<MessageSummary>> {
+    let unread = mailbox.unread_flags(folder, messages)?;
+    Ok(messages
+        .iter()
+        .zip(unread)
+        .map(|(m, unread)| MessageSummary::new(m, unread))
+        .collect())
 }
 
 /// Whether a message belongs to the thread a caller named by its id or its first 8 characters.
@@ -113,9 +142,8 @@ impl Verb for ReadMessage {
     const NAME: &'static str = "read_message";
     const CLI: &'static str = "read";
     const TITLE: &'static str = "Read a message";
-    const DESCRIPTION: &'static str = "Read one message of your mailbox: its header, the \
-        original content, the conversation and processing histories, and the whole Markdown \
-        file. Looks in every folder (inbox first) unless a folder is given.";
+    const DESCRIPTION: &'static str =
+        "Read one message whole: header, content, conversation, processing history.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ReadArgs;
     type Output = ReadResult;
@@ -150,27 +178,18 @@ impl Verb for WaitForMessages {
     const NAME: &'static str = "wait_for_messages";
     const CLI: &'static str = "wait";
     const TITLE: &'static str = "Wait for messages";
-    const DESCRIPTION: &'static str = "Return the messages in your inbox that no earlier wait \
-        has returned, oldest first: at once if there are some, else as soon as one arrives. \
-        Not read-only: it advances the wait cursor it shares with `filebox wait` (one per \
-        mailbox), so what one returns the other will not. A message that comes back with a \
-        reply counts as new again. The very first wait on a mailbox counts what is already \
-        there as returned: call list_messages for that. Returns an empty list when the timeout \
-        passes (omitted: wait until mail comes or the call is cancelled). Sends progress \
-        notifications about once a second while it waits.";
+    const DESCRIPTION: &'static str = "Wait for new mail: inbox messages no earlier wait returned, at once or on arrival; empty on timeout. A mailbox's first wait skips what is there.";
     const EFFECT: Effect = Effect::Updating;
     type Args = WaitArgs;
     type Output = WaitResult;
 
     fn run(cx: &VerbContext<'_>, args: WaitArgs) -> Result<Outcome<WaitResult>> {
         let timeout = args.timeout.map(std::time::Duration::from_secs);
-        let arrived = cx
-            .mailroom
-            .my_mailbox()?
-            .wait_for_mail(timeout, cx.cancelled)?;
+        let mailbox = cx.mailroom.my_mailbox()?;
+        let arrived = mailbox.wait_for_mail(timeout, cx.cancelled)?;
         Ok(Outcome::with_warnings(
             WaitResult {
-                messages: arrived.messages.iter().map(MessageSummary::from).collect(),
+                messages: summaries(&mailbox, Folder::Inbox, &arrived.messages)?,
             },
             unreadable_warnings(&arrived.unreadable),
         ))
@@ -178,6 +197,13 @@ impl Verb for WaitForMessages {
 
     fn render(waited: &WaitResult) -> String {
         render::message_lines(
+            &waited.messages,
+            "No new mail (the wait timed out or was cancelled).",
+        )
+    }
+
+    fn brief(waited: &WaitResult) -> String {
+        render::brief_lines(
             &waited.messages,
             "No new mail (the wait timed out or was cancelled).",
         )

@@ -35,12 +35,7 @@ impl Verb for AskQuestion {
     const NAME: &'static str = "ask_question";
     const CLI: &'static str = "ask";
     const TITLE: &'static str = "Ask the human";
-    const DESCRIPTION: &'static str = "Ask your human a question and wait for the answer \
-        (every page the human has open shows it; the answer comes back as text, images, audio \
-        or files). Use it whenever you need a decision, a clarification or feedback, instead of \
-        guessing. Give `options` for quick answers. If `timeout` (default 600 s) passes, the \
-        question stays open: carry on and call get_answer later; the answer also arrives in \
-        your inbox.";
+    const DESCRIPTION: &'static str = "Ask your human (decision, clarification, feedback: don't guess) and wait for the answer (text, images, audio, files). After timeout it stays open: get_answer.";
     const EFFECT: Effect = Effect::Updating;
     type Args = AskArgs;
     type Output = QuestionResult;
@@ -61,11 +56,7 @@ impl Verb for AskQuestion {
     }
 }
 
-const REPORT_DESCRIPTION: &str = "Report finished work to your human and wait for their \
-    reply: confirmation, corrections or the next task. Call it before you consider a task \
-    done, with a summary of what you did and what is left. If `timeout` (default 600 s) \
-    passes with no reply, that means no objection; a later reply arrives in your inbox \
-    (get_answer).";
+const REPORT_DESCRIPTION: &str = "Before calling a task done, report it to your human and wait for confirmation, corrections or the next task; no reply by timeout: no objection.";
 
 /// Report finished work and wait for the human's reply.
 #[derive(Debug)]
@@ -126,9 +117,7 @@ impl Verb for GetAnswer {
     const NAME: &'static str = "get_answer";
     const CLI: &'static str = "answer";
     const TITLE: &'static str = "Get an answer";
-    const DESCRIPTION: &'static str = "The answer to a question you asked (ask_question or \
-        task_finish that timed out), at once: the answer if it came, else whether it is still \
-        open or was withdrawn.";
+    const DESCRIPTION: &'static str = "The answer to a timed-out ask_question or task_finish, at once; else whether it is open or withdrawn.";
     const EFFECT: Effect = Effect::Updating;
     type Args = GetAnswerArgs;
     type Output = QuestionResult;

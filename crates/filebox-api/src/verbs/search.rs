@@ -20,11 +20,7 @@ impl Verb for SearchMessages {
     const NAME: &'static str = "search_messages";
     const CLI: &'static str = "search";
     const TITLE: &'static str = "Search messages";
-    const DESCRIPTION: &'static str = "Search your mailbox (every folder, or every mailbox with \
-        all) for words in titles, bodies and conversations, in any language, optionally \
-        filtered by sender, type, folder, thread, status or date. Returns the hits with the \
-        most recent activity first (20 unless limit says otherwise), each with a snippet around \
-        the match and its file name, which read_message and get_thread accept as its id.";
+    const DESCRIPTION: &'static str = "Search titles, bodies and conversations (any language) of your mailbox, or all with all; optional filters; newest activity first.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = SearchArgs;
     type Output = SearchResult;

@@ -16,10 +16,7 @@ impl Verb for SendMessage {
     const NAME: &'static str = "send_message";
     const CLI: &'static str = "send";
     const TITLE: &'static str = "Send a message";
-    const DESCRIPTION: &'static str = "Send a Markdown message to one or more agents (their \
-        inbox gets it, your outbox keeps a copy), or answer a message with reply_to: the reply \
-        is appended to that message's conversation and the message moves to the recipient. \
-        Returns the Message ID.";
+    const DESCRIPTION: &'static str = "Send a Markdown message to agents (your outbox keeps a copy), or answer one with reply_to. Returns the Message ID.";
     const EFFECT: Effect = Effect::Additive;
     type Args = SendArgs;
     type Output = SendResult;
@@ -87,10 +84,7 @@ impl Verb for ReplyMessage {
     const NAME: &'static str = "reply_message";
     const CLI: &'static str = "reply";
     const TITLE: &'static str = "Reply to a message";
-    const DESCRIPTION: &'static str = "Answer a message of your mailbox: the reply is appended \
-        to its conversation and the file moves to whoever should get the answer (its Reply To \
-        when set, else the agent who sent it to you). Type DIS unless given. send_message with \
-        reply_to does the same with an explicit recipient.";
+    const DESCRIPTION: &'static str = "Answer a message: the reply joins its conversation and the message moves to its Reply To, else its sender.";
     const EFFECT: Effect = Effect::Updating;
     type Args = ReplyArgs;
     type Output = SendResult;

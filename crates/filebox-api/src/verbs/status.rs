@@ -16,10 +16,8 @@ impl Verb for MessageStatus {
     const NAME: &'static str = "message_status";
     const CLI: &'static str = "status";
     const TITLE: &'static str = "Message status";
-    const DESCRIPTION: &'static str = "Tell where a message of your mailbox stands: pending, \
-        delivered, processing, replied, failed or obsolete. For a message you sent (outbox), \
-        how far its recipients got, with each recipient's copy; else your copy's status. Also \
-        its folder, thread, priority, source type and Reply To.";
+    const DESCRIPTION: &'static str =
+        "Where a message stands; for one you sent, each recipient's copy.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = StatusArgs;
     type Output = StatusResult;

@@ -19,10 +19,7 @@ impl Verb for ListThreads {
     const NAME: &'static str = "list_threads";
     const CLI: &'static str = "threads";
     const TITLE: &'static str = "List threads";
-    const DESCRIPTION: &'static str = "List the threads of your mailbox, most recently active \
-        first (20 unless limit says otherwise): each thread's id (for get_thread, or the thread \
-        filter of list_messages and search_messages), title, how many of its messages you hold, \
-        and its last activity.";
+    const DESCRIPTION: &'static str = "Your threads, latest activity first: id (for get_thread and thread filters), title, message count, last activity.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ThreadsArgs;
     type Output = ThreadsResult;
@@ -57,10 +54,7 @@ impl Verb for GetThread {
     const NAME: &'static str = "get_thread";
     const CLI: &'static str = "thread";
     const TITLE: &'static str = "Get a thread";
-    const DESCRIPTION: &'static str = "Show the whole thread a message belongs to, merged from \
-        every mailbox: each message and conversation reply once (replies as id#n), as a tree in \
-        time order with who wrote to whom, status, forks and the nodes a fork made obsolete. \
-        Gives ids and titles, not bodies: read_message opens a message of your mailbox whole.";
+    const DESCRIPTION: &'static str = "A message's whole thread from every mailbox, as a tree of messages and replies (id#n): sender, recipient, status, forks, obsolete nodes; no bodies.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ThreadArgs;
     type Output = ThreadResult;
@@ -84,11 +78,7 @@ impl Verb for ForkThread {
     const NAME: &'static str = "fork_thread";
     const CLI: &'static str = "fork";
     const TITLE: &'static str = "Fork a thread";
-    const DESCRIPTION: &'static str = "Start a thread again from an earlier message or reply \
-        (from; get_thread shows the nodes) with a new message carrying the compressed context, \
-        sent to whoever received the fork point unless to is given. Every later node on that \
-        branch is marked obsolete (Status header) and listed in the new message; nothing is \
-        deleted. Returns the new Message ID and the nodes made obsolete.";
+    const DESCRIPTION: &'static str = "Restart a thread from an earlier node with a new message carrying compressed context; later nodes on that branch become obsolete (nothing deleted).";
     const EFFECT: Effect = Effect::Updating;
     type Args = ForkArgs;
     type Output = ForkResult;

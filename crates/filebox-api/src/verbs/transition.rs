@@ -33,9 +33,8 @@ impl Verb for ResolveMessage {
     const NAME: &'static str = "resolve_message";
     const CLI: &'static str = "resolved";
     const TITLE: &'static str = "Resolve a message";
-    const DESCRIPTION: &'static str = "Mark a message of your inbox (or hold) as resolved: the \
-        details go into its processing history and it moves to done. Fails with \
-        already_handled if it was resolved, rejected or answered meanwhile.";
+    const DESCRIPTION: &'static str =
+        "Resolve a message of your inbox or hold: details go into its history, it moves to done.";
     const EFFECT: Effect = Effect::Destructive;
     type Args = ResolveArgs;
     type Output = TransitionResult;
@@ -57,9 +56,7 @@ impl Verb for RejectMessage {
     const NAME: &'static str = "reject_message";
     const CLI: &'static str = "reject";
     const TITLE: &'static str = "Reject a message";
-    const DESCRIPTION: &'static str = "Reject a message of your inbox (or hold): the reason goes \
-        into its processing history and it moves to cancel. Say why, so the sender can do \
-        better.";
+    const DESCRIPTION: &'static str = "Reject a message of your inbox or hold: the reason goes into its history, it moves to cancel.";
     const EFFECT: Effect = Effect::Destructive;
     type Args = RejectArgs;
     type Output = TransitionResult;
@@ -81,9 +78,8 @@ impl Verb for HoldMessage {
     const NAME: &'static str = "hold_message";
     const CLI: &'static str = "onhold";
     const TITLE: &'static str = "Put a message on hold";
-    const DESCRIPTION: &'static str = "Put a message of your inbox on hold: the reason goes \
-        into its processing history and it moves to hold, from where resolve_message or \
-        reject_message can still finish it.";
+    const DESCRIPTION: &'static str =
+        "Put a message of your inbox on hold (it moves to hold; resolve or reject it later).";
     const EFFECT: Effect = Effect::Destructive;
     type Args = HoldArgs;
     type Output = TransitionResult;

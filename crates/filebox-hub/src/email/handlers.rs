@@ -133,7 +133,7 @@ pub(crate) fn inbox(ctx: &Ctx, p: InboxParams) -> Result<Vec<AgentEmail>, RpcErr
         ListArgs {
             folder: p.folder,
             unread: p.unread,
-            limit: p.limit,
+            limit: Some(p.limit.unwrap_or(0)),
             ..ListArgs::default()
         },
     )?;

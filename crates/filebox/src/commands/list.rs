@@ -15,7 +15,9 @@ pub(crate) fn run(global: &Global, args: &ListArgs) -> anyhow::Result<Outcome> {
             kind: args.kind.clone(),
             unread: Some(args.unread),
             thread: args.thread.clone(),
-            limit: args.limit,
+            // The seed's `list` shows the whole folder unless told otherwise.
+            limit: Some(args.limit.unwrap_or(0)),
+            offset: None,
         },
     )
 }

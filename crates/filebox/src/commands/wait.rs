@@ -55,7 +55,8 @@ pub(crate) fn watch(global: &Global) -> anyhow::Result<Outcome> {
             ));
         }
         for envelope in &arrived.messages {
-            serde_json::to_writer(&mut out, &MessageSummary::from(envelope))?;
+            // An arrival is a new file (a new inode), which no read mark names: unread.
+            serde_json::to_writer(&mut out, &MessageSummary::new(envelope, true))?;
             writeln!(out)?;
         }
         out.flush()?;

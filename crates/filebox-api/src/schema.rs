@@ -1,0 +1,163 @@
+//! The JSON Schemas of a verb's arguments and result. An argument schema is what a model reads
+//! in every tool list, so it is made compact without changing what it accepts: no `$schema`,
+//! no `$defs` (each reference inlined, keeping the property's own description, which also
+//! stands for the descriptions of its `anyOf` branches and array items), optional
+//! fields as their plain type (a `null` is still accepted: an omitted field and `null` mean the
+//! same), no `"default": null`, and no Rust integer `format` or `"minimum": 0` (a negative
+//! number is refused by the call, which names the field).
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde_json::{Map, Value};
+
+/// The compact schema of a verb's arguments (JSON Schema 2020-12).
+pub(crate) fn input<T: JsonSchema>() -> Map<String, Value> {
+    let mut root = root::<T>(SchemaSettings::draft2020_12());
+    root.remove("$schema");
+    let defs = match root.remove("$defs") {
+        Some(Value::Object(defs)) => defs,
+        _ => Map::new(),
+    };
+    compact(&mut root, &defs);
+    root
+}
+
+/// The schema of a verb's result (JSON Schema 2020-12), complete: programs validate
+/// structured content against it.
+pub(crate) fn output<T: JsonSchema>() -> Map<String, Value> {
+    root::<T>(SchemaSettings::draft2020_12().for_serialize())
+}
+
+/// A root schema without its top-level title and description (the Rust type's name and doc,
+/// noise to a model). Every argument and result type is a struct, so the root is an object.
+fn root<T: JsonSchema>(settings: SchemaSettings) -> Map<String, Value> {
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    let mut object = schema.as_object().cloned().unwrap_or_default();
+    object.remove("title");
+    object.remove("description");
+    object
+}
+
+/// Compact one schema object in place, then everything below it.
+fn compact(schema: &mut Map<String, Value>, defs: &Map<String, Value>) {
+    if schema.get("default") == Some(&Value::Null) {
+        schema.remove("default");
+    }
+    schema.remove("format");
+    if schema.get("minimum") == Some(&Value::from(0)) {
+        schema.remove("minimum");
+    }
+    drop_null_type(schema);
+    inline_reference(schema, defs);
+    for value in schema.values_mut() {
+        match value {
+            Value::Object(child) => compact(child, defs),
+            Value::Array(items) => {
+                for item in items.iter_mut().filter_map(Value::as_object_mut) {
+                    compact(item, defs);
+                }
+            }
+            _ => {}
+        }
+    }
+    undescribe_branches(schema);
+}
+
+/// `"type": ["string", "null"]` becomes `"string"`; `"anyOf": [X, {"type": "null"}]` becomes X.
+fn drop_null_type(schema: &mut Map<String, Value>) {
+    if let Some(Value::Array(types)) = schema.get_mut("type") {
+        types.retain(|t| t != "null");
+        if let [only] = types.as_slice() {
+            let only = only.clone();
+            schema.insert("type".into(), only);
+        }
+    }
+    let Some(Value::Array(branches)) = schema.get_mut("anyOf") else {
+        return;
+    };
+    branches.retain(|b| *b != serde_json::json!({ "type": "null" }));
+    if let [Value::Object(only)] = branches.as_slice() {
+        let only = only.clone();
+        schema.remove("anyOf");
+        for (key, value) in only {
+            schema.entry(key).or_insert(value);
+        }
+    }
+}
+
+/// The branches of a described `anyOf`, and the items of a described array, lose their own
+/// descriptions: the property's says what it takes (`to`: "Agent id, comma-separated ids,
+/// @all or @group", a string or a list).
+fn undescribe_branches(schema: &mut Map<String, Value>) {
+    if !schema.contains_key("description") {
+        return;
+    }
+    if let Some(Value::Array(branches)) = schema.get_mut("anyOf") {
+        for branch in branches.iter_mut().filter_map(Value::as_object_mut) {
+            branch.remove("description");
+        }
+    }
+    if let Some(Value::Object(items)) = schema.get_mut("items") {
+        items.remove("description");
+    }
+}
+
+/// `{"$ref": "#/$defs/Name", ...}` becomes the definition merged under the property's own keys
+/// (so the property's description wins over the type's).
+fn inline_reference(schema: &mut Map<String, Value>, defs: &Map<String, Value>) {
+    let Some(Value::String(reference)) = schema.get("$ref") else {
+        return;
+    };
+    let Some(Value::Object(definition)) = reference
+        .strip_prefix("#/$defs/")
+        .and_then(|name| defs.get(name))
+    else {
+        return;
+    };
+    let definition = definition.clone();
+    schema.remove("$ref");
+    for (key, value) in definition {
+        schema.entry(key).or_insert(value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[derive(serde::Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Args {
+        /// Where.
+        #[serde(default)]
+        folder: Option<filebox_core::Folder>,
+        /// How many.
+        #[serde(default)]
+        limit: Option<usize>,
+        /// What.
+        text: String,
+    }
+
+    #[test]
+    fn an_input_schema_is_inlined_and_has_no_null_types() {
+        let schema = Value::Object(input::<Args>());
+        let folder = &schema["properties"]["folder"];
+        assert_eq!(folder["description"], "Where.");
+        assert_eq!(folder["type"], "string");
+        assert_eq!(
+            folder["enum"],
+            json!(["inbox", "outbox", "done", "cancel", "hold"])
+        );
+        assert_eq!(
+            schema["properties"]["limit"],
+            json!({"description": "How many.", "type": "integer"})
+        );
+        assert_eq!(schema["required"], json!(["text"]));
+        let text = schema.to_string();
+        for noise in ["$defs", "$ref", "$schema", "null", "format", "minimum"] {
+            assert!(!text.contains(noise), "{noise} in {text}");
+        }
+    }
+}
