@@ -4,6 +4,7 @@
 //! HTTP, MCP or JSON wire types.
 
 mod agent;
+mod annotate;
 pub mod attachment;
 mod choice;
 pub mod config;

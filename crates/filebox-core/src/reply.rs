@@ -1,12 +1,14 @@
 //! Where a reply goes (seed 004): the message's `Reply To` when set; for a message whose
 //! `Source Type` is `system`, the `system` mailbox; else whoever sent it to me, never myself.
+//! And in which folder: a reply to a person's own request (`Source Type: human`, back to the
+//! `kind: human` mailbox that sent it) arrives in `done/`, marked done; any other in `inbox/`.
 
 use crate::agent::AgentId;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::mailbox::MessageRef;
 use crate::mailroom::Mailroom;
-use crate::message::field;
+use crate::message::{Header, field};
 use crate::send::SourceType;
 
 /// The mailbox replies to `system`-sourced messages go to (seed 004's system inbox).
@@ -37,5 +39,23 @@ impl Mailroom {
         .ok_or_else(|| Error::NoReplyTarget {
             file: found.file.to_string(),
         })
+    }
+
+    /// The folder of `recipient` a reply to the message with `header` is delivered to: seed
+    /// 004 marks the answer to a human's request done, so it lands in `done/` of the person
+    /// who asked (replied, nothing left to handle); everything else lands in `inbox/`.
+    pub(crate) fn reply_folder(&self, header: &Header, recipient: &AgentId) -> Folder {
+        let human_request =
+            header.get(field::SOURCE_TYPE).and_then(SourceType::parse) == Some(SourceType::Human);
+        let asker = header.get(field::ORIGINAL_SENDER) == Some(recipient.as_str());
+        let person = self
+            .config()
+            .agent(recipient)
+            .is_ok_and(|entry| entry.kind == Some(crate::AgentKind::Human));
+        if human_request && asker && person {
+            Folder::Done
+        } else {
+            Folder::Inbox
+        }
     }
 }

@@ -258,7 +258,7 @@ impl Mailroom {
             let mailbox = self.mailbox(recipient)?;
             destinations.push(Destination {
                 tmp: mailbox.tmp(),
-                dir: mailbox.folder_path(Folder::Inbox),
+                dir: mailbox.folder_path(self.reply_folder(&found.header, recipient)),
                 name: found.file.to_string(),
             });
         }

@@ -52,6 +52,9 @@ pub(crate) struct HubEvent {
     pub(crate) subject: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) from: Option<String>,
+    /// The file has a `Callback` (the webhooks look only at those).
+    #[serde(skip)]
+    pub(crate) has_callback: bool,
 }
 
 /// The recent events and the live channel.
@@ -192,6 +195,7 @@ fn describe(mailbox: Option<&Mailbox>, change: &Change) -> HubEvent {
         message_id: header.as_ref().map(|h| h.id().to_owned()),
         subject: header.as_ref().map(|h| h.title.clone()),
         from: get(field::SENDER),
+        has_callback: get(field::CALLBACK).is_some(),
     }
 }
 

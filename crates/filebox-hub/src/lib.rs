@@ -1,6 +1,7 @@
 //! The FileBox hub (`filebox serve`): seed 004's Email Hub as one more surface over the core.
 //! JSON-RPC 2.0 at `POST /rpc` and on `.filebox/hub.sock`, live events at `/events`, MCP at
-//! `/mcp`, `/healthz`, the Claude Code team bridges the config names (`bridges`), and the human
+//! `/mcp`, `/healthz`, signed webhooks for messages with a `callback`, runners for agents that
+//! are not running, the Claude Code team bridges the config names (`bridges`), and the human
 //! channel's page at `/` (seed 001).
 //!
 //! Translation only: every method calls `filebox_api::verbs` (or `filebox_core`) as the agent
@@ -21,6 +22,7 @@ mod rpc;
 mod runner;
 mod server;
 mod settings;
+mod webhook;
 
 pub use auth::{new_token, sha256_hex};
 pub use hub::Hub;

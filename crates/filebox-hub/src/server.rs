@@ -10,8 +10,9 @@ use tokio::net::{TcpListener, UnixListener};
 
 use crate::hub::Hub;
 use crate::routes::{self, GROUPS};
+use crate::settings::HubSection;
 use crate::settings::token_sha256;
-use crate::{events, runner};
+use crate::{events, runner, webhook};
 
 /// The socket's name, in the config's folder.
 pub const SOCKET_NAME: &str = "hub.sock";
@@ -68,6 +69,7 @@ impl Server {
             .context("reading the listener's address")?;
         check_exposure(&config, address.ip())?;
         runner::check(&config)?;
+        check_webhooks(&config)?;
         let bridges = crate::bridges::plan(&config)?;
         let socket_path = socket_path(&config);
         let socket = bind_socket(&socket_path)?;
@@ -102,6 +104,7 @@ impl Server {
         let router = routes::router(&hub, GROUPS);
         // Subscribed before the feed starts: no arrival is missed between the two.
         let runners = tokio::spawn(runner::supervise(hub.clone(), hub.events().live()));
+        let webhooks = tokio::spawn(webhook::supervise(hub.clone(), hub.events().live()));
         let follower = {
             let hub = hub.clone();
             std::thread::spawn(move || follower.run(&hub.events(), &|| hub.stopping()))
@@ -135,6 +138,8 @@ impl Server {
         let followed = follower.join();
         // Runs in flight are dropped (their commands killed); a restart resumes them.
         runners.abort();
+        // Deliveries stop at the shutdown; what is still due is in the files for the next start.
+        webhooks.abort();
         served?;
         match followed {
             Ok(result) => result.context("following the mailboxes for live events")?,
@@ -171,6 +176,16 @@ fn bind_socket(path: &Path) -> anyhow::Result<UnixListener> {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
         .with_context(|| format!("making {} private (0600)", path.display()))?;
     Ok(listener)
+}
+
+/// The `hub` section must be readable, and a webhook secret usable, before serving.
+fn check_webhooks(config: &Config) -> anyhow::Result<()> {
+    let settings = HubSection::of(config)?;
+    if let Some(secret) = &settings.webhook_secret {
+        webhook::Secret::parse(secret)
+            .map_err(|why| anyhow::anyhow!("config {}: {why}", config.path.display()))?;
+    }
+    Ok(())
 }
 
 /// Off loopback, every agent must have a token: no one on the network may act for an agent

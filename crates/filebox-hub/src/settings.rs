@@ -1,15 +1,45 @@
 //! What the hub reads from the config besides seed 000's fields: the `hub` section
-//! (`callback_allow`) and, per agent, `kind`, `token_sha256` and `runner`.
+//! (`callback_allow`, `webhook_secret`, `webhook_attempts`, `webhook_first_retry_ms`) and, per
+//! agent, `kind`, `token_sha256` and `runner`.
 
 use filebox_core::{AgentEntry, Config};
 use serde::Deserialize;
 
 /// The config's `hub` section.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct HubSection {
     /// URL prefixes a message's `callback.endpoint` must start with.
     #[serde(default)]
     pub(crate) callback_allow: Vec<String>,
+    /// The key webhooks are signed with (Standard Webhooks: `whsec_` + base64, or any text).
+    #[serde(default)]
+    pub(crate) webhook_secret: Option<String>,
+    /// How many times a webhook is tried before it is given up.
+    #[serde(default = "default_attempts")]
+    pub(crate) webhook_attempts: u32,
+    /// The wait after the first failed try; it doubles after each (at most an hour).
+    #[serde(default = "default_first_retry_ms")]
+    pub(crate) webhook_first_retry_ms: u64,
+}
+
+impl Default for HubSection {
+    fn default() -> HubSection {
+        HubSection {
+            callback_allow: Vec::new(),
+            webhook_secret: None,
+            webhook_attempts: default_attempts(),
+            webhook_first_retry_ms: default_first_retry_ms(),
+        }
+    }
+}
+
+/// 12 tries: the last about 34 minutes after the first.
+fn default_attempts() -> u32 {
+    12
+}
+
+fn default_first_retry_ms() -> u64 {
+    1000
 }
 
 impl HubSection {

@@ -23,12 +23,13 @@ use serde::Serialize;
 
 use super::view::{METADATA, agent_email};
 use super::wire::{
-    AgentEmail, ForkParams, IdParams, InboxParams, NoParams, ReadParams, ReplyParams, SearchParams,
-    SendParams, ThreadsParams, TransitionParams,
+    AgentEmail, EmailCallback, ForkParams, IdParams, InboxParams, NoParams, ReadParams,
+    ReplyParams, SearchParams, SendParams, ThreadsParams, TransitionParams,
 };
 use crate::auth::Caller;
 use crate::rpc::{Ctx, RpcError};
 use crate::settings::{HubSection, is_human, token_sha256};
+use crate::webhook::{Webhook, check_endpoint, webhooks_of};
 
 /// The message type of a send or reply that names none.
 const DEFAULT_TYPE: &str = "DIS";
@@ -41,6 +42,9 @@ pub(crate) struct EmailStatus {
     pub(crate) email: AgentEmail,
     /// For a message in the viewer's outbox: where each recipient's copy is.
     pub(crate) recipients: Vec<RecipientView>,
+    /// For a message with a `callback`: each reply's webhook and how far it got.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) webhooks: Vec<Webhook>,
 }
 
 /// An entry of `agents.list`: `list_agents`'s, and whether it needs a token.
@@ -72,13 +76,8 @@ pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
         ));
     }
     let hub = HubSection::of(&config).map_err(RpcError::internal)?;
-    if let Some(callback) = &p.callback
-        && !hub.allows_callback(&callback.endpoint)
-    {
-        return Err(RpcError::invalid_params(
-            "callback.endpoint",
-            "not allowed: it must start with an entry of the config's hub.callback_allow",
-        ));
+    if let Some(callback) = &p.callback {
+        check_callback(&hub, callback)?;
     }
     if p.source_type == SourceType::System {
         config = ensure_system_mailbox(&config)?;
@@ -240,9 +239,14 @@ pub(crate) fn status(ctx: &Ctx, p: IdParams) -> Result<EmailStatus, RpcError> {
         email.status = filebox_core::Status::Replied.to_string();
         email.replied_at = email.replies.last().map(|r| r.created_at.clone());
     }
+    let webhooks = match email.callback {
+        Some(_) => webhooks_of(&ctx.config, &email.id),
+        None => Vec::new(),
+    };
     Ok(EmailStatus {
         email,
         recipients: status.recipients,
+        webhooks,
     })
 }
 
@@ -459,6 +463,25 @@ fn ensure_system_mailbox(config: &Config) -> Result<Config, RpcError> {
         .mailbox_path(&system)
         .and_then(|root| filebox_core::Mailbox::open(system, root))?;
     Ok(updated)
+}
+
+/// A callback the hub can fire: an allowed `http://` endpoint, and a secret to sign with.
+fn check_callback(hub: &HubSection, callback: &EmailCallback) -> Result<(), RpcError> {
+    if !hub.allows_callback(&callback.endpoint) {
+        return Err(RpcError::invalid_params(
+            "callback.endpoint",
+            "not allowed: it must start with an entry of the config's hub.callback_allow",
+        ));
+    }
+    check_endpoint(&callback.endpoint)
+        .map_err(|why| RpcError::invalid_params("callback.endpoint", why))?;
+    if hub.webhook_secret.is_none() {
+        return Err(RpcError::invalid_params(
+            "callback",
+            "the config has no hub.webhook_secret, so webhooks cannot be signed",
+        ));
+    }
+    Ok(())
 }
 
 fn agent_id(value: &str, field: &str) -> Result<AgentId, RpcError> {

@@ -1,0 +1,129 @@
+//! `annotate`: a line added to the processing history of my copy of a message where it is,
+//! without moving it (the hub records each webhook attempt this way). The file is rewritten
+//! through the same claim/commit as a move, so a concurrent move or reply is never lost: if
+//! the copy moves on first, the line is added to it where it went.
+
+use crate::error::{Error, Result};
+use crate::folder::Folder;
+use crate::mailbox::{MessageRef, parse_bytes};
+use crate::mailroom::Mailroom;
+use crate::message::{ProcessingEntry, render};
+use crate::store::{self, Moved};
+use crate::time;
+
+/// How many times the copy is looked for again when it moved while being annotated.
+const ATTEMPTS: usize = 8;
+
+impl Mailroom {
+    /// Append `* <now> - <action> by <by>: <details>` to the processing history of my copy of
+    /// `reference` (the most complete one, in any folder). `action` and `by` are single words
+    /// or phrases without `: `; `details` is one line.
+    pub fn annotate(
+        &self,
+        reference: &MessageRef,
+        action: &str,
+        by: &str,
+        details: &str,
+    ) -> Result<()> {
+        for (name, value) in [("action", action), ("by", by), ("details", details)] {
+            if value.contains('\n') || (name != "details" && value.contains(": ")) {
+                return Err(Error::invalid(
+                    name,
+                    value,
+                    "a processing-history line takes one line, without `: ` before the details",
+                ));
+            }
+        }
+        let mine = self.my_mailbox()?;
+        for _ in 0..ATTEMPTS {
+            let found = mine.find_settled(reference, &Folder::ALL)?;
+            let rewritten = store::rewrite_in_place(&mine.tmp(), &found.path, |bytes| {
+                let mut message = parse_bytes(&found.path, bytes)?;
+                message.processing.push(ProcessingEntry {
+                    timestamp: time::iso(time::now()),
+                    action: action.to_owned(),
+                    by: by.to_owned(),
+                    details: details.to_owned(),
+                });
+                Ok(render(&message).into_bytes())
+            })?;
+            if matches!(rewritten, Moved::Done) {
+                return Ok(());
+            }
+        }
+        Err(self.already_handled(reference))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{AgentId, Config, Folder, Mailroom, MessageRef, MessageType, SendRequest};
+
+    fn mailrooms(dir: &std::path::Path) -> (Mailroom, Mailroom) {
+        let path = dir.join(".filebox/config.json");
+        let config = Config::update(&path, |file| {
+            for id in ["dev", "qa"] {
+                file.agents.insert(
+                    AgentId::new(id)?,
+                    crate::AgentEntry::new(dir.join("mailboxes").join(id)),
+                );
+            }
+            Ok(())
+        })
+        .unwrap();
+        let open = |id| Mailroom::new(config.clone(), Some(&AgentId::new(id).unwrap())).unwrap();
+        (open("dev"), open("qa"))
+    }
+
+    #[test]
+    fn a_line_is_added_where_the_copy_is_and_nothing_moves() {
+        let dir = tempfile::tempdir().unwrap();
+        let (dev, qa) = mailrooms(dir.path());
+        let sent = dev
+            .send(&SendRequest::new(
+                "qa",
+                MessageType::new("ER").unwrap(),
+                "body",
+            ))
+            .unwrap();
+        let reference = MessageRef::parse(&sent.id).unwrap();
+        qa.annotate(
+            &reference,
+            "Webhook Delivered",
+            "hub",
+            "x#1 attempt 1: HTTP 200",
+        )
+        .unwrap();
+        let mailbox = qa.my_mailbox().unwrap();
+        let copy = mailbox.find(&reference, &Folder::ALL).unwrap();
+        assert_eq!(copy.folder, Folder::Inbox);
+        let message = mailbox.read(&copy).unwrap();
+        let line = &message.processing[0];
+        assert_eq!(
+            (
+                line.action.as_str(),
+                line.by.as_str(),
+                line.details.as_str()
+            ),
+            ("Webhook Delivered", "hub", "x#1 attempt 1: HTTP 200")
+        );
+        assert_eq!(message.body, "body");
+        assert_eq!(mailbox.list(Folder::Inbox).unwrap().messages.len(), 1);
+    }
+
+    #[test]
+    fn a_line_that_would_not_parse_back_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let (dev, qa) = mailrooms(dir.path());
+        let sent = dev
+            .send(&SendRequest::new(
+                "qa",
+                MessageType::new("ER").unwrap(),
+                "b",
+            ))
+            .unwrap();
+        let reference = MessageRef::parse(&sent.id).unwrap();
+        assert!(qa.annotate(&reference, "A: B", "hub", "d").is_err());
+        assert!(qa.annotate(&reference, "A", "hub", "two\nlines").is_err());
+    }
+}

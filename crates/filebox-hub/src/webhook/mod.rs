@@ -1,0 +1,368 @@
+//! Callbacks: when a reply reaches a message that carries a `callback`, the hub POSTs the
+//! message (its `AgentEmail` as JSON) to the endpoint, signed the Standard Webhooks way
+//! (`sign`), at least once: a failed try is retried with exponential backoff under the same
+//! `webhook-id`, and every try's outcome is a processing-history line of the message
+//! (`ledger`), written through the core. The files say what is pending, so the deliveries are
+//! found at start, again on every change the live-event feed reports for a message with a
+//! callback, and after events were lost. The endpoint is checked against the config's
+//! `hub.callback_allow` before every try, not only when the message was sent: a file can be
+//! written by anyone.
+
+mod ledger;
+mod post;
+mod sign;
+
+use std::collections::{BTreeSet, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use filebox_api::MessageDetail;
+use filebox_core::message::field;
+use filebox_core::{AgentId, Config, Folder, Mailbox, Mailroom, MessageRef};
+use tokio::sync::broadcast;
+
+pub(crate) use ledger::Webhook;
+pub(crate) use post::check_endpoint;
+pub(crate) use sign::Secret;
+
+use crate::email::view::{agent_email, parse_callback};
+use crate::events::HubEvent;
+use crate::hub::Hub;
+use crate::settings::HubSection;
+
+/// The longest wait between two tries.
+const MAX_BACKOFF: Duration = Duration::from_secs(3600);
+/// Headers a callback may not set: the hub's own.
+const RESERVED_HEADERS: &[&str] = &[
+    "host",
+    "content-type",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+];
+
+/// Deliver webhooks until the hub stops: what is due now, then what changes make due.
+pub(crate) async fn supervise(hub: Hub, mut changes: broadcast::Receiver<HubEvent>) {
+    let flights = Flights::default();
+    let stop = hub.sessions();
+    let mut rescan = true;
+    loop {
+        if std::mem::take(&mut rescan) {
+            let config = hub.config();
+            let found = tokio::task::spawn_blocking(move || config.map(|c| due_everywhere(&c)));
+            if let Ok(Ok(due)) = found.await {
+                launch(&hub, &flights, due);
+            }
+        }
+        let event = tokio::select! {
+            _ = stop.cancelled() => return,
+            event = changes.recv() => event,
+        };
+        match event {
+            Ok(event) if event.has_callback => {
+                let (Ok(agent), Some(id)) = (AgentId::new(&event.agent), event.message_id) else {
+                    continue;
+                };
+                let config = hub.config();
+                let found = tokio::task::spawn_blocking(move || {
+                    config.map(|c| due_in(&c, &agent, &id).unwrap_or_default())
+                });
+                if let Ok(Ok(due)) = found.await {
+                    launch(&hub, &flights, due);
+                }
+            }
+            Ok(_) => {}
+            Err(broadcast::error::RecvError::Lagged(_)) => rescan = true,
+            Err(broadcast::error::RecvError::Closed) => return,
+        }
+    }
+}
+
+/// Start a delivery for each due webhook not already under way.
+fn launch(hub: &Hub, flights: &Flights, due: Vec<(String, Webhook)>) {
+    for (message_id, webhook) in due {
+        let Some(flight) = flights.take(&webhook.id) else {
+            continue;
+        };
+        let Ok(owner) = AgentId::new(&webhook.mailbox) else {
+            continue;
+        };
+        let hub = hub.clone();
+        tokio::spawn(async move {
+            deliver(&hub, &owner, &message_id, &flight.id).await;
+            drop(flight);
+        });
+    }
+}
+
+/// Webhook ids being delivered, so an event never starts a second delivery of one.
+#[derive(Debug, Default, Clone)]
+struct Flights(Arc<Mutex<HashSet<String>>>);
+
+/// One delivery under way; it leaves the set when dropped.
+struct Flight {
+    flights: Flights,
+    id: String,
+}
+
+impl Flights {
+    fn take(&self, id: &str) -> Option<Flight> {
+        let mut set = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        set.insert(id.to_owned()).then(|| Flight {
+            flights: self.clone(),
+            id: id.to_owned(),
+        })
+    }
+}
+
+impl Drop for Flight {
+    fn drop(&mut self) {
+        let mut set = self.flights.0.lock().unwrap_or_else(|e| e.into_inner());
+        set.remove(&self.id);
+    }
+}
+
+/// The due webhooks of `agent`'s copy of message `id`, with the message id.
+fn due_in(
+    config: &Config,
+    agent: &AgentId,
+    id: &str,
+) -> filebox_core::Result<Vec<(String, Webhook)>> {
+    Ok(webhooks_in(config, agent, id)?
+        .into_iter()
+        .filter(Webhook::due)
+        .map(|webhook| (id.to_owned(), webhook))
+        .collect())
+}
+
+/// The webhooks `agent`'s copy of message `id` owes (none if it has no copy).
+fn webhooks_in(config: &Config, agent: &AgentId, id: &str) -> filebox_core::Result<Vec<Webhook>> {
+    let mailbox = Mailbox::open_to_read(agent.clone(), config.mailbox_path(agent)?)?;
+    let copy = match mailbox.find(&MessageRef::parse(id)?, &Folder::ALL) {
+        Ok(copy) => copy,
+        Err(filebox_core::Error::NotFound { .. }) => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    Ok(ledger::owed(agent, &mailbox.read(&copy)?))
+}
+
+/// Every due webhook of every mailbox (at start, and after lost events).
+fn due_everywhere(config: &Config) -> Vec<(String, Webhook)> {
+    let mut due = Vec::new();
+    for agent in config.file.agents.keys() {
+        let Ok(mailbox) = config
+            .mailbox_path(agent)
+            .and_then(|root| Mailbox::open_to_read(agent.clone(), root))
+        else {
+            continue;
+        };
+        let with_callback: BTreeSet<String> = Folder::ALL
+            .iter()
+            .filter_map(|folder| mailbox.list(*folder).ok())
+            .flat_map(|listing| listing.messages)
+            .filter(|envelope| envelope.header.get(field::CALLBACK).is_some())
+            .map(|envelope| envelope.header.id().to_owned())
+            .collect();
+        for id in with_callback {
+            due.extend(due_in(config, agent, &id).unwrap_or_default());
+        }
+    }
+    due
+}
+
+/// Every webhook message `id` owes, in any mailbox (for `email.status`).
+pub(crate) fn webhooks_of(config: &Config, id: &str) -> Vec<Webhook> {
+    config
+        .file
+        .agents
+        .keys()
+        .flat_map(|agent| webhooks_in(config, agent, id).unwrap_or_default())
+        .collect()
+}
+
+/// One try, ready to send.
+struct Attempt {
+    endpoint: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    secret: Secret,
+    number: u32,
+    last: bool,
+    backoff: Duration,
+}
+
+/// What became of the preparation of a try.
+enum Next {
+    Try(Attempt),
+    /// Nothing left to do (delivered, given up, or the copy is gone).
+    Done,
+}
+
+/// Try until delivered, given up, or the hub stops (a restart takes over from the files).
+async fn deliver(hub: &Hub, owner: &AgentId, message_id: &str, webhook_id: &str) {
+    let stop = hub.sessions();
+    loop {
+        let prepared = {
+            let (hub, owner, message_id, webhook_id) = (
+                hub.clone(),
+                owner.clone(),
+                message_id.to_owned(),
+                webhook_id.to_owned(),
+            );
+            tokio::task::spawn_blocking(move || prepare(&hub, &owner, &message_id, &webhook_id))
+                .await
+        };
+        let attempt = match prepared {
+            Ok(Ok(Next::Try(attempt))) => attempt,
+            Ok(Ok(Next::Done)) => return,
+            Ok(Err(e)) => {
+                eprintln!("filebox serve: webhook {webhook_id}: {e}");
+                return;
+            }
+            Err(_) => return,
+        };
+        let timestamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        let mut headers = attempt.headers.clone();
+        headers.extend([
+            ("webhook-id".to_owned(), webhook_id.to_owned()),
+            ("webhook-timestamp".to_owned(), timestamp.to_string()),
+            (
+                "webhook-signature".to_owned(),
+                attempt.secret.sign(webhook_id, timestamp, &attempt.body),
+            ),
+        ]);
+        let outcome = post::post(&attempt.endpoint, &headers, attempt.body.clone()).await;
+        let tried = format!(
+            "{webhook_id} {}{} to {}",
+            ledger::ATTEMPT,
+            attempt.number,
+            attempt.endpoint
+        );
+        let (action, details, retry) = match outcome {
+            Ok(code) if (200..300).contains(&code) => {
+                (ledger::DELIVERED, format!("{tried}: HTTP {code}"), None)
+            }
+            failed => {
+                let why = failed.map_or_else(|e| e, |code| format!("HTTP {code}"));
+                if attempt.last {
+                    let details = format!("{tried}: {why}; gave up after {} tries", attempt.number);
+                    (ledger::ABANDONED, details, None)
+                } else {
+                    let details = format!(
+                        "{tried}: {why}; next try in {} ms",
+                        attempt.backoff.as_millis()
+                    );
+                    (ledger::FAILED, details, Some(attempt.backoff))
+                }
+            }
+        };
+        if let Err(e) = record(hub, owner, message_id, action, &details).await {
+            eprintln!("filebox serve: webhook {webhook_id}: recording the attempt: {e}");
+            return;
+        }
+        let Some(wait) = retry else { return };
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tokio::time::sleep(wait) => {}
+        }
+    }
+}
+
+/// Read the copy and the config as they are now: the next try, or why there is none (a
+/// refusal is recorded as the last line).
+fn prepare(hub: &Hub, owner: &AgentId, message_id: &str, webhook_id: &str) -> anyhow::Result<Next> {
+    let config = hub.config()?;
+    let mailroom = Mailroom::new(config.clone(), Some(owner))?;
+    let mailbox = mailroom.my_mailbox()?;
+    let reference = MessageRef::parse(message_id)?;
+    let copy = match mailbox.find(&reference, &Folder::ALL) {
+        Ok(copy) => copy,
+        Err(filebox_core::Error::NotFound { .. }) => return Ok(Next::Done),
+        Err(e) => return Err(e.into()),
+    };
+    let message = mailbox.read(&copy)?;
+    let Some(webhook) = ledger::owed(owner, &message)
+        .into_iter()
+        .find(|w| w.id == webhook_id && w.due())
+    else {
+        return Ok(Next::Done);
+    };
+    let settings = HubSection::of(&config)?;
+    let refusal = |why: String| -> anyhow::Result<Next> {
+        mailroom.annotate(
+            &reference,
+            ledger::ABANDONED,
+            ledger::BY,
+            &format!("{webhook_id} refused: {why}"),
+        )?;
+        Ok(Next::Done)
+    };
+    let Some(callback) = message.header.get(field::CALLBACK).and_then(parse_callback) else {
+        return refusal("the Callback header is not a callback's JSON".into());
+    };
+    if !settings.allows_callback(&callback.endpoint) {
+        return refusal(format!(
+            "{} does not start with an entry of hub.callback_allow",
+            callback.endpoint
+        ));
+    }
+    if let Err(why) = check_endpoint(&callback.endpoint) {
+        return refusal(format!("{}: {why}", callback.endpoint));
+    }
+    let secret = match settings.webhook_secret.as_deref().map(Secret::parse) {
+        Some(Ok(secret)) => secret,
+        Some(Err(why)) => return refusal(why),
+        None => return refusal("the config has no hub.webhook_secret to sign with".into()),
+    };
+    let detail = MessageDetail::new(owner, &copy, &message);
+    let body = serde_json::to_vec(&agent_email(owner.as_str(), &detail))?;
+    let number = webhook.attempts + 1;
+    let backoff = Duration::from_millis(settings.webhook_first_retry_ms)
+        .saturating_mul(2u32.saturating_pow(number.saturating_sub(1).min(31)))
+        .min(MAX_BACKOFF);
+    Ok(Next::Try(Attempt {
+        endpoint: callback.endpoint,
+        headers: callback
+            .headers
+            .into_iter()
+            .filter(|(name, _)| {
+                let name = name.to_ascii_lowercase();
+                !name.starts_with("webhook-") && !RESERVED_HEADERS.contains(&name.as_str())
+            })
+            .collect(),
+        body,
+        secret,
+        number,
+        last: number >= settings.webhook_attempts.max(1),
+        backoff,
+    }))
+}
+
+/// Write one attempt's line into the owner's copy, through the core.
+async fn record(
+    hub: &Hub,
+    owner: &AgentId,
+    message_id: &str,
+    action: &'static str,
+    details: &str,
+) -> anyhow::Result<()> {
+    let (hub, owner, message_id, details) = (
+        hub.clone(),
+        owner.clone(),
+        message_id.to_owned(),
+        details.to_owned(),
+    );
+    tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
+        let mailroom = Mailroom::new(hub.config()?, Some(&owner))?;
+        mailroom.annotate(
+            &MessageRef::parse(&message_id)?,
+            action,
+            ledger::BY,
+            &details,
+        )?;
+        Ok(())
+    })
+    .await?
+}

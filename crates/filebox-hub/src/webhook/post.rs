@@ -1,0 +1,80 @@
+//! One webhook POST: HTTP/1.1 over a new TCP connection (hyper's client connection, no pool,
+//! no TLS: an `https://` endpoint is refused when the message is sent; put a TLS proxy in
+//! front of a remote receiver). The answer's status is all that is kept.
+
+use std::time::Duration;
+
+use http_body_util::{BodyExt, Full};
+use hyper::Request;
+use hyper::body::Bytes;
+use hyper::header::{CONTENT_TYPE, HOST, HeaderName, HeaderValue, USER_AGENT};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
+
+/// How long one attempt may take, connecting included.
+pub(crate) const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Whether `endpoint` is a URL this client can POST to (`http://host[:port]/path`).
+pub(crate) fn check_endpoint(endpoint: &str) -> Result<hyper::Uri, String> {
+    let uri: hyper::Uri = endpoint.parse().map_err(|e| format!("not a URL ({e})"))?;
+    if uri.scheme_str() != Some("http") {
+        return Err("only http:// endpoints are supported (no TLS in the hub)".into());
+    }
+    if uri.host().is_none_or(str::is_empty) {
+        return Err("the URL has no host".into());
+    }
+    Ok(uri)
+}
+
+/// POST `body` (JSON) with `headers`; the response's status code, or why there is none.
+pub(crate) async fn post(
+    endpoint: &str,
+    headers: &[(String, String)],
+    body: Vec<u8>,
+) -> Result<u16, String> {
+    tokio::time::timeout(ATTEMPT_TIMEOUT, send(endpoint, headers, body))
+        .await
+        .unwrap_or_else(|_| Err(format!("no answer within {} s", ATTEMPT_TIMEOUT.as_secs())))
+}
+
+async fn send(endpoint: &str, headers: &[(String, String)], body: Vec<u8>) -> Result<u16, String> {
+    let uri = check_endpoint(endpoint)?;
+    let host = uri.host().unwrap_or_default().trim_matches(['[', ']']);
+    let port = uri.port_u16().unwrap_or(80);
+    let stream = TcpStream::connect((host, port))
+        .await
+        .map_err(|e| format!("cannot connect: {e}"))?;
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .map_err(|e| format!("HTTP handshake: {e}"))?;
+    let driver = tokio::spawn(connection);
+    let authority = uri
+        .authority()
+        .map(|a| a.as_str().to_owned())
+        .unwrap_or_default();
+    let mut request = Request::post(uri.path_and_query().map_or("/", |p| p.as_str()))
+        .header(HOST, authority)
+        .header(CONTENT_TYPE, "application/json")
+        .header(
+            USER_AGENT,
+            concat!("filebox-hub/", env!("CARGO_PKG_VERSION")),
+        )
+        .body(Full::new(Bytes::from(body)))
+        .map_err(|e| format!("building the request: {e}"))?;
+    for (name, value) in headers {
+        let name =
+            HeaderName::try_from(name.as_str()).map_err(|e| format!("header {name:?}: {e}"))?;
+        let value =
+            HeaderValue::try_from(value.as_str()).map_err(|e| format!("header {name}: {e}"))?;
+        request.headers_mut().insert(name, value);
+    }
+    let response = sender
+        .send_request(request)
+        .await
+        .map_err(|e| format!("sending: {e}"))?;
+    let status = response.status().as_u16();
+    // Read the answer to its end so the receiver is not cut off; its content is not used.
+    let _ = response.into_body().collect().await;
+    driver.abort();
+    Ok(status)
+}
