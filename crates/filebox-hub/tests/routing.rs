@@ -79,6 +79,9 @@ async fn human_a_reply_reaches_the_persons_mailbox_marked_done() {
     assert_eq!(done["status"], "replied");
     assert_eq!(done["replies"][0]["from"], "dev");
     assert_times(&done);
+    let status = hub.call("email.status", json!({ "id": sent["id"] })).await;
+    assert_eq!(status["status"], "replied");
+    assert_times(&status);
     // A follow-up from the person is an ordinary reply to the agent's inbox.
     hub.call(
         "email.reply",

@@ -229,15 +229,20 @@ pub(crate) fn status(ctx: &Ctx, p: IdParams) -> Result<EmailStatus, RpcError> {
     let status = run::<MessageStatus>(&mailroom, StatusArgs { id: p.id.clone() })?;
     let mut email = stored_copy(&mailroom, &status.file, &[status.folder])?;
     email.status = status.status.to_string();
-    // Seed 004's status is the sender's: a reply that came back to the sender's inbox makes
-    // the message replied (the copy itself reads delivered: it waits to be read).
+    // Seed 004's status is the sender's: a reply that came back to the sender (its inbox, or
+    // done/ for a person's request) makes the message replied, whichever copy was found.
     let me = mailroom.me().as_str();
-    let answered = email.from == me
-        && email.folder == Folder::Inbox
-        && email.replies.last().is_some_and(|r| r.from != me);
-    if answered {
+    let answered = [Folder::Inbox, Folder::Done]
+        .into_iter()
+        .find_map(|folder| {
+            let copy = stored_copy(&mailroom, &status.file, &[folder]).ok()?;
+            let reply = copy.replies.last().filter(|r| r.from != me)?;
+            (copy.from == me).then(|| reply.created_at.clone())
+        });
+    if let Some(replied_at) = answered {
         email.status = filebox_core::Status::Replied.to_string();
-        email.replied_at = email.replies.last().map(|r| r.created_at.clone());
+        email.delivered_at = Some(replied_at.clone());
+        email.replied_at = Some(replied_at);
     }
     let webhooks = match email.callback {
         Some(_) => webhooks_of(&ctx.config, &email.id),

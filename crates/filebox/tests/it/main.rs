@@ -11,6 +11,7 @@ mod disk;
 mod format;
 mod hand_written;
 mod hostile;
+mod hub_crash;
 mod limits;
 mod list_filters;
 mod mcp;

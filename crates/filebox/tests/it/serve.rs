@@ -11,13 +11,13 @@ use serde_json::{Value, json};
 use crate::support::Test;
 
 /// A `filebox serve` process and the base URL it printed.
-struct Served {
+pub(crate) struct Served {
     child: Child,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl Served {
-    fn start(mut command: Command) -> Served {
+    pub(crate) fn start(mut command: Command) -> Served {
         let mut child = command.spawn().expect("start filebox serve");
         let mut first = String::new();
         BufReader::new(child.stdout.as_mut().unwrap())
@@ -31,26 +31,27 @@ impl Served {
     }
 
     /// POST a JSON-RPC call and return the parsed answer.
-    fn rpc(&self, method: &str, params: Value) -> Value {
-        let authority = self.url.trim_start_matches("http://").trim_end_matches('/');
+    pub(crate) fn rpc(&self, method: &str, params: Value) -> Value {
         let body =
             json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params }).to_string();
-        let mut stream = TcpStream::connect(authority).unwrap();
-        write!(
-            stream,
-            "POST /rpc HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        )
-        .unwrap();
-        let mut raw = String::new();
-        stream.read_to_string(&mut raw).unwrap();
-        let (head, body) = raw.split_once("\r\n\r\n").unwrap();
-        assert!(head.starts_with("HTTP/1.1 200"), "{raw}");
-        serde_json::from_str(body).unwrap()
+        let (status, body) = self.post("/rpc", body.as_bytes()).expect("the hub answers");
+        assert_eq!(status, 200, "{body}");
+        serde_json::from_str(&body).unwrap()
+    }
+
+    /// POST `body` to `path` (see [`post`]).
+    pub(crate) fn post(&self, path: &str, body: &[u8]) -> Option<(u16, String)> {
+        post(&self.url, path, body)
+    }
+
+    /// SIGKILL: the hub dies at once, whatever it was doing.
+    pub(crate) fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
     }
 
     /// SIGTERM, then the exit status and stderr.
-    fn terminate(mut self) -> (std::process::ExitStatus, String) {
+    pub(crate) fn terminate(mut self) -> (std::process::ExitStatus, String) {
         let pid = self.child.id().to_string();
         let sent = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
         assert!(sent.success());
@@ -64,6 +65,27 @@ impl Served {
             .unwrap();
         (status, stderr)
     }
+}
+
+/// POST `body` to `path`: the status code and the response body, or `None` when the
+/// connection broke before an answer (a hub killed meanwhile).
+pub(crate) fn post(url: &str, path: &str, body: &[u8]) -> Option<(u16, String)> {
+    let authority = url.trim_start_matches("http://").trim_end_matches('/');
+    let mut stream = TcpStream::connect(authority).ok()?;
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .ok()?;
+    // A hub may answer (413) before reading a large body, and close: that is fine.
+    let _ = stream.write_all(body);
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    let raw = String::from_utf8_lossy(&raw);
+    let (head, body) = raw.split_once("\r\n\r\n")?;
+    let status = head.split_whitespace().nth(1)?.parse().ok()?;
+    Some((status, body.to_owned()))
 }
 
 #[test]
