@@ -1,7 +1,6 @@
 """`filebox mcp` over stdio, driven by the official Python SDK (PyPI `mcp`), in both the
 2026-07-28 lifecycle (`auto`) and the initialize handshake (`legacy`)."""
 
-import time
 import warnings
 
 import anyio
@@ -118,7 +117,8 @@ async def test_failures_are_tool_errors_with_advice(mailroom: Mailroom, mode: st
         assert not first.is_error
         again = await client.call_tool("resolve_message", {"id": message, "details": "fixed"})
         assert again.is_error
-        assert "already handled" in text(again) or "no message" in text(again)
+        assert text(again).startswith(f'message "{message}" was already handled: it is now in done'), text(again)
+        assert "(already_handled)" in text(again)
 
         stranger = await client.call_tool("send_message", {"to": "nobody", "type": "ER", "content": "hi"})
         assert stranger.is_error
@@ -172,10 +172,9 @@ async def test_wait_reports_progress_and_returns_new_mail(mailroom: Mailroom, mo
             with anyio.fail_after(15):
                 while not progress:
                     await anyio.sleep(0.05)
-            # Other calls are not held up by the waiting one.
-            started = time.monotonic()
+            # Other calls are not held up by the waiting one: answered while it still waits.
             assert not (await client.call_tool("list_messages", {})).is_error
-            assert time.monotonic() - started < 2
+            assert result is None
             sent = await anyio.to_thread.run_sync(mailroom.send_to_qa, "ER", "Mail while you wait")
         assert not result.is_error
         assert [m["id"] for m in result.structured_content["messages"]] == [sent]
@@ -190,9 +189,8 @@ async def test_mail_between_waits_is_returned_by_the_next_wait(mailroom: Mailroo
         first = await client.call_tool("wait_for_messages", {"timeout": 0})
         assert first.structured_content == {"messages": []}  # the first wait takes the inbox as it is
         between = await anyio.to_thread.run_sync(mailroom.send_to_qa, "ER", "Sent while no one waits")
-        started = time.monotonic()
-        second = await client.call_tool("wait_for_messages", {"timeout": 20})
-        assert time.monotonic() - started < 5
+        # Already there, so even a wait that does not wait returns it.
+        second = await client.call_tool("wait_for_messages", {"timeout": 0})
         assert [m["id"] for m in second.structured_content["messages"]] == [between]
         assert before not in text(second)
 
@@ -201,9 +199,7 @@ async def test_wait_returns_cleanly_when_cancelled(mailroom: Mailroom, mode: str
     async with connect(mailroom, mode) as client:
         with anyio.move_on_after(1):
             await client.call_tool("wait_for_messages", {})  # no timeout: until mail or cancel
-        started = time.monotonic()
         assert not (await client.call_tool("list_agents", {})).is_error
-        assert time.monotonic() - started < 2
         # Had the cancelled wait gone on, it would take this message (and move the cursor past it).
         await anyio.sleep(0.5)
         sent = await anyio.to_thread.run_sync(mailroom.send_to_qa, "ER", "After the cancel")

@@ -12,12 +12,14 @@ pub fn kind(error: &Error) -> &'static str {
         Error::NotFound { .. } => "not_found",
         Error::Ambiguous { .. } => "ambiguous",
         Error::AlreadyHandled { .. } => "already_handled",
+        Error::NotMine { .. } => "not_mine",
         Error::NotInThread { .. } => "not_in_thread",
         Error::NoReplyTarget { .. } => "no_reply_target",
         Error::NotSent { .. } => "not_sent",
         Error::Undelivered { .. } => "partly_delivered",
         Error::TooLarge { .. } => "too_large",
         Error::Malformed { .. } => "malformed_message",
+        Error::Foreign { .. } => "foreign_file",
         Error::Config { .. } => "config",
         Error::NoConfig => "no_config",
         Error::NoCurrentAgent => "no_current_agent",
@@ -40,6 +42,9 @@ pub fn advice(error: &Error) -> &'static str {
         Error::AlreadyHandled { .. } => {
             "Nothing more to do for it; call list_messages to see what is left in your inbox."
         }
+        Error::NotMine { .. } => {
+            "Its recipient handles it; to add to it, call reply_message on it (or fork_thread to start over)."
+        }
         Error::NotInThread { .. } => {
             "Call get_thread on that thread to pick a node of it, or leave out the thread argument."
         }
@@ -55,6 +60,9 @@ pub fn advice(error: &Error) -> &'static str {
         Error::TooLarge { .. } => "Shorten the content, or split it into several messages.",
         Error::Malformed { .. } => {
             "That file is not a readable FileBox message; tell the human who owns the mailbox."
+        }
+        Error::Foreign { .. } => {
+            "That file belongs to another tool and was left untouched; tell the human who runs that tool."
         }
         Error::Config { .. } | Error::NoConfig | Error::NoCurrentAgent => {
             "The FileBox configuration needs fixing by the human who runs this server."
@@ -102,5 +110,13 @@ mod tests {
         assert!(advice(&not_in_thread).contains("get_thread"));
         assert!(advice(&no_target).contains("send_message with reply_to"));
         assert!(advice(&not_sent).starts_with("Nothing was written"));
+        let not_mine = Error::NotMine {
+            reference: "a".into(),
+            recipient: "dev".into(),
+            verb: "resolve",
+        };
+        assert_eq!(kind(&not_mine), "not_mine");
+        assert!(advice(&not_mine).contains("reply_message"));
+        assert!(!advice(&not_mine).contains("already"));
     }
 }

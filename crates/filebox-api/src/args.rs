@@ -288,6 +288,81 @@ pub struct WaitArgs {
     /// Seconds before giving up; omitted: no limit.
     #[serde(default)]
     pub timeout: Option<u64>,
+    /// `xml`: also the messages whole as `<teammate-message>` blocks (then marked read). The
+    /// CLI's `--xml` only for now: as a tool argument it would put the MCP tool list over its
+    /// character budget (issue 12).
+    #[serde(skip)]
+    pub format: Option<MessageFormat>,
+}
+
+/// How messages are shown.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MessageFormat {
+    // One listing line per message.
+    #[default]
+    Lines,
+    // The messages whole, as `<teammate-message>` blocks.
+    Xml,
+}
+
+/// Where Claude Code keeps its teams. Not an argument of the JSON surfaces (MCP, JSON-RPC):
+/// they use `CLAUDE_CONFIG_DIR`, else `~/.claude`, as Claude Code does; the CLI's
+/// `--claude-dir` sets it.
+pub type ClaudeDir = Option<std::path::PathBuf>;
+
+/// Arguments of `list_teams`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ListTeamsArgs {
+    #[serde(skip)]
+    pub claude_dir: ClaudeDir,
+}
+
+/// Arguments of `team_inbox`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TeamInboxArgs {
+    /// The team's name, as Claude Code was given it.
+    pub team: String,
+    /// The member whose inbox to show (`team-lead` for the lead).
+    pub member: String,
+    /// Only unread messages.
+    #[serde(default)]
+    pub unread: Option<bool>,
+    #[serde(skip)]
+    pub claude_dir: ClaudeDir,
+}
+
+/// Arguments of `read_team_inbox`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ReadTeamInboxArgs {
+    /// The team's name.
+    pub team: String,
+    /// The member whose unread messages to read and mark read.
+    pub member: String,
+    #[serde(skip)]
+    pub claude_dir: ClaudeDir,
+}
+
+/// Arguments of `send_team_message`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SendTeamMessageArgs {
+    /// The team's name.
+    pub team: String,
+    /// A member's name, or `*` for every member but the sender.
+    pub to: String,
+    /// Plain text, or a structured message as JSON (`{"type":"shutdown_request",...}`).
+    pub text: String,
+    /// The sender's name (default `team-lead`).
+    #[serde(default)]
+    pub from: Option<String>,
+    /// A 5-10 word preview.
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// The sender's colour in Claude Code's UI (red, blue, green, ...).
+    #[serde(default)]
+    pub color: Option<String>,
+    #[serde(skip)]
+    pub claude_dir: ClaudeDir,
 }
 
 /// Arguments of `ask_question`.

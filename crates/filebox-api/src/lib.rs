@@ -19,5 +19,5 @@ mod views;
 
 pub use args::*;
 pub use outcome::{Outcome, text_with_warnings};
-pub use verb::{CallError, Effect, Reply, Verb, VerbContext, VerbInfo};
+pub use verb::{CallError, Effect, Reply, Standalone, Verb, VerbContext, VerbInfo};
 pub use views::*;

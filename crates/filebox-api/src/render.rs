@@ -4,7 +4,8 @@
 use crate::views::{
     AgentsResult, ForkResult, ListResult, MessageSummary, OpenQuestions, QuestionResult,
     QuestionStatus, ReindexResult, SearchHit, SearchResult, SendResult, StatusResult,
-    ThreadNodeView, ThreadResult, ThreadsResult, TransitionResult,
+    TeamInboxResult, TeamMessageView, TeamSendResult, TeamsResult, ThreadNodeView, ThreadResult,
+    ThreadsResult, TransitionResult,
 };
 
 /// Seed 000's listing lines (`2025-06-27T153000 ER Title (file.md)`); the file name is a
@@ -339,4 +340,77 @@ pub fn open_questions(open: &OpenQuestions) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n\n")
+}
+
+/// Each team, then its members: `  researcher (3 messages, 1 unread)`.
+pub fn teams(listed: &TeamsResult) -> String {
+    if listed.teams.is_empty() {
+        return format!("No teams in {}.", listed.teams_dir);
+    }
+    let mut lines = Vec::new();
+    for team in &listed.teams {
+        lines.push(match &team.description {
+            Some(d) => format!("{} — {d}", team.name),
+            None => team.name.clone(),
+        });
+        lines.extend(team.members.iter().map(|m| {
+            format!(
+                "  {} ({} messages, {} unread)",
+                m.name, m.messages, m.unread
+            )
+        }));
+    }
+    lines.join("\n")
+}
+
+/// A team inbox, a message per line: `* 2026-04-01T10:30:00.000Z researcher: summary`
+/// (`*` = unread), then its text indented; a structured message's kind and details stay on
+/// its line.
+pub fn team_inbox(inbox: &TeamInboxResult) -> String {
+    if inbox.messages.is_empty() {
+        let unread = if inbox.marked_read.is_some() {
+            "unread "
+        } else {
+            ""
+        };
+        return format!(
+            "No {unread}messages for {} in team {}.",
+            inbox.member, inbox.team
+        );
+    }
+    inbox
+        .messages
+        .iter()
+        .flat_map(team_message_lines)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn team_message_lines(message: &TeamMessageView) -> Vec<String> {
+    let mark = if message.read { ' ' } else { '*' };
+    let head = format!("{mark} {} {}", message.timestamp, message.from);
+    match &message.description {
+        Some(description) => vec![format!("{head} {description}")],
+        None => {
+            let summary = message
+                .summary
+                .as_deref()
+                .map(|s| format!(": {s}"))
+                .unwrap_or_default();
+            std::iter::once(format!("{head}{summary}"))
+                .chain(message.text.lines().map(|l| format!("    {l}")))
+                .collect()
+        }
+    }
+}
+
+/// `Sent to researcher, tester in team my-team as team-lead at 2026-...Z`.
+pub fn team_sent(sent: &TeamSendResult) -> String {
+    format!(
+        "Sent to {} in team {} as {} at {}",
+        sent.to.join(", "),
+        sent.team,
+        sent.from,
+        sent.timestamp
+    )
 }

@@ -49,8 +49,15 @@ fn compact(schema: &mut Map<String, Value>, defs: &Map<String, Value>) {
     }
     drop_null_type(schema);
     inline_reference(schema, defs);
-    for value in schema.values_mut() {
+    for (key, value) in schema.iter_mut() {
         match value {
+            // Names to schemas: each value is a schema, the map is not (a property may be
+            // called `format` or `default`).
+            Value::Object(properties) if key == "properties" => {
+                for property in properties.values_mut().filter_map(Value::as_object_mut) {
+                    compact(property, defs);
+                }
+            }
             Value::Object(child) => compact(child, defs),
             Value::Array(items) => {
                 for item in items.iter_mut().filter_map(Value::as_object_mut) {
@@ -126,6 +133,29 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[derive(serde::Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Named {
+        /// How to show it.
+        #[serde(default)]
+        format: Option<String>,
+        /// Fallback.
+        #[serde(default)]
+        default: Option<u32>,
+    }
+
+    #[test]
+    fn properties_named_like_schema_keywords_are_kept() {
+        let schema = input::<Named>();
+        assert_eq!(
+            schema["properties"],
+            json!({
+                "format": {"description": "How to show it.", "type": "string"},
+                "default": {"description": "Fallback.", "type": "integer"},
+            })
+        );
+    }
 
     #[derive(serde::Deserialize, JsonSchema)]
     #[allow(dead_code)]

@@ -103,6 +103,12 @@ pub trait Verb {
     }
 }
 
+/// A verb that needs no FileBox mailbox (the team verbs work on Claude Code's files only):
+/// its [`Verb::run`] ignores the mailroom, and the CLI runs it without a FileBox config.
+pub trait Standalone: Verb {
+    fn run_standalone(args: Self::Args) -> filebox_core::Result<Outcome<Self::Output>>;
+}
+
 /// A verb with its types erased: what a surface needs to list it and call it with JSON.
 #[derive(Clone, Copy)]
 pub struct VerbInfo {

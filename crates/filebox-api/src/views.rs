@@ -10,6 +10,11 @@ use filebox_core::{
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// The team verbs' results are declared beside the team-inbox format they describe.
+pub use filebox_bridge::teams::{
+    MemberView, TeamInboxResult, TeamMessageView, TeamSendResult, TeamView, TeamsResult,
+};
+
 /// A message as a listing shows it (from its header only).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct MessageSummary {
@@ -470,6 +475,9 @@ pub struct WaitResult {
     /// The messages that arrived in my inbox since the last wait (oldest first); empty when
     /// the wait timed out or was cancelled.
     pub messages: Vec<MessageSummary>,
+    /// With `format: "xml"`: those messages whole, as `<teammate-message>` blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xml: Option<String>,
 }
 
 /// Where a question stands.

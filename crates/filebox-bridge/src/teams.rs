@@ -1,33 +1,40 @@
-//! The `teams` verbs over Claude Code team inboxes, with serializable results: what the CLI's
-//! `filebox teams ...` (and its `--json`) runs.
+//! The team-inbox operations over Claude Code team inboxes, with serializable results whose
+//! doc comments are their JSON Schema: what `filebox_api`'s team verbs (`list_teams`,
+//! `team_inbox`, `read_team_inbox`, `send_team_message`; CLI `filebox teams ...`) run.
 
 use std::path::Path;
 
+use filebox_core::{Error, Result};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::team_inbox::{InboxFile, Structured, Team, TeamError, TeammateMessage, Teams, names};
+use crate::team_inbox::{InboxFile, Structured, Team, TeammateMessage, Teams, names};
 
 /// A team and its members, as `filebox teams` lists them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TeamView {
+    /// The team's name (its inbox folder's name).
     pub name: String,
+    /// The team's description in its roster.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The roster file, when the team has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub config: Option<String>,
+    /// The folder of the members' inbox files.
     pub inboxes: String,
     pub members: Vec<MemberView>,
-    /// What could not be read (a broken config or inbox); the rest is still listed.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub problems: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A member of a team: in the roster, or with an inbox file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct MemberView {
+    /// The name to address it by (`team-lead` for the lead).
     pub name: String,
+    /// Its colour in Claude Code's UI.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub color: Option<String>,
+    /// Its agent type in the roster.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent_type: Option<String>,
     /// Messages in the member's inbox, and how many are unread.
@@ -36,21 +43,27 @@ pub struct MemberView {
 }
 
 /// `filebox teams`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TeamsResult {
+    /// The folder the teams were looked for in (`{claude_dir}/teams`).
     pub teams_dir: String,
     pub teams: Vec<TeamView>,
 }
 
 /// A message of a team inbox, with its structured kind when it has one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TeamMessageView {
+    /// The sender's name.
     pub from: String,
+    /// Plain text, or a structured message as JSON.
     pub text: String,
+    /// When it was sent (ISO 8601, milliseconds, `Z`).
     pub timestamp: String,
     pub read: bool,
+    /// The sender's colour.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub color: Option<String>,
+    /// A 5-10 word preview.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
     /// The structured message's `type` (`idle_notification`, `shutdown_request`, ...).
@@ -78,10 +91,11 @@ impl From<&TeammateMessage> for TeamMessageView {
 }
 
 /// `filebox teams inbox` and `filebox teams read`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TeamInboxResult {
     pub team: String,
     pub member: String,
+    /// The inbox file.
     pub inbox: String,
     /// Unread first, then read; each group oldest first.
     pub messages: Vec<TeamMessageView>,
@@ -91,12 +105,22 @@ pub struct TeamInboxResult {
 }
 
 /// `filebox teams send`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TeamSendResult {
     pub team: String,
+    /// The sender's name written in `from`.
     pub from: String,
+    /// The members whose inboxes now hold the message.
     pub to: Vec<String>,
+    /// The message's timestamp (with `from` and the text, its identity).
     pub timestamp: String,
+}
+
+/// What `send` did: the members who got the message, and those who could not (each with why).
+#[derive(Debug)]
+pub struct TeamSent {
+    pub result: TeamSendResult,
+    pub failed: Vec<(String, Error)>,
 }
 
 /// What `teams send` sends.
@@ -112,18 +136,24 @@ pub struct TeamSendRequest {
     pub color: Option<String>,
 }
 
-/// `teams`: every team under the Claude folder, with member counts.
-pub fn list(claude_dir: &Path) -> Result<TeamsResult, TeamError> {
+/// `teams`: every team under the Claude folder, with member counts, and what could not be read
+/// (a broken config or inbox; the rest is still listed).
+pub fn list(claude_dir: &Path) -> Result<(TeamsResult, Vec<String>)> {
     let teams = Teams::new(claude_dir);
-    let views = teams.list()?.iter().map(team_view).collect();
-    Ok(TeamsResult {
+    let mut problems = Vec::new();
+    let views = teams
+        .list()?
+        .iter()
+        .map(|team| team_view(team, &mut problems))
+        .collect();
+    let result = TeamsResult {
         teams_dir: teams.root().display().to_string(),
         teams: views,
-    })
+    };
+    Ok((result, problems))
 }
 
-fn team_view(team: &Team) -> TeamView {
-    let mut problems = Vec::new();
+fn team_view(team: &Team, problems: &mut Vec<String>) -> TeamView {
     let config = team.config().unwrap_or_else(|e| {
         problems.push(e.to_string());
         None
@@ -166,7 +196,6 @@ fn team_view(team: &Team) -> TeamView {
             .then(|| team.config_path.display().to_string()),
         inboxes: team.inbox_dir.display().to_string(),
         members,
-        problems,
     }
 }
 
@@ -176,10 +205,10 @@ pub fn inbox(
     team: &str,
     member: &str,
     unread_only: bool,
-) -> Result<TeamInboxResult, TeamError> {
+) -> Result<TeamInboxResult> {
     let team = Teams::new(claude_dir).existing_team(team)?;
     let inbox = team.inbox(member);
-    let file = inbox.read()?;
+    let file = inbox.read().map_err(team_error)?;
     Ok(TeamInboxResult {
         team: team.name.clone(),
         member: member.to_owned(),
@@ -194,13 +223,13 @@ pub fn inbox(
 
 /// `teams read`: the unread messages, then marks exactly those read (by identity), so a
 /// message that arrives in between stays unread for the next read.
-pub fn read(claude_dir: &Path, team: &str, member: &str) -> Result<TeamInboxResult, TeamError> {
+pub fn read(claude_dir: &Path, team: &str, member: &str) -> Result<TeamInboxResult> {
     let team = Teams::new(claude_dir).existing_team(team)?;
     let inbox = team.inbox(member);
-    let file = inbox.read()?;
+    let file = inbox.read().map_err(team_error)?;
     let unread = unread_first(&file, true);
     let identities: Vec<_> = unread.iter().map(|m| m.identity()).collect();
-    let marked = inbox.mark_read(&identities)?;
+    let marked = inbox.mark_read(&identities).map_err(team_error)?;
     Ok(TeamInboxResult {
         team: team.name.clone(),
         member: member.to_owned(),
@@ -217,11 +246,9 @@ fn unread_first(file: &InboxFile, unread_only: bool) -> Vec<&TeammateMessage> {
 }
 
 /// `teams send`: append to one member's inbox, or with `*` to every member but the sender.
-pub fn send(
-    claude_dir: &Path,
-    team: &str,
-    request: &TeamSendRequest,
-) -> Result<TeamSendResult, TeamError> {
+/// Every member is tried; those who could not receive it are in `failed` (the others have it,
+/// so sending again would duplicate it for them).
+pub fn send(claude_dir: &Path, team: &str, request: &TeamSendRequest) -> Result<TeamSent> {
     let team = Teams::new(claude_dir).existing_team(team)?;
     let from = request
         .from
@@ -237,23 +264,37 @@ pub fn send(
         vec![request.to.clone()]
     };
     if to.is_empty() || to.iter().any(|t| t.trim().is_empty()) {
-        return Err(TeamError::Config {
-            path: team.config_path.clone(),
-            reason: format!("no member to send to (to: {:?})", request.to),
-        });
+        return Err(Error::invalid(
+            "to",
+            request.to.clone(),
+            format!("no member of team {} to send to", team.name),
+        ));
     }
     let message = TeammateMessage {
         color: request.color.clone(),
         summary: request.summary.clone(),
         ..TeammateMessage::new(&from, &request.text)
     };
-    for member in &to {
-        team.inbox(member).append(std::slice::from_ref(&message))?;
+    let mut delivered = Vec::new();
+    let mut failed = Vec::new();
+    for member in to {
+        match team.inbox(&member).append(std::slice::from_ref(&message)) {
+            Ok(()) => delivered.push(member),
+            Err(e) => failed.push((member, team_error(e))),
+        }
     }
-    Ok(TeamSendResult {
-        team: team.name.clone(),
-        from,
-        to,
-        timestamp: message.timestamp,
+    Ok(TeamSent {
+        result: TeamSendResult {
+            team: team.name.clone(),
+            from,
+            to: delivered,
+            timestamp: message.timestamp,
+        },
+        failed,
     })
+}
+
+/// An inbox failure as the core error a verb reports.
+fn team_error(error: crate::team_inbox::InboxError) -> Error {
+    crate::team_inbox::TeamError::from(error).into()
 }

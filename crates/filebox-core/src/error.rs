@@ -32,6 +32,15 @@ pub enum Error {
     /// Another process (or an earlier command) already moved the message on.
     #[error("message {reference:?} was already handled: it is now in {folder}")]
     AlreadyHandled { reference: String, folder: String },
+    /// A resolve, reject or hold of a message I sent: only its recipient handles it.
+    #[error(
+        "{reference}: you sent it, so only its recipient ({recipient}) can {verb} it; answer with a reply or start over with a fork"
+    )]
+    NotMine {
+        reference: String,
+        recipient: String,
+        verb: &'static str,
+    },
     /// A fork point that is not in the thread the caller named.
     #[error(
         "{reference} belongs to thread {thread}, not to {wanted}: fork from a message of that thread"
@@ -62,6 +71,10 @@ pub enum Error {
     /// A file that is not a readable FileBox message.
     #[error("{path}: not a readable message: {reason}")]
     Malformed { path: PathBuf, reason: String },
+    /// A file another agent tool owns (a Claude Code team inbox or team config) that is not
+    /// in the form that tool writes; FileBox reported it and left it untouched.
+    #[error("{path}: {reason}")]
+    Foreign { path: PathBuf, reason: String },
     /// The configuration could not be found, read or understood.
     #[error("config {path}: {reason}")]
     Config { path: PathBuf, reason: String },

@@ -30,7 +30,6 @@ mod store;
 mod thread;
 pub mod time;
 mod transition;
-mod travelled;
 mod watch;
 
 pub use agent::AgentId;
@@ -52,5 +51,4 @@ pub use status::{RecipientStatus, Status, StatusReport, copy_status};
 pub use store::Recovery;
 pub use thread::{ENTRY_SEPARATOR, Thread, ThreadNode};
 pub use transition::{Transition, TransitionReceipt};
-pub use travelled::Travelled;
 pub use watch::{Arrivals, InboxWatch};

@@ -83,16 +83,11 @@ impl Mailroom {
                             && sent.header.get(field::ORIGINAL_SENDER)
                                 == Some(self.me().as_str()) =>
                     {
-                        Error::invalid(
-                            "message",
-                            reference.text(),
-                            format!(
-                                "you sent it, so only its recipient ({}) can {} it; answer with a \
-                             reply or start over with a fork",
-                                sent.header.get(field::RECEIVER).unwrap_or("?"),
-                                transition.verb()
-                            ),
-                        )
+                        Error::NotMine {
+                            reference: reference.text().to_owned(),
+                            recipient: sent.header.get(field::RECEIVER).unwrap_or("?").to_owned(),
+                            verb: transition.verb(),
+                        }
                     }
                     Ok(elsewhere) => Error::AlreadyHandled {
                         reference: reference.text().to_owned(),

@@ -1,20 +1,32 @@
-//! `filebox mcp`: the server over stdin/stdout. Stdout carries only protocol messages.
+//! `filebox mcp`: the server over stdin/stdout (stdout carries only protocol messages), or over
+//! any other byte-stream transport (an in-memory pipe in tests).
 
 use std::sync::Arc;
 
 use anyhow::Context;
 use filebox_core::Mailroom;
-use rmcp::ServiceExt;
+use rmcp::transport::IntoTransport;
+use rmcp::{RoleServer, ServiceExt};
 
 use crate::server::FileboxServer;
 
 /// Serve MCP on stdin/stdout until the client closes the connection.
 pub async fn serve_stdio(mailroom: Mailroom) -> anyhow::Result<()> {
+    serve_transport(mailroom, rmcp::transport::stdio()).await
+}
+
+/// Serve one MCP session on `transport` (for example one end of `tokio::io::duplex`) until the
+/// client closes it.
+pub async fn serve_transport<T, E, A>(mailroom: Mailroom, transport: T) -> anyhow::Result<()>
+where
+    T: IntoTransport<RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
     let server = FileboxServer::new(Arc::new(mailroom));
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve(transport)
         .await
-        .context("starting the MCP session on stdio")?;
-    running.waiting().await.context("serving MCP on stdio")?;
+        .context("starting the MCP session")?;
+    running.waiting().await.context("serving MCP")?;
     Ok(())
 }

@@ -187,9 +187,6 @@ pub(crate) enum Command {
     /// an agent mailbox `assistant`. Off loopback, every agent needs a token
     /// (`filebox agents token ID`). Stops gracefully on SIGTERM or Ctrl-C.
     Serve(ServeArgs),
-    /// Hubs on several machines, federated over NATS JetStream (the config's `federation`
-    /// section; agents of other hubs are `name@hub`, `"hub": "NAME"` in `agents`).
-    Federation(FederationArgs),
     /// Show FileBox working with no setup: two agents in a throwaway folder walk seed 000's
     /// enhancement-request exchange, printing each step.
     Quickstart(QuickstartArgs),
@@ -463,20 +460,10 @@ pub(crate) struct WaitArgs {
     /// Give up after this many seconds [default: wait indefinitely]
     #[arg(long, value_name = "SECONDS")]
     pub(crate) timeout: Option<u64>,
-}
-
-#[derive(Debug, Args)]
-pub(crate) struct FederationArgs {
-    #[command(subcommand)]
-    pub(crate) action: FederationAction,
-}
-
-#[derive(Debug, Subcommand)]
-pub(crate) enum FederationAction {
-    /// The connection to NATS, each known hub with what waits for it in the stream (its lag),
-    /// what this hub has not handed to the stream yet (queued), and refused messages.
-    /// Exit code 1 when NATS cannot be reached.
-    Status,
+    /// Also print the messages whole as `<teammate-message>` blocks for a model's context
+    /// (and mark them read), after their listing lines
+    #[arg(long)]
+    pub(crate) xml: bool,
 }
 
 #[derive(Debug, Args)]
@@ -613,8 +600,13 @@ mod tests {
     fn every_verb_of_the_table_has_its_subcommand() {
         let cli = Cli::command();
         for verb in filebox_api::verbs::TABLE {
+            // `teams inbox`: a subcommand of a subcommand.
+            let found = verb
+                .cli
+                .split(' ')
+                .try_fold(&cli, |command, word| command.find_subcommand(word));
             assert!(
-                cli.find_subcommand(verb.cli).is_some(),
+                found.is_some(),
                 "{} has no `filebox {}`",
                 verb.name,
                 verb.cli

@@ -3,7 +3,7 @@
 use filebox_core::message::MessageIdShort;
 use filebox_core::{Envelope, Error, Folder, Mailbox, MessageRef, Problem, Result};
 
-use crate::args::{ListArgs, ReadArgs, WaitArgs};
+use crate::args::{ListArgs, MessageFormat, ReadArgs, WaitArgs};
 use crate::outcome::Outcome;
 use crate::render;
 use crate::verb::{Effect, Verb, VerbContext};
@@ -187,25 +187,55 @@ impl Verb for WaitForMessages {
         let timeout = args.timeout.map(std::time::Duration::from_secs);
         let mailbox = cx.mailroom.my_mailbox()?;
         let arrived = mailbox.wait_for_mail(timeout, cx.cancelled)?;
+        let mut warnings = unreadable_warnings(&arrived.unreadable);
+        let xml = match args.format.unwrap_or_default() {
+            MessageFormat::Lines => None,
+            MessageFormat::Xml => Some(whole_as_xml(&mailbox, &arrived.messages, &mut warnings)),
+        };
         Ok(Outcome::with_warnings(
             WaitResult {
                 messages: summaries(&mailbox, Folder::Inbox, &arrived.messages)?,
+                xml,
             },
-            unreadable_warnings(&arrived.unreadable),
+            warnings,
         ))
     }
 
     fn render(waited: &WaitResult) -> String {
-        render::message_lines(
-            &waited.messages,
-            "No new mail (the wait timed out or was cancelled).",
-        )
+        with_xml(render::message_lines(&waited.messages, NO_NEW_MAIL), waited)
     }
 
     fn brief(waited: &WaitResult) -> String {
-        render::brief_lines(
-            &waited.messages,
-            "No new mail (the wait timed out or was cancelled).",
-        )
+        with_xml(render::brief_lines(&waited.messages, NO_NEW_MAIL), waited)
     }
+}
+
+const NO_NEW_MAIL: &str = "No new mail (the wait timed out or was cancelled).";
+
+/// The lines, then (with `format: "xml"`) the messages whole after a blank line.
+fn with_xml(lines: String, waited: &WaitResult) -> String {
+    match waited.xml.as_deref() {
+        Some(xml) if !xml.is_empty() => format!("{lines}\n\n{xml}"),
+        _ => lines,
+    }
+}
+
+/// The messages whole as `<teammate-message>` blocks, each marked read first (as
+/// `read_message` does); one that cannot be read any more is a warning.
+fn whole_as_xml(
+    mailbox: &filebox_core::Mailbox,
+    envelopes: &[filebox_core::Envelope],
+    warnings: &mut Vec<String>,
+) -> String {
+    let mut blocks = Vec::new();
+    for envelope in envelopes {
+        let read = mailbox
+            .mark_read(envelope)
+            .and_then(|()| mailbox.read(envelope));
+        match read {
+            Ok(message) => blocks.extend(filebox_bridge::teammate_xml::blocks_of(&message)),
+            Err(e) => warnings.push(format!("could not render {}: {e}", envelope.file)),
+        }
+    }
+    filebox_bridge::teammate_xml::render(&blocks)
 }

@@ -12,6 +12,7 @@ mod questions;
 mod search;
 mod send;
 mod status;
+mod teams;
 mod threads;
 mod transition;
 
@@ -25,6 +26,7 @@ pub use questions::{
 pub use search::{Reindex, SearchMessages};
 pub use send::{ReplyMessage, SendMessage};
 pub use status::MessageStatus;
+pub use teams::{ListTeams, ReadTeamInbox, SendTeamMessage, TeamInbox};
 pub use threads::{ForkThread, GetThread, ListThreads};
 pub use transition::{HoldMessage, RejectMessage, ResolveMessage};
 
@@ -50,6 +52,10 @@ pub static TABLE: &[VerbInfo] = &[
     VerbInfo::of::<GetAnswer>(),
     VerbInfo::of::<OpenQuestions>(),
     VerbInfo::of::<Reindex>(),
+    VerbInfo::of::<ListTeams>(),
+    VerbInfo::of::<TeamInbox>(),
+    VerbInfo::of::<ReadTeamInbox>(),
+    VerbInfo::of::<SendTeamMessage>(),
 ];
 
 /// The one warning for a mailbox of the config that could not be read (every verb that looks

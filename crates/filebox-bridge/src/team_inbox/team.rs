@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::inbox::{Inbox, InboxError};
+use super::lock::LockError;
 use super::names;
 
 /// The parts of a team's `config.json` FileBox reads; everything else is left alone (FileBox
@@ -60,6 +61,57 @@ pub enum TeamError {
     },
     #[error(transparent)]
     Inbox(#[from] InboxError),
+}
+
+/// A team failure as the core error a verb reports: a wrong team name is a bad argument, a
+/// file not in Claude Code's form is a foreign file left untouched, a lock held too long or
+/// taken over is an I/O failure after which nothing was written (safe to try again).
+impl From<TeamError> for filebox_core::Error {
+    fn from(error: TeamError) -> Self {
+        use filebox_core::Error;
+        let io = |path: PathBuf, kind: io::ErrorKind, message: String| Error::Io {
+            path,
+            source: io::Error::new(kind, message),
+        };
+        match error {
+            TeamError::Io { path, source } => Error::Io { path, source },
+            TeamError::Config { path, reason } => Error::Foreign {
+                path,
+                reason: format!("not a team config: {reason}"),
+            },
+            TeamError::NoSuchTeam {
+                name,
+                teams,
+                config,
+            } => Error::invalid(
+                "team",
+                name,
+                format!(
+                    "no such team under {}: neither {} nor an inbox folder exists \
+                     (list_teams, `filebox teams`, lists the teams)",
+                    teams.display(),
+                    config.display()
+                ),
+            ),
+            TeamError::Inbox(InboxError::Io { path, source }) => Error::Io { path, source },
+            TeamError::Inbox(InboxError::Unreadable { path, reason }) => Error::Foreign {
+                path,
+                reason: format!(
+                    "the inbox is not readable ({reason}); it was left as it is, fix or \
+                     remove it by hand"
+                ),
+            },
+            TeamError::Inbox(InboxError::Lock(lock)) => match lock {
+                LockError::Io { path, source } => Error::Io { path, source },
+                LockError::Busy { ref path, .. } => {
+                    io(path.clone(), io::ErrorKind::WouldBlock, lock.to_string())
+                }
+                LockError::Compromised { ref path } => {
+                    io(path.clone(), io::ErrorKind::Interrupted, lock.to_string())
+                }
+            },
+        }
+    }
 }
 
 /// The teams folder of a Claude config folder: `{claude_dir}/teams`.

@@ -39,6 +39,8 @@ fn app_code(error: &filebox_core::Error) -> i64 {
         Error::Undelivered { .. } => 1008,
         Error::TooLarge { .. } => 1009,
         Error::Malformed { .. } => 1010,
+        Error::Foreign { .. } => 1011,
+        Error::NotMine { .. } => 1012,
         Error::Invalid { .. } => INVALID_PARAMS,
         Error::Config { .. }
         | Error::NoConfig

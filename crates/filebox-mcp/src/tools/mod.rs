@@ -26,7 +26,8 @@ fn offered() -> impl Iterator<Item = &'static VerbInfo> {
 }
 
 /// A verb as a tool: name, title, description, schemas, and annotations from its effect.
-/// Every FileBox tool is closed-world: it touches only the configured mailboxes.
+/// Every FileBox tool is closed-world: it touches only local files (the configured mailboxes,
+/// Claude Code's team inboxes).
 fn definition(verb: &VerbInfo) -> Tool {
     let annotations = ToolAnnotations::with_title(verb.title).open_world(false);
     let annotations = match verb.effect {

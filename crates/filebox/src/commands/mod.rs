@@ -3,7 +3,6 @@
 
 mod agents;
 mod export;
-mod federation;
 mod fork;
 mod init;
 mod list;
@@ -26,7 +25,7 @@ mod wait;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use filebox_api::Verb;
+use filebox_api::{Standalone, Verb};
 use filebox_core::{AgentId, Config, Mailroom, MessageType};
 
 use crate::cli::{Cli, Command, Global};
@@ -62,7 +61,6 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Render(args) => render::run(global, &args),
         Command::Teams(args) => teams::run(global, &args),
         Command::Serve(args) => serve::run(global, &args),
-        Command::Federation(args) => federation::run(global, &args),
         Command::Quickstart(args) => quickstart::run(global, &args),
     }
 }
@@ -107,8 +105,25 @@ pub(crate) fn run_verb_as_text<V: Verb>(
 ) -> anyhow::Result<Outcome> {
     let mailroom = mailroom(global)?;
     let outcome = V::run(&filebox_api::VerbContext::new(&mailroom), args)?;
+    print_outcome(global, &outcome, text)
+}
+
+/// Run a [`Standalone`] verb (no FileBox config needed) and print it as [`run_verb`] does.
+pub(crate) fn run_standalone<V: Standalone>(
+    global: &Global,
+    args: V::Args,
+) -> anyhow::Result<Outcome> {
+    print_outcome(global, &V::run_standalone(args)?, V::render)
+}
+
+/// `--json`: the whole outcome; else the text; warnings on stderr (exit code 1).
+fn print_outcome<T: serde::Serialize>(
+    global: &Global,
+    outcome: &filebox_api::Outcome<T>,
+    text: impl FnOnce(&T) -> String,
+) -> anyhow::Result<Outcome> {
     if global.json {
-        output::json(&outcome)?;
+        output::json(outcome)?;
     } else {
         output::text_line(&text(&outcome.value))?;
     }

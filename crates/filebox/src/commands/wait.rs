@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use filebox_api::verbs::WaitForMessages;
-use filebox_api::{MessageSummary, Verb, VerbContext};
+use filebox_api::{MessageFormat, MessageSummary, Verb, VerbContext};
 
 use super::mailroom;
 use crate::cli::{Global, WaitArgs};
@@ -16,6 +16,7 @@ pub(crate) fn run(global: &Global, args: &WaitArgs) -> anyhow::Result<Outcome> {
         &VerbContext::new(&mailroom),
         filebox_api::WaitArgs {
             timeout: args.timeout,
+            format: args.xml.then_some(MessageFormat::Xml),
         },
     )?;
     if global.json {

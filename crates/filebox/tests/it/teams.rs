@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 use std::fs;
+use std::path::Path;
 
 use filebox_bridge::team_inbox::Kind;
 use serde_json::Value;
@@ -154,7 +155,7 @@ fn read_marks_exactly_the_messages_it_printed() {
         .success();
     assert_eq!(
         again.trim(),
-        "no unread messages for tester in team Boom_UI"
+        "No unread messages for tester in team Boom_UI."
     );
     let unread = json_of(
         &t.run()
@@ -264,7 +265,10 @@ fn an_unreadable_inbox_fails_the_send_and_is_left_alone() {
         .args(["teams", "inbox", "Nope", "x"])
         .args(&dir)
         .failure();
-    assert!(err.contains("no team \"Nope\""), "{err}");
+    assert!(
+        err.contains("invalid team \"Nope\": no such team under"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -279,4 +283,52 @@ fn the_claude_folder_comes_from_claude_config_dir_else_home() {
     command.env("CLAUDE_CONFIG_DIR", t.path().join("claude"));
     let out = command.output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("\"Boom_UI\""));
+}
+
+/// The README's "Try it" block runs as written, from the repository's folder (only its
+/// `/tmp/claude-demo` moves into the test's folder).
+#[test]
+fn the_readme_team_example_runs_as_written() {
+    let readme = include_str!("../../../../README.md");
+    let block = readme
+        .split("Try it on the repository's fixture team")
+        .nth(1)
+        .and_then(|rest| rest.split("```sh\n").nth(1))
+        .and_then(|rest| rest.split("```").next())
+        .expect("the README's team example");
+    let t = Test::new();
+    let demo = t.path().join("claude-demo");
+    let script = block.replace("/tmp/claude-demo", &demo.display().to_string());
+    let binary = Path::new(env!("CARGO_BIN_EXE_filebox"));
+    let path = format!(
+        "{}:{}",
+        binary.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let done = std::process::Command::new("sh")
+        .args(["-ec", &script])
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .env("PATH", path)
+        .env("HOME", t.path())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&done.stdout);
+    assert!(
+        done.status.success(),
+        "{out}\n{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert!(out.starts_with("Boom_UI — Boom UI refresh\n"), "{out}");
+    assert!(
+        out.contains("\nSent to researcher in team Boom_UI as team-lead at "),
+        "{out}"
+    );
+    assert!(
+        out.contains("team-lead: Check the API\n    Please check src/api\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("<teammate-message teammate_id=\"researcher\" color=\"blue\""),
+        "{out}"
+    );
 }

@@ -105,6 +105,27 @@ fn text_wait_prints_listing_lines_and_a_timeout_exits_3() {
 }
 
 #[test]
+fn wait_xml_prints_the_messages_whole_for_a_models_context_and_marks_them_read() {
+    let t = Test::new().agents(["a", "b"]);
+    wait_for_nothing(&t, "b");
+    t.send("a", "b", "ER", "Ship it?\n\n<b>now</b> & \"then\"");
+    let out = t
+        .as_agent("b")
+        .args(["wait", "--xml", "--timeout", "5"])
+        .success();
+    let listing = t.as_agent("b").args(["list", "inbox"]).success();
+    assert_eq!(
+        out,
+        format!(
+            "{listing}\n<teammate-message teammate_id=\"a\" summary=\"Ship it?\">\n\
+             Ship it?\n\n<b>now</b> & \"then\"\n</teammate-message>\n"
+        )
+    );
+    let unread = t.as_agent("b").args(["list", "--unread"]).success();
+    assert_eq!(unread, "No messages.\n");
+}
+
+#[test]
 fn watch_streams_json_lines() {
     let t = Test::new().agents(["a", "b"]);
     let mut watcher = t.as_agent("b").args(["watch"]).command().spawn().unwrap();

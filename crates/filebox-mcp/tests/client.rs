@@ -1,0 +1,142 @@
+//! The MCP tools called in process through an rmcp client: the server runs on one end of an
+//! in-memory pipe, exactly as `filebox mcp` runs on stdio, and the client sees the verb table
+//! as tools, their results as structured content plus text, and failures as `isError` results
+//! that name the error's kind and the next step.
+
+use filebox_api::{VerbContext, verbs};
+use filebox_core::{AgentId, Config, ConfigFile, Mailroom};
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{RoleClient, RunningService};
+use serde_json::{Value, json};
+
+/// A config with agents `qa` and `dev` under `dir`, acting as `me`.
+fn mailroom(dir: &tempfile::TempDir, me: &str) -> Mailroom {
+    let config = Config::update(&dir.path().join("config.json"), |file: &mut ConfigFile| {
+        for agent in ["qa", "dev"] {
+            file.set_mailbox(&AgentId::new(agent)?, dir.path().join(agent));
+        }
+        Ok(())
+    })
+    .unwrap();
+    Mailroom::new(config, Some(&AgentId::new(me).unwrap())).unwrap()
+}
+
+/// A client connected to a FileBox MCP server that serves `qa`.
+async fn connect(dir: &tempfile::TempDir) -> RunningService<RoleClient, ()> {
+    let (server_end, client_end) = tokio::io::duplex(64 * 1024);
+    let served = mailroom(dir, "qa");
+    tokio::spawn(filebox_mcp::serve_transport(served, server_end));
+    ().serve(client_end).await.expect("the MCP session starts")
+}
+
+async fn call(client: &RunningService<RoleClient, ()>, tool: &str, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else {
+        panic!("arguments are an object")
+    };
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args))
+        .await
+        .unwrap_or_else(|e| panic!("{tool}: {e}"))
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|block| block.as_text().map(|t| t.text.as_str()))
+        .collect()
+}
+
+/// `dev` sends `qa` a message (another process, as far as the server knows).
+fn dev_sends_qa(dir: &tempfile::TempDir, content: &str) -> String {
+    let dev = mailroom(dir, "dev");
+    let reply = verbs::call(
+        &VerbContext::new(&dev),
+        "send_message",
+        json!({"to": "qa", "type": "ER", "content": content}),
+    )
+    .unwrap();
+    reply.value["id"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tools_are_the_verb_table_offered_to_models() {
+    let dir = tempfile::tempdir().unwrap();
+    let client = connect(&dir).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+    let offered: Vec<&str> = verbs::TABLE
+        .iter()
+        .filter(|verb| verb.for_models)
+        .map(|verb| verb.name)
+        .collect();
+    assert_eq!(names, offered);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_goes_out_and_the_answer_comes_back_to_a_wait() {
+    let dir = tempfile::tempdir().unwrap();
+    let client = connect(&dir).await;
+
+    let sent = call(
+        &client,
+        "send_message",
+        json!({"to": "dev", "type": "BR", "content": "The save button does nothing"}),
+    )
+    .await;
+    assert_eq!(sent.is_error, Some(false));
+    let structured = sent.structured_content.as_ref().unwrap();
+    assert_eq!(structured["delivered_to"], json!(["dev"]));
+    let id = structured["id"].as_str().unwrap();
+    assert!(text(&sent).contains(id), "{}", text(&sent));
+
+    // The first wait takes the inbox as it is; what arrives after is the next wait's answer.
+    let first = call(&client, "wait_for_messages", json!({"timeout": 0})).await;
+    assert_eq!(first.structured_content, Some(json!({"messages": []})));
+    let answer = dev_sends_qa(&dir, "Fixed: the handler was never bound");
+
+    let waited = call(&client, "wait_for_messages", json!({"timeout": 30})).await;
+    let structured = waited.structured_content.as_ref().unwrap();
+    assert_eq!(structured["messages"][0]["id"], answer.as_str());
+    assert!(
+        text(&waited).contains("Fixed: the handler"),
+        "{}",
+        text(&waited)
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failures_are_error_results_with_their_kind_and_next_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let client = connect(&dir).await;
+
+    let missing = call(&client, "read_message", json!({"id": "0123abcd"})).await;
+    assert_eq!(missing.is_error, Some(true));
+    assert_eq!(missing.structured_content, None);
+    assert!(
+        text(&missing).starts_with("no message \"0123abcd\"")
+            && text(&missing).contains("(not_found). Call list_messages"),
+        "{}",
+        text(&missing)
+    );
+
+    let attic = call(&client, "list_messages", json!({"folder": "attic"})).await;
+    assert_eq!(attic.is_error, Some(true));
+    assert!(
+        text(&attic).starts_with("invalid arguments for list_messages: unknown variant `attic`"),
+        "{}",
+        text(&attic)
+    );
+
+    let unknown = client
+        .call_tool(CallToolRequestParams::new("no_such_tool"))
+        .await;
+    assert!(unknown.is_err(), "an unknown tool is a protocol error");
+    // The session is still there.
+    let agents = call(&client, "list_agents", json!({})).await;
+    assert_eq!(agents.structured_content.unwrap()["me"], "qa");
+    client.cancel().await.unwrap();
+}
