@@ -1,7 +1,9 @@
-//! Temp mailboxes for benchmarks: a config with agents, opened through the core.
+//! Temp mailboxes for benchmarks (a config with agents, opened through the core) and the
+//! `filebox` binary the process benchmarks run.
 
 use std::error::Error;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use filebox_core::{AgentId, Config, Mailroom};
 
@@ -61,4 +63,35 @@ impl Fixture {
 pub(crate) fn mailroom(config: &Path, agent: &str) -> Result<Mailroom> {
     let config = Config::load(config)?;
     Ok(Mailroom::new(config, Some(&AgentId::new(agent)?))?)
+}
+
+/// The release `filebox` binary next to this one, built first if it is not there.
+pub(crate) fn filebox_binary() -> Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    let dir = exe.parent().ok_or("no folder for the bench binary")?;
+    let filebox = dir.join("filebox");
+    let profile = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("release");
+    // Rebuild every time under cargo, so the figures are for the current source.
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut build = Command::new(cargo);
+    build.args(["build", "-p", "filebox", "--bin", "filebox"]);
+    if profile == "release" {
+        build.arg("--release");
+    } else if profile != "debug" {
+        build.args(["--profile", profile]);
+    }
+    if !build.status().is_ok_and(|s| s.success()) && !filebox.exists() {
+        return Err(format!(
+            "no filebox binary at {}: build it with `cargo build --release -p filebox`",
+            filebox.display()
+        )
+        .into());
+    }
+    if profile != "release" {
+        eprintln!("note: measuring a {profile} build; use --release for real figures");
+    }
+    Ok(filebox)
 }

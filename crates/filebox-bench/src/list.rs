@@ -4,7 +4,7 @@
 
 use std::fs::{self, File};
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -12,7 +12,7 @@ use filebox_core::message::{Header, Message, MessageType, field, file_name_for, 
 use filebox_core::time;
 
 use crate::Options;
-use crate::fixture::{Fixture, Result};
+use crate::fixture::{Fixture, Result, filebox_binary};
 use crate::report::{self, Samples, ms};
 
 const RUNS: usize = 20;
@@ -208,35 +208,4 @@ fn peak_rss_kib(command: Command) -> Result<u64> {
         peak = peak.max(kib);
     }
     Ok(peak)
-}
-
-/// The release `filebox` binary next to this one, built first if it is not there.
-fn filebox_binary() -> Result<PathBuf> {
-    let exe = std::env::current_exe()?;
-    let dir = exe.parent().ok_or("no folder for the bench binary")?;
-    let filebox = dir.join("filebox");
-    let profile = dir
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("release");
-    // Rebuild every time under cargo, so the figures are for the current source.
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut build = Command::new(cargo);
-    build.args(["build", "-p", "filebox", "--bin", "filebox"]);
-    if profile == "release" {
-        build.arg("--release");
-    } else if profile != "debug" {
-        build.args(["--profile", profile]);
-    }
-    if !build.status().is_ok_and(|s| s.success()) && !filebox.exists() {
-        return Err(format!(
-            "no filebox binary at {}: build it with `cargo build --release -p filebox`",
-            filebox.display()
-        )
-        .into());
-    }
-    if profile != "release" {
-        eprintln!("note: measuring a {profile} build; use --release for real figures");
-    }
-    Ok(filebox)
 }

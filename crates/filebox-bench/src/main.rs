@@ -7,6 +7,7 @@
 //! cargo run --release -p filebox-bench -- list    # `filebox list inbox` on 10,000 messages
 //! cargo run --release -p filebox-bench -- search  # index build and query p50/p95, 100,000 messages
 //! cargo run --release -p filebox-bench -- wait    # `wait` wake-up latency; CPU per idle second
+//! cargo run --release -p filebox-bench -- hub     # the hub's email.send vs the CLI; event latency
 //! ```
 //!
 //! Add a benchmark as a module with a `run(&Options)` and a line in `main`.
@@ -15,6 +16,8 @@
 #![allow(clippy::print_stdout)]
 
 mod fixture;
+mod http;
+mod hub;
 mod list;
 mod report;
 mod search;
@@ -33,7 +36,7 @@ pub(crate) struct Options {
 }
 
 const USAGE: &str =
-    "usage: filebox-bench [--dir DIR] [--quick] <all | send | list | search | wait>";
+    "usage: filebox-bench [--dir DIR] [--quick] <all | send | list | search | wait | hub>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -62,11 +65,13 @@ fn main() -> ExitCode {
         Some("all") => send::run(&options)
             .and_then(|()| list::run(&options))
             .and_then(|()| search::run(&options))
-            .and_then(|()| wait::run(&options)),
+            .and_then(|()| wait::run(&options))
+            .and_then(|()| hub::run(&options)),
         Some("send") => send::run(&options),
         Some("list") => list::run(&options),
         Some("search") => search::run(&options),
         Some("wait") => wait::run(&options),
+        Some("hub") => hub::run(&options),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);

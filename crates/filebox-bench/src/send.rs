@@ -123,18 +123,43 @@ fn sends(mode: Mode, config: &Path, agent: &str, count: usize, body: &str) -> Re
             let pid = std::process::id();
             let start = Instant::now();
             for n in 0..count {
-                let staged = tmp.join(format!("{agent}-{pid}-{n}.part"));
-                let mut file =
-                    File::create(&staged).map_err(|e| format!("{}: {e}", staged.display()))?;
-                file.write_all(bytes.as_bytes())?;
-                file.sync_all()?;
-                fs::rename(&staged, inbox.join(format!("{agent}-{pid}-{n}.md")))
-                    .map_err(|e| format!("rename {}: {e}", staged.display()))?;
-                File::open(&inbox)?.sync_all()?;
+                let name = format!("{agent}-{pid}-{n}");
+                publish_bare(&tmp, &inbox, &name, bytes.as_bytes(), DirSync::Private)?;
             }
             Ok(start.elapsed())
         }
     }
+}
+
+/// How [`publish_bare`] makes the new name durable.
+#[derive(Clone, Copy)]
+pub(crate) enum DirSync {
+    /// Its own fsync of the directory.
+    Private,
+    /// `filebox_core::group_commit::sync_dir`, shared with concurrent writers in this process.
+    Grouped,
+}
+
+/// The floor of a durable delivery: write `name.part` in `tmp`, fsync it, rename it to
+/// `dir/name.md`, fsync `dir`.
+pub(crate) fn publish_bare(
+    tmp: &Path,
+    dir: &Path,
+    name: &str,
+    bytes: &[u8],
+    sync: DirSync,
+) -> Result<()> {
+    let staged = tmp.join(format!("{name}.part"));
+    let mut file = File::create(&staged).map_err(|e| format!("{}: {e}", staged.display()))?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    fs::rename(&staged, dir.join(format!("{name}.md")))
+        .map_err(|e| format!("rename {}: {e}", staged.display()))?;
+    match sync {
+        DirSync::Private => File::open(dir)?.sync_all()?,
+        DirSync::Grouped => filebox_core::group_commit::sync_dir(dir)?,
+    }
+    Ok(())
 }
 
 /// Run `PROCESSES` writer processes of `each` sends; returns the wall time from the moment they

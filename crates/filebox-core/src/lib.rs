@@ -16,6 +16,7 @@ mod foreign;
 mod fork;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
+pub mod group_commit;
 pub mod index;
 mod mailbox;
 mod mailroom;

@@ -24,6 +24,7 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsE
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, IoContext, Result};
+use crate::group_commit;
 
 const STAGED: &str = "part";
 const INTENT: &str = "intent";
@@ -55,9 +56,11 @@ pub(crate) fn make_private(file: &File, path: &Path) -> Result<()> {
         .at(path)
 }
 
-/// fsync a directory, so that a rename or link in it survives a power loss.
+/// fsync a directory, so that a rename or link in it survives a power loss. Concurrent
+/// publishers into one folder share the fsync ([`group_commit`]): each still returns only once
+/// what it linked is durable.
 fn sync_dir(dir: &Path) -> Result<()> {
-    File::open(dir).and_then(|d| d.sync_all()).at(dir)
+    group_commit::sync_dir(dir).at(dir)
 }
 
 fn op_id() -> String {

@@ -122,7 +122,8 @@ pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
     .filter_map(|(key, value)| Some((key, value?)))
     .collect();
     let receipt = mailroom.send_new_with(&request, &extra)?;
-    stored_copy(&mailroom, &receipt.id, &[Folder::Outbox])
+    // By file name: one open, where the id would list the whole outbox.
+    stored_copy(&mailroom, &receipt.file, &[Folder::Outbox])
 }
 
 pub(crate) fn inbox(ctx: &Ctx, p: InboxParams) -> Result<Vec<AgentEmail>, RpcError> {

@@ -1,0 +1,550 @@
+//! `hub`: the real hub (`filebox serve --listen 127.0.0.1:0`) loaded with `email.send` over
+//! loopback HTTP JSON-RPC by 1, 16 and 64 clients for a bounded time, against, in the same
+//! run, the CLI path (`filebox send`, one process per send, by as many concurrent callers) and
+//! the floor of a durable delivery (write + fsync + rename + directory fsync, one file after
+//! the other, and 16 writers with a private or a group-committed directory fsync). Then the
+//! event latency: a file delivered by the CLI until its SSE event reaches a client of
+//! `/events`.
+//!
+//! Cases take turns round by round, so a noisy moment on the shared machine falls on all of
+//! them alike. Every message is 1 KiB of body from `qa` to `dev`: one inbox and one outbox,
+//! the folders concurrent deliveries contend for.
+
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::Options;
+use crate::fixture::{Fixture, Result, filebox_binary};
+use crate::http::Connection;
+use crate::report::{self, Samples, ms};
+use crate::send::{DirSync, publish_bare};
+
+const BODY_BYTES: usize = 1024;
+const CLIENTS: [usize; 3] = [1, 16, 64];
+
+/// One thing measured.
+#[derive(Clone, Copy)]
+enum Case {
+    /// `email.send` over HTTP by this many clients, each on its own keep-alive connection.
+    Hub(usize),
+    /// `filebox send` processes, this many at a time.
+    Cli(usize),
+    /// The write + fsync + rename + directory fsync loop, by this many threads.
+    Floor(usize, DirSync),
+}
+
+impl Case {
+    fn path(self) -> &'static str {
+        match self {
+            Case::Hub(_) => "hub: email.send over HTTP JSON-RPC",
+            Case::Cli(_) => "CLI: filebox send, a process per send",
+            Case::Floor(_, DirSync::Private) => "floor: write+fsync+rename+dir fsync",
+            Case::Floor(_, DirSync::Grouped) => "floor, group-committed dir fsync",
+        }
+    }
+
+    fn clients(self) -> usize {
+        match self {
+            Case::Hub(n) | Case::Cli(n) | Case::Floor(n, _) => n,
+        }
+    }
+}
+
+/// What one case did over all rounds.
+#[derive(Default)]
+struct Tally {
+    sends: u64,
+    errors: u64,
+    elapsed: Duration,
+    /// Sends per second in each round.
+    rates: Vec<f64>,
+    latencies: Vec<Duration>,
+    first_error: Option<String>,
+}
+
+impl Tally {
+    fn rate(&self) -> f64 {
+        self.sends as f64 / self.elapsed.as_secs_f64()
+    }
+}
+
+/// What one client thread did in one round.
+#[derive(Default)]
+struct Work {
+    latencies: Vec<Duration>,
+    errors: u64,
+    first_error: Option<String>,
+}
+
+impl Work {
+    fn record(&mut self, started: Instant, outcome: Result<()>) {
+        match outcome {
+            Ok(()) => self.latencies.push(started.elapsed()),
+            Err(error) => {
+                self.errors += 1;
+                self.first_error.get_or_insert_with(|| error.to_string());
+            }
+        }
+    }
+}
+
+pub(crate) fn run(options: &Options) -> Result<()> {
+    let (rounds, slice) = if options.quick {
+        (1, Duration::from_millis(500))
+    } else {
+        (3, Duration::from_secs(3))
+    };
+    let filebox = filebox_binary()?;
+    let load_before = load_average();
+    let agents = ["qa".to_owned(), "dev".to_owned()];
+    let hub_mailboxes = Fixture::new(options.dir.as_deref(), &agents)?;
+    let cli_mailboxes = Fixture::new(options.dir.as_deref(), &agents)?;
+    let floor_mailboxes = Fixture::new(options.dir.as_deref(), &agents)?;
+    let mut hub = Hub::start(&filebox, &hub_mailboxes)?;
+    let mut rss = vec![hub.rss_kib()?];
+
+    let cases: Vec<Case> = CLIENTS
+        .iter()
+        .map(|&n| Case::Hub(n))
+        .chain(CLIENTS.iter().map(|&n| Case::Cli(n)))
+        .chain([
+            Case::Floor(1, DirSync::Private),
+            Case::Floor(16, DirSync::Private),
+            Case::Floor(16, DirSync::Grouped),
+        ])
+        .collect();
+    let mut tallies: Vec<Tally> = cases.iter().map(|_| Tally::default()).collect();
+    let body = "x".repeat(BODY_BYTES - 1) + "\n";
+    let sequence = AtomicU64::new(0);
+    for _ in 0..rounds {
+        for (case, tally) in cases.iter().zip(&mut tallies) {
+            let started = Instant::now();
+            let work = std::thread::scope(|scope| {
+                let threads: Vec<_> = (0..case.clients())
+                    .map(|_| {
+                        scope.spawn(|| match *case {
+                            Case::Hub(_) => hub_client(hub.address, &body, started + slice),
+                            Case::Cli(_) => cli_client(
+                                &filebox,
+                                &cli_mailboxes.config(),
+                                &body,
+                                started + slice,
+                            ),
+                            Case::Floor(_, sync) => {
+                                floor_writer(&floor_mailboxes, sync, &sequence, started + slice)
+                            }
+                        })
+                    })
+                    .collect();
+                threads
+                    .into_iter()
+                    .map(|t| t.join().unwrap_or_default())
+                    .collect::<Vec<Work>>()
+            });
+            let elapsed = started.elapsed();
+            let sends: u64 = work.iter().map(|w| w.latencies.len() as u64).sum();
+            tally.sends += sends;
+            tally.elapsed += elapsed;
+            tally.rates.push(sends as f64 / elapsed.as_secs_f64());
+            for w in work {
+                tally.errors += w.errors;
+                tally.latencies.extend(w.latencies);
+                if tally.first_error.is_none() {
+                    tally.first_error = w.first_error;
+                }
+            }
+        }
+        rss.push(hub.rss_kib()?);
+    }
+    let load_after = load_average();
+    hub.stop()?;
+    print_rates(&cases, &tallies, rounds, slice);
+    print_ratios(&cases, &tallies);
+    let served: u64 = cases
+        .iter()
+        .zip(&tallies)
+        .filter(|(c, _)| matches!(c, Case::Hub(_)))
+        .map(|(_, t)| t.sends + t.errors)
+        .sum();
+    let header: Vec<String> = ["at start".to_owned()]
+        .into_iter()
+        .chain((1..=rounds).map(|r| format!("after round {r}")))
+        .collect();
+    report::table(
+        &format!("Hub memory (VmRSS from /proc); {served} sends served"),
+        &header.iter().map(String::as_str).collect::<Vec<_>>(),
+        &[rss.into_iter().map(kib).collect()],
+    );
+    println!("\nload average (1, 5, 15 min): before {load_before}, after {load_after}");
+    for (case, tally) in cases.iter().zip(&tallies) {
+        if let Some(error) = &tally.first_error {
+            println!(
+                "first error of {} x{}: {error}",
+                case.path(),
+                case.clients()
+            );
+        }
+    }
+
+    // A hub of its own: the loaded one may still be turning the last deliveries into events.
+    let rounds = if options.quick { 10 } else { 100 };
+    let event_mailboxes = Fixture::new(options.dir.as_deref(), &agents)?;
+    let mut hub = Hub::start(&filebox, &event_mailboxes)?;
+    event_latency(&filebox, &event_mailboxes, &mut hub, rounds)
+}
+
+fn print_rates(cases: &[Case], tallies: &[Tally], rounds: usize, slice: Duration) {
+    let rows: Vec<Vec<String>> = cases
+        .iter()
+        .zip(tallies)
+        .map(|(case, tally)| {
+            let latencies = Samples::new(tally.latencies.clone());
+            let (low, high) = tally
+                .rates
+                .iter()
+                .fold((f64::MAX, 0.0_f64), |(l, h), r| (l.min(*r), h.max(*r)));
+            let (p50, p99) = if tally.latencies.is_empty() {
+                ("-".to_owned(), "-".to_owned())
+            } else {
+                (ms(latencies.p50()), ms(latencies.quantile(0.99)))
+            };
+            vec![
+                case.path().to_owned(),
+                case.clients().to_string(),
+                format!("{:.0}", tally.rate()),
+                format!("{low:.0}–{high:.0}"),
+                p50,
+                p99,
+                tally.errors.to_string(),
+            ]
+        })
+        .collect();
+    report::table(
+        &format!(
+            "Sends per second, {BODY_BYTES}-byte body, {rounds} rounds of {} s per case",
+            slice.as_secs_f64()
+        ),
+        &[
+            "path",
+            "clients",
+            "sends/s",
+            "per round",
+            "p50",
+            "p99",
+            "errors",
+        ],
+        &rows,
+    );
+}
+
+fn print_ratios(cases: &[Case], tallies: &[Tally]) {
+    let rate = |wanted: fn(Case) -> bool| {
+        cases
+            .iter()
+            .zip(tallies)
+            .find(|(c, _)| wanted(**c))
+            .map_or(0.0, |(_, t)| t.rate())
+    };
+    let floor = rate(|c| matches!(c, Case::Floor(1, DirSync::Private)));
+    let mut rows = Vec::new();
+    for n in CLIENTS {
+        let hub = cases
+            .iter()
+            .zip(tallies)
+            .find(|(c, _)| matches!(c, Case::Hub(m) if *m == n))
+            .map_or(0.0, |(_, t)| t.rate());
+        let cli = cases
+            .iter()
+            .zip(tallies)
+            .find(|(c, _)| matches!(c, Case::Cli(m) if *m == n))
+            .map_or(0.0, |(_, t)| t.rate());
+        rows.push(vec![
+            n.to_string(),
+            format!("{:.1}×", hub / cli),
+            format!("{:.2}×", hub / floor),
+        ]);
+    }
+    let grouped = rate(|c| matches!(c, Case::Floor(16, DirSync::Grouped)));
+    let private = rate(|c| matches!(c, Case::Floor(16, DirSync::Private)));
+    report::table(
+        "Ratios (sends/s over sends/s, same run)",
+        &[
+            "clients",
+            "hub / CLI (same clients)",
+            "hub / fsync loop (1 writer)",
+        ],
+        &rows,
+    );
+    println!(
+        "\n16 writers: group-committed / private directory fsync = {:.2}×; \
+         group-committed 16 / fsync loop 1 = {:.2}×",
+        grouped / private,
+        grouped / floor
+    );
+}
+
+/// One HTTP client: `email.send` on one keep-alive connection until `deadline`.
+fn hub_client(address: SocketAddr, body: &str, deadline: Instant) -> Work {
+    let mut work = Work::default();
+    let mut connection = None;
+    let mut id = 0_u64;
+    while Instant::now() < deadline {
+        id += 1;
+        let request = json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": "email.send",
+            "params": {
+                "from": "qa",
+                "to": ["dev"],
+                "subject": "bench",
+                "body": body,
+                "sourceType": "agent",
+            },
+        })
+        .to_string();
+        let started = Instant::now();
+        let outcome = (|| -> Result<()> {
+            let open = match connection.take() {
+                Some(open) => open,
+                None => Connection::open(address)?,
+            };
+            let open = connection.insert(open);
+            let response = open.post_json("/rpc", request.as_bytes())?;
+            let answer: Value = serde_json::from_slice(&response.body)?;
+            if response.status != 200 || answer.get("result").is_none() {
+                return Err(format!("HTTP {}: {answer}", response.status).into());
+            }
+            Ok(())
+        })();
+        if outcome.is_err() {
+            connection = None; // start on a fresh connection
+        }
+        work.record(started, outcome);
+    }
+    work
+}
+
+/// One CLI caller: `filebox send` processes, one after the other, until `deadline`.
+fn cli_client(filebox: &Path, config: &Path, body: &str, deadline: Instant) -> Work {
+    let mut work = Work::default();
+    while Instant::now() < deadline {
+        let started = Instant::now();
+        let outcome = Command::new(filebox)
+            .arg("--config")
+            .arg(config)
+            .args(["--agent", "qa", "send", "dev", "DIS", body])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .map_err(Into::into)
+            .and_then(|out| {
+                if out.status.success() {
+                    Ok(())
+                } else {
+                    Err(String::from_utf8_lossy(&out.stderr)
+                        .trim()
+                        .to_owned()
+                        .into())
+                }
+            });
+        work.record(started, outcome);
+    }
+    work
+}
+
+/// One writer of the durable-delivery floor, into `dev`'s inbox, until `deadline`.
+fn floor_writer(
+    mailboxes: &Fixture,
+    sync: DirSync,
+    sequence: &AtomicU64,
+    deadline: Instant,
+) -> Work {
+    let tmp = mailboxes.folder("dev", "tmp");
+    let inbox = mailboxes.folder("dev", "inbox");
+    // The bytes of a rendered message of this body.
+    let bytes = "h".repeat(420) + &"x".repeat(BODY_BYTES);
+    let mut work = Work::default();
+    while Instant::now() < deadline {
+        let name = format!("floor-{}", sequence.fetch_add(1, Ordering::Relaxed));
+        let started = Instant::now();
+        let outcome = publish_bare(&tmp, &inbox, &name, bytes.as_bytes(), sync);
+        work.record(started, outcome);
+    }
+    work
+}
+
+/// `filebox serve` on a free loopback port, stopped with SIGTERM.
+struct Hub {
+    child: Child,
+    address: SocketAddr,
+}
+
+impl Hub {
+    fn start(filebox: &Path, mailboxes: &Fixture) -> Result<Hub> {
+        let log = mailboxes.path().join("hub.log");
+        let mut child = Command::new(filebox)
+            .arg("--config")
+            .arg(mailboxes.config())
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(File::create(&log)?)
+            .spawn()?;
+        let stdout = child.stdout.take().ok_or("no hub stdout")?;
+        // The first line is the base URL, printed once the hub accepts connections.
+        let mut url = String::new();
+        BufReader::new(stdout).read_line(&mut url)?;
+        let address = url
+            .trim()
+            .strip_prefix("http://")
+            .and_then(|rest| rest.trim_end_matches('/').parse().ok());
+        match address {
+            Some(address) => Ok(Hub { child, address }),
+            None => {
+                let _ = child.kill();
+                let _ = child.wait();
+                Err(format!(
+                    "`filebox serve` printed {url:?} instead of its URL: {}",
+                    fs::read_to_string(&log).unwrap_or_default().trim()
+                )
+                .into())
+            }
+        }
+    }
+
+    /// The hub's resident memory in KiB.
+    fn rss_kib(&self) -> Result<u64> {
+        let status = fs::read_to_string(format!("/proc/{}/status", self.child.id()))?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .ok_or_else(|| "no VmRSS in /proc/PID/status".into())
+    }
+
+    /// SIGTERM, then wait for the graceful stop.
+    fn stop(&mut self) -> Result<()> {
+        use rustix::process::{Pid, Signal, kill_process};
+        kill_process(Pid::from_child(&self.child), Signal::TERM)?;
+        let status = self.child.wait()?;
+        if !status.success() {
+            return Err(format!("the hub exited with {status}").into());
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        if self.child.try_wait().is_ok_and(|s| s.is_none()) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// A file delivered by `filebox send` until a client of `/events?agent=dev` has its
+/// `delivered` event; one send at a time, the next once the event is in. Then stop the hub.
+fn event_latency(filebox: &Path, mailboxes: &Fixture, hub: &mut Hub, rounds: usize) -> Result<()> {
+    let mut events = Connection::open(hub.address)?.events("/events?agent=dev")?;
+    // Subscribed once the response head is in: the hub subscribes before it answers.
+    let (arrived, arrivals) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        while let Ok(event) = events.next_event() {
+            if event.event != "delivered" {
+                continue;
+            }
+            let id = serde_json::from_str::<Value>(&event.data)
+                .ok()
+                .and_then(|v| v.get("messageId")?.as_str().map(str::to_owned));
+            if arrived.send((id, Instant::now())).is_err() {
+                break;
+            }
+        }
+    });
+    let mut from_spawn = Vec::new();
+    let mut from_exit = Vec::new();
+    let mut process = Vec::new();
+    for n in 0..rounds {
+        let spawned = Instant::now();
+        let out = Command::new(filebox)
+            .arg("--config")
+            .arg(mailboxes.config())
+            .args(["--agent", "qa", "send", "dev", "DIS"])
+            .arg(format!("event {n}"))
+            .output()?;
+        let exited = Instant::now();
+        if !out.status.success() {
+            return Err(format!(
+                "filebox send failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+            .into());
+        }
+        let id = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        let received = loop {
+            let (event_id, at) = arrivals.recv_timeout(Duration::from_secs(10))?;
+            if event_id.as_deref() == Some(id.as_str()) {
+                break at;
+            }
+        };
+        from_spawn.push(signed_ns(received, spawned));
+        from_exit.push(signed_ns(received, exited));
+        process.push(exited - spawned);
+    }
+    hub.stop()?;
+    reader.join().map_err(|_| "the event reader panicked")?;
+    let row = |name: &str, mut values: Vec<i128>| {
+        values.sort();
+        let at =
+            |q: f64| values[((q * values.len() as f64).ceil() as usize).clamp(1, values.len()) - 1];
+        let signed_ms = |ns: i128| format!("{:.2} ms", ns as f64 / 1e6);
+        vec![
+            name.to_owned(),
+            rounds.to_string(),
+            signed_ms(at(0.5)),
+            signed_ms(at(0.95)),
+            signed_ms(values[values.len() - 1]),
+        ]
+    };
+    report::table(
+        &format!(
+            "Event latency: `filebox send` delivers, `/events` client receives (the process took p50 {})",
+            ms(Samples::new(process).p50())
+        ),
+        &["measured from", "events", "p50", "p95", "max"],
+        &[
+            row("filebox send spawned (upper bound)", from_spawn),
+            row("filebox send exited (may be < 0)", from_exit),
+        ],
+    );
+    Ok(())
+}
+
+/// `later - earlier` in nanoseconds, negative when `later` came first.
+fn signed_ns(later: Instant, earlier: Instant) -> i128 {
+    if later >= earlier {
+        (later - earlier).as_nanos() as i128
+    } else {
+        -((earlier - later).as_nanos() as i128)
+    }
+}
+
+fn kib(value: u64) -> String {
+    format!("{:.1} MiB", value as f64 / 1024.0)
+}
+
+/// `/proc/loadavg`'s three averages.
+fn load_average() -> String {
+    fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
