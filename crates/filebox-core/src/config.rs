@@ -15,6 +15,11 @@ use crate::store;
 pub const PROJECT_DIR: &str = ".filebox";
 /// The config file's name in that folder and in the user's config folder.
 pub const FILE_NAME: &str = "config.json";
+/// The folder, beside the config, of the stand-in mailboxes of agents on other machines
+/// (entries with a `hub` and no `mailbox_path`).
+pub const REMOTE_DIR: &str = "remote";
+/// The agent entry field naming the machine (federated hub) an agent lives on.
+pub const HUB_FIELD: &str = "hub";
 /// The default limit on a message body: 10 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 /// The default bound on how long `ask_question` and `task_finish` may block: one hour.
@@ -24,7 +29,10 @@ pub const DEFAULT_MAX_QUESTION_TIMEOUT_SECS: u64 = 3600;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentEntry {
     /// The mailbox root; a relative path resolves against the project folder (the one holding
-    /// `.filebox/`) for a project config, else against the config file's folder.
+    /// `.filebox/`) for a project config, else against the config file's folder. An agent on
+    /// another machine (`"hub": "ci-1"`) may leave it out: its local stand-in mailbox is then
+    /// `remote/<id>` beside the config (see [`REMOTE_DIR`]).
+    #[serde(default, skip_serializing_if = "is_unset")]
     pub mailbox_path: PathBuf,
     /// `agent` (when absent) or `human`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -35,6 +43,22 @@ pub struct AgentEntry {
 }
 
 impl AgentEntry {
+    /// The federated hub this agent lives on, when it is on another machine.
+    pub fn hub(&self) -> Option<&str> {
+        self.extra
+            .get(HUB_FIELD)
+            .and_then(serde_json::Value::as_str)
+            .filter(|hub| !hub.is_empty())
+    }
+
+    /// An agent living on another machine's hub: no mailbox path (its stand-in mailbox is
+    /// `remote/<id>` beside the config).
+    pub fn on_hub(hub: &str) -> AgentEntry {
+        let mut entry = AgentEntry::new(PathBuf::new());
+        entry.extra.insert(HUB_FIELD.to_owned(), hub.into());
+        entry
+    }
+
     /// An entry with only a mailbox path (an agent, no other settings).
     pub fn new(mailbox_path: PathBuf) -> AgentEntry {
         AgentEntry {
@@ -182,10 +206,21 @@ impl Config {
             .ok_or_else(|| Error::UnknownAgent(id.to_string()))
     }
 
-    /// An agent's mailbox root, resolved and normalised (see [`absolute`]).
+    /// An agent's mailbox root, resolved and normalised (see [`absolute`]): its
+    /// `mailbox_path`, else, for an agent on another machine, its stand-in mailbox
+    /// `remote/<id>` in the config's folder.
     pub fn mailbox_path(&self, id: &AgentId) -> Result<PathBuf> {
         let entry = self.agent(id)?;
-        Ok(absolute(&entry.mailbox_path, self.base_dir()))
+        if !is_unset(&entry.mailbox_path) {
+            return Ok(absolute(&entry.mailbox_path, self.base_dir()));
+        }
+        match entry.hub() {
+            Some(_) => Ok(self.config_dir().join(REMOTE_DIR).join(id.as_str())),
+            None => Err(Error::Config {
+                path: self.path.clone(),
+                reason: format!("agent {id} has no mailbox_path (nor a \"hub\" it lives on)"),
+            }),
+        }
     }
 
     pub fn max_body_bytes(&self) -> usize {
@@ -206,6 +241,10 @@ impl Config {
         self.agent(id)?;
         Ok(id.clone())
     }
+}
+
+fn is_unset(path: &Path) -> bool {
+    path.as_os_str().is_empty()
 }
 
 /// `$XDG_CONFIG_HOME/filebox/config.json`, else `~/.config/filebox/config.json`.

@@ -145,9 +145,10 @@ impl Mailroom {
         })
     }
 
-    /// Write `Status: obsolete` into every copy of a message in every mailbox of the config.
+    /// Write `Status: obsolete` into every copy of a message in every mailbox of the config
+    /// (a fork does it; a federated hub does it for a fork made on another machine).
     /// Every mailbox is tried; the first failure is returned at the end.
-    fn mark_obsolete(&self, id: &str) -> Result<()> {
+    pub fn mark_obsolete(&self, id: &str) -> Result<()> {
         let mut first_failure = None;
         for agent in self.agents() {
             if let Err(e) = self.mark_obsolete_in(agent, id) {

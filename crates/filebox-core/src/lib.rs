@@ -31,6 +31,7 @@ mod store;
 mod thread;
 pub mod time;
 mod transition;
+mod travelled;
 mod watch;
 
 pub use agent::AgentId;
@@ -52,4 +53,5 @@ pub use status::{RecipientStatus, Status, StatusReport, copy_status};
 pub use store::Recovery;
 pub use thread::{ENTRY_SEPARATOR, Thread, ThreadNode};
 pub use transition::{Transition, TransitionReceipt};
+pub use travelled::Travelled;
 pub use watch::{Arrivals, InboxWatch};

@@ -71,6 +71,7 @@ impl Server {
         runner::check(&config)?;
         check_webhooks(&config)?;
         let bridges = crate::bridges::plan(&config)?;
+        filebox_federation::Settings::of(&config)?;
         let socket_path = socket_path(&config);
         let socket = bind_socket(&socket_path)?;
         Ok(Server {
@@ -100,6 +101,7 @@ impl Server {
             socket_path,
         } = self;
         let bridges = crate::bridges::start(&config, bridges, hub.sessions());
+        let federation = filebox_federation::start(&config, hub.sessions()).await?;
         let address = hub.listen();
         let router = routes::router(&hub, GROUPS);
         // Subscribed before the feed starts: no arrival is missed between the two.
@@ -131,6 +133,10 @@ impl Server {
         for bridge in bridges {
             // A bridge stops within one pass of the shutdown; it only ever reports on stderr.
             let _ = bridge.await;
+        }
+        if let Some(federation) = federation {
+            // Both halves stop at the shutdown; unacknowledged mail is redelivered next time.
+            federation.stopped().await;
         }
         // The socket is ours: we bound it. A failure to remove it is harmless (the next start
         // replaces it), so it is not reported over the result of serving.

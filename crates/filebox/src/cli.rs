@@ -187,6 +187,9 @@ pub(crate) enum Command {
     /// an agent mailbox `assistant`. Off loopback, every agent needs a token
     /// (`filebox agents token ID`). Stops gracefully on SIGTERM or Ctrl-C.
     Serve(ServeArgs),
+    /// Hubs on several machines, federated over NATS JetStream (the config's `federation`
+    /// section; agents of other hubs are `name@hub`, `"hub": "NAME"` in `agents`).
+    Federation(FederationArgs),
     /// Show FileBox working with no setup: two agents in a throwaway folder walk seed 000's
     /// enhancement-request exchange, printing each step.
     Quickstart(QuickstartArgs),
@@ -464,6 +467,20 @@ pub(crate) struct WaitArgs {
     /// (and mark them read), after their listing lines
     #[arg(long)]
     pub(crate) xml: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct FederationArgs {
+    #[command(subcommand)]
+    pub(crate) action: FederationAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum FederationAction {
+    /// The connection to NATS, each known hub with what waits for it in the stream (its lag),
+    /// what this hub has not handed to the stream yet (queued), and refused messages.
+    /// Exit code 1 when NATS cannot be reached.
+    Status,
 }
 
 #[derive(Debug, Args)]

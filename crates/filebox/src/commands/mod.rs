@@ -3,6 +3,7 @@
 
 mod agents;
 mod export;
+mod federation;
 mod fork;
 mod init;
 mod list;
@@ -61,6 +62,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Render(args) => render::run(global, &args),
         Command::Teams(args) => teams::run(global, &args),
         Command::Serve(args) => serve::run(global, &args),
+        Command::Federation(args) => federation::run(global, &args),
         Command::Quickstart(args) => quickstart::run(global, &args),
     }
 }

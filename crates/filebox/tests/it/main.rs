@@ -5,9 +5,11 @@
 
 mod support;
 
+mod cluster;
 mod concurrency;
 mod crash;
 mod disk;
+mod federation;
 mod format;
 mod hand_written;
 mod hostile;

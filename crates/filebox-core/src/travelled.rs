@@ -1,0 +1,283 @@
+//! Whole message files that travelled from another machine (a federated hub), written
+//! idempotently: delivered into an inbox, or mirrored into the stand-in mailbox of an agent
+//! that lives elsewhere. A version the mailbox already holds (or a later one) is never written
+//! again, so a redelivered message never shows twice and an old state never overwrites a newer.
+
+use crate::agent::AgentId;
+use crate::error::{Error, Result};
+use crate::folder::Folder;
+use crate::mailbox::{Envelope, Mailbox, MessageRef};
+use crate::mailroom::Mailroom;
+use crate::message::{ConversationEntry, FileName, Message, render};
+use crate::store::{self, Destination, Moved};
+
+/// What writing a travelled copy did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Travelled {
+    /// The copy was written.
+    Written,
+    /// The mailbox already held this version or a later one: nothing written.
+    AlreadyThere,
+}
+
+impl Mailroom {
+    /// Deliver `message`, a whole file (conversation and histories included), to `to`'s inbox
+    /// as `name`, replacing an older version of the same file there (a reply that crossed).
+    /// Nothing is written when any copy in the mailbox already holds its conversation.
+    pub fn deliver_travelled(
+        &self,
+        to: &AgentId,
+        name: &FileName,
+        message: &Message,
+    ) -> Result<Travelled> {
+        self.check_size(message)?;
+        let mailbox = self.mailbox(to)?;
+        let copies = read_copies(&mailbox, message.header.id())?;
+        if copies
+            .iter()
+            .any(|(copy, _)| knows_conversation(copy, &message.conversation))
+        {
+            return Ok(Travelled::AlreadyThere);
+        }
+        store::publish_replace(
+            &mailbox.tmp(),
+            &mailbox.folder_path(Folder::Inbox),
+            name.as_str(),
+            render(message).as_bytes(),
+        )?;
+        Ok(Travelled::Written)
+    }
+
+    /// Record in `agent`'s mailbox (the stand-in of an agent on another machine) its copy of a
+    /// message as it now stands there, in `folder`: the copy waiting in inbox/ or hold/ moves
+    /// to `folder` with the new content; without one, the content is published in `folder`.
+    /// Nothing is written when a copy already holds as much history (it never goes back).
+    pub fn mirror_travelled(
+        &self,
+        agent: &AgentId,
+        folder: Folder,
+        name: &FileName,
+        message: &Message,
+    ) -> Result<Travelled> {
+        self.check_size(message)?;
+        let mailbox = self.mailbox(agent)?;
+        let copies = read_copies(&mailbox, message.header.id())?;
+        let history = history_len(message);
+        let newer_elsewhere = copies.iter().any(|(copy, _)| history_len(copy) > history);
+        let same_here = copies
+            .iter()
+            .any(|(copy, envelope)| envelope.folder == folder && history_len(copy) >= history);
+        if newer_elsewhere || same_here {
+            return Ok(Travelled::AlreadyThere);
+        }
+        let bytes = render(message).into_bytes();
+        let waiting = copies
+            .iter()
+            .map(|(_, envelope)| envelope)
+            .find(|e| matches!(e.folder, Folder::Inbox | Folder::Hold));
+        let target = Destination {
+            tmp: mailbox.tmp(),
+            dir: mailbox.folder_path(folder),
+            name: name.to_string(),
+        };
+        match waiting {
+            Some(waiting) => {
+                match store::move_message(&mailbox.tmp(), &waiting.path, &[target], |_| {
+                    Ok(vec![bytes.clone()])
+                })? {
+                    Moved::Done => {}
+                    // Moved on meanwhile by another process: publish the state beside it.
+                    Moved::Gone => {
+                        store::publish_replace(
+                            &mailbox.tmp(),
+                            &mailbox.folder_path(folder),
+                            name.as_str(),
+                            &bytes,
+                        )?;
+                    }
+                }
+            }
+            None => {
+                store::publish_replace(
+                    &mailbox.tmp(),
+                    &mailbox.folder_path(folder),
+                    name.as_str(),
+                    &bytes,
+                )?;
+            }
+        }
+        Ok(Travelled::Written)
+    }
+
+    fn check_size(&self, message: &Message) -> Result<()> {
+        let limit = self.config().max_body_bytes();
+        let size = message.body.len()
+            + message
+                .conversation
+                .iter()
+                .map(|c| c.body.len())
+                .sum::<usize>();
+        if size > limit {
+            return Err(Error::TooLarge { size, limit });
+        }
+        Ok(())
+    }
+}
+
+/// Every readable copy of a message in a mailbox (a copy moved on meanwhile is skipped).
+fn read_copies(mailbox: &Mailbox, id: &str) -> Result<Vec<(Message, Envelope)>> {
+    MessageRef::parse(id)?;
+    mailbox
+        .copies(id)?
+        .into_iter()
+        .filter_map(|copy| match mailbox.read(&copy) {
+            Ok(message) => Some(Ok((message, copy))),
+            Err(e) if store::is_not_found(&e) => None,
+            Err(e) => Some(Err(e)),
+        })
+        .collect()
+}
+
+/// Whether `copy` already holds `conversation`: at least as many entries, the last of them
+/// the same (time and text; who said it is named differently on each machine).
+fn knows_conversation(copy: &Message, conversation: &[ConversationEntry]) -> bool {
+    match conversation.last() {
+        None => true,
+        Some(last) => copy
+            .conversation
+            .get(conversation.len() - 1)
+            .is_some_and(|mine| mine.timestamp == last.timestamp && mine.body == last.body),
+    }
+}
+
+/// How much happened to a message: its conversation and processing entries.
+fn history_len(message: &Message) -> usize {
+    message.conversation.len() + message.processing.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{AgentEntry, Config};
+    use crate::message::{MessageType, ProcessingEntry};
+    use crate::send::SendRequest;
+
+    /// A config with agents `a`, `c` and `b@far` (a remote agent: a stand-in mailbox), as `a`.
+    fn mailroom(dir: &std::path::Path) -> Mailroom {
+        let config = Config::update(&dir.join("config.json"), |file| {
+            for local in ["a", "c"] {
+                file.agents
+                    .insert(AgentId::new(local)?, AgentEntry::new(dir.join(local)));
+            }
+            file.agents
+                .insert(AgentId::new("b@far")?, AgentEntry::on_hub("far"));
+            Ok(())
+        })
+        .unwrap();
+        Mailroom::new(config, Some(&AgentId::new("a").unwrap())).unwrap()
+    }
+
+    fn sent(mailroom: &Mailroom, to: &str) -> (FileName, Message) {
+        let kind = MessageType::new("DIS").unwrap();
+        let receipt = mailroom.send(&SendRequest::new(to, kind, "hello")).unwrap();
+        let to = AgentId::new(to).unwrap();
+        let mailbox = mailroom.mailbox(&to).unwrap();
+        let found = mailbox
+            .find(&MessageRef::Id(receipt.id), &[Folder::Inbox])
+            .unwrap();
+        (found.file.clone(), mailbox.read(&found).unwrap())
+    }
+
+    fn answered(message: &Message, text: &str) -> Message {
+        let mut next = message.clone();
+        next.conversation.push(ConversationEntry {
+            timestamp: "2030-01-01T00:00:00Z".into(),
+            from: "b@far".into(),
+            to: "a".into(),
+            kind: "DIS".into(),
+            body: text.into(),
+        });
+        next
+    }
+
+    #[test]
+    fn a_delivery_is_written_once_per_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let mailroom = mailroom(dir.path());
+        let me = AgentId::new("c").unwrap();
+        // A message of b@far's stand-in, as it would arrive at `c` again and again.
+        let (name, message) = sent(&mailroom, "b@far");
+        assert_eq!(
+            mailroom.deliver_travelled(&me, &name, &message).unwrap(),
+            Travelled::Written
+        );
+        assert_eq!(
+            mailroom.deliver_travelled(&me, &name, &message).unwrap(),
+            Travelled::AlreadyThere
+        );
+        let reply = answered(&message, "done");
+        assert_eq!(
+            mailroom.deliver_travelled(&me, &name, &reply).unwrap(),
+            Travelled::Written
+        );
+        assert_eq!(
+            mailroom.deliver_travelled(&me, &name, &reply).unwrap(),
+            Travelled::AlreadyThere
+        );
+        // An older version after the newer: nothing.
+        assert_eq!(
+            mailroom.deliver_travelled(&me, &name, &message).unwrap(),
+            Travelled::AlreadyThere
+        );
+        let mailbox = mailroom.mailbox(&me).unwrap();
+        let inbox = mailbox.list(Folder::Inbox).unwrap();
+        assert_eq!(inbox.messages.len(), 1);
+        let copy = mailbox.read(&inbox.messages[0]).unwrap();
+        assert_eq!(
+            copy.conversation.len(),
+            1,
+            "the newer version replaced the older"
+        );
+    }
+
+    #[test]
+    fn a_mirror_moves_the_waiting_copy_and_never_goes_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let mailroom = mailroom(dir.path());
+        let far = AgentId::new("b@far").unwrap();
+        let (name, message) = sent(&mailroom, "b@far");
+        let mut held = message.clone();
+        held.processing.push(ProcessingEntry {
+            timestamp: "2030-01-01T00:00:00Z".into(),
+            action: "On Hold".into(),
+            by: "b@far".into(),
+            details: "later".into(),
+        });
+        let mut resolved = held.clone();
+        resolved.processing.push(ProcessingEntry {
+            action: "Resolved".into(),
+            ..held.processing[0].clone()
+        });
+        let stand_in = mailroom.mailbox(&far).unwrap();
+        let folders = || {
+            Folder::ALL
+                .into_iter()
+                .filter(|f| !stand_in.list(*f).unwrap().messages.is_empty())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(folders(), [Folder::Inbox]);
+        let mirror = |folder, message: &Message| {
+            mailroom
+                .mirror_travelled(&far, folder, &name, message)
+                .unwrap()
+        };
+        assert_eq!(mirror(Folder::Hold, &held), Travelled::Written);
+        assert_eq!(folders(), [Folder::Hold]);
+        assert_eq!(mirror(Folder::Done, &resolved), Travelled::Written);
+        assert_eq!(folders(), [Folder::Done]);
+        // Redelivered in the wrong order: the older state is not written again.
+        assert_eq!(mirror(Folder::Hold, &held), Travelled::AlreadyThere);
+        assert_eq!(mirror(Folder::Done, &resolved), Travelled::AlreadyThere);
+        assert_eq!(folders(), [Folder::Done]);
+    }
+}

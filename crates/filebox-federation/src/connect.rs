@@ -1,0 +1,71 @@
+//! The connection to NATS (credentials and TLS from the config) and the stream every hub
+//! shares, created by whichever hub comes first.
+
+use std::time::Duration;
+
+use anyhow::Context;
+use async_nats::jetstream::{self, stream};
+
+use crate::settings::Settings;
+use crate::wire::{PREFIX, STREAM};
+
+/// How long the stream remembers a `Nats-Msg-Id` to drop a retried publish.
+const DUPLICATE_WINDOW: Duration = Duration::from_secs(120);
+
+/// Connect as hub `settings.hub`. `patient`: keep trying in the background when NATS is not
+/// reachable yet (a hub); otherwise fail at once (a status query).
+pub(crate) async fn connect(
+    settings: &Settings,
+    patient: bool,
+) -> anyhow::Result<async_nats::Client> {
+    let mut options = async_nats::ConnectOptions::new()
+        .name(format!("filebox hub {}", settings.hub))
+        .connection_timeout(Duration::from_secs(5));
+    if patient {
+        let hub = settings.hub.clone();
+        options = options
+            .retry_on_initial_connect()
+            .event_callback(move |event| {
+                let hub = hub.clone();
+                async move { eprintln!("filebox serve: federation (hub {hub}): NATS {event}") }
+            });
+    }
+    if let Some(path) = &settings.credentials {
+        options = options
+            .credentials_file(path)
+            .await
+            .with_context(|| format!("reading the NATS credentials {}", path.display()))?;
+    }
+    if let Some(tls) = &settings.tls {
+        options = options.require_tls(true);
+        if let Some(ca) = &tls.ca {
+            options = options.add_root_certificates(ca.clone());
+        }
+        if let (Some(cert), Some(key)) = (&tls.cert, &tls.key) {
+            options = options.add_client_certificate(cert.clone(), key.clone());
+        }
+    }
+    options
+        .connect(settings.nats.as_str())
+        .await
+        .with_context(|| format!("connecting to NATS at {}", settings.nats))
+}
+
+/// The JetStream context of a connection.
+pub(crate) fn jetstream(client: async_nats::Client) -> jetstream::Context {
+    jetstream::new(client)
+}
+
+/// The mail stream, created when it does not exist yet.
+pub(crate) async fn stream(js: &jetstream::Context) -> anyhow::Result<stream::Stream> {
+    js.get_or_create_stream(stream::Config {
+        name: STREAM.to_owned(),
+        subjects: vec![format!("{PREFIX}.>")],
+        retention: stream::RetentionPolicy::WorkQueue,
+        storage: stream::StorageType::File,
+        duplicate_window: DUPLICATE_WINDOW,
+        ..Default::default()
+    })
+    .await
+    .with_context(|| format!("opening the JetStream stream {STREAM}"))
+}

@@ -1,0 +1,214 @@
+//! The receiver: this hub's durable pull consumer on `filebox.<me>.>`. Messages are applied
+//! one at a time in stream order (so mail from one sender arrives in the order it was sent) on
+//! a blocking thread, and acknowledged only once the files are durable (the core fsyncs before
+//! it returns); a crash before the acknowledgement means a redelivery, which the core's
+//! idempotent delivery absorbs. What can never be applied is set aside in
+//! `federation/refused` beside the config, with the reason, and terminated.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::Context;
+use async_nats::jetstream::{self, AckKind, consumer};
+use futures_util::StreamExt;
+use tokio_util::sync::CancellationToken;
+
+use crate::connect;
+use crate::published::{DIR, Published};
+use crate::receive::{self, Failure};
+use crate::wire::{self, Addressed, Event};
+
+/// How long the stream waits for an acknowledgement before it redelivers (a hub killed with
+/// messages in hand gets them again this long after it returns).
+const ACK_WAIT: Duration = Duration::from_secs(10);
+/// How many messages are pulled at once: few, so all are applied well within [`ACK_WAIT`].
+const BATCH: usize = 16;
+/// How long one pull waits on the server, and the heartbeat that tells a dead connection
+/// (a restarted NATS) from a quiet one: the consumer is opened again after two missed beats.
+const PULL_EXPIRES: Duration = Duration::from_secs(4);
+const HEARTBEAT: Duration = Duration::from_secs(2);
+/// The longest pause before consuming again after NATS went away.
+const MAX_RETRY_DELAY: Duration = Duration::from_secs(2);
+
+/// The receiver of one hub.
+pub(crate) struct Inbound {
+    pub(crate) config_path: PathBuf,
+    pub(crate) me: String,
+    pub(crate) js: jetstream::Context,
+    pub(crate) published: Arc<Mutex<Published>>,
+}
+
+impl Inbound {
+    /// Consume until `stop` is cancelled, starting again whenever the connection breaks.
+    pub(crate) async fn run(self, stop: CancellationToken) {
+        let mut delay = Duration::from_millis(50);
+        while !stop.is_cancelled() {
+            match self.consume(&stop).await {
+                Ok(()) => return,
+                Err(e) => eprintln!(
+                    "filebox serve: federation (hub {}): receiving stopped (starting again): {e:#}",
+                    self.me
+                ),
+            }
+            tokio::select! {
+                _ = stop.cancelled() => return,
+                _ = tokio::time::sleep(delay) => {}
+            }
+            delay = (delay * 2).min(MAX_RETRY_DELAY);
+        }
+    }
+
+    async fn consume(&self, stop: &CancellationToken) -> anyhow::Result<()> {
+        let stream = connect::stream(&self.js).await?;
+        let name = wire::consumer_for(&self.me);
+        let consumer: consumer::PullConsumer = stream
+            .get_or_create_consumer(
+                &name,
+                consumer::pull::Config {
+                    durable_name: Some(name.clone()),
+                    filter_subject: wire::filter_for(&self.me),
+                    ack_policy: consumer::AckPolicy::Explicit,
+                    ack_wait: ACK_WAIT,
+                    ..Default::default()
+                },
+            )
+            .await
+            .with_context(|| format!("opening the durable consumer {name}"))?;
+        let mut messages = consumer
+            .stream()
+            .max_messages_per_batch(BATCH)
+            .expires(PULL_EXPIRES)
+            .heartbeat(HEARTBEAT)
+            .messages()
+            .await
+            .context("pulling from the consumer")?;
+        loop {
+            let next = tokio::select! {
+                _ = stop.cancelled() => return Ok(()),
+                next = messages.next() => next,
+            };
+            let message = match next {
+                None => anyhow::bail!("the consumer's message stream ended"),
+                Some(message) => message.context("pulling a message")?,
+            };
+            self.handle(message).await?;
+        }
+    }
+
+    /// Apply one message and acknowledge it (or set it aside, or ask for a redelivery).
+    async fn handle(&self, message: jetstream::Message) -> anyhow::Result<()> {
+        let subject = message.subject.to_string();
+        let file = message
+            .headers
+            .as_ref()
+            .and_then(|h| h.get(wire::FILE_HEADER))
+            .map(|v| v.to_string());
+        let payload = message.payload.to_vec();
+        let config_path = self.config_path.clone();
+        let me = self.me.clone();
+        let published = self.published.clone();
+        let applied = tokio::task::spawn_blocking(move || {
+            apply(
+                &config_path,
+                &me,
+                &subject,
+                file.as_deref(),
+                &payload,
+                &published,
+            )
+        })
+        .await
+        .context("the delivery thread panicked")?;
+        match applied {
+            Ok(()) => message
+                .double_ack()
+                .await
+                .map_err(|e| anyhow::anyhow!("acknowledging: {e}")),
+            Err(Failure::Retry(e)) => {
+                eprintln!(
+                    "filebox serve: federation (hub {}): {} (will be redelivered): {e:#}",
+                    self.me, message.subject
+                );
+                message
+                    .ack_with(AckKind::Nak(Some(Duration::from_secs(1))))
+                    .await
+                    .map_err(|e| anyhow::anyhow!("asking for a redelivery: {e}"))
+            }
+            Err(Failure::Refused(e)) => {
+                eprintln!(
+                    "filebox serve: federation (hub {}): refused {}: {e:#}",
+                    self.me, message.subject
+                );
+                set_aside(&self.config_path, &message.subject, &e, &message.payload)?;
+                message
+                    .double_ack_with(AckKind::Term)
+                    .await
+                    .map_err(|e| anyhow::anyhow!("terminating: {e}"))
+            }
+        }
+    }
+}
+
+fn apply(
+    config_path: &std::path::Path,
+    me: &str,
+    subject: &str,
+    file: Option<&str>,
+    payload: &[u8],
+    published: &Mutex<Published>,
+) -> Result<(), Failure> {
+    match wire::addressed(subject, me) {
+        Some(Addressed::Mail { from, agent }) => {
+            receive::mail(config_path, me, &from, &agent, file, payload)
+        }
+        Some(Addressed::Event { from }) => {
+            let event = receive::event(config_path, me, &from, payload)?;
+            // The hub that sent an obsolete mark has it: never send it back.
+            if let Event::Obsolete { .. } = &event {
+                let key = wire::event_id(&from, &event);
+                published
+                    .lock()
+                    .expect("published keys")
+                    .record(&key)
+                    .map_err(Failure::Retry)?;
+            }
+            Ok(())
+        }
+        None => Err(Failure::Refused(anyhow::anyhow!(
+            "not a subject hub {me} understands"
+        ))),
+    }
+}
+
+/// Keep what was refused, with why, in `federation/refused` beside the config.
+fn set_aside(
+    config_path: &std::path::Path,
+    subject: &str,
+    why: &anyhow::Error,
+    payload: &[u8],
+) -> anyhow::Result<()> {
+    let dir = config_path
+        .parent()
+        .unwrap_or(std::path::Path::new("."))
+        .join(DIR);
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join(REFUSED);
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    let record = serde_json::json!({
+        "subject": subject,
+        "reason": format!("{why:#}"),
+        "payload": String::from_utf8_lossy(payload),
+    });
+    writeln!(file, "{record}").with_context(|| format!("writing {}", path.display()))?;
+    file.sync_data()
+        .with_context(|| format!("syncing {}", path.display()))
+}
+
+/// The file of refused messages (JSON lines), in the federation's folder.
+pub(crate) const REFUSED: &str = "refused";

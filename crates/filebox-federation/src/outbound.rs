@@ -1,0 +1,372 @@
+//! The publisher: what this hub must tell other hubs, found in the mailbox files (the truth)
+//! and published to the stream, each item once (its `Nats-Msg-Id` is recorded in
+//! [`Published`] after the stream acknowledged it).
+//!
+//! - Mail: a file in the inbox of a remote agent's stand-in mailbox (`remote/bob@ci-1/inbox/`),
+//!   put there by any `send` or `reply`, by the CLI as well as the hub: the stand-in is the
+//!   outgoing spool, so mail sent while no hub runs is published when one starts.
+//! - State: a local agent's copy of a message from a remote agent moved to hold/, done/ or
+//!   cancel/ (resolve, reject, hold): the copy goes to the sender's hub.
+//! - Obsolete: any copy marked `Status: obsolete` (a fork) that names agents of other hubs.
+//!
+//! Candidates are published in the order their files changed (inode change time), so mail
+//! from one sender reaches the stream in the order it was sent.
+
+use std::collections::HashSet;
+use std::os::unix::fs::MetadataExt;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use async_nats::jetstream::{self, message::PublishMessage};
+use filebox_core::message::{FileName, field, render};
+use filebox_core::{AgentId, ChangeKind, Config, Envelope, Feed, Folder, Mailbox, Message, Status};
+
+use crate::names;
+use crate::published::Published;
+use crate::settings::hub_of;
+use crate::wire::{self, Event};
+
+/// How often the config is read again for agents added since (a remote sender learnt).
+const CONFIG_LOOK: Duration = Duration::from_secs(2);
+/// The longest pause between two attempts to publish while NATS is away.
+const MAX_RETRY_DELAY: Duration = Duration::from_secs(2);
+
+/// One thing to publish.
+#[derive(Debug, Clone)]
+pub(crate) struct Outgoing {
+    /// The destination hub.
+    pub(crate) hub: String,
+    pub(crate) subject: String,
+    /// The `Nats-Msg-Id`, also the key in [`Published`].
+    pub(crate) key: String,
+    /// A mail's file name (header `Filebox-File`).
+    pub(crate) file: Option<String>,
+    pub(crate) payload: Vec<u8>,
+}
+
+/// What a copy of a message in `agent`'s `folder` obliges hub `me` to publish.
+pub(crate) fn outgoing(
+    config: &Config,
+    me: &str,
+    agent: &AgentId,
+    envelope: &Envelope,
+    message: &Message,
+) -> anyhow::Result<Vec<Outgoing>> {
+    let mut out = Vec::new();
+    let spool_hub = hub_of(config, agent);
+    let id = message.header.id();
+    if let (Some(hub), Folder::Inbox) = (&spool_hub, envelope.folder) {
+        let mut wire_message = message.clone();
+        names::to_wire(&mut wire_message, me);
+        let markdown = render(&wire_message);
+        let local = names::localise(agent.as_str(), hub);
+        out.push(Outgoing {
+            hub: hub.clone(),
+            subject: wire::mail_subject(hub, me, &local),
+            key: wire::mail_id(hub, &local, id, message.conversation.len(), &markdown),
+            file: Some(envelope.file.to_string()),
+            payload: markdown.into_bytes(),
+        });
+    }
+    if is_obsolete(message) {
+        let mut hubs: Vec<String> = names::people(message)
+            .iter()
+            .filter_map(|name| AgentId::new(name).ok())
+            .filter_map(|agent| hub_of(config, &agent))
+            .chain(spool_hub.clone())
+            .collect();
+        hubs.sort();
+        hubs.dedup();
+        for hub in hubs.into_iter().filter(|h| h != me) {
+            out.push(event(&hub, me, Event::Obsolete { id: id.to_owned() })?);
+        }
+    }
+    if spool_hub.is_none()
+        && matches!(
+            envelope.folder,
+            Folder::Hold | Folder::Done | Folder::Cancel
+        )
+    {
+        let mut hubs: Vec<String> = [field::SENDER, field::ORIGINAL_SENDER]
+            .iter()
+            .filter_map(|f| message.header.get(f))
+            .filter_map(|name| AgentId::new(name).ok())
+            .filter_map(|agent| hub_of(config, &agent))
+            .collect();
+        hubs.sort();
+        hubs.dedup();
+        if !hubs.is_empty() {
+            let mut wire_message = message.clone();
+            names::to_wire(&mut wire_message, me);
+            let state = Event::State {
+                agent: names::qualify(agent.as_str(), me),
+                folder: envelope.folder.as_str().to_owned(),
+                file: envelope.file.to_string(),
+                markdown: render(&wire_message),
+            };
+            for hub in hubs {
+                out.push(event(&hub, me, state.clone())?);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn event(hub: &str, me: &str, event: Event) -> anyhow::Result<Outgoing> {
+    Ok(Outgoing {
+        hub: hub.to_owned(),
+        subject: wire::event_subject(hub, me),
+        key: wire::event_id(hub, &event),
+        file: None,
+        payload: serde_json::to_vec(&event).context("encoding an event")?,
+    })
+}
+
+fn is_obsolete(message: &Message) -> bool {
+    message
+        .header
+        .get(field::STATUS)
+        .and_then(Status::parse)
+        .is_some_and(|s| s == Status::Obsolete)
+}
+
+/// Whether a copy can oblige this hub to publish anything, judged from its header alone (so
+/// the hub reads whole only the few files that matter).
+fn may_matter(config: &Config, agent: &AgentId, envelope: &Envelope) -> bool {
+    let header = &envelope.header;
+    let obsolete = header
+        .get(field::STATUS)
+        .and_then(Status::parse)
+        .is_some_and(|s| s == Status::Obsolete);
+    let from_remote = [field::SENDER, field::ORIGINAL_SENDER]
+        .iter()
+        .filter_map(|f| header.get(f))
+        .filter_map(|name| AgentId::new(name).ok())
+        .any(|sender| hub_of(config, &sender).is_some());
+    obsolete
+        || match hub_of(config, agent) {
+            Some(_) => envelope.folder == Folder::Inbox,
+            None => {
+                from_remote
+                    && matches!(
+                        envelope.folder,
+                        Folder::Hold | Folder::Done | Folder::Cancel
+                    )
+            }
+        }
+}
+
+/// A file to consider, and when it last changed.
+struct Candidate {
+    agent: AgentId,
+    folder: Folder,
+    file: FileName,
+    changed: (i64, i64),
+}
+
+/// The publisher of one hub.
+pub(crate) struct Outbound {
+    pub(crate) config_path: PathBuf,
+    pub(crate) me: String,
+    pub(crate) js: jetstream::Context,
+    pub(crate) runtime: tokio::runtime::Handle,
+    pub(crate) published: Arc<Mutex<Published>>,
+}
+
+impl Outbound {
+    /// Publish what the files call for, then follow them until `stop()`.
+    pub(crate) fn run(&self, stop: &dyn Fn() -> bool) -> anyhow::Result<()> {
+        let mut feed = Feed::new();
+        let mut watched: HashSet<AgentId> = HashSet::new();
+        while !stop() {
+            let config = Config::load(&self.config_path)?;
+            let mut candidates = Vec::new();
+            for agent in config.file.agents.keys() {
+                if watched.contains(agent) {
+                    continue;
+                }
+                let mailbox = Mailbox::open(agent.clone(), config.mailbox_path(agent)?)?;
+                for folder in Folder::ALL {
+                    // Watched before listed: nothing arrives unseen in between.
+                    feed.watch(&mailbox, folder)?;
+                    let (files, _) = mailbox.file_names(folder)?;
+                    candidates.extend(
+                        files
+                            .into_iter()
+                            .filter_map(|file| candidate(&mailbox, agent, folder, file)),
+                    );
+                }
+                watched.insert(agent.clone());
+            }
+            if candidates.is_empty() {
+                let changes = feed.next(Some(Instant::now() + CONFIG_LOOK), stop)?;
+                for change in changes
+                    .into_iter()
+                    .filter(|c| c.kind == ChangeKind::Arrived)
+                {
+                    let Ok(mailbox) = config
+                        .mailbox_path(&change.agent)
+                        .and_then(|root| Mailbox::open_to_read(change.agent.clone(), root))
+                    else {
+                        continue;
+                    };
+                    candidates.extend(candidate(
+                        &mailbox,
+                        &change.agent,
+                        change.folder,
+                        change.file,
+                    ));
+                }
+            }
+            candidates.sort_by_key(|c| c.changed);
+            for c in candidates {
+                if stop() {
+                    break;
+                }
+                if let Err(e) = self.consider(&config, &c, stop) {
+                    eprintln!(
+                        "filebox serve: federation: {}/{} of {}: {e:#}",
+                        c.folder, c.file, c.agent
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Publish what one copy calls for and was not published yet.
+    fn consider(
+        &self,
+        config: &Config,
+        c: &Candidate,
+        stop: &dyn Fn() -> bool,
+    ) -> anyhow::Result<()> {
+        let mailbox = Mailbox::open_to_read(c.agent.clone(), config.mailbox_path(&c.agent)?)?;
+        // Gone since (moved on by its owner): whatever it became is a candidate of its own.
+        let Some(envelope) = mailbox.envelope(c.folder, &c.file).ok().flatten() else {
+            return Ok(());
+        };
+        if !may_matter(config, &c.agent, &envelope) {
+            return Ok(());
+        }
+        let Ok(message) = mailbox.read(&envelope) else {
+            return Ok(());
+        };
+        for item in outgoing(config, &self.me, &c.agent, &envelope, &message)? {
+            if self
+                .published
+                .lock()
+                .expect("published keys")
+                .contains(&item.key)
+            {
+                continue;
+            }
+            self.publish(&item, stop)?;
+            self.published
+                .lock()
+                .expect("published keys")
+                .record(&item.key)?;
+        }
+        Ok(())
+    }
+
+    /// Publish one item and wait for the stream's acknowledgement, trying again while NATS is
+    /// away, until `stop()`.
+    fn publish(&self, item: &Outgoing, stop: &dyn Fn() -> bool) -> anyhow::Result<()> {
+        let max_payload = self.js.client().server_info().max_payload;
+        if max_payload > 0 && item.payload.len() > max_payload {
+            anyhow::bail!(
+                "{} bytes is more than this NATS server carries in one message ({max_payload}); \
+                 it stays in the spool",
+                item.payload.len()
+            );
+        }
+        let mut delay = Duration::from_millis(50);
+        let mut reported = false;
+        loop {
+            let attempt = self.runtime.block_on(async {
+                let mut publish = PublishMessage::build()
+                    .payload(item.payload.clone().into())
+                    .message_id(&item.key);
+                if let Some(file) = &item.file {
+                    publish = publish.header(wire::FILE_HEADER, file.as_str());
+                }
+                self.js
+                    .send_publish(item.subject.clone(), publish)
+                    .await?
+                    .await
+                    .map_err(anyhow::Error::from)
+            });
+            match attempt {
+                Ok(_) => {
+                    if reported {
+                        eprintln!(
+                            "filebox serve: federation: publishing to {} again",
+                            item.hub
+                        );
+                    }
+                    return Ok(());
+                }
+                Err(e) => {
+                    if !reported {
+                        eprintln!(
+                            "filebox serve: federation: cannot publish to {} yet (trying again): {e:#}",
+                            item.hub
+                        );
+                        reported = true;
+                    }
+                    if stop() {
+                        anyhow::bail!("stopped before {} was published", item.key);
+                    }
+                    std::thread::sleep(delay);
+                    delay = (delay * 2).min(MAX_RETRY_DELAY);
+                }
+            }
+        }
+    }
+}
+
+fn candidate(
+    mailbox: &Mailbox,
+    agent: &AgentId,
+    folder: Folder,
+    file: FileName,
+) -> Option<Candidate> {
+    let meta = std::fs::symlink_metadata(mailbox.folder_path(folder).join(file.as_str())).ok()?;
+    Some(Candidate {
+        agent: agent.clone(),
+        folder,
+        changed: (meta.ctime(), meta.ctime_nsec()),
+        file,
+    })
+}
+
+/// Everything the files call for now, published or not (for `federation status`).
+pub(crate) fn pending(config: &Config, me: &str) -> anyhow::Result<Vec<Outgoing>> {
+    let mut out = Vec::new();
+    for agent in config.file.agents.keys() {
+        let Ok(mailbox) = config
+            .mailbox_path(agent)
+            .and_then(|root| Mailbox::open_to_read(agent.clone(), root))
+        else {
+            continue;
+        };
+        for folder in Folder::ALL {
+            let (files, _) = mailbox.file_names(folder)?;
+            for file in files {
+                let Some(envelope) = mailbox.envelope(folder, &file).ok().flatten() else {
+                    continue;
+                };
+                if !may_matter(config, agent, &envelope) {
+                    continue;
+                }
+                if let Ok(message) = mailbox.read(&envelope) {
+                    out.extend(outgoing(config, me, agent, &envelope, &message)?);
+                }
+            }
+        }
+    }
+    Ok(out)
+}

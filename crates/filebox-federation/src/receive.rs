@@ -1,0 +1,176 @@
+//! Applying what arrived from another hub to the mailbox files, through the core only:
+//! mail is delivered with `Mailroom::deliver_travelled` (idempotent: a redelivery writes
+//! nothing), a copy's new state is mirrored into the sender's stand-in mailbox, a fork's
+//! obsolete marks are written with `Mailroom::mark_obsolete`. Every name is checked against
+//! the hub the subject says it came from: a hub speaks only for its own agents.
+
+use std::path::Path;
+
+use filebox_core::message::{FileName, field, parse};
+use filebox_core::{
+    AgentEntry, AgentId, Config, ENTRY_SEPARATOR, Error, Folder, Mailroom, Message, MessageRef,
+};
+
+use crate::names;
+use crate::settings::check_hub_name;
+use crate::wire::Event;
+
+/// Why something that arrived was not applied.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// It can never be applied (malformed, not addressed to an agent here, a hub speaking for
+    /// another): it is set aside, not retried.
+    Refused(anyhow::Error),
+    /// It may work later (the disk, the config): it is redelivered.
+    Retry(anyhow::Error),
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Self {
+        match error {
+            Error::Io { .. } | Error::Index { .. } | Error::Config { .. } => {
+                Failure::Retry(error.into())
+            }
+            other => Failure::Refused(other.into()),
+        }
+    }
+}
+
+fn refused(message: impl std::fmt::Display) -> Failure {
+    Failure::Refused(anyhow::anyhow!("{message}"))
+}
+
+/// Deliver a mail for `agent_token` (the subject's agent) that hub `from` published.
+pub(crate) fn mail(
+    config_path: &Path,
+    me: &str,
+    from: &str,
+    agent_token: &str,
+    file: Option<&str>,
+    payload: &[u8],
+) -> Result<(), Failure> {
+    let config = Config::load(config_path)?;
+    let agent = names::from_subject_token(agent_token)?;
+    match config.agent(&agent) {
+        Ok(entry) if entry.hub().is_none() => {}
+        Ok(_) => return Err(refused(format!("{agent} is not an agent of hub {me}"))),
+        Err(_) => return Err(refused(format!("hub {me} has no agent {agent}"))),
+    }
+    let file = FileName::new(file.ok_or_else(|| refused("no Filebox-File header"))?)?;
+    let mut message = parse_payload(payload)?;
+    let sender = message
+        .header
+        .get(field::SENDER)
+        .unwrap_or_default()
+        .to_owned();
+    if names::hub_of_name(&sender) != Some(from) {
+        return Err(refused(format!(
+            "hub {from} may only send mail from its own agents, not from {sender:?}"
+        )));
+    }
+    names::from_wire(&mut message, me);
+    let config = learn(config, &message, me)?;
+    let mailroom = Mailroom::new(config, Some(&agent))?;
+    mailroom.deliver_travelled(&agent, &file, &message)?;
+    // A reply: the sender's stand-in here records what it sent (its copy moves on), so the
+    // status of what we sent it follows.
+    let sender = AgentId::new(&sender)?;
+    let id = MessageRef::Id(message.header.id().to_owned());
+    if !message.conversation.is_empty()
+        && mailroom
+            .mailbox_to_read(&sender)
+            .and_then(|m| m.find(&id, &Folder::ALL))
+            .is_ok()
+    {
+        mailroom.mirror_travelled(&sender, Folder::Outbox, &file, &message)?;
+    }
+    for obsolete in message.header.list(field::OBSOLETES) {
+        if !obsolete.contains(ENTRY_SEPARATOR) {
+            mailroom.mark_obsolete(&obsolete)?;
+        }
+    }
+    Ok(())
+}
+
+/// Apply an event hub `from` published; returns it for the caller's bookkeeping.
+pub(crate) fn event(
+    config_path: &Path,
+    me: &str,
+    from: &str,
+    payload: &[u8],
+) -> Result<Event, Failure> {
+    let config = Config::load(config_path)?;
+    let event: Event =
+        serde_json::from_slice(payload).map_err(|e| refused(format!("not an event: {e}")))?;
+    match &event {
+        Event::State {
+            agent,
+            folder,
+            file,
+            markdown,
+        } => {
+            if names::hub_of_name(agent) != Some(from) {
+                return Err(refused(format!(
+                    "hub {from} may only report its own agents' copies, not {agent:?}"
+                )));
+            }
+            let folder = Folder::parse(folder)
+                .filter(|f| matches!(f, Folder::Hold | Folder::Done | Folder::Cancel))
+                .ok_or_else(|| refused(format!("no such state: {folder}")))?;
+            let file = FileName::new(file)?;
+            let mut message = parse_payload(markdown.as_bytes())?;
+            names::from_wire(&mut message, me);
+            let agent = AgentId::new(agent)?;
+            let config = learn(config, &message, me)?;
+            if config.agent(&agent)?.hub() != Some(from) {
+                return Err(refused(format!(
+                    "{agent} is not an agent of hub {from} here"
+                )));
+            }
+            let mailroom = Mailroom::new(config, Some(&agent))?;
+            mailroom.mirror_travelled(&agent, folder, &file, &message)?;
+        }
+        Event::Obsolete { id } => {
+            MessageRef::parse(id)?;
+            let any = config
+                .file
+                .agents
+                .keys()
+                .next()
+                .cloned()
+                .ok_or_else(|| refused("no agents in the config"))?;
+            Mailroom::new(config, Some(&any))?.mark_obsolete(id)?;
+        }
+    }
+    Ok(event)
+}
+
+fn parse_payload(payload: &[u8]) -> Result<Message, Failure> {
+    let text = std::str::from_utf8(payload).map_err(|e| refused(format!("not UTF-8: {e}")))?;
+    parse(text).map_err(|e| refused(format!("not a message file: {e}")))
+}
+
+/// Add to the config the agents of other hubs the message names and the config does not know
+/// yet (`name@hub`, `"hub": "hub"`), so they can be answered and their status followed.
+fn learn(config: Config, message: &Message, me: &str) -> Result<Config, Failure> {
+    let unknown: Vec<(AgentId, String)> = names::people(message)
+        .iter()
+        .filter_map(|name| {
+            let hub = names::hub_of_name(name)?;
+            let id = AgentId::new(name).ok()?;
+            (hub != me && check_hub_name(hub).is_ok() && config.agent(&id).is_err())
+                .then(|| (id, hub.to_owned()))
+        })
+        .collect();
+    if unknown.is_empty() {
+        return Ok(config);
+    }
+    Ok(Config::update(&config.path, |file| {
+        for (id, hub) in &unknown {
+            file.agents
+                .entry(id.clone())
+                .or_insert_with(|| AgentEntry::on_hub(hub));
+        }
+        Ok(())
+    })?)
+}

@@ -1,0 +1,115 @@
+//! The config's `federation` section: `{"nats": "nats://host:4222", "hub": "laptop",
+//! "credentials": "hub.creds", "tls": {"ca": "ca.pem", "cert": "hub.pem", "key": "hub.key"}}`,
+//! and which agents live on other hubs (`"hub": "ci-1"` in their entry).
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use filebox_core::{AgentId, Config};
+use serde::Deserialize;
+
+/// The longest hub name accepted.
+const MAX_HUB_LEN: usize = 64;
+
+/// The config's `federation` section.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// The NATS server(s): one URL, or several separated by commas.
+    pub nats: String,
+    /// This machine's hub name, unique in the cluster.
+    pub hub: String,
+    /// A NATS `.creds` file (JWT and NKey seed); relative to the config's folder.
+    #[serde(default)]
+    pub credentials: Option<PathBuf>,
+    /// TLS to the NATS server; relative paths resolve against the config's folder.
+    #[serde(default)]
+    pub tls: Option<Tls>,
+}
+
+/// TLS settings: a CA to trust, and a client certificate when the server asks for one.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tls {
+    #[serde(default)]
+    pub ca: Option<PathBuf>,
+    #[serde(default)]
+    pub cert: Option<PathBuf>,
+    #[serde(default)]
+    pub key: Option<PathBuf>,
+}
+
+impl Settings {
+    /// The section of `config`, when it has one; a malformed one is a config error.
+    pub fn of(config: &Config) -> anyhow::Result<Option<Settings>> {
+        let Some(value) = config.file.extra.get("federation") else {
+            return Ok(None);
+        };
+        let context = || {
+            format!(
+                "config {}: the \"federation\" section",
+                config.path.display()
+            )
+        };
+        let mut settings: Settings = serde_json::from_value(value.clone()).with_context(context)?;
+        check_hub_name(&settings.hub).with_context(context)?;
+        let base = config.base_dir();
+        settings.credentials = settings.credentials.map(|p| base.join(p));
+        if let Some(tls) = &mut settings.tls {
+            for path in [&mut tls.ca, &mut tls.cert, &mut tls.key]
+                .into_iter()
+                .flatten()
+            {
+                *path = base.join(&*path);
+            }
+            if tls.cert.is_some() != tls.key.is_some() {
+                anyhow::bail!(
+                    "config {}: federation.tls needs both cert and key, or neither",
+                    config.path.display()
+                );
+            }
+        }
+        for (agent, entry) in &config.file.agents {
+            if let Some(hub) = entry.hub() {
+                check_remote_agent(agent, hub).with_context(context)?;
+            }
+        }
+        Ok(Some(settings))
+    }
+}
+
+/// A hub name: 1–64 ASCII letters, digits, `_` and `-` (one token of a NATS subject).
+pub(crate) fn check_hub_name(hub: &str) -> anyhow::Result<()> {
+    let valid = !hub.is_empty()
+        && hub.len() <= MAX_HUB_LEN
+        && hub
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'));
+    anyhow::ensure!(
+        valid,
+        "hub name {hub:?}: only 1-64 ASCII letters, digits, `_` and `-` are allowed"
+    );
+    Ok(())
+}
+
+/// An agent on another hub is named `name@hub` after the hub it lives on.
+fn check_remote_agent(agent: &AgentId, hub: &str) -> anyhow::Result<()> {
+    check_hub_name(hub)?;
+    match agent.as_str().split_once('@') {
+        Some((_, domain)) if domain == hub => Ok(()),
+        _ => anyhow::bail!(
+            "agent {agent} lives on hub {hub:?}, so it must be named NAME@{hub} (aliases with \
+             another name are not supported)"
+        ),
+    }
+}
+
+/// The hub an agent of `config` lives on, when it is not this machine.
+pub(crate) fn hub_of(config: &Config, agent: &AgentId) -> Option<String> {
+    config
+        .file
+        .agents
+        .get(agent)
+        .and_then(|entry| entry.hub())
+        .map(str::to_owned)
+}

@@ -1,0 +1,319 @@
+//! A federation for tests: a real `nats-server` (Debian's, installed by scripts/test-all) on
+//! 127.0.0.1 with JetStream in a temp dir, and `filebox serve` hubs as separate processes,
+//! each with its own config and mailbox root. Readiness is read from what the processes print
+//! (the server's "ready" line, the hub's URL); arrivals are waited for on the core's change
+//! feed, never by sleeping.
+
+#![allow(dead_code)] // each federation test uses a different part of this
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use filebox_core::{Config, Envelope, Feed, Folder, Mailbox, Mailroom, MessageType, SendRequest};
+use serde_json::{Value, json};
+
+/// How long a test waits for something that should happen in well under a second: a hang
+/// guard, not a timing assertion.
+const PATIENCE: Duration = Duration::from_secs(120);
+
+/// A `nats-server` with JetStream, on a port of its choosing.
+pub(crate) struct Nats {
+    child: Child,
+    store: tempfile::TempDir,
+    pub(crate) port: u16,
+    log: Arc<Mutex<String>>,
+}
+
+impl Nats {
+    pub(crate) fn start() -> Nats {
+        let store = tempfile::Builder::new()
+            .prefix("filebox-nats-")
+            .tempdir()
+            .unwrap();
+        let (child, port, log) = spawn_nats(store.path(), -1);
+        Nats {
+            child,
+            store,
+            port,
+            log,
+        }
+    }
+
+    pub(crate) fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    /// Kill the server (SIGKILL) and start it again on the same port and store.
+    pub(crate) fn restart(&mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+        let (child, port, log) = spawn_nats(self.store.path(), i32::from(self.port));
+        assert_eq!(port, self.port);
+        (self.child, self.log) = (child, log);
+    }
+}
+
+/// Start `nats-server` with JetStream in `store` on `port` (-1: one it picks); returns once
+/// it says it is ready, with the port it listens on.
+fn spawn_nats(store: &Path, port: i32) -> (Child, u16, Arc<Mutex<String>>) {
+    let mut child = Command::new("nats-server")
+        .args(["-a", "127.0.0.1", "-p", &port.to_string(), "-js", "-sd"])
+        .arg(store)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect(
+            "nats-server is not installed: scripts/test-all installs it \
+             (apt-get install -y nats-server)",
+        );
+    let log = Arc::new(Mutex::new(String::new()));
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut port = None;
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        log.lock().unwrap().push_str(&format!("{line}\n"));
+        if let Some(address) = line.split("Listening for client connections on ").nth(1) {
+            port = address
+                .trim()
+                .rsplit(':')
+                .next()
+                .and_then(|p| p.parse().ok());
+        }
+        if line.contains("Server is ready") {
+            break;
+        }
+    }
+    let port =
+        port.unwrap_or_else(|| panic!("nats-server did not start:\n{}", log.lock().unwrap()));
+    drain(lines, log.clone());
+    (child, port, log)
+}
+
+impl Drop for Nats {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Keep reading a child's output into `log` so it never blocks on a full pipe.
+fn drain<R: BufRead + Send + 'static>(lines: std::io::Lines<R>, log: Arc<Mutex<String>>) {
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            log.lock().unwrap().push_str(&format!("{line}\n"));
+        }
+    });
+}
+
+/// One machine: a config with its local agents, the agents of other hubs it knows, and a
+/// `filebox serve` for it when started.
+pub(crate) struct Hub {
+    pub(crate) name: String,
+    dir: tempfile::TempDir,
+    child: Option<Child>,
+    log: Arc<Mutex<String>>,
+}
+
+impl Hub {
+    /// Hub `name` on `nats` with `local` agents (the first is the current one) and `remote`
+    /// agents (`name@hub`) configured.
+    pub(crate) fn new(name: &str, nats: &Nats, local: &[&str], remote: &[&str]) -> Hub {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("filebox-hub-{name}-"))
+            .tempdir()
+            .unwrap();
+        let mut agents = serde_json::Map::new();
+        for agent in local {
+            agents.insert(
+                (*agent).to_owned(),
+                json!({ "mailbox_path": format!("mailboxes/{agent}") }),
+            );
+        }
+        for agent in remote {
+            let hub = agent.split_once('@').unwrap().1;
+            agents.insert((*agent).to_owned(), json!({ "hub": hub }));
+        }
+        let config = json!({
+            "current_agent_id": local[0],
+            "agents": agents,
+            "federation": { "nats": nats.url(), "hub": name },
+        });
+        std::fs::write(
+            dir.path().join("config.json"),
+            serde_json::to_string_pretty(&config).unwrap(),
+        )
+        .unwrap();
+        Hub {
+            name: name.to_owned(),
+            dir,
+            child: None,
+            log: Arc::new(Mutex::new(String::new())),
+        }
+    }
+
+    pub(crate) fn config_path(&self) -> PathBuf {
+        self.dir.path().join("config.json")
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Start `filebox serve`; returns once it printed its URL.
+    pub(crate) fn start(&mut self) {
+        assert!(self.child.is_none(), "hub {} already runs", self.name);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_filebox"))
+            .arg("--config")
+            .arg(self.config_path())
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .env_remove("FILEBOX_AGENT")
+            .env("HOME", self.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start filebox serve");
+        let mut first = String::new();
+        BufReader::new(child.stdout.as_mut().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        drain(
+            BufReader::new(child.stderr.take().unwrap()).lines(),
+            self.log.clone(),
+        );
+        assert!(
+            first.starts_with("http://"),
+            "hub {} did not start: {first:?}\n{}",
+            self.name,
+            self.log()
+        );
+        self.child = Some(child);
+    }
+
+    /// `kill -9` the hub.
+    pub(crate) fn kill(&mut self) {
+        let mut child = self.child.take().expect("the hub runs");
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+
+    /// What the hub printed on stderr so far.
+    pub(crate) fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Run the CLI as `agent` on this machine's config.
+    pub(crate) fn cli(&self, agent: &str, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_filebox"))
+            .arg("--config")
+            .arg(self.config_path())
+            .args(["--agent", agent])
+            .args(args)
+            .env_remove("FILEBOX_AGENT")
+            .env("HOME", self.path())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    }
+
+    /// Run the CLI and return its stdout, failing the test on a non-zero exit.
+    pub(crate) fn ok(&self, agent: &str, args: &[&str]) -> String {
+        let output = self.cli(agent, args);
+        assert!(
+            output.status.success(),
+            "filebox {args:?} as {agent} on {}: {}\n{}",
+            self.name,
+            String::from_utf8_lossy(&output.stderr),
+            String::from_utf8_lossy(&output.stdout)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    /// The same, `--json`, parsed.
+    pub(crate) fn json(&self, agent: &str, args: &[&str]) -> Value {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        serde_json::from_str(&self.ok(agent, &all)).unwrap()
+    }
+
+    /// Send through the core in this process (fast: for many messages); the Message ID.
+    pub(crate) fn send_in_process(&self, from: &str, to: &str, body: &str) -> String {
+        let config = Config::load(&self.config_path()).unwrap();
+        let agent = filebox_core::AgentId::new(from).unwrap();
+        let mailroom = Mailroom::new(config, Some(&agent)).unwrap();
+        let kind = MessageType::new("DIS").unwrap();
+        mailroom.send(&SendRequest::new(to, kind, body)).unwrap().id
+    }
+
+    fn mailbox(&self, agent: &str) -> Mailbox {
+        let config = Config::load(&self.config_path()).unwrap();
+        let id = filebox_core::AgentId::new(agent).unwrap();
+        Mailbox::open(id.clone(), config.mailbox_path(&id).unwrap()).unwrap()
+    }
+
+    /// The messages in a folder of an agent's mailbox (for a remote agent: its stand-in).
+    pub(crate) fn list(&self, agent: &str, folder: Folder) -> Vec<Envelope> {
+        self.mailbox(agent).list(folder).unwrap().messages
+    }
+
+    /// Wait until `done` holds for the folder's listing; returns that listing.
+    pub(crate) fn wait_for(
+        &self,
+        agent: &str,
+        folder: Folder,
+        what: &str,
+        done: impl Fn(&[Envelope]) -> bool,
+    ) -> Vec<Envelope> {
+        let mailbox = self.mailbox(agent);
+        let mut feed = Feed::new();
+        feed.watch(&mailbox, folder).unwrap();
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let listing = mailbox.list(folder).unwrap().messages;
+            if done(&listing) {
+                return listing;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "hub {}: {what} never happened in {folder}/ of {agent} ({} there)\nhub log:\n{}",
+                self.name,
+                listing.len(),
+                self.log()
+            );
+            feed.next(Some(deadline), &|| false).unwrap();
+        }
+    }
+
+    /// Wait until a message with this id is in the folder; returns its envelope.
+    pub(crate) fn wait_for_id(&self, agent: &str, folder: Folder, id: &str) -> Envelope {
+        self.wait_for(agent, folder, &format!("message {id}"), |l| {
+            l.iter().any(|e| e.header.id() == id)
+        })
+        .into_iter()
+        .find(|e| e.header.id() == id)
+        .unwrap()
+    }
+
+    /// Read the whole text of a message file.
+    pub(crate) fn text(&self, envelope: &Envelope) -> String {
+        let mut text = String::new();
+        std::fs::File::open(&envelope.path)
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+        text
+    }
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
