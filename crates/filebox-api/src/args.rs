@@ -197,7 +197,7 @@ pub struct SearchArgs {
     /// Every mailbox, not only mine.
     #[serde(default)]
     pub all: Option<bool>,
-    /// Only from this agent.
+    /// Only messages this agent wrote part of (sent, or replied in).
     #[serde(default)]
     pub from: Option<String>,
     /// Only this type.

@@ -19,5 +19,6 @@ mod views;
 
 pub use args::*;
 pub use outcome::{Outcome, text_with_warnings};
+pub use schema::schema_settings;
 pub use verb::{CallError, Effect, Reply, Standalone, Verb, VerbContext, VerbInfo};
 pub use views::*;

@@ -1,12 +1,29 @@
 //! The text of each view, one function per view, shared by the CLI's text output and MCP
 //! text content (and anything else that shows a result to a person or a model).
 
+use filebox_core::{Folder, Status};
+
 use crate::views::{
     AgentsResult, ForkResult, ListResult, MessageSummary, OpenQuestions, QuestionResult,
     QuestionStatus, ReindexResult, SearchHit, SearchResult, SendResult, StatusResult,
     TeamInboxResult, TeamMessageView, TeamSendResult, TeamsResult, ThreadNodeView, ThreadResult,
     ThreadsResult, TransitionResult,
 };
+
+/// What happened to a copy, in words: the status (the JSON's `status`, seed 004's names) read
+/// with the folder the copy is in. `replied` is `resolved` in done/ and `answered` elsewhere,
+/// `failed` is `rejected`, `processing` is `on hold`.
+pub fn status_word(status: Status, folder: Option<Folder>) -> &'static str {
+    match (status, folder) {
+        (Status::Obsolete, _) => "obsolete",
+        (Status::Pending, _) => "pending",
+        (Status::Delivered, _) => "delivered",
+        (Status::Processing, _) => "on hold",
+        (Status::Failed, _) => "rejected",
+        (Status::Replied, Some(Folder::Done)) => "resolved",
+        (Status::Replied, _) => "answered",
+    }
+}
 
 /// Seed 000's listing lines (`2025-06-27T153000 ER Title (file.md)`); the file name is a
 /// reference every verb accepts, and ends with the short id.
@@ -140,7 +157,7 @@ fn hit(hit: &SearchHit) -> String {
         hit.last_activity,
         hit.kind,
         hit.title,
-        hit.status,
+        status_word(hit.status, Some(hit.folder)),
         hit.mailbox,
         hit.folder,
         hit.file,
@@ -158,13 +175,19 @@ pub fn search(found: &SearchResult) -> String {
 
 /// Where a message stands, then each recipient's copy.
 pub fn status(s: &StatusResult) -> String {
+    // For a message I sent, the overall status is the least advanced recipient's.
+    let overall_folder = s
+        .recipients
+        .iter()
+        .find(|r| r.status == s.status)
+        .map_or(Some(s.folder), |r| r.folder);
     let mut text = format!(
         "{} {} \"{}\" is {} (your copy: {} in {}, {}; thread {}; from {}, source {}, priority {})",
         s.kind,
         s.id,
         s.title,
-        s.status,
-        s.copy_status,
+        status_word(s.status, overall_folder),
+        status_word(s.copy_status, Some(s.folder)),
         s.folder,
         s.file,
         s.thread,
@@ -177,8 +200,16 @@ pub fn status(s: &StatusResult) -> String {
     }
     for r in &s.recipients {
         match r.folder {
-            Some(folder) => text.push_str(&format!("\n- {}: {} ({folder})", r.agent, r.status)),
-            None => text.push_str(&format!("\n- {}: {} (no copy)", r.agent, r.status)),
+            Some(folder) => text.push_str(&format!(
+                "\n- {}: {} ({folder})",
+                r.agent,
+                status_word(r.status, Some(folder))
+            )),
+            None => text.push_str(&format!(
+                "\n- {}: {} (no copy)",
+                r.agent,
+                status_word(r.status, None)
+            )),
         }
     }
     text
@@ -211,7 +242,7 @@ fn thread_node(node: &ThreadNodeView) -> String {
         node.to,
         node.kind,
         node.title,
-        node.status,
+        status_word(node.status, Some(node.folder)),
         node.id,
         node.mailbox,
         node.folder,
@@ -240,12 +271,20 @@ pub fn threads(listed: &ThreadsResult) -> String {
         .iter()
         .map(|t| {
             format!(
-                "{} {} ({} messages) [thread {}]",
-                t.last_activity, t.title, t.messages, t.thread
+                "{} {} ({}) [thread {}]",
+                t.last_activity,
+                t.title,
+                count(t.messages, "message", "messages"),
+                t.thread
             )
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// `1 message`, `3 messages`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The new message and what it made obsolete.

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 /// The compact schema of a verb's arguments (JSON Schema 2020-12).
 pub(crate) fn input<T: JsonSchema>() -> Map<String, Value> {
-    let mut root = root::<T>(SchemaSettings::draft2020_12());
+    let mut root = root::<T>(schema_settings());
     root.remove("$schema");
     let defs = match root.remove("$defs") {
         Some(Value::Object(defs)) => defs,
@@ -25,7 +25,34 @@ pub(crate) fn input<T: JsonSchema>() -> Map<String, Value> {
 /// The schema of a verb's result (JSON Schema 2020-12), complete: programs validate
 /// structured content against it.
 pub(crate) fn output<T: JsonSchema>() -> Map<String, Value> {
-    root::<T>(SchemaSettings::draft2020_12().for_serialize())
+    root::<T>(schema_settings().for_serialize())
+}
+
+/// JSON Schema 2020-12 as every surface publishes it: without schemars' `uint*` / `int*`
+/// formats, which validators do not know (and warn about); an unsigned number says
+/// `minimum: 0` instead (the compact argument schemas then drop that too).
+pub fn schema_settings() -> SchemaSettings {
+    SchemaSettings::draft2020_12().with_transform(PlainIntegers)
+}
+
+/// The transform of [`schema_settings`].
+#[derive(Debug, Clone, Copy)]
+struct PlainIntegers;
+
+impl schemars::transform::Transform for PlainIntegers {
+    fn transform(&mut self, schema: &mut schemars::Schema) {
+        if let Some(object) = schema.as_object_mut()
+            && let Some(format) = object.get("format").and_then(Value::as_str)
+            && (format.starts_with("uint") || format.starts_with("int"))
+        {
+            let unsigned = format.starts_with("uint");
+            object.remove("format");
+            if unsigned {
+                object.entry("minimum").or_insert(Value::from(0));
+            }
+        }
+        schemars::transform::transform_subschemas(self, schema);
+    }
 }
 
 /// A root schema without its top-level title and description (the Rust type's name and doc,

@@ -428,7 +428,8 @@ impl From<filebox_core::Thread> for ThreadResult {
 pub struct ThreadSummary {
     pub thread: String,
     pub title: String,
-    /// Messages of the thread in my mailbox.
+    /// Messages of the thread in my mailbox and the replies in their conversations (the nodes
+    /// `get_thread` draws from my mailbox).
     pub messages: usize,
     pub last_activity: String,
 }

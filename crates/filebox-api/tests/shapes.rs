@@ -6,11 +6,10 @@
 use std::path::Path;
 
 use filebox_api::{AgentAdded, InitResult, verbs};
-use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
 fn schema_of<T: schemars::JsonSchema>() -> Value {
-    let schema = SchemaSettings::draft2020_12()
+    let schema = filebox_api::schema_settings()
         .for_serialize()
         .into_generator()
         .into_root_schema_for::<T>();

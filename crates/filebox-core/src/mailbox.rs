@@ -51,9 +51,25 @@ impl Envelope {
             .unwrap_or_default()
     }
 
-    /// Put envelopes in listing order: oldest first, by time then file name.
+    /// Put envelopes in listing order: oldest first by the time to the second, and within one
+    /// second in the order the files were written (names would put `request-10` before
+    /// `request-2`), then by name. Only files that share a second are looked at again.
     pub fn sort_oldest_first(envelopes: &mut [Envelope]) {
         envelopes.sort_by_cached_key(|m| (m.compact_time(), m.file.clone()));
+        let times: Vec<String> = envelopes.iter().map(Envelope::compact_time).collect();
+        let mut start = 0;
+        while start < envelopes.len() {
+            let end = start
+                + times[start..]
+                    .iter()
+                    .take_while(|t| **t == times[start])
+                    .count();
+            if end - start > 1 {
+                envelopes[start..end]
+                    .sort_by_cached_key(|m| (store::modified(&m.path), m.file.clone()));
+            }
+            start = end;
+        }
     }
 
     /// Seed 000's listing line: `2025-06-27T153000 ER Title (file-name.md)`.

@@ -608,6 +608,12 @@ pub(crate) fn with_lock<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result
     result
 }
 
+/// When a file was last written (every store write is a new file, so: when it was published),
+/// without following a symlink; `None` when it cannot be known (gone, unreadable).
+pub(crate) fn modified(path: &Path) -> Option<std::time::SystemTime> {
+    fs::symlink_metadata(path).and_then(|m| m.modified()).ok()
+}
+
 /// Whether an I/O error means "that name is taken" (a publication that never replaces).
 pub(crate) fn already_exists(error: &Error) -> bool {
     matches!(error, Error::Io { source, .. } if source.kind() == io::ErrorKind::AlreadyExists)

@@ -183,6 +183,26 @@ fn best<'a>(copies: impl Iterator<Item = &'a ThreadCopy>) -> Option<&'a ThreadCo
     })
 }
 
+/// Whom a message was first sent to, from all its copies: a copy nobody answered yet still
+/// names them in `Receiver`; an answered one names, as its first reply's author, the
+/// recipient who answered (a reply rewrites `Receiver`). So a message to dev and ops shows
+/// `dev, ops` whether one, both or neither answered.
+fn original_recipients(copies: &[&ThreadCopy]) -> String {
+    let mut names: Vec<String> = Vec::new();
+    for copy in copies {
+        let named = match copy.message.conversation.first() {
+            Some(first) => vec![first.from.clone()],
+            None => copy.message.header.list(field::RECEIVER),
+        };
+        for name in named {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names.join(", ")
+}
+
 /// Build the tree from the copies found.
 pub(crate) fn build(thread_id: &str, copies: &[ThreadCopy]) -> Thread {
     let mut by_id: BTreeMap<&str, Vec<&ThreadCopy>> = BTreeMap::new();
@@ -209,10 +229,7 @@ pub(crate) fn build(thread_id: &str, copies: &[ThreadCopy]) -> Thread {
             .or_else(|| h.get(field::IN_REPLY_TO))
             .map(str::to_owned)
             .filter(|p| *p != id);
-        let to = entries
-            .first()
-            .map(|e| e.from.clone())
-            .unwrap_or_else(|| copy.row.receiver.clone());
+        let to = original_recipients(group);
         let base = |id: String, parent: Option<String>, status: Status| ThreadNode {
             obsolete: obsolete.contains(&id),
             id,

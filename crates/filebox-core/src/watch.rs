@@ -54,11 +54,12 @@ impl Mailbox {
         }
     }
 
-    /// A watch on this inbox that reports new mail without moving the wait cursor; it starts
-    /// from what `wait` has already returned (else the inbox as it is now).
+    /// A watch on this inbox that reports the mail arriving from now on, without moving the
+    /// wait cursor: what was there before it started is not news to it (list the inbox for
+    /// that), and what it reports is still new to the agent's next `wait`.
     pub fn watch_inbox(&self) -> Result<InboxWatch> {
         let mut feed = Feed::new();
-        feed.watch_from(self, Folder::Inbox, cursor::load(self)?)?;
+        feed.watch(self, Folder::Inbox)?;
         Ok(InboxWatch {
             mailbox: self.clone(),
             feed,
@@ -273,17 +274,25 @@ mod tests {
     }
 
     #[test]
-    fn watching_reports_new_mail_and_leaves_it_for_the_next_wait() {
+    fn watching_reports_mail_arriving_from_now_and_leaves_it_for_the_next_wait() {
         let dir = tempfile::tempdir().unwrap();
         let mb = mailbox(&dir);
         put(&mb, "00000001");
         // The agent's first wait sets the cursor past 00000001.
         mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap();
         put(&mb, "00000002");
-        // The watch starts from the cursor, so it reports what the agent has not seen yet.
+        // The watch starts from now: 00000002, which came before it, is not news to it.
         let mut watch = mb.watch_inbox().unwrap();
+        assert!(
+            watch
+                .next(Some(Duration::ZERO), NEVER)
+                .unwrap()
+                .messages
+                .is_empty()
+        );
+        put(&mb, "00000003");
         let got = watch.next(Some(Duration::from_secs(60)), NEVER).unwrap();
-        assert_eq!(ids(&got), ["00000002-0000"]);
+        assert_eq!(ids(&got), ["00000003-0000"]);
         // Reported once to the watch...
         assert!(
             watch
@@ -292,9 +301,9 @@ mod tests {
                 .messages
                 .is_empty()
         );
-        // ...and still new to the agent's wait.
+        // ...and still new to the agent's wait, with what came before the watch.
         let got = mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap();
-        assert_eq!(ids(&got), ["00000002-0000"]);
+        assert_eq!(ids(&got), ["00000002-0000", "00000003-0000"]);
     }
 
     #[test]

@@ -62,6 +62,6 @@ pub(crate) fn get(
     };
     Ok(
         GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
-            .with_description("Seed 000 §3.7: classify incoming mail, then fix, design or reject."),
+            .with_description("Classify incoming mail, then fix, design or reject."),
     )
 }

@@ -21,6 +21,16 @@ fn tool_list_matches_snapshot() {
 }
 
 #[test]
+fn schemas_use_only_formats_validators_know() {
+    // schemars' `uint`/`int64` formats make every validator warn ("unknown format");
+    // unsigned numbers say `minimum: 0` instead.
+    let tools = serde_json::to_string(&filebox_mcp::tool_list()).expect("tools serialize");
+    assert!(!tools.contains(r#""format":"uint"#), "{tools}");
+    assert!(!tools.contains(r#""format":"int"#), "{tools}");
+    assert!(tools.contains(r#""minimum":0"#), "{tools}");
+}
+
+#[test]
 fn every_tool_is_annotated_and_closed_world() {
     for tool in filebox_mcp::tool_list() {
         let annotations = tool.annotations.as_ref().expect("annotations");

@@ -127,7 +127,7 @@ pub(crate) enum Command {
     Thread(ThreadArgs),
     /// List my threads, most recently active first.
     Threads(ThreadsArgs),
-    /// Fork a thread from an earlier message (seed 004's timeline fork): a new branch with
+    /// Fork a thread from an earlier message (a timeline fork): a new branch with
     /// compressed context; what followed the fork point becomes obsolete (kept, marked).
     Fork(ForkArgs),
     /// Block until mail reaches my inbox, then print what arrived since the last wait, one
@@ -138,8 +138,10 @@ pub(crate) enum Command {
     /// write `if filebox wait --timeout 60; then ...; fi`. The first wait ever starts from
     /// the inbox as it is.
     Wait(WaitArgs),
-    /// Print each message reaching my inbox as one JSON line, until interrupted. Once it
-    /// watches, it says so on stderr (`filebox: watching the inbox of ID`).
+    /// Print each message reaching my inbox from now on as one JSON line, until interrupted.
+    /// Once it watches, it says so on stderr (`filebox: watching the inbox of ID`). Mail
+    /// already there is not printed (`filebox list` shows it), and what it prints is still
+    /// new to the next `wait`.
     Watch,
     /// Search everything my mailbox has held (inbox, outbox, done, cancel, hold): words in any
     /// language, and filters. Newest activity first.
@@ -147,16 +149,16 @@ pub(crate) enum Command {
     /// Delete and rebuild the search index (it is derived from the files; searches keep it up
     /// to date by themselves, so this is only needed after files were edited in place).
     Reindex(ReindexArgs),
-    /// Show where a message stands: pending, delivered, processing, replied, failed or
-    /// obsolete, with its source type, priority and reply-to; for a message I sent, each
-    /// recipient's copy.
+    /// Show where a message stands: pending, delivered, on hold, answered, resolved, rejected
+    /// or obsolete (--json: pending, delivered, processing, replied, failed, obsolete), with
+    /// its source type, priority and reply-to; for a message I sent, each recipient's copy.
     Status(StatusArgs),
     /// Ask my human a question (an ASK message to the config's human mailbox) and wait for
-    /// the answer, printed when it comes (seed 001's ask_question). When --timeout passes the
+    /// the answer, printed when it comes (what the MCP tool ask_question does). When --timeout passes the
     /// question stays open: `filebox answer ID` looks again.
     Ask(AskArgs),
-    /// Report finished work to my human (an RPT message) and wait for the reply (seed 001's
-    /// task_finish, also called work_report).
+    /// Report finished work to my human (an RPT message) and wait for the reply (what the MCP
+    /// tool task_finish, also called work_report, does).
     #[command(alias = "work-report")]
     Report(ReportArgs),
     /// The answer to a question I asked, or whether it is still open, at once.
@@ -169,7 +171,7 @@ pub(crate) enum Command {
     /// for a model's context: messages of my mailbox by id, my unread inbox, or a member's
     /// Claude Code team inbox. Marks nothing read.
     Render(RenderArgs),
-    /// Write a thread as a `.msg.md` transcript (seed 003's percent notation): messages as
+    /// Write a thread as a `.msg.md` transcript (percent notation): messages as
     /// `# %%` cells, replies as `# %%%` cells, footnotes with sender, time, type and Message ID,
     /// participants as frontmatter agents. A thread imported from a file exports as that file.
     Export(ExportArgs),
@@ -180,7 +182,7 @@ pub(crate) enum Command {
     /// Claude Code agent teams: list teams, show, read and send to members' team inboxes
     /// (`~/.claude/teams/TEAM/inboxes/MEMBER.json`), and bridge a team to FileBox mail.
     Teams(TeamsArgs),
-    /// Run the hub: JSON-RPC 2.0 at POST /rpc and on .filebox/hub.sock (seed 004's email.*
+    /// Run the hub: JSON-RPC 2.0 at POST /rpc and on .filebox/hub.sock (the email.*
     /// methods), MCP at /mcp, /healthz. The first line on stdout is the base URL.
     ///
     /// With no config anywhere, creates ./.filebox/config.json with a human mailbox `me` and
@@ -190,7 +192,7 @@ pub(crate) enum Command {
     /// Hubs on several machines, federated over NATS JetStream (the config's `federation`
     /// section; agents of other hubs are `name@hub`, `"hub": "NAME"` in `agents`).
     Federation(FederationArgs),
-    /// Show FileBox working with no setup: two agents in a throwaway folder walk seed 000's
+    /// Show FileBox working with no setup: two agents in a throwaway folder walk an
     /// enhancement-request exchange, printing each step.
     Quickstart(QuickstartArgs),
 }
@@ -336,7 +338,8 @@ pub(crate) struct SearchArgs {
     /// Search every mailbox of the config, not only mine
     #[arg(long)]
     pub(crate) all: bool,
-    /// Only messages from this agent
+    /// Only messages this agent wrote part of: sent them, or wrote a reply in their
+    /// conversation
     #[arg(long, value_name = "ID")]
     pub(crate) from: Option<String>,
     /// Only messages of this type (ER, BR, DIS, ...)
@@ -580,7 +583,7 @@ pub(crate) struct RenderArgs {
 /// A transcript format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum TranscriptFormat {
-    /// Seed 003's message file in percent notation
+    /// A `.msg.md` message file in percent notation
     #[value(name = "msg.md")]
     MsgMd,
 }

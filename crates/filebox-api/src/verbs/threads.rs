@@ -19,7 +19,7 @@ impl Verb for ListThreads {
     const NAME: &'static str = "list_threads";
     const CLI: &'static str = "threads";
     const TITLE: &'static str = "List threads";
-    const DESCRIPTION: &'static str = "Your threads, latest activity first: id (for get_thread and thread filters), title, message count, last activity.";
+    const DESCRIPTION: &'static str = "Your threads, latest activity first: id (for get_thread and thread filters), title, messages and replies you hold, last activity.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ThreadsArgs;
     type Output = ThreadsResult;

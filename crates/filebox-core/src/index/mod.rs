@@ -22,7 +22,7 @@ pub(crate) use record::Record;
 pub(crate) use record::Row;
 
 /// Bump when the schema or what is indexed changes: an older database is rebuilt.
-const SCHEMA_VERSION: i64 = 3;
+const SCHEMA_VERSION: i64 = 4;
 
 /// Held while the database files are deleted, so two processes never rebuild at once.
 const LOCK: &str = "index.lock";
@@ -42,7 +42,7 @@ CREATE TABLE messages(
     entry INTEGER NOT NULL,
     id TEXT, thread TEXT, kind TEXT, title TEXT, sender TEXT, receiver TEXT, cc TEXT,
     timestamp TEXT, activity TEXT, status TEXT, in_reply_to TEXT, forked_from TEXT,
-    fork_reason TEXT, text TEXT, problem TEXT,
+    fork_reason TEXT, authors TEXT, replies INTEGER, text TEXT, problem TEXT,
     UNIQUE(folder, name)
 );
 CREATE INDEX messages_entry ON messages(folder, entry);

@@ -20,7 +20,7 @@ const SNIPPET_CONTEXT: usize = 40;
 pub struct SearchQuery {
     /// Words that must all occur (title, body or conversation); empty: filters only.
     pub text: String,
-    /// The Sender header.
+    /// Anyone who wrote part of it: its original sender or the author of a reply.
     pub from: Option<String>,
     /// The message type.
     pub kind: Option<String>,
@@ -59,7 +59,8 @@ pub struct ThreadActivity {
     pub thread: String,
     /// The root's title when this mailbox holds the root, else its earliest message's.
     pub title: String,
-    /// Distinct messages of the thread in this mailbox.
+    /// Messages of the thread in this mailbox and the replies in their conversations: the
+    /// nodes the thread tree draws from this mailbox.
     pub messages: usize,
     pub last_activity: String,
 }
@@ -100,7 +101,14 @@ pub(super) fn search_sql(query: &SearchQuery) -> (String, Vec<Value>) {
     };
     let text = segment::to_match(&query.text);
     filter("fts MATCH ?", text.clone().map(Value::Text));
-    filter("m.sender = ?", query.from.clone().map(Value::Text));
+    // `from`: anyone who wrote part of the message (see `record::authors`).
+    filter(
+        "instr(m.authors, ?) > 0",
+        query
+            .from
+            .as_ref()
+            .map(|from| Value::Text(format!(",{from},"))),
+    );
     filter("m.kind = ?", query.kind.clone().map(Value::Text));
     filter(
         "m.folder = ?",
@@ -222,11 +230,16 @@ impl Index {
         let mut statement = self
             .conn
             .prepare_cached(
-                "SELECT m.thread, MAX(m.activity) AS last, COUNT(DISTINCT m.id),
-                    COALESCE((SELECT r.title FROM messages r WHERE r.id = m.thread LIMIT 1),
-                             MIN(m.title))
-                 FROM messages m WHERE m.problem IS NULL
-                 GROUP BY m.thread ORDER BY last DESC LIMIT ?1",
+                // One row per message (its copies: the longest conversation), then per thread:
+                // the message and its replies, as many nodes as the thread tree draws of them.
+                "SELECT t.thread, MAX(t.last) AS last, SUM(1 + t.replies),
+                    COALESCE((SELECT r.title FROM messages r WHERE r.id = t.thread LIMIT 1),
+                             MIN(t.title))
+                 FROM (SELECT m.thread, m.id, MAX(m.activity) AS last,
+                              MAX(m.replies) AS replies, MIN(m.title) AS title
+                       FROM messages m WHERE m.problem IS NULL
+                       GROUP BY m.thread, m.id) t
+                 GROUP BY t.thread ORDER BY last DESC LIMIT ?1",
             )
             .map_err(|e| self.error(e))?;
         statement

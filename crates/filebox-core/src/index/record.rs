@@ -6,6 +6,27 @@ use crate::message::{Message, field};
 use crate::status::Status;
 use crate::time;
 
+/// `,original sender,author of each reply,` without repeats, for an exact match of one id
+/// between commas.
+fn authors(message: &Message) -> String {
+    let h = &message.header;
+    let original = h
+        .get(field::ORIGINAL_SENDER)
+        .or_else(|| h.get(field::SENDER));
+    let mut authors = String::from(",");
+    for author in original
+        .into_iter()
+        .chain(message.conversation.iter().map(|c| c.from.as_str()))
+    {
+        let listed = format!(",{author},");
+        if !authors.contains(&listed) {
+            authors.push_str(author);
+            authors.push(',');
+        }
+    }
+    authors
+}
+
 /// How much of a message's text is kept for snippets (all of it is indexed).
 const SNIPPET_SOURCE: usize = 16 * 1024;
 
@@ -33,6 +54,11 @@ pub(crate) struct Row {
 pub(crate) struct Record {
     pub(crate) row: Row,
     pub(super) cc: String,
+    /// Everyone who wrote part of it (its original sender, each reply's author), each
+    /// between commas (`,qa,dev,`), which `search --from` looks in.
+    pub(super) authors: String,
+    /// Its conversation entries: the thread tree draws the message and each of them.
+    pub(super) replies: usize,
     /// Body and conversation, as written.
     pub(super) body: String,
 }
@@ -75,6 +101,8 @@ impl Record {
                 fork_reason: h.get(field::FORK_REASON).map(str::to_owned),
             },
             cc: get(field::CC),
+            authors: authors(message),
+            replies: message.conversation.len(),
             body,
         }
     }

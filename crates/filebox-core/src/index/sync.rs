@@ -268,8 +268,10 @@ fn insert(
     let rowid = next_rowid(tx, activity_key(&row.activity))?;
     tx.prepare_cached(
         "INSERT INTO messages(rowid, folder, name, entry, id, thread, kind, title, sender, receiver,
-            cc, timestamp, activity, status, in_reply_to, forked_from, fork_reason, text)
-         VALUES (?18, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+            cc, timestamp, activity, status, in_reply_to, forked_from, fork_reason, authors,
+            replies, text)
+         VALUES (?20, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+            ?18, ?19)",
     )?
     .execute(params![
         folder.as_str(),
@@ -288,6 +290,8 @@ fn insert(
         row.in_reply_to,
         row.forked_from,
         row.fork_reason,
+        record.authors,
+        record.replies as i64,
         record.snippet_source(),
         rowid,
     ])?;

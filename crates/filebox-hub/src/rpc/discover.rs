@@ -1,6 +1,5 @@
 //! `rpc.discover`: the OpenRPC document, generated from the method table's types.
 
-use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
 use super::{Ctx, METHODS, RpcError};
@@ -15,7 +14,7 @@ pub(crate) fn handler(_ctx: &Ctx, _params: NoParams) -> Result<Value, RpcError> 
 
 /// Every method with its params (by name) and result, and the shared schemas.
 pub(crate) fn document() -> Value {
-    let mut generator = SchemaSettings::draft2020_12()
+    let mut generator = filebox_api::schema_settings()
         .with(|s| s.definitions_path = "#/components/schemas".into())
         .into_generator();
     let methods: Vec<Value> = METHODS

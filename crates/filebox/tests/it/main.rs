@@ -20,6 +20,7 @@ mod mcp;
 mod mistakes;
 mod new_user;
 mod permissions;
+mod readme;
 mod render;
 mod replies;
 mod safety;

@@ -142,6 +142,34 @@ fn watch_streams_json_lines() {
 }
 
 #[test]
+fn watch_prints_only_mail_arriving_after_it_started() {
+    let t = Test::new().agents(["a", "b"]);
+    wait_for_nothing(&t, "b");
+    let before = t.send("a", "b", "DIS", "before the watch");
+    let mut watcher = t.as_agent("b").args(["watch"]).command().spawn().unwrap();
+    watching(&mut watcher);
+    let after = t.send("a", "b", "DIS", "after the watch");
+    let mut lines = BufReader::new(watcher.stdout.take().unwrap()).lines();
+    let line: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(
+        line["id"],
+        after.as_str(),
+        "the first line is what came after"
+    );
+    watcher.kill().unwrap();
+    watcher.wait().unwrap();
+    // Both are still the next wait's news.
+    let waited = wait_for_mail(&t, "b", "5");
+    let ids: Vec<&str> = waited
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [before.as_str(), after.as_str()]);
+}
+
+#[test]
 fn watch_leaves_what_it_prints_to_the_agents_wait() {
     let t = Test::new().agents(["a", "b"]);
     wait_for_nothing(&t, "b");
