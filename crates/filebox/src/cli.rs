@@ -183,7 +183,14 @@ pub(crate) enum Command {
     /// (`~/.claude/teams/TEAM/inboxes/MEMBER.json`), and bridge a team to FileBox mail.
     Teams(TeamsArgs),
     /// Run the hub: JSON-RPC 2.0 at POST /rpc and on .filebox/hub.sock (the email.*
-    /// methods), MCP at /mcp, /healthz. The first line on stdout is the base URL.
+    /// methods; rpc.discover lists them), live events at GET /events (SSE), MCP at /mcp, the
+    /// human page at /, /healthz. The first line on stdout is the base URL.
+    ///
+    /// It also runs each agent's `runner` command for mail reaching its inbox, POSTs signed
+    /// webhooks for replies to messages with a `callback` (config `hub`: `callback_allow`,
+    /// `webhook_secret`, `webhook_attempts`, `webhook_first_retry_ms`), and runs the config's
+    /// `bridges`. It keeps nothing but the files: killed, it resumes pending runs and webhooks
+    /// when started again.
     ///
     /// With no config anywhere, creates ./.filebox/config.json with a human mailbox `me` and
     /// an agent mailbox `assistant`. Off loopback, every agent needs a token
