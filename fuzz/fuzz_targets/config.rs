@@ -21,10 +21,10 @@ fuzz_target!(|data: &[u8]| {
     let _ = config.max_body_bytes();
     let _ = config.current_agent(None);
     for id in config.file.agents.keys() {
-        let path = config
-            .mailbox_path(id)
-            .expect("a listed agent has a mailbox path");
-        assert!(path.is_absolute());
+        // An agent of another hub may have no mailbox path: then a clear error, never a panic.
+        if let Ok(path) = config.mailbox_path(id) {
+            assert!(path.is_absolute());
+        }
         config.agent(id).expect("a listed agent is found");
     }
 });
