@@ -12,11 +12,14 @@ use crate::views::{
 
 /// What happened to a copy, in words: the status (the JSON's `status`, seed 004's names) read
 /// with the folder the copy is in. `replied` is `resolved` in done/ and `answered` elsewhere,
-/// `failed` is `rejected`, `processing` is `on hold`.
+/// `failed` is `rejected`, `processing` is `on hold`, `pending` with a copy is `in flight`
+/// (queued for another machine's hub, not yet received there).
 pub fn status_word(status: Status, folder: Option<Folder>) -> &'static str {
     match (status, folder) {
         (Status::Obsolete, _) => "obsolete",
-        (Status::Pending, _) => "pending",
+        // A copy that is pending sits in the outgoing spool of an agent on another machine.
+        (Status::Pending, Some(_)) => "in flight",
+        (Status::Pending, None) => "pending",
         (Status::Delivered, _) => "delivered",
         (Status::Processing, _) => "on hold",
         (Status::Failed, _) => "rejected",

@@ -158,6 +158,37 @@ impl Mailbox {
         }
         store::read_regular(&self.attachment_dir(id)?.join(name))
     }
+
+    /// Store an attachment of message `id` that travelled from another machine under the name
+    /// it has there (links in the message name it). Idempotent: `false` when the same bytes
+    /// are there already; another file of that name for this message is an error, never
+    /// overwritten.
+    pub fn keep_travelled_attachment(&self, id: &str, name: &str, bytes: &[u8]) -> Result<bool> {
+        if safe_name(name) != name {
+            return Err(Error::invalid(
+                "attachment name",
+                name,
+                "not a name FileBox stores attachments under",
+            ));
+        }
+        let dir = self.attachment_dir(id)?;
+        store::create_private_dir(&dir)?;
+        match store::publish_new(&self.tmp(), &dir, name, bytes) {
+            Ok(_) => Ok(true),
+            Err(e) if store::already_exists(&e) => {
+                if self.read_attachment(id, name)? == bytes {
+                    Ok(false)
+                } else {
+                    Err(Error::invalid(
+                        "attachment",
+                        name,
+                        "another file of that name is stored for this message already",
+                    ))
+                }
+            }
+            Err(e) => Err(e),
+        }
+    }
 }
 
 /// `body` with links to `attachments` of message `id`, stored first in every mailbox that will

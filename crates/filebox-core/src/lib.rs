@@ -31,7 +31,7 @@ mod store;
 mod thread;
 pub mod time;
 mod transition;
-mod travelled;
+pub mod travelled;
 mod watch;
 
 pub use agent::AgentId;

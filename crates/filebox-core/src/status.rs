@@ -13,7 +13,8 @@ use crate::message::{Header, Message, field};
 choice! {
     /// Where a message stands.
     pub enum Status("status") {
-        // Addressed to an agent whose mailbox holds no copy (yet).
+        // Addressed to an agent whose mailbox holds no copy (yet), or, for an agent on
+        // another machine, handed to NATS but not yet received by its hub (in flight).
         Pending => "pending",
         // In the holder's inbox (or, for the sender's record, handed over).
         Delivered => "delivered",
@@ -127,7 +128,7 @@ impl Mailroom {
                     .and_then(|m| m.find(&id, &Folder::ALL).and_then(|e| Ok((m.read(&e)?, e))));
                 match found {
                     Ok((theirs, copy)) => recipients.push(RecipientStatus {
-                        status: copy_status(&copy, &theirs, &agent),
+                        status: self.recipient_status(&agent, &copy, &theirs),
                         folder: Some(copy.folder),
                         agent,
                     }),
@@ -152,6 +153,24 @@ impl Mailroom {
             recipients,
             unusable,
         })
+    }
+}
+
+impl Mailroom {
+    /// A recipient's copy's status. The inbox of an agent on another machine is this machine's
+    /// outgoing spool: a copy there is `pending` (in flight) until that agent's hub sent its
+    /// delivery receipt.
+    fn recipient_status(&self, agent: &AgentId, copy: &Envelope, message: &Message) -> Status {
+        let status = copy_status(copy, message, agent);
+        let remote = self
+            .config()
+            .agent(agent)
+            .is_ok_and(|entry| entry.hub().is_some());
+        if remote && status == Status::Delivered && !crate::travelled::received(message) {
+            Status::Pending
+        } else {
+            status
+        }
     }
 }
 

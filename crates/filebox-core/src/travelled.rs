@@ -2,14 +2,21 @@
 //! idempotently: delivered into an inbox, or mirrored into the stand-in mailbox of an agent
 //! that lives elsewhere. A version the mailbox already holds (or a later one) is never written
 //! again, so a redelivered message never shows twice and an old state never overwrites a newer.
+//! The sending side's spool copy (the stand-in's inbox) gets a delivery receipt once the
+//! destination hub holds the file durably, so `status` never calls mail in flight delivered.
 
 use crate::agent::AgentId;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::mailbox::{Envelope, Mailbox, MessageRef};
 use crate::mailroom::Mailroom;
-use crate::message::{ConversationEntry, FileName, Message, render};
+use crate::message::{ConversationEntry, FileName, Message, ProcessingEntry, render};
 use crate::store::{self, Destination, Moved};
+use crate::time;
+
+/// The processing-history action of a delivery receipt: the hub of the agent this spool copy
+/// is for has the file on disk. Bookkeeping of the sending machine: it never travels.
+pub const RECEIVED: &str = "Received";
 
 /// What writing a travelled copy did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,6 +116,35 @@ impl Mailroom {
         Ok(Travelled::Written)
     }
 
+    /// Record a delivery receipt on `agent`'s spool copy of message `id` (its stand-in's inbox
+    /// copy with `conversation` entries): a `Received` line by `agent`, so `status` says
+    /// delivered instead of in flight. `false` when no such copy waits there (the agent moved
+    /// on already, or a newer version is in flight) or it has its receipt already.
+    pub fn record_receipt(&self, agent: &AgentId, id: &str, conversation: usize) -> Result<bool> {
+        let mailbox = self.mailbox(agent)?;
+        let spooled = read_copies(&mailbox, id)?
+            .into_iter()
+            .find(|(copy, envelope)| {
+                envelope.folder == Folder::Inbox
+                    && copy.conversation.len() == conversation
+                    && !received(copy)
+            });
+        let Some((_, envelope)) = spooled else {
+            return Ok(false);
+        };
+        let rewritten = store::rewrite_in_place(&mailbox.tmp(), &envelope.path, |bytes| {
+            let mut message = crate::mailbox::parse_bytes(&envelope.path, bytes)?;
+            message.processing.push(ProcessingEntry {
+                timestamp: time::iso(time::now()),
+                action: RECEIVED.to_owned(),
+                by: agent.to_string(),
+                details: "its hub has the file on disk".to_owned(),
+            });
+            Ok(render(&message).into_bytes())
+        })?;
+        Ok(matches!(rewritten, Moved::Done))
+    }
+
     fn check_size(&self, message: &Message) -> Result<()> {
         let limit = self.config().max_body_bytes();
         let size = message.body.len()
@@ -122,6 +158,16 @@ impl Mailroom {
         }
         Ok(())
     }
+}
+
+/// Whether a copy carries a delivery receipt.
+pub fn received(message: &Message) -> bool {
+    message.processing.iter().any(is_receipt)
+}
+
+/// Whether a processing-history line is a delivery receipt.
+pub fn is_receipt(entry: &ProcessingEntry) -> bool {
+    entry.action == RECEIVED
 }
 
 /// Every readable copy of a message in a mailbox (a copy moved on meanwhile is skipped).

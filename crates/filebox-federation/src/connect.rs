@@ -36,6 +36,14 @@ pub(crate) async fn connect(
             .await
             .with_context(|| format!("reading the NATS credentials {}", path.display()))?;
     }
+    if let Some(path) = &settings.nkey {
+        let seed = std::fs::read_to_string(path)
+            .with_context(|| format!("reading the NKey seed {}", path.display()))?;
+        options = options.nkey(seed.trim().to_owned());
+    }
+    if let (Some(user), Some(password)) = (&settings.user, &settings.password) {
+        options = options.user_and_password(user.clone(), password.clone());
+    }
     if let Some(tls) = &settings.tls {
         options = options.require_tls(true);
         if let Some(ca) = &tls.ca {

@@ -1,8 +1,9 @@
 //! The receiver: this hub's durable pull consumer on `filebox.<me>.>`. Messages are applied
 //! one at a time in stream order (so mail from one sender arrives in the order it was sent) on
 //! a blocking thread, and acknowledged only once the files are durable (the core fsyncs before
-//! it returns); a crash before the acknowledgement means a redelivery, which the core's
-//! idempotent delivery absorbs. What can never be applied is set aside in
+//! it returns) and, for mail, once the delivery receipt to the sending hub is in the stream;
+//! a crash before the acknowledgement means a redelivery, which the core's idempotent
+//! delivery absorbs (and the receipt's `Nats-Msg-Id` deduplicates). What can never be applied is set aside in
 //! `federation/refused` beside the config, with the reason, and terminated.
 
 use std::io::Write;
@@ -11,11 +12,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
-use async_nats::jetstream::{self, AckKind, consumer};
+use async_nats::jetstream::{self, AckKind, consumer, message::PublishMessage};
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 use crate::connect;
+use crate::outbound::{self, Outgoing};
 use crate::published::{DIR, Published};
 use crate::receive::{self, Failure};
 use crate::wire::{self, Addressed, Event};
@@ -100,32 +102,36 @@ impl Inbound {
     /// Apply one message and acknowledge it (or set it aside, or ask for a redelivery).
     async fn handle(&self, message: jetstream::Message) -> anyhow::Result<()> {
         let subject = message.subject.to_string();
-        let file = message
-            .headers
-            .as_ref()
-            .and_then(|h| h.get(wire::FILE_HEADER))
-            .map(|v| v.to_string());
+        let header = |name: &str| {
+            message
+                .headers
+                .as_ref()
+                .and_then(|h| h.get(name))
+                .map(|v| v.to_string())
+        };
+        let headers = Headers {
+            file: header(wire::FILE_HEADER),
+            message_id: header(wire::MESSAGE_ID_HEADER),
+        };
         let payload = message.payload.to_vec();
         let config_path = self.config_path.clone();
         let me = self.me.clone();
         let published = self.published.clone();
         let applied = tokio::task::spawn_blocking(move || {
-            apply(
-                &config_path,
-                &me,
-                &subject,
-                file.as_deref(),
-                &payload,
-                &published,
-            )
+            apply(&config_path, &me, &subject, &headers, &payload, &published)
         })
         .await
         .context("the delivery thread panicked")?;
         match applied {
-            Ok(()) => message
-                .double_ack()
-                .await
-                .map_err(|e| anyhow::anyhow!("acknowledging: {e}")),
+            Ok(receipt) => {
+                if let Some(receipt) = receipt {
+                    self.send_receipt(&receipt).await?;
+                }
+                message
+                    .double_ack()
+                    .await
+                    .map_err(|e| anyhow::anyhow!("acknowledging: {e}"))
+            }
             Err(Failure::Retry(e)) => {
                 eprintln!(
                     "filebox serve: federation (hub {}): {} (will be redelivered): {e:#}",
@@ -151,18 +157,61 @@ impl Inbound {
     }
 }
 
+/// The headers of a message of the stream that say what it carries.
+struct Headers {
+    file: Option<String>,
+    message_id: Option<String>,
+}
+
+impl Inbound {
+    /// Hand a delivery receipt to the stream (before the mail it is for is acknowledged: a
+    /// failure here means the mail comes again, and so does its receipt).
+    async fn send_receipt(&self, receipt: &Outgoing) -> anyhow::Result<()> {
+        let publish = PublishMessage::build()
+            .payload(receipt.payload.clone().into())
+            .message_id(&receipt.key);
+        self.js
+            .send_publish(receipt.subject.clone(), publish)
+            .await
+            .context("publishing a delivery receipt")?
+            .await
+            .context("the stream's acknowledgement of a delivery receipt")?;
+        Ok(())
+    }
+}
+
+/// Apply one message of the stream; for mail, the delivery receipt to publish.
 fn apply(
     config_path: &std::path::Path,
     me: &str,
     subject: &str,
-    file: Option<&str>,
+    headers: &Headers,
     payload: &[u8],
     published: &Mutex<Published>,
-) -> Result<(), Failure> {
+) -> Result<Option<Outgoing>, Failure> {
     match wire::addressed(subject, me) {
         Some(Addressed::Mail { from, agent }) => {
-            receive::mail(config_path, me, &from, &agent, file, payload)
+            let receipt = receive::mail(
+                config_path,
+                me,
+                &from,
+                &agent,
+                headers.file.as_deref(),
+                payload,
+            )?;
+            outbound::event(&from, me, receipt)
+                .map(Some)
+                .map_err(Failure::Retry)
         }
+        Some(Addressed::Attachment { agent, .. }) => receive::attachment(
+            config_path,
+            me,
+            &agent,
+            headers.message_id.as_deref(),
+            headers.file.as_deref(),
+            payload,
+        )
+        .map(|()| None),
         Some(Addressed::Event { from }) => {
             let event = receive::event(config_path, me, &from, payload)?;
             // The hub that sent an obsolete mark has it: never send it back.
@@ -174,7 +223,7 @@ fn apply(
                     .record(&key)
                     .map_err(Failure::Retry)?;
             }
-            Ok(())
+            Ok(None)
         }
         None => Err(Failure::Refused(anyhow::anyhow!(
             "not a subject hub {me} understands"

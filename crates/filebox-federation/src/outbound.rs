@@ -4,7 +4,9 @@
 //!
 //! - Mail: a file in the inbox of a remote agent's stand-in mailbox (`remote/bob@ci-1/inbox/`),
 //!   put there by any `send` or `reply`, by the CLI as well as the hub: the stand-in is the
-//!   outgoing spool, so mail sent while no hub runs is published when one starts.
+//!   outgoing spool, so mail sent while no hub runs is published when one starts. The
+//!   attachments its conversation links to go first, each a message of its own; the spool's
+//!   delivery receipts stay here.
 //! - State: a local agent's copy of a message from a remote agent moved to hold/, done/ or
 //!   cancel/ (resolve, reject, hold): the copy goes to the sender's hub.
 //! - Obsolete: any copy marked `Status: obsolete` (a fork) that names agents of other hubs.
@@ -13,6 +15,7 @@
 //! from one sender reaches the stream in the order it was sent.
 
 use std::collections::HashSet;
+use std::io::ErrorKind;
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -20,8 +23,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use async_nats::jetstream::{self, message::PublishMessage};
+use filebox_core::attachment::split_links;
 use filebox_core::message::{FileName, field, render};
-use filebox_core::{AgentId, ChangeKind, Config, Envelope, Feed, Folder, Mailbox, Message, Status};
+use filebox_core::{
+    AgentId, ChangeKind, Config, Envelope, Error, Feed, Folder, Mailbox, Message, Status, travelled,
+};
 
 use crate::names;
 use crate::published::Published;
@@ -41,32 +47,55 @@ pub(crate) struct Outgoing {
     pub(crate) subject: String,
     /// The `Nats-Msg-Id`, also the key in [`Published`].
     pub(crate) key: String,
-    /// A mail's file name (header `Filebox-File`).
-    pub(crate) file: Option<String>,
+    /// A mail's file name, an attachment's name and message (see `wire`).
+    pub(crate) headers: Vec<(&'static str, String)>,
     pub(crate) payload: Vec<u8>,
 }
 
-/// What a copy of a message in `agent`'s `folder` obliges hub `me` to publish.
+/// What a copy of a message in `agent`'s `folder` (of `mailbox`) obliges hub `me` to publish,
+/// in the order it must reach the stream.
 pub(crate) fn outgoing(
     config: &Config,
     me: &str,
-    agent: &AgentId,
+    mailbox: &Mailbox,
     envelope: &Envelope,
     message: &Message,
 ) -> anyhow::Result<Vec<Outgoing>> {
     let mut out = Vec::new();
+    let agent = mailbox.owner();
     let spool_hub = hub_of(config, agent);
     let id = message.header.id();
     if let (Some(hub), Folder::Inbox) = (&spool_hub, envelope.folder) {
+        let local = names::localise(agent.as_str(), hub);
+        for name in linked_attachments(message) {
+            let bytes = match mailbox.read_attachment(id, &name) {
+                Ok(bytes) => bytes,
+                // A link that dangles here dangles there too; the mail still goes.
+                Err(Error::Io { source, .. }) if source.kind() == ErrorKind::NotFound => continue,
+                Err(e) => return Err(e.into()),
+            };
+            out.push(Outgoing {
+                hub: hub.clone(),
+                subject: wire::attachment_subject(hub, me, &local),
+                key: wire::attachment_id(hub, &local, id, &name, &bytes),
+                headers: vec![
+                    (wire::MESSAGE_ID_HEADER, id.to_owned()),
+                    (wire::FILE_HEADER, name),
+                ],
+                payload: bytes,
+            });
+        }
         let mut wire_message = message.clone();
+        wire_message
+            .processing
+            .retain(|p| !travelled::is_receipt(p));
         names::to_wire(&mut wire_message, me);
         let markdown = render(&wire_message);
-        let local = names::localise(agent.as_str(), hub);
         out.push(Outgoing {
             hub: hub.clone(),
             subject: wire::mail_subject(hub, me, &local),
             key: wire::mail_id(hub, &local, id, message.conversation.len(), &markdown),
-            file: Some(envelope.file.to_string()),
+            headers: vec![(wire::FILE_HEADER, envelope.file.to_string())],
             payload: markdown.into_bytes(),
         });
     }
@@ -114,14 +143,28 @@ pub(crate) fn outgoing(
     Ok(out)
 }
 
-fn event(hub: &str, me: &str, event: Event) -> anyhow::Result<Outgoing> {
+/// The event `event` for hub `hub`, from hub `me`.
+pub(crate) fn event(hub: &str, me: &str, event: Event) -> anyhow::Result<Outgoing> {
     Ok(Outgoing {
         hub: hub.to_owned(),
         subject: wire::event_subject(hub, me),
         key: wire::event_id(hub, &event),
-        file: None,
+        headers: Vec::new(),
         payload: serde_json::to_vec(&event).context("encoding an event")?,
     })
+}
+
+/// The names of the attachments a message's body and conversation link to, once each.
+fn linked_attachments(message: &Message) -> Vec<String> {
+    let id = message.header.id();
+    let mut names: Vec<String> = std::iter::once(message.body.as_str())
+        .chain(message.conversation.iter().map(|c| c.body.as_str()))
+        .flat_map(|body| split_links(body, id).1)
+        .map(|attachment| attachment.name)
+        .collect();
+    names.sort();
+    names.dedup();
+    names
 }
 
 fn is_obsolete(message: &Message) -> bool {
@@ -254,7 +297,7 @@ impl Outbound {
         let Ok(message) = mailbox.read(&envelope) else {
             return Ok(());
         };
-        for item in outgoing(config, &self.me, &c.agent, &envelope, &message)? {
+        for item in outgoing(config, &self.me, &mailbox, &envelope, &message)? {
             if self
                 .published
                 .lock()
@@ -290,8 +333,8 @@ impl Outbound {
                 let mut publish = PublishMessage::build()
                     .payload(item.payload.clone().into())
                     .message_id(&item.key);
-                if let Some(file) = &item.file {
-                    publish = publish.header(wire::FILE_HEADER, file.as_str());
+                for (name, value) in &item.headers {
+                    publish = publish.header(*name, value.as_str());
                 }
                 self.js
                     .send_publish(item.subject.clone(), publish)
@@ -363,7 +406,7 @@ pub(crate) fn pending(config: &Config, me: &str) -> anyhow::Result<Vec<Outgoing>
                     continue;
                 }
                 if let Ok(message) = mailbox.read(&envelope) {
-                    out.extend(outgoing(config, me, agent, &envelope, &message)?);
+                    out.extend(outgoing(config, me, &mailbox, &envelope, &message)?);
                 }
             }
         }

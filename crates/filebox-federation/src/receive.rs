@@ -1,8 +1,10 @@
 //! Applying what arrived from another hub to the mailbox files, through the core only:
 //! mail is delivered with `Mailroom::deliver_travelled` (idempotent: a redelivery writes
-//! nothing), a copy's new state is mirrored into the sender's stand-in mailbox, a fork's
-//! obsolete marks are written with `Mailroom::mark_obsolete`. Every name is checked against
-//! the hub the subject says it came from: a hub speaks only for its own agents.
+//! nothing) and answered with a delivery receipt, its attachments are kept beside it, a
+//! copy's new state is mirrored into the sender's stand-in mailbox, a fork's obsolete marks
+//! are written with `Mailroom::mark_obsolete`, a receipt marks the spool copy it is for. Every
+//! name is checked against the hub the subject says it came from: a hub speaks only for its
+//! own agents.
 
 use std::path::Path;
 
@@ -40,7 +42,46 @@ fn refused(message: impl std::fmt::Display) -> Failure {
     Failure::Refused(anyhow::anyhow!("{message}"))
 }
 
-/// Deliver a mail for `agent_token` (the subject's agent) that hub `from` published.
+/// The agent of this hub a subject's agent token names.
+fn local_agent(config: &Config, me: &str, agent_token: &str) -> Result<AgentId, Failure> {
+    let agent = names::from_subject_token(agent_token)?;
+    match config.agent(&agent) {
+        Ok(entry) if entry.hub().is_none() => Ok(agent),
+        Ok(_) => Err(refused(format!("{agent} is not an agent of hub {me}"))),
+        Err(_) => Err(refused(format!("hub {me} has no agent {agent}"))),
+    }
+}
+
+/// Keep an attachment of a mail for `agent_token` that hub `from` published (just before the
+/// mail that links to it).
+pub(crate) fn attachment(
+    config_path: &Path,
+    me: &str,
+    agent_token: &str,
+    id: Option<&str>,
+    name: Option<&str>,
+    payload: &[u8],
+) -> Result<(), Failure> {
+    let config = Config::load(config_path)?;
+    let agent = local_agent(&config, me, agent_token)?;
+    let id = id.ok_or_else(|| refused("an attachment without a Filebox-Message-Id header"))?;
+    let name = name.ok_or_else(|| refused("an attachment without a Filebox-File header"))?;
+    let limit = config.max_body_bytes();
+    if payload.len() > limit {
+        return Err(refused(format!(
+            "attachment {name} of {id}: {} bytes, more than max_body_bytes ({limit}) here",
+            payload.len()
+        )));
+    }
+    let mailroom = Mailroom::new(config, Some(&agent))?;
+    mailroom
+        .mailbox(&agent)?
+        .keep_travelled_attachment(id, name, payload)?;
+    Ok(())
+}
+
+/// Deliver a mail for `agent_token` (the subject's agent) that hub `from` published; returns
+/// the delivery receipt to send back once the file is on disk.
 pub(crate) fn mail(
     config_path: &Path,
     me: &str,
@@ -48,14 +89,9 @@ pub(crate) fn mail(
     agent_token: &str,
     file: Option<&str>,
     payload: &[u8],
-) -> Result<(), Failure> {
+) -> Result<Event, Failure> {
     let config = Config::load(config_path)?;
-    let agent = names::from_subject_token(agent_token)?;
-    match config.agent(&agent) {
-        Ok(entry) if entry.hub().is_none() => {}
-        Ok(_) => return Err(refused(format!("{agent} is not an agent of hub {me}"))),
-        Err(_) => return Err(refused(format!("hub {me} has no agent {agent}"))),
-    }
+    let agent = local_agent(&config, me, agent_token)?;
     let file = FileName::new(file.ok_or_else(|| refused("no Filebox-File header"))?)?;
     let mut message = parse_payload(payload)?;
     let sender = message
@@ -89,7 +125,11 @@ pub(crate) fn mail(
             mailroom.mark_obsolete(&obsolete)?;
         }
     }
-    Ok(())
+    Ok(Event::Received {
+        agent: names::qualify(agent.as_str(), me),
+        id: message.header.id().to_owned(),
+        conversation: message.conversation.len(),
+    })
 }
 
 /// Apply an event hub `from` published; returns it for the caller's bookkeeping.
@@ -140,6 +180,25 @@ pub(crate) fn event(
                 .cloned()
                 .ok_or_else(|| refused("no agents in the config"))?;
             Mailroom::new(config, Some(&any))?.mark_obsolete(id)?;
+        }
+        Event::Received {
+            agent,
+            id,
+            conversation,
+        } => {
+            if names::hub_of_name(agent) != Some(from) {
+                return Err(refused(format!(
+                    "hub {from} may only send receipts of its own agents, not {agent:?}"
+                )));
+            }
+            MessageRef::parse(id)?;
+            let agent = AgentId::new(agent)?;
+            if config.agent(&agent)?.hub() != Some(from) {
+                return Err(refused(format!(
+                    "{agent} is not an agent of hub {from} here"
+                )));
+            }
+            Mailroom::new(config, Some(&agent))?.record_receipt(&agent, id, *conversation)?;
         }
     }
     Ok(event)

@@ -1,6 +1,7 @@
 //! The config's `federation` section: `{"nats": "nats://host:4222", "hub": "laptop",
-//! "credentials": "hub.creds", "tls": {"ca": "ca.pem", "cert": "hub.pem", "key": "hub.key"}}`,
-//! and which agents live on other hubs (`"hub": "ci-1"` in their entry).
+//! "credentials": "hub.creds", "tls": {"ca": "ca.pem", "cert": "hub.pem", "key": "hub.key"}}`
+//! (or, instead of `credentials`, `"nkey": "hub.nk"` or `"user"` and `"password"`), and which
+//! agents live on other hubs (`"hub": "ci-1"` in their entry).
 
 use std::path::PathBuf;
 
@@ -22,6 +23,15 @@ pub struct Settings {
     /// A NATS `.creds` file (JWT and NKey seed); relative to the config's folder.
     #[serde(default)]
     pub credentials: Option<PathBuf>,
+    /// A file holding this hub's NKey seed (`SU...`), for a server that lists the hub's public
+    /// NKey as a user; relative to the config's folder.
+    #[serde(default)]
+    pub nkey: Option<PathBuf>,
+    /// This hub's NATS user name and password, for a server with an `authorization` block.
+    #[serde(default)]
+    pub user: Option<String>,
+    #[serde(default)]
+    pub password: Option<String>,
     /// TLS to the NATS server; relative paths resolve against the config's folder.
     #[serde(default)]
     pub tls: Option<Tls>,
@@ -53,8 +63,26 @@ impl Settings {
         };
         let mut settings: Settings = serde_json::from_value(value.clone()).with_context(context)?;
         check_hub_name(&settings.hub).with_context(context)?;
+        let ways = [
+            settings.credentials.is_some(),
+            settings.nkey.is_some(),
+            settings.user.is_some() || settings.password.is_some(),
+        ];
+        if ways.iter().filter(|&&way| way).count() > 1 {
+            anyhow::bail!(
+                "config {}: federation: give one of credentials, nkey, or user and password",
+                config.path.display()
+            );
+        }
+        if settings.user.is_some() != settings.password.is_some() {
+            anyhow::bail!(
+                "config {}: federation.user needs federation.password, and the other way round",
+                config.path.display()
+            );
+        }
         let base = config.base_dir();
         settings.credentials = settings.credentials.map(|p| base.join(p));
+        settings.nkey = settings.nkey.map(|p| base.join(p));
         if let Some(tls) = &mut settings.tls {
             for path in [&mut tls.ca, &mut tls.cert, &mut tls.key]
                 .into_iter()

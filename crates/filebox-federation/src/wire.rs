@@ -7,8 +7,11 @@
 //! - `filebox.<to-hub>.<from-hub>.mail.<agent>`: a whole message file for `agent` of `to-hub`
 //!   (header `Filebox-File` = its file name; `Nats-Msg-Id` = destination, Message ID and
 //!   version, so the stream's duplicate window drops a retried publish);
+//! - `filebox.<to-hub>.<from-hub>.attachment.<agent>`: one attachment of a mail for `agent`,
+//!   published just before the mail (headers `Filebox-Message-Id` and `Filebox-File` = its
+//!   name), so the receiver has it on disk when the file that links to it appears;
 //! - `filebox.<to-hub>.<from-hub>.event`: a small JSON [`Event`] (a copy's new state, an
-//!   obsolete mark).
+//!   obsolete mark, a delivery receipt).
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -19,12 +22,22 @@ use crate::names;
 pub(crate) const STREAM: &str = "FILEBOX";
 /// Every subject of the stream starts with this token.
 pub(crate) const PREFIX: &str = "filebox";
-/// The header carrying a mail's file name.
+/// The header carrying a mail's file name, or an attachment's.
 pub(crate) const FILE_HEADER: &str = "Filebox-File";
+/// The header carrying the Message ID an attachment belongs to.
+pub(crate) const MESSAGE_ID_HEADER: &str = "Filebox-Message-Id";
 
 /// The subject of mail for `agent` (its name on `to`) from hub `from`.
 pub(crate) fn mail_subject(to: &str, from: &str, agent: &str) -> String {
     format!("{PREFIX}.{to}.{from}.mail.{}", names::subject_token(agent))
+}
+
+/// The subject of attachments of mail for `agent` (its name on `to`) from hub `from`.
+pub(crate) fn attachment_subject(to: &str, from: &str, agent: &str) -> String {
+    format!(
+        "{PREFIX}.{to}.{from}.attachment.{}",
+        names::subject_token(agent)
+    )
 }
 
 /// The subject of events for hub `to` from hub `from`.
@@ -46,6 +59,7 @@ pub(crate) fn consumer_for(me: &str) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Addressed {
     Mail { from: String, agent: String },
+    Attachment { from: String, agent: String },
     Event { from: String },
 }
 
@@ -54,6 +68,10 @@ pub(crate) fn addressed(subject: &str, me: &str) -> Option<Addressed> {
     let tokens: Vec<&str> = subject.split('.').collect();
     match tokens.as_slice() {
         [PREFIX, to, from, "mail", agent] if *to == me => Some(Addressed::Mail {
+            from: (*from).to_owned(),
+            agent: (*agent).to_owned(),
+        }),
+        [PREFIX, to, from, "attachment", agent] if *to == me => Some(Addressed::Attachment {
             from: (*from).to_owned(),
             agent: (*agent).to_owned(),
         }),
@@ -78,6 +96,13 @@ pub(crate) enum Event {
     },
     /// A fork made the message with this id obsolete.
     Obsolete { id: String },
+    /// A delivery receipt: `agent` (a wire name of the sending hub) has the version of
+    /// message `id` with `conversation` entries in its mailbox, on disk.
+    Received {
+        agent: String,
+        id: String,
+        conversation: usize,
+    },
 }
 
 /// The `Nats-Msg-Id` of a mail: destination, Message ID, and the version (conversation length
@@ -89,7 +114,15 @@ pub(crate) fn mail_id(
     conversation: usize,
     markdown: &str,
 ) -> String {
-    format!("{to}.{agent}.{id}.{conversation}-{}", digest(markdown))
+    format!(
+        "{to}.{agent}.{id}.{conversation}-{}",
+        digest(markdown.as_bytes())
+    )
+}
+
+/// The `Nats-Msg-Id` of an attachment of message `id` for `agent` of hub `to`.
+pub(crate) fn attachment_id(to: &str, agent: &str, id: &str, name: &str, bytes: &[u8]) -> String {
+    format!("{to}.{agent}.{id}.attachment.{name}-{}", digest(bytes))
 }
 
 /// The `Nats-Msg-Id` of an event to hub `to`.
@@ -100,14 +133,22 @@ pub(crate) fn event_id(to: &str, event: &Event) -> String {
             folder,
             markdown,
             ..
-        } => format!("{to}.state.{agent}.{folder}.{}", digest(markdown)),
+        } => format!(
+            "{to}.state.{agent}.{folder}.{}",
+            digest(markdown.as_bytes())
+        ),
         Event::Obsolete { id } => format!("{to}.obsolete.{id}"),
+        Event::Received {
+            agent,
+            id,
+            conversation,
+        } => format!("{to}.received.{agent}.{id}.{conversation}"),
     }
 }
 
-/// The first 12 hex digits of the SHA-256 of `text`.
-fn digest(text: &str) -> String {
-    Sha256::digest(text.as_bytes())
+/// The first 12 hex digits of the SHA-256 of `bytes`.
+fn digest(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
         .iter()
         .take(6)
         .map(|b| format!("{b:02x}"))
@@ -133,6 +174,13 @@ mod tests {
             addressed(&event_subject("ci-1", "laptop"), "ci-1"),
             Some(Addressed::Event {
                 from: "laptop".into()
+            })
+        );
+        assert_eq!(
+            addressed(&attachment_subject("ci-1", "laptop", "bob"), "ci-1"),
+            Some(Addressed::Attachment {
+                from: "laptop".into(),
+                agent: "bob".into()
             })
         );
         assert_eq!(addressed("filebox.ci-1.x.other", "ci-1"), None);

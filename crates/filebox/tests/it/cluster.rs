@@ -29,17 +29,28 @@ pub(crate) struct Nats {
 
 impl Nats {
     pub(crate) fn start() -> Nats {
-        let store = tempfile::Builder::new()
-            .prefix("filebox-nats-")
-            .tempdir()
-            .unwrap();
-        let (child, port, log) = spawn_nats(store.path(), -1);
-        Nats {
-            child,
-            store,
-            port,
-            log,
-        }
+        Nats::start_with("")
+    }
+
+    /// Start it with `conf` as its config file (authorization, TLS; paths in it relative to
+    /// [`Nats::dir`], where the test may put certificates first: see [`Nats::prepare`]).
+    pub(crate) fn start_with(conf: &str) -> Nats {
+        Nats::prepare().run(conf)
+    }
+
+    /// A store folder for a server not started yet, to put files in before [`Nats::run`].
+    pub(crate) fn prepare() -> NatsDir {
+        NatsDir(
+            tempfile::Builder::new()
+                .prefix("filebox-nats-")
+                .tempdir()
+                .unwrap(),
+        )
+    }
+
+    /// What the server logged so far.
+    pub(crate) fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
     }
 
     pub(crate) fn url(&self) -> String {
@@ -56,12 +67,38 @@ impl Nats {
     }
 }
 
-/// Start `nats-server` with JetStream in `store` on `port` (-1: one it picks); returns once
-/// it says it is ready, with the port it listens on.
+/// The folder of a `nats-server` about to start.
+pub(crate) struct NatsDir(tempfile::TempDir);
+
+impl NatsDir {
+    pub(crate) fn path(&self) -> &Path {
+        self.0.path()
+    }
+
+    /// Start the server with `conf` (may be empty) as its config file.
+    pub(crate) fn run(self, conf: &str) -> Nats {
+        std::fs::write(self.path().join(NATS_CONF), conf).unwrap();
+        let (child, port, log) = spawn_nats(self.path(), -1);
+        Nats {
+            child,
+            store: self.0,
+            port,
+            log,
+        }
+    }
+}
+
+/// The config file of a test's `nats-server`, in its folder.
+const NATS_CONF: &str = "nats.conf";
+
+/// Start `nats-server` with JetStream in `store` (its config file there) on `port` (-1: one
+/// it picks); returns once it says it is ready, with the port it listens on.
 fn spawn_nats(store: &Path, port: i32) -> (Child, u16, Arc<Mutex<String>>) {
     let mut child = Command::new("nats-server")
+        .arg("-c")
+        .arg(store.join(NATS_CONF))
         .args(["-a", "127.0.0.1", "-p", &port.to_string(), "-js", "-sd"])
-        .arg(store)
+        .arg(store.join("jetstream"))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -115,6 +152,8 @@ pub(crate) struct Hub {
     pub(crate) name: String,
     dir: tempfile::TempDir,
     child: Option<Child>,
+    /// The base URL the running `filebox serve` printed.
+    url: Option<String>,
     log: Arc<Mutex<String>>,
 }
 
@@ -151,8 +190,38 @@ impl Hub {
             name: name.to_owned(),
             dir,
             child: None,
+            url: None,
             log: Arc::new(Mutex::new(String::new())),
         }
+    }
+
+    /// Change this machine's config (before its hub starts).
+    pub(crate) fn configure(&self, change: impl FnOnce(&mut Value)) {
+        let mut config: Value =
+            serde_json::from_str(&std::fs::read_to_string(self.config_path()).unwrap()).unwrap();
+        change(&mut config);
+        std::fs::write(
+            self.config_path(),
+            serde_json::to_string_pretty(&config).unwrap(),
+        )
+        .unwrap();
+    }
+
+    /// Call a JSON-RPC method of the running hub (as the page and other clients do); its
+    /// `result`, failing the test on an error.
+    pub(crate) fn rpc(&self, method: &str, params: Value) -> Value {
+        let url = self.url.as_deref().expect("the hub runs");
+        let call = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
+        let (status, body) = crate::serve::post(url, "/rpc", call.to_string().as_bytes())
+            .unwrap_or_else(|| panic!("hub {} did not answer {method}", self.name));
+        assert_eq!(status, 200, "{method} on {}: {body}", self.name);
+        let answer: Value = serde_json::from_str(&body).unwrap();
+        assert!(
+            answer.get("error").is_none(),
+            "{method} on {}: {answer}",
+            self.name
+        );
+        answer["result"].clone()
     }
 
     pub(crate) fn config_path(&self) -> PathBuf {
@@ -192,11 +261,13 @@ impl Hub {
             self.log()
         );
         self.child = Some(child);
+        self.url = Some(first.trim().to_owned());
     }
 
     /// `kill -9` the hub.
     pub(crate) fn kill(&mut self) {
         let mut child = self.child.take().expect("the hub runs");
+        self.url = None;
         child.kill().unwrap();
         child.wait().unwrap();
     }
@@ -208,16 +279,7 @@ impl Hub {
 
     /// Run the CLI as `agent` on this machine's config.
     pub(crate) fn cli(&self, agent: &str, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_filebox"))
-            .arg("--config")
-            .arg(self.config_path())
-            .args(["--agent", agent])
-            .args(args)
-            .env_remove("FILEBOX_AGENT")
-            .env("HOME", self.path())
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
+        self.command(agent, args).output().unwrap()
     }
 
     /// Run the CLI and return its stdout, failing the test on a non-zero exit.
@@ -242,11 +304,53 @@ impl Hub {
 
     /// Send through the core in this process (fast: for many messages); the Message ID.
     pub(crate) fn send_in_process(&self, from: &str, to: &str, body: &str) -> String {
+        self.send_with_attachments(from, to, body, Vec::new())
+    }
+
+    /// The same, with attachments.
+    pub(crate) fn send_with_attachments(
+        &self,
+        from: &str,
+        to: &str,
+        body: &str,
+        attachments: Vec<filebox_core::Attachment>,
+    ) -> String {
         let config = Config::load(&self.config_path()).unwrap();
         let agent = filebox_core::AgentId::new(from).unwrap();
         let mailroom = Mailroom::new(config, Some(&agent)).unwrap();
         let kind = MessageType::new("DIS").unwrap();
-        mailroom.send(&SendRequest::new(to, kind, body)).unwrap().id
+        let request = SendRequest {
+            attachments,
+            ..SendRequest::new(to, kind, body)
+        };
+        mailroom.send(&request).unwrap().id
+    }
+
+    /// The bytes of an attachment of message `id` in `agent`'s mailbox.
+    pub(crate) fn attachment(&self, agent: &str, id: &str, name: &str) -> Vec<u8> {
+        self.mailbox(agent)
+            .read_attachment(id, name)
+            .unwrap_or_else(|e| {
+                panic!(
+                    "attachment {name} of {id} for {agent} on {}: {e}",
+                    self.name
+                )
+            })
+    }
+
+    /// A command running the CLI as `agent` on this machine's config (to run in the
+    /// background, e.g. a blocking `ask`).
+    pub(crate) fn command(&self, agent: &str, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_filebox"));
+        command
+            .arg("--config")
+            .arg(self.config_path())
+            .args(["--agent", agent])
+            .args(args)
+            .env_remove("FILEBOX_AGENT")
+            .env("HOME", self.path())
+            .stdin(Stdio::null());
+        command
     }
 
     fn mailbox(&self, agent: &str) -> Mailbox {
@@ -296,6 +400,12 @@ impl Hub {
         .into_iter()
         .find(|e| e.header.id() == id)
         .unwrap()
+    }
+
+    /// Read the whole text of a message file, or nothing when it is being rewritten (claimed
+    /// for a moment) or moved on since the listing.
+    pub(crate) fn text_if_there(&self, envelope: &Envelope) -> String {
+        std::fs::read_to_string(&envelope.path).unwrap_or_default()
     }
 
     /// Read the whole text of a message file.

@@ -1,15 +1,33 @@
 //! Federation over a real NATS JetStream: hubs as separate `filebox serve` processes, each
-//! with its own mailbox root, exchange mail; every verb crosses; `kill -9` of a hub and a
+//! with its own mailbox root, exchange mail; every verb crosses (attachments, `email.status`,
+//! threads and a person's answer to `ask_question` on another machine's page included);
+//! status says in flight until the destination hub has the file; `kill -9` of a hub and a
 //! restart of `nats-server` mid-exchange lose nothing and show nothing twice; a hub that was
 //! offline receives everything, in order per sender.
 
 use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
 
-use filebox_core::Folder;
 use filebox_core::message::field;
+use filebox_core::{Attachment, Folder};
+use serde_json::{Value, json};
 
 use crate::cluster::{Hub, Nats};
+
+/// Only for a failing test: how long a polled condition may take to become true.
+const DEADLINE: Duration = Duration::from_secs(120);
+
+/// Poll `condition` (something only a query shows, like the stream's contents) until it holds;
+/// panic naming `what` after [`DEADLINE`].
+fn until(what: &str, mut condition: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !condition() {
+        assert!(start.elapsed() < DEADLINE, "gave up waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
 
 fn ids(listing: &[filebox_core::Envelope]) -> Vec<String> {
     listing.iter().map(|e| e.header.id().to_owned()).collect()
@@ -31,6 +49,16 @@ fn status(hub: &Hub, agent: &str, id: &str) -> String {
         .as_str()
         .unwrap()
         .to_owned()
+}
+
+/// Wait until `hub`'s spool copy of `id` for `remote` carries the delivery receipt that
+/// `remote`'s hub sends once the file is on its disk.
+fn wait_receipt(hub: &Hub, remote: &str, id: &str) {
+    let line = format!("- Received by {remote}:");
+    hub.wait_for(remote, Folder::Inbox, "the delivery receipt", |l| {
+        l.iter()
+            .any(|e| e.header.id() == id && hub.text_if_there(e).contains(&line))
+    });
 }
 
 /// Wait until the sender's status of `id` is `wanted` (the stand-in's folder is what it reads).
@@ -59,6 +87,7 @@ fn two_hubs_every_verb_crosses() {
     assert_eq!(arrived.header.get(field::SENDER), Some("alice@laptop"));
     assert_eq!(arrived.header.get(field::RECEIVER), Some("bob"));
     assert!(ci.text(&arrived).contains("Please add a retry"));
+    wait_receipt(&laptop, "bob@ci-1", first);
     assert_eq!(status(&laptop, "alice", first), "delivered");
 
     // reply: the whole conversation travels back; the sender's status follows.
@@ -303,4 +332,230 @@ fn a_hub_offline_while_500_messages_are_sent_receives_all_in_order_per_sender() 
         assert_eq!(numbers, sorted, "{sender}'s messages arrived out of order");
         assert_eq!(numbers.len(), COUNT / 2);
     }
+}
+
+/// Messages waiting in the stream for `hub`, as `federation status` on `from` reports them.
+fn waiting_in_stream(from: &Hub, hub: &str) -> u64 {
+    let report = from.json("alice", &["federation", "status"]);
+    report["hubs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["hub"] == hub)
+        .and_then(|h| h["waiting"].as_u64())
+        .unwrap_or(0)
+}
+
+#[test]
+fn status_says_in_flight_until_the_destination_hub_has_the_file() {
+    let nats = Nats::start();
+    let mut laptop = Hub::new("laptop", &nats, &["alice"], &["bob@ci-1"]);
+    let mut ci = Hub::new("ci-1", &nats, &["bob"], &[]);
+    laptop.start();
+    // ci-1 has never run: the mail can get as far as the stream, no further.
+    let id = laptop.ok("alice", &["send", "bob@ci-1", "ER", "while ci-1 is away"]);
+    let id = id.trim();
+    until("the mail in the stream", || {
+        waiting_in_stream(&laptop, "ci-1") == 1
+    });
+    assert_eq!(status(&laptop, "alice", id), "pending");
+    let text = laptop.ok("alice", &["status", id]);
+    assert!(
+        text.contains("is in flight") && text.contains("- bob@ci-1: in flight (inbox)"),
+        "{text}"
+    );
+    let seen = laptop.rpc("email.status", json!({ "id": id, "agent": "alice" }));
+    assert_eq!(seen["status"], "pending", "{seen}");
+    assert_eq!(seen["recipients"][0]["agent"], "bob@ci-1", "{seen}");
+    assert_eq!(seen["recipients"][0]["status"], "pending", "{seen}");
+
+    // ci-1 comes: it takes the mail, its receipt comes back, and only then is it delivered.
+    ci.start();
+    ci.wait_for_id("bob", Folder::Inbox, id);
+    wait_receipt(&laptop, "bob@ci-1", id);
+    assert_eq!(status(&laptop, "alice", id), "delivered");
+    let seen = laptop.rpc("email.status", json!({ "id": id, "agent": "alice" }));
+    assert_eq!(seen["status"], "delivered", "{seen}");
+    assert_eq!(seen["recipients"][0]["status"], "delivered", "{seen}");
+    // The receipt is this machine's bookkeeping: bob's copy has no such line.
+    let bobs = ci.wait_for_id("bob", Folder::Inbox, id);
+    assert!(
+        !ci.text(&bobs).contains("Received by"),
+        "{}",
+        ci.text(&bobs)
+    );
+    until("the stream emptied", || {
+        waiting_in_stream(&laptop, "ci-1") == 0
+    });
+}
+
+#[test]
+fn attachments_email_status_and_threads_cross_hubs() {
+    let nats = Nats::start();
+    let mut laptop = Hub::new("laptop", &nats, &["alice"], &["bob@ci-1"]);
+    let mut ci = Hub::new("ci-1", &nats, &["bob"], &[]);
+    laptop.start();
+    ci.start();
+
+    // A message with an attachment: the file reaches bob's mailbox with the same bytes, under
+    // the name the message links to.
+    let log = b"step 1 ok\nstep 2 FAILED: timeout\n".to_vec();
+    let id = laptop.send_with_attachments(
+        "alice",
+        "bob@ci-1",
+        "The build log is attached.",
+        vec![Attachment {
+            name: "build.log".into(),
+            mime: None,
+            bytes: log.clone(),
+        }],
+    );
+    let arrived = ci.wait_for_id("bob", Folder::Inbox, &id);
+    assert!(
+        ci.text(&arrived)
+            .contains(&format!("../attachments/{id}/build.log")),
+        "{}",
+        ci.text(&arrived)
+    );
+    assert_eq!(ci.attachment("bob", &id, "build.log"), log);
+
+    // email.status on the sender's hub follows bob's copy: delivered, on hold, answered.
+    let email_status = |hub: &Hub, agent: &str| -> Value {
+        hub.rpc("email.status", json!({ "id": id, "agent": agent }))
+    };
+    wait_receipt(&laptop, "bob@ci-1", &id);
+    assert_eq!(email_status(&laptop, "alice")["status"], "delivered");
+    ci.ok("bob", &["onhold", &id, "reading the log"]);
+    laptop.wait_for_id("bob@ci-1", Folder::Hold, &id);
+    let seen = email_status(&laptop, "alice");
+    assert_eq!(seen["status"], "processing", "{seen}");
+    assert_eq!(seen["recipients"][0]["folder"], "hold", "{seen}");
+
+    // bob answers with an attachment of his own: it comes back with the whole conversation.
+    let trace = ci.path().join("trace.txt");
+    std::fs::write(&trace, "at retry.rs:42\n").unwrap();
+    ci.ok(
+        "bob",
+        &[
+            "reply",
+            &id,
+            "Found it, trace attached",
+            "--attach",
+            trace.to_str().unwrap(),
+        ],
+    );
+    let answer = laptop.wait_for("alice", Folder::Inbox, "bob's answer", |l| {
+        l.iter().any(|e| e.header.id() == id)
+    });
+    let answer = answer.iter().find(|e| e.header.id() == id).unwrap();
+    let text = laptop.text(answer);
+    assert!(
+        text.contains("The build log is attached.") && text.contains("Found it, trace attached"),
+        "{text}"
+    );
+    assert_eq!(
+        laptop.attachment("alice", &id, "trace.txt"),
+        b"at retry.rs:42\n"
+    );
+    assert_eq!(laptop.attachment("alice", &id, "build.log"), log);
+    let seen = email_status(&laptop, "alice");
+    assert_eq!(seen["status"], "replied", "{seen}");
+
+    // The thread reads the same on both machines, each naming the other's agent as name@hub.
+    let thread = laptop.json("alice", &["thread", &id]);
+    let from: Vec<&str> = thread["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["from"].as_str().unwrap())
+        .collect();
+    assert_eq!(from, ["alice", "bob@ci-1"], "{thread}");
+    let there = ci.rpc("email.thread", json!({ "id": id, "agent": "bob" }));
+    let from: Vec<&str> = there["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["from"].as_str().unwrap())
+        .collect();
+    assert_eq!(from, ["alice@laptop", "bob"], "{there}");
+}
+
+#[test]
+fn ask_question_is_answered_on_another_machines_page_and_the_blocking_call_returns_it() {
+    let nats = Nats::start();
+    let mut laptop = Hub::new("laptop", &nats, &["coder"], &["pat@srv"]);
+    let mut srv = Hub::new("srv", &nats, &["pat"], &[]);
+    laptop.configure(|config| config["agents"]["coder"]["human"] = json!("pat@srv"));
+    srv.configure(|config| config["agents"]["pat"]["kind"] = json!("human"));
+    laptop.start();
+    srv.start();
+
+    // The agent on the laptop asks and blocks, as the MCP tool does.
+    let asking = laptop
+        .command(
+            "coder",
+            &[
+                "--json",
+                "ask",
+                "Which database?",
+                "--option",
+                "SQLite",
+                "--option",
+                "Postgres",
+                "--project",
+                "/src/app",
+                "--timeout",
+                "600",
+            ],
+        )
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+
+    // The person's page on srv: the question is open there, and answered with a picture.
+    srv.wait_for("pat", Folder::Inbox, "the question", |l| !l.is_empty());
+    let open = srv.rpc("questions.open", json!({ "agent": "pat" }));
+    let question = &open["questions"][0];
+    assert_eq!(question["from"], "coder@laptop", "{open}");
+    assert_eq!(question["options"], json!(["SQLite", "Postgres"]), "{open}");
+    assert_eq!(question["project_directory"], "/src/app", "{open}");
+    let picture = b"\x89PNG\r\n\x1a\n schema".to_vec();
+    srv.rpc(
+        "email.reply",
+        json!({
+            "from": "pat",
+            "id": question["id"],
+            "body": "Postgres, as in the schema",
+            "attachments": [filebox_api::AttachmentArg::from_bytes(
+                "schema.png",
+                Some("image/png".into()),
+                &picture,
+            )],
+        }),
+    );
+
+    // The blocking call returns the answer, its picture on this machine's disk.
+    let output = asking.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(result["status"], "answered", "{result}");
+    assert_eq!(result["answer"]["from"], "pat@srv", "{result}");
+    assert_eq!(
+        result["answer"]["text"], "Postgres, as in the schema",
+        "{result}"
+    );
+    let attachment = &result["answer"]["attachments"][0];
+    assert_eq!(attachment["name"], "schema.png", "{result}");
+    assert_eq!(attachment["mime_type"], "image/png", "{result}");
+    let path = attachment["path"].as_str().unwrap();
+    assert!(path.starts_with(laptop.path().to_str().unwrap()), "{path}");
+    assert_eq!(std::fs::read(path).unwrap(), picture);
+    // Answered once: no longer open on the page.
+    let open = srv.rpc("questions.open", json!({ "agent": "pat" }));
+    assert_eq!(open["questions"], json!([]), "{open}");
 }

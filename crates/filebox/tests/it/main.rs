@@ -10,6 +10,7 @@ mod concurrency;
 mod crash;
 mod disk;
 mod federation;
+mod federation_security;
 mod format;
 mod hand_written;
 mod hostile;
