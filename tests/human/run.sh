@@ -37,3 +37,5 @@ fi
 cd "$here"
 echo "== the page in Chromium, a Python MCP client asking"
 node --test --test-concurrency=1 page.test.mjs
+echo "== Connect RPC (SrvAgentAssist), JSON and binary codecs"
+node --test --test-concurrency=1 connect.test.mjs

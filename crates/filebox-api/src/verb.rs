@@ -30,12 +30,18 @@ pub enum Effect {
 }
 
 /// What a verb runs with: the mailroom (config + the agent it acts as), a cancellation
-/// check that long verbs (`wait_for_messages`, `ask_question`) poll, and the calling program's
-/// name when the surface knows it (the MCP client's, from `initialize`).
+/// check that long verbs (`wait_for_messages`, `ask_question`) poll, a check that the surface
+/// is stopping, and the calling program's name when the surface knows it (the MCP client's,
+/// from `initialize`).
 #[derive(Clone, Copy)]
 pub struct VerbContext<'a> {
     pub mailroom: &'a Mailroom,
+    /// The caller gave up: a long verb stops and undoes what only the caller needed (a
+    /// question is withdrawn).
     pub cancelled: &'a dyn Fn() -> bool,
+    /// The surface is stopping (a hub shutting down): a long verb returns what it has and
+    /// undoes nothing (a question stays open for its answer).
+    pub stopping: &'a dyn Fn() -> bool,
     pub client: Option<&'a str>,
 }
 
@@ -45,6 +51,7 @@ impl<'a> VerbContext<'a> {
         VerbContext {
             mailroom,
             cancelled: &|| false,
+            stopping: &|| false,
             client: None,
         }
     }
@@ -54,8 +61,15 @@ impl<'a> VerbContext<'a> {
         VerbContext {
             mailroom,
             cancelled,
+            stopping: &|| false,
             client: None,
         }
+    }
+
+    /// The same context, ending long verbs without undoing anything when `stopping()` turns
+    /// true.
+    pub fn with_stopping(self, stopping: &'a dyn Fn() -> bool) -> VerbContext<'a> {
+        VerbContext { stopping, ..self }
     }
 
     /// The same context, naming the calling program.

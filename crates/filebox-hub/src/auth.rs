@@ -30,6 +30,11 @@ impl Caller {
             .map(str::trim)
             .filter(|t| !t.is_empty())
             .ok_or_else(|| RpcError::unauthorized("Authorization must be `Bearer <token>`"))?;
+        Caller::from_token(config, token)
+    }
+
+    /// The caller of a token (as `filebox agents token` printed it).
+    pub(crate) fn from_token(config: &Config, token: &str) -> Result<Caller, RpcError> {
         let hash = sha256_hex(token);
         config
             .file

@@ -10,6 +10,7 @@
 
 mod auth;
 mod bridges;
+mod connect;
 mod email;
 mod events;
 mod guard;

@@ -4,7 +4,7 @@
 use axum::Router;
 
 use crate::hub::Hub;
-use crate::{events, guard, health, human, mcp, rpc};
+use crate::{connect, events, guard, health, human, mcp, rpc};
 
 /// A route group: the routes of one surface, with the hub as their state.
 pub type RouteGroup = fn(&Hub) -> Router;
@@ -16,6 +16,7 @@ pub const GROUPS: &[RouteGroup] = &[
     events::routes,
     mcp::routes,
     human::routes,
+    connect::routes,
 ];
 
 /// The hub's router: `groups` merged, behind the Host/Origin check.

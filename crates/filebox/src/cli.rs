@@ -184,7 +184,9 @@ pub(crate) enum Command {
     Teams(TeamsArgs),
     /// Run the hub: JSON-RPC 2.0 at POST /rpc and on .filebox/hub.sock (the email.*
     /// methods; rpc.discover lists them), live events at GET /events (SSE), MCP at /mcp, the
-    /// human page at /, /healthz. The first line on stdout is the base URL.
+    /// human page at /, Connect RPC for seed 001's clients at
+    /// /agentassistproto.SrvAgentAssist/{AskQuestion,TaskFinish}, /healthz. The first line on
+    /// stdout is the base URL.
     ///
     /// It also runs each agent's `runner` command for mail reaching its inbox, POSTs signed
     /// webhooks for replies to messages with a `callback` (config `hub`: `callback_allow`,

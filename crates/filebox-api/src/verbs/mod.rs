@@ -21,7 +21,8 @@ use crate::verb::VerbInfo;
 pub use agents::ListAgents;
 pub use messages::{ListMessages, ReadMessage, WaitForMessages};
 pub use questions::{
-    AskQuestion, DEFAULT_TIMEOUT_SECS, GetAnswer, OpenQuestions, TaskFinish, WorkReport, attachment,
+    AskQuestion, DEFAULT_TIMEOUT_SECS, GetAnswer, MediaKind, OpenQuestions, TaskFinish, WorkReport,
+    attachment,
 };
 pub use search::{Reindex, SearchMessages};
 pub use send::{ReplyMessage, SendMessage};

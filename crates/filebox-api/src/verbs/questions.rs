@@ -158,6 +158,28 @@ impl Verb for OpenQuestions {
     }
 }
 
+/// How a client that shows an answer by kind of content (seed 001: text, image, audio,
+/// embedded resource) presents an attached file, by its MIME type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MediaKind {
+    Image,
+    Audio,
+    /// Anything else: a file embedded as a resource (bytes with their MIME type).
+    Resource,
+}
+
+impl MediaKind {
+    pub fn of(mime: &str) -> MediaKind {
+        if mime.starts_with("image/") {
+            MediaKind::Image
+        } else if mime.starts_with("audio/") {
+            MediaKind::Audio
+        } else {
+            MediaKind::Resource
+        }
+    }
+}
+
 /// The bytes of an attachment of a message in my mailbox.
 pub fn attachment(mailroom: &Mailroom, id: &str, name: &str) -> Result<Vec<u8>> {
     mailroom.my_mailbox()?.read_attachment(id, name)
@@ -203,8 +225,8 @@ fn bounded_timeout(mailroom: &Mailroom, requested: Option<u64>) -> Duration {
     Duration::from_secs(requested.unwrap_or(DEFAULT_TIMEOUT_SECS).min(max))
 }
 
-/// Send the question, then watch my inbox until it is answered, the timeout passes, or the
-/// call is cancelled (the question is then withdrawn).
+/// Send the question, then watch my inbox until it is answered, the timeout passes, the
+/// call is cancelled (the question is then withdrawn) or the surface stops (it stays open).
 fn ask_and_wait(
     cx: &VerbContext<'_>,
     request: &QuestionRequest,
@@ -231,8 +253,12 @@ fn ask_and_wait(
             let state = mailroom.question_state(&reference)?;
             return outcome(mailroom, &reference, state, start.elapsed());
         }
+        if (cx.stopping)() {
+            // Still open: the answer will reach my inbox.
+            return outcome(mailroom, &reference, state, start.elapsed());
+        }
         let left = deadline.saturating_duration_since(Instant::now());
-        watch.next(Some(left), cx.cancelled)?;
+        watch.next(Some(left), &|| (cx.cancelled)() || (cx.stopping)())?;
     }
 }
 
@@ -429,5 +455,18 @@ mod tests {
         assert_eq!(withdrawn.kind, "RPT");
         // Only the open one is left for the human.
         assert_eq!(open_questions(&human).unwrap().questions.len(), 1);
+    }
+
+    #[test]
+    fn a_stopping_surface_ends_the_wait_and_leaves_the_question_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let bot = mailroom(dir.path(), "bot");
+        let human = mailroom(dir.path(), "me");
+        let cx = VerbContext::new(&bot).with_stopping(&|| true);
+        let result = AskQuestion::run(&cx, args(600)).unwrap().value;
+        assert_eq!(result.status, QuestionStatus::Open);
+        let open = open_questions(&human).unwrap().questions;
+        assert_eq!(open.len(), 1);
+        assert_eq!(open[0].id, result.id);
     }
 }

@@ -108,6 +108,16 @@ impl RpcError {
         self.code == UNAUTHORIZED.0
     }
 
+    /// Whether this is a token used for another agent (HTTP surfaces answer it with 403).
+    pub(crate) fn is_forbidden(&self) -> bool {
+        self.code == FORBIDDEN.0
+    }
+
+    /// Whether this names a bad parameter.
+    pub(crate) fn is_invalid_params(&self) -> bool {
+        self.code == INVALID_PARAMS
+    }
+
     pub(crate) fn internal(message: impl std::fmt::Display) -> Self {
         RpcError::new(INTERNAL_ERROR, message.to_string(), None)
     }

@@ -3,7 +3,7 @@
 //! its MIME type, read from the asker's mailbox.
 
 use base64::Engine;
-use filebox_api::verbs;
+use filebox_api::verbs::{self, MediaKind};
 use filebox_core::Mailroom;
 use rmcp::model::{ContentBlock, ResourceContents};
 use serde_json::Value;
@@ -32,13 +32,11 @@ pub(super) fn attachments(mailroom: &Mailroom, value: &Value) -> Vec<ContentBloc
 
 fn block(bytes: &[u8], mime: &str, path: &str) -> ContentBlock {
     let data = base64::engine::general_purpose::STANDARD.encode(bytes);
-    if mime.starts_with("image/") {
-        ContentBlock::image(data, mime)
-    } else if mime.starts_with("audio/") {
-        ContentBlock::audio(data, mime)
-    } else {
-        ContentBlock::resource(
+    match MediaKind::of(mime) {
+        MediaKind::Image => ContentBlock::image(data, mime),
+        MediaKind::Audio => ContentBlock::audio(data, mime),
+        MediaKind::Resource => ContentBlock::resource(
             ResourceContents::blob(data, format!("file://{path}")).with_mime_type(mime),
-        )
+        ),
     }
 }
