@@ -184,7 +184,7 @@ pub(crate) enum Command {
     Teams(TeamsArgs),
     /// Run the hub: JSON-RPC 2.0 at POST /rpc and on .filebox/hub.sock (the email.*
     /// methods; rpc.discover lists them), live events at GET /events (SSE), MCP at /mcp, the
-    /// human page at /, Connect RPC for seed 001's clients at
+    /// human page at /, Connect RPC for Agent Assistant clients at
     /// /agentassistproto.SrvAgentAssist/{AskQuestion,TaskFinish}, /healthz. The first line on
     /// stdout is the base URL.
     ///
