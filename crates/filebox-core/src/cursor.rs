@@ -2,7 +2,9 @@
 //! `.filebox/inbox-cursor`, so that mail arriving between two waits (or while no one waited)
 //! is returned by the next one, and by one wait only: the cursor is loaded, advanced and saved
 //! under `.filebox/inbox-cursor.lock`, so a CLI `filebox wait` and an MCP `wait_for_messages`
-//! running at once never both return a message. A message that leaves and comes back (a reply
+//! running at once never both return a message. The lock is held from finding the mail until
+//! the cursor is saved, which a caller does after reporting the mail ([`Claim`]): a waiter
+//! killed in between leaves the cursor where it was, so mail is reported at least once. A message that leaves and comes back (a reply
 //! moves the same file name back in) has a new inode, so it counts as new. Derived state:
 //! deleting the file only makes the next wait start from the inbox as it is.
 
@@ -60,48 +62,77 @@ fn save(mailbox: &Mailbox, returned: &Baseline) -> Result<()> {
     store::write_file_atomic(&mailbox.state_dir().join(FILE), text.as_bytes())
 }
 
-/// Under the cursor's lock: the inbox messages no wait has returned yet, oldest first, now
-/// recorded as returned. The first claim ever records the inbox as it is and returns nothing.
-/// A file that cannot be read is reported and left out of the cursor, so a later claim returns
-/// it once it can be read (another tool may still be writing it).
-pub(crate) fn claim_new_mail(mailbox: &Mailbox) -> Result<Arrivals> {
-    store::with_lock(&mailbox.state_dir().join(LOCK), || {
-        let (entries, _problems) = mailbox.file_entries(Folder::Inbox)?;
-        let Some(returned) = load(mailbox)? else {
-            save(mailbox, &Baseline::of(&entries))?;
-            return Ok(Arrivals::default());
-        };
-        let mut arrivals = Arrivals::default();
-        let mut ids = HashSet::new();
-        let mut unreadable = HashSet::new();
-        for (name, ino) in &entries {
-            if returned.contains(name.as_str(), *ino) {
-                continue;
+/// Mail a wait found and claimed, not yet recorded as returned: the cursor's lock is held
+/// until [`Claim::commit`] saves the cursor (after the caller has reported the mail) or the
+/// claim is dropped (nothing saved: the next wait returns the same mail again). So a waiter
+/// killed between finding mail and reporting it skips nothing, and two waiters never both
+/// report a message, since the second waits for the first's lock.
+#[derive(Debug, Default)]
+#[must_use = "the cursor moves only when the claim is committed"]
+pub struct Claim {
+    pending: Option<(Mailbox, Baseline, store::Lock)>,
+}
+
+impl Claim {
+    /// Record the claimed mail as returned (call it once the mail is reported), then let the
+    /// next waiter in.
+    pub fn commit(self) -> Result<()> {
+        match self.pending {
+            Some((mailbox, returned, lock)) => {
+                save(&mailbox, &returned)?;
+                drop(lock);
+                Ok(())
             }
-            match mailbox.envelope(Folder::Inbox, name) {
-                Ok(Some(envelope)) => {
-                    if ids.insert(envelope.header.id().to_owned()) {
-                        arrivals.messages.push(envelope);
-                    }
+            None => Ok(()),
+        }
+    }
+}
+
+/// Under the cursor's lock: the inbox messages no wait has returned yet, oldest first, and a
+/// [`Claim`] that records them as returned when committed (holding the lock until then). The
+/// first claim ever records the inbox as it is and returns nothing. A file that cannot be read
+/// is reported and left out of the cursor, so a later claim returns it once it can be read
+/// (another tool may still be writing it).
+pub(crate) fn claim_new_mail(mailbox: &Mailbox) -> Result<(Arrivals, Claim)> {
+    let lock = store::Lock::take(&mailbox.state_dir().join(LOCK))?;
+    let (entries, _problems) = mailbox.file_entries(Folder::Inbox)?;
+    let Some(returned) = load(mailbox)? else {
+        save(mailbox, &Baseline::of(&entries))?;
+        return Ok((Arrivals::default(), Claim::default()));
+    };
+    let mut arrivals = Arrivals::default();
+    let mut ids = HashSet::new();
+    let mut unreadable = HashSet::new();
+    for (name, ino) in &entries {
+        if returned.contains(name.as_str(), *ino) {
+            continue;
+        }
+        match mailbox.envelope(Folder::Inbox, name) {
+            Ok(Some(envelope)) => {
+                if ids.insert(envelope.header.id().to_owned()) {
+                    arrivals.messages.push(envelope);
                 }
-                Ok(None) => {}
-                Err(e) => {
-                    unreadable.insert(*ino);
-                    arrivals.unreadable.push(Problem {
-                        path: mailbox.folder_path(Folder::Inbox).join(name.as_str()),
-                        reason: e.to_string(),
-                    });
-                }
+            }
+            Ok(None) => {}
+            Err(e) => {
+                unreadable.insert(*ino);
+                arrivals.unreadable.push(Problem {
+                    path: mailbox.folder_path(Folder::Inbox).join(name.as_str()),
+                    reason: e.to_string(),
+                });
             }
         }
-        if !arrivals.messages.is_empty() {
-            let kept: Vec<_> = entries
-                .into_iter()
-                .filter(|(_, ino)| !unreadable.contains(ino))
-                .collect();
-            save(mailbox, &Baseline::of(&kept))?;
-        }
-        arrivals.sort();
-        Ok(arrivals)
-    })
+    }
+    arrivals.sort();
+    if arrivals.messages.is_empty() {
+        return Ok((arrivals, Claim::default()));
+    }
+    let kept: Vec<_> = entries
+        .into_iter()
+        .filter(|(_, ino)| !unreadable.contains(ino))
+        .collect();
+    let claim = Claim {
+        pending: Some((mailbox.clone(), Baseline::of(&kept), lock)),
+    };
+    Ok((arrivals, claim))
 }

@@ -38,6 +38,7 @@ pub use agent::AgentId;
 pub use attachment::{Attachment, AttachmentRef};
 pub use choice::{AgentKind, Choice};
 pub use config::{AgentEntry, Config, ConfigFile};
+pub use cursor::Claim;
 pub use error::{Error, Result};
 pub use feed::{Baseline, Change, ChangeKind, Feed, Wake};
 pub use folder::Folder;

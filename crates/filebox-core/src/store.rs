@@ -590,22 +590,36 @@ pub(crate) fn create_private_file(path: &Path) -> Result<()> {
 
 /// Hold an exclusive lock on `path` (created if needed) while `f` runs.
 pub(crate) fn with_lock<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
-    if let Some(dir) = path.parent() {
-        create_private_dir(dir)?;
-    }
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .at(path)?;
-    make_private(&file, path)?;
-    file.lock().at(path)?;
+    let lock = Lock::take(path)?;
     let result = f();
-    drop(file);
+    drop(lock);
     result
+}
+
+/// An exclusive `flock` on a lock file, held until dropped (or until the process dies).
+#[derive(Debug)]
+pub(crate) struct Lock {
+    _held: File,
+}
+
+impl Lock {
+    /// Wait for and take the lock on `path` (created if needed).
+    pub(crate) fn take(path: &Path) -> Result<Lock> {
+        if let Some(dir) = path.parent() {
+            create_private_dir(dir)?;
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+            .at(path)?;
+        make_private(&file, path)?;
+        file.lock().at(path)?;
+        Ok(Lock { _held: file })
+    }
 }
 
 /// When a file was last written (every store write is a new file, so: when it was published),

@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use crate::cursor;
+use crate::cursor::{self, Claim};
 use crate::error::Result;
 use crate::feed::{ChangeKind, Feed, Wake};
 use crate::folder::Folder;
@@ -36,20 +36,40 @@ impl Mailbox {
     /// Wait for messages no earlier wait has returned: returns at once if some arrived
     /// meanwhile, else when one arrives, when `timeout` passes (`None`: never) or when
     /// `cancelled()` turns true (no messages then, and the unreadable arrivals seen). The
-    /// first wait ever starts from the inbox as it is.
+    /// first wait ever starts from the inbox as it is. The messages are recorded as returned
+    /// before this returns; a caller that can report them first uses [`Mailbox::claim_mail`].
     pub fn wait_for_mail(
         &self,
         timeout: Option<Duration>,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Arrivals> {
+        let (arrivals, claim) = self.claim_mail(timeout, cancelled)?;
+        claim.commit()?;
+        Ok(arrivals)
+    }
+
+    /// [`Mailbox::wait_for_mail`], except that the messages are recorded as returned only
+    /// when the [`Claim`] is committed: report them, then commit, and a process killed in
+    /// between has skipped nothing (the next wait returns them again: at least once). Other
+    /// waits of this mailbox wait until the claim is committed or dropped.
+    pub fn claim_mail(
+        &self,
+        timeout: Option<Duration>,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<(Arrivals, Claim)> {
         let deadline = deadline(timeout);
         // Watch before the first look, so nothing lands between the look and the sleep.
         let mut feed = Feed::new();
         feed.watch(self, Folder::Inbox)?;
         loop {
-            let arrivals = cursor::claim_new_mail(self)?;
-            if !arrivals.messages.is_empty() || feed.sleep(deadline, cancelled) != Wake::Look {
-                return Ok(arrivals);
+            let (arrivals, claim) = cursor::claim_new_mail(self)?;
+            if !arrivals.messages.is_empty() {
+                return Ok((arrivals, claim));
+            }
+            // Nothing claimed: the lock is let go before sleeping.
+            claim.commit()?;
+            if feed.sleep(deadline, cancelled) != Wake::Look {
+                return Ok((arrivals, Claim::default()));
             }
         }
     }
@@ -253,6 +273,37 @@ mod tests {
         let unique: BTreeSet<String> = returned.iter().cloned().collect();
         assert_eq!(unique.len(), returned.len(), "a message was returned twice");
         assert_eq!(unique, sent);
+    }
+
+    #[test]
+    fn a_claim_never_committed_leaves_its_mail_to_the_next_wait() {
+        let dir = tempfile::tempdir().unwrap();
+        let mb = mailbox(&dir);
+        mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap();
+        put(&mb, "00000006");
+        // A waiter that found the mail and died before reporting it: the claim is dropped.
+        let (found, claim) = mb.claim_mail(Some(Duration::ZERO), NEVER).unwrap();
+        assert_eq!(ids(&found), ["00000006-0000"]);
+        drop(claim);
+        let (again, claim) = mb.claim_mail(Some(Duration::ZERO), NEVER).unwrap();
+        assert_eq!(ids(&again), ["00000006-0000"]);
+        // Another wait meanwhile waits for the claim, then finds it committed: never twice.
+        let other = mb.clone();
+        let rival = std::thread::spawn(move || {
+            other
+                .wait_for_mail(Some(Duration::ZERO), NEVER)
+                .unwrap()
+                .messages
+                .len()
+        });
+        claim.commit().unwrap();
+        assert_eq!(rival.join().unwrap(), 0);
+        assert!(
+            mb.wait_for_mail(Some(Duration::ZERO), NEVER)
+                .unwrap()
+                .messages
+                .is_empty()
+        );
     }
 
     #[test]

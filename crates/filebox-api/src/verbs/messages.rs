@@ -1,7 +1,7 @@
 //! `list_messages`, `read_message` and `wait_for_messages`: looking at my mailbox.
 
 use filebox_core::message::MessageIdShort;
-use filebox_core::{Envelope, Error, Folder, Mailbox, MessageRef, Problem, Result};
+use filebox_core::{Claim, Envelope, Error, Folder, Mailbox, MessageRef, Problem, Result};
 
 use crate::args::{ListArgs, MessageFormat, ReadArgs, WaitArgs};
 use crate::outcome::Outcome;
@@ -184,21 +184,9 @@ impl Verb for WaitForMessages {
     type Output = WaitResult;
 
     fn run(cx: &VerbContext<'_>, args: WaitArgs) -> Result<Outcome<WaitResult>> {
-        let timeout = args.timeout.map(std::time::Duration::from_secs);
-        let mailbox = cx.mailroom.my_mailbox()?;
-        let arrived = mailbox.wait_for_mail(timeout, cx.cancelled)?;
-        let mut warnings = unreadable_warnings(&arrived.unreadable);
-        let xml = match args.format.unwrap_or_default() {
-            MessageFormat::Lines => None,
-            MessageFormat::Xml => Some(whole_as_xml(&mailbox, &arrived.messages, &mut warnings)),
-        };
-        Ok(Outcome::with_warnings(
-            WaitResult {
-                messages: summaries(&mailbox, Folder::Inbox, &arrived.messages)?,
-                xml,
-            },
-            warnings,
-        ))
+        let (outcome, claim) = Self::claim(cx, args)?;
+        claim.commit()?;
+        Ok(outcome)
     }
 
     fn render(waited: &WaitResult) -> String {
@@ -207,6 +195,30 @@ impl Verb for WaitForMessages {
 
     fn brief(waited: &WaitResult) -> String {
         with_xml(render::brief_lines(&waited.messages, NO_NEW_MAIL), waited)
+    }
+}
+
+impl WaitForMessages {
+    /// The wait, with the cursor not moved yet: commit the [`Claim`] once the result is
+    /// reported (written and flushed), so a caller killed before that skips nothing (see
+    /// `Mailbox::claim_mail`). `run` commits at once.
+    pub fn claim(cx: &VerbContext<'_>, args: WaitArgs) -> Result<(Outcome<WaitResult>, Claim)> {
+        let timeout = args.timeout.map(std::time::Duration::from_secs);
+        let mailbox = cx.mailroom.my_mailbox()?;
+        let (arrived, claim) = mailbox.claim_mail(timeout, cx.cancelled)?;
+        let mut warnings = unreadable_warnings(&arrived.unreadable);
+        let xml = match args.format.unwrap_or_default() {
+            MessageFormat::Lines => None,
+            MessageFormat::Xml => Some(whole_as_xml(&mailbox, &arrived.messages, &mut warnings)),
+        };
+        let outcome = Outcome::with_warnings(
+            WaitResult {
+                messages: summaries(&mailbox, Folder::Inbox, &arrived.messages)?,
+                xml,
+            },
+            warnings,
+        );
+        Ok((outcome, claim))
     }
 }
 

@@ -12,7 +12,9 @@ use crate::output::{self, Outcome};
 
 pub(crate) fn run(global: &Global, args: &WaitArgs) -> anyhow::Result<Outcome> {
     let mailroom = mailroom(global)?;
-    let outcome = WaitForMessages::run(
+    // The cursor moves only once the result is written and flushed: a wait killed before
+    // that has skipped nothing, and the next wait reports the same mail (at least once).
+    let (outcome, claim) = WaitForMessages::claim(
         &VerbContext::new(&mailroom),
         filebox_api::WaitArgs {
             timeout: args.timeout,
@@ -23,6 +25,7 @@ pub(crate) fn run(global: &Global, args: &WaitArgs) -> anyhow::Result<Outcome> {
         output::json(&outcome)?;
     }
     if outcome.value.messages.is_empty() {
+        claim.commit()?;
         output::warnings(&outcome.warnings);
         // Only a timeout ends a CLI wait with nothing (nothing here cancels it); stdout then
         // has nothing (with --json, the empty result).
@@ -33,6 +36,7 @@ pub(crate) fn run(global: &Global, args: &WaitArgs) -> anyhow::Result<Outcome> {
     if !global.json {
         output::text_line(&WaitForMessages::render(&outcome.value))?;
     }
+    claim.commit()?;
     // Mail arrived: success, whatever else was seen (a script's `if filebox wait` holds).
     output::warnings(&outcome.warnings);
     Ok(Outcome::Success)

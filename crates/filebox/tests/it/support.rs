@@ -206,7 +206,10 @@ impl Run<'_> {
     /// The `std::process::Command` this would run, for tests that spawn and kill processes.
     /// Stdout and stderr are piped, stdin is null.
     pub(crate) fn command(&self) -> Command {
-        let binary = env!("CARGO_BIN_EXE_filebox");
+        // The crash campaign's long batches run a copy of the binary (release or debug), so
+        // rebuilding meanwhile does not change it under them.
+        let binary = std::env::var_os("FILEBOX_TEST_BIN")
+            .unwrap_or_else(|| env!("CARGO_BIN_EXE_filebox").into());
         let mut command = match self.umask {
             None => Command::new(binary),
             Some(mask) => {

@@ -46,6 +46,31 @@ fn wait_returns_what_arrived_since_the_last_wait() {
 }
 
 #[test]
+fn mail_a_wait_could_not_print_is_the_next_waits_answer() {
+    let t = Test::new().agents(["a", "b"]);
+    wait_for_nothing(&t, "b");
+    let id = t.send("a", "b", "DIS", "printed nowhere");
+    // Stdout is a pipe nobody reads any more: the wait finds the mail but cannot write it
+    // (a broken pipe ends it quietly), so the cursor must not have moved past it.
+    for json in [true, false] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let mut command = t.as_agent("b").command();
+        if json {
+            command.arg("--json");
+        }
+        let status = command
+            .args(["wait", "--timeout", "5"])
+            .stdout(writer)
+            .status()
+            .unwrap();
+        assert!(status.success(), "{status:?}");
+    }
+    assert_eq!(wait_for_mail(&t, "b", "5")[0]["id"], id.as_str());
+    assert_eq!(wait_for_nothing(&t, "b"), serde_json::json!([]));
+}
+
+#[test]
 fn a_timeout_too_large_for_the_clock_is_no_timeout() {
     let t = Test::new().agents(["a", "b"]);
     wait_for_nothing(&t, "b");
