@@ -1,6 +1,7 @@
 //! Durable sends per second through the library (`Mailroom::send`), one writer and eight writer
-//! processes into one inbox, against a bare loop of write + fsync + rename + directory fsync of
-//! the same bytes.
+//! processes into one inbox, and through the CLI as a host tool calls it (a new `filebox send`
+//! process per message), against a bare loop of write + fsync + rename + directory fsync of the
+//! same bytes and the bare start of a `filebox` process (`filebox --version`).
 
 use std::fs::{self, File};
 use std::io::Write;
@@ -11,7 +12,7 @@ use std::time::{Duration, Instant};
 use filebox_core::{MessageType, SendRequest};
 
 use crate::Options;
-use crate::fixture::{Fixture, Result, mailroom};
+use crate::fixture::{Fixture, Result, filebox_binary, mailroom};
 use crate::report;
 
 /// The hidden subcommand a writer process runs.
@@ -28,6 +29,10 @@ enum Mode {
     Library,
     /// write + fsync + rename + directory fsync.
     Bare,
+    /// `filebox send dev SU --file BODY`, a new process per message.
+    Process,
+    /// `filebox --version`, a new process each time: what any command pays to start.
+    Start,
 }
 
 impl Mode {
@@ -35,6 +40,17 @@ impl Mode {
         match self {
             Mode::Library => "library",
             Mode::Bare => "bare",
+            Mode::Process => "process",
+            Mode::Start => "start",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Mode::Bare => "baseline: write+fsync+rename+dir fsync",
+            Mode::Library => "Mailroom::send (inbox + outbox copy)",
+            Mode::Process => "filebox send, a process per message",
+            Mode::Start => "baseline: filebox --version, a process each",
         }
     }
 }
@@ -51,24 +67,32 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let cases: Vec<(Mode, usize)> = [Mode::Bare, Mode::Library]
         .into_iter()
         .flat_map(|mode| [(mode, 1), (mode, PROCESSES)])
+        .chain([(Mode::Process, 1), (Mode::Start, 1)])
         .collect();
+    let filebox = filebox_binary()?;
     let mut rates = vec![Vec::new(); cases.len()];
     // One warm-up run, then RUNS measured, each in a fresh inbox.
     for run in 0..=RUNS {
         for (case, &(mode, writers)) in cases.iter().enumerate() {
             let fixture = Fixture::new(options.dir.as_deref(), &agents)?;
             let count = if run == 0 { per_run / 10 } else { per_run };
-            let elapsed = if writers == 1 {
-                sends(mode, &fixture.config(), "w0", count, &body)?
-            } else {
-                processes(mode, &fixture, count / writers, &body)?
+            let elapsed = match (mode, writers) {
+                (Mode::Process | Mode::Start, _) => {
+                    commands(mode, &filebox, &fixture, count, &body)?
+                }
+                (_, 1) => sends(mode, &fixture.config(), "w0", count, &body)?,
+                _ => processes(mode, &fixture, count / writers, &body)?,
             };
             let delivered = fs::read_dir(fixture.folder("dev", "inbox"))?.count();
-            if delivered != count / writers * writers {
-                return Err(format!("{delivered} files delivered, expected {count}").into());
+            let expected = match mode {
+                Mode::Start => 0,
+                _ => count / writers * writers,
+            };
+            if delivered != expected {
+                return Err(format!("{delivered} files delivered, expected {expected}").into());
             }
             if run > 0 {
-                rates[case].push(delivered as f64 / elapsed.as_secs_f64());
+                rates[case].push((count / writers * writers) as f64 / elapsed.as_secs_f64());
             }
         }
     }
@@ -76,14 +100,11 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     for (&(mode, writers), rates) in cases.iter().zip(&mut rates) {
         rates.sort_by(f64::total_cmp);
         rows.push(vec![
-            match mode {
-                Mode::Bare => "baseline: write+fsync+rename+dir fsync".to_owned(),
-                Mode::Library => "Mailroom::send (inbox + outbox copy)".to_owned(),
-            },
-            if writers == 1 {
-                "1 (in process)".to_owned()
-            } else {
-                format!("{writers} processes")
+            mode.label().to_owned(),
+            match (mode, writers) {
+                (Mode::Process | Mode::Start, _) => "1 at a time".to_owned(),
+                (_, 1) => "1 (in process)".to_owned(),
+                _ => format!("{writers} processes"),
             },
             format!("{:.0}", rates[rates.len() / 2]),
             format!("{:.0}–{:.0}", rates[0], rates[rates.len() - 1]),
@@ -93,10 +114,43 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         &format!(
             "Durable sends per second into one inbox ({BODY_BYTES}-byte body, {per_run} sends per run, median of {RUNS} runs)"
         ),
-        &["writer", "writers", "sends/s", "range"],
+        &["writer", "writers", "per second", "range"],
         &rows,
     );
     Ok(())
+}
+
+/// Run `filebox` `count` times, one process after the other, as agent `w0` of the fixture:
+/// `send` (mode `Process`) or `--version` (mode `Start`); returns the time they took.
+fn commands(
+    mode: Mode,
+    filebox: &Path,
+    fixture: &Fixture,
+    count: usize,
+    body: &str,
+) -> Result<Duration> {
+    let file = fixture.path().join("body.md");
+    fs::write(&file, body)?;
+    let mut command = Command::new(filebox);
+    match mode {
+        Mode::Start => command.arg("--version"),
+        _ => command
+            .args([
+                "--agent", "w0", "send", "dev", "SU", "--title", "bench", "--file",
+            ])
+            .arg(&file),
+    };
+    command
+        .env("FILEBOX_CONFIG", fixture.config())
+        .current_dir(fixture.path())
+        .stdout(std::process::Stdio::null());
+    let start = Instant::now();
+    for _ in 0..count {
+        if !command.status()?.success() {
+            return Err(format!("{} failed", mode.label()).into());
+        }
+    }
+    Ok(start.elapsed())
 }
 
 /// Run `count` sends in this process; returns the time they took.
@@ -114,6 +168,7 @@ fn sends(mode: Mode, config: &Path, agent: &str, count: usize, body: &str) -> Re
             }
             Ok(start.elapsed())
         }
+        Mode::Process | Mode::Start => Err("a process per command runs through `commands`".into()),
         Mode::Bare => {
             let root = config.parent().unwrap_or(Path::new("."));
             let tmp = root.join("mailboxes/dev/tmp");
@@ -199,7 +254,7 @@ pub(crate) fn worker(args: Vec<String>) -> ExitCode {
         eprintln!("{WORKER}: expected MODE CONFIG AGENT COUNT BODY_BYTES GO_FILE");
         return ExitCode::from(2);
     };
-    let mode = if mode == "bare" {
+    let mode = if mode == Mode::Bare.name() {
         Mode::Bare
     } else {
         Mode::Library

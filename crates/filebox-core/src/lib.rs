@@ -18,6 +18,7 @@ mod fork;
 pub mod fuzzing;
 pub mod group_commit;
 pub mod index;
+mod journal;
 mod mailbox;
 mod mailroom;
 pub mod message;

@@ -109,6 +109,26 @@ pub struct Listing {
     pub problems: Vec<Problem>,
 }
 
+impl Listing {
+    /// The listing of a folder from what reading each file (in name order) gave, after the
+    /// folder's entries that were skipped.
+    pub(crate) fn of(reads: Vec<Result<Option<Envelope>>>, mut problems: Vec<Problem>) -> Listing {
+        let mut messages = Vec::with_capacity(reads.len());
+        for read in reads {
+            match read {
+                Ok(Some(envelope)) => messages.push(envelope),
+                Ok(None) => {}
+                Err(e) => problems.push(problem(e)),
+            }
+        }
+        Envelope::sort_oldest_first(&mut messages);
+        Listing {
+            messages: one_per_id(messages),
+            problems,
+        }
+    }
+}
+
 /// How a caller names a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MessageRef {
@@ -303,54 +323,25 @@ impl Mailbox {
         buffer: &mut Vec<u8>,
     ) -> Result<Option<Envelope>> {
         let path = self.folder_path(folder).join(file.as_str());
-        let complete = match store::read_prefix(&path, HEADER_PREFIX, buffer) {
-            Ok(complete) => complete,
-            Err(e) if store::is_not_found(&e) => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        let parsed =
-            match header_text(buffer, complete).map_err(|reason| malformed(&path, reason))? {
-                Some(text) => message::parse_header(text),
-                None => {
-                    // A header longer than the prefix: read more, up to a limit.
-                    let mut longer = Vec::new();
-                    let complete = match store::read_prefix(&path, HEADER_LIMIT, &mut longer) {
-                        Ok(complete) => complete,
-                        Err(e) if store::is_not_found(&e) => return Ok(None),
-                        Err(e) => return Err(e),
-                    };
-                    let text = header_text(&longer, complete)
-                        .map_err(|reason| malformed(&path, reason))?
-                        .ok_or_else(|| malformed(&path, "no header in its first MiB"))?;
-                    message::parse_header(text)
-                }
-            };
-        let header = parsed.map_err(|reason| malformed(&path, reason))?;
-        Ok(Some(Envelope {
-            folder,
-            file: file.clone(),
-            path,
-            header,
-        }))
+        let read = |limit: usize, buffer: &mut Vec<u8>| store::read_prefix(&path, limit, buffer);
+        match listed_header(&path, read, buffer) {
+            Ok(header) => Ok(Some(Envelope {
+                folder,
+                file: file.clone(),
+                path,
+                header,
+            })),
+            Err(e) if store::is_not_found(&e) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// List a folder: oldest first, one entry per Message ID; unreadable files are reported in
-    /// `problems` and skipped.
+    /// `problems` and skipped. Reads every file's header (`index::list` serves the same listing
+    /// from the index when it is current).
     pub fn list(&self, folder: Folder) -> Result<Listing> {
-        let (names, mut problems) = self.file_names(folder)?;
-        let mut messages = Vec::with_capacity(names.len());
-        for read in self.envelopes(folder, &names) {
-            match read {
-                Ok(Some(envelope)) => messages.push(envelope),
-                Ok(None) => {}
-                Err(e) => problems.push(problem(e)),
-            }
-        }
-        Envelope::sort_oldest_first(&mut messages);
-        Ok(Listing {
-            messages: one_per_id(messages),
-            problems,
-        })
+        let (names, problems) = self.file_names(folder)?;
+        Ok(Listing::of(self.envelopes(folder, &names), problems))
     }
 
     /// Read many headers, in order. A listing is one open and one read per file, so large
@@ -562,6 +553,31 @@ pub(crate) fn read_message(path: &Path) -> Result<Message> {
 pub(crate) fn parse_bytes(path: &Path, bytes: &[u8]) -> Result<Message> {
     let text = std::str::from_utf8(bytes).map_err(|_| malformed(path, "it is not UTF-8"))?;
     message::parse(text).map_err(|reason| malformed(path, reason))
+}
+
+/// The header a listing shows for the file at `path`, from its first 8 KiB, or its first MiB
+/// when the header is longer; `read(limit, buffer)` fills `buffer` with at most `limit` bytes
+/// from the file's start and says whether that was all of it. The index computes the same from
+/// the bytes it read (`index/sync.rs`), so a listing served from the index is this exactly.
+pub(crate) fn listed_header(
+    path: &Path,
+    mut read: impl FnMut(usize, &mut Vec<u8>) -> Result<bool>,
+    buffer: &mut Vec<u8>,
+) -> Result<Header> {
+    let complete = read(HEADER_PREFIX, buffer)?;
+    let parsed = match header_text(buffer, complete).map_err(|reason| malformed(path, reason))? {
+        Some(text) => message::parse_header(text),
+        None => {
+            // A header longer than the prefix: read more, up to a limit.
+            let mut longer = Vec::new();
+            let complete = read(HEADER_LIMIT, &mut longer)?;
+            let text = header_text(&longer, complete)
+                .map_err(|reason| malformed(path, reason))?
+                .ok_or_else(|| malformed(path, "no header in its first MiB"))?;
+            message::parse_header(text)
+        }
+    };
+    parsed.map_err(|reason| malformed(path, reason))
 }
 
 /// The header part of a file prefix: `Ok(None)` when the prefix is too short to hold it all.

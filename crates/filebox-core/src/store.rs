@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, IoContext, Result};
 use crate::group_commit;
+use crate::journal::{self, Kind};
 
 const STAGED: &str = "part";
 const INTENT: &str = "intent";
@@ -61,6 +62,15 @@ pub(crate) fn make_private(file: &File, path: &Path) -> Result<()> {
 /// what it linked is durable.
 fn sync_dir(dir: &Path) -> Result<()> {
     group_commit::sync_dir(dir).at(dir)
+}
+
+/// Make one change of a mailbox folder: `change` adds or removes the file `path`, recorded in
+/// the folder's change journal (see `journal.rs`).
+fn changing<T>(path: &Path, kind: Kind, change: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
+    match (path.parent(), path.file_name().and_then(OsStr::to_str)) {
+        (Some(dir), Some(name)) => journal::record(dir, name, kind, change),
+        _ => change(),
+    }
 }
 
 fn op_id() -> String {
@@ -126,7 +136,7 @@ pub(crate) fn publish_new(tmp: &Path, dir: &Path, name: &str, bytes: &[u8]) -> R
     let dest = dir.join(name);
     let staged = Staged::create(tmp.join(format!("{}.{STAGED}", op_id())), bytes)?;
     // link(2) fails if the destination exists, unlike rename(2), which replaces silently.
-    let linked = fs::hard_link(&staged.path, &dest).at(&dest);
+    let linked = changing(&dest, Kind::Added, || fs::hard_link(&staged.path, &dest)).at(&dest);
     let _ = fs::remove_file(&staged.path);
     drop(staged.file);
     linked?;
@@ -138,7 +148,7 @@ pub(crate) fn publish_new(tmp: &Path, dir: &Path, name: &str, bytes: &[u8]) -> R
 pub(crate) fn publish_replace(tmp: &Path, dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf> {
     let dest = dir.join(name);
     let staged = Staged::create(tmp.join(format!("{}.{STAGED}", op_id())), bytes)?;
-    fs::rename(&staged.path, &dest).at(&dest)?;
+    changing(&dest, Kind::Added, || fs::rename(&staged.path, &dest)).at(&dest)?;
     drop(staged.file);
     sync_dir(dir)?;
     Ok(dest)
@@ -156,7 +166,7 @@ pub(crate) fn publish_new_linked(
     bytes: &[u8],
 ) -> Result<PathBuf> {
     let dest = dir.join(name);
-    match published.map(|source| fs::hard_link(source, &dest)) {
+    match published.map(|source| changing(&dest, Kind::Added, || fs::hard_link(source, &dest))) {
         Some(Ok(())) => {
             sync_dir(dir)?;
             Ok(dest)
@@ -335,7 +345,7 @@ pub(crate) fn move_message(
     let lock = staged.file;
 
     // 2. Claim: the one rename that decides which process handles the message.
-    match fs::rename(origin, &intent.claim) {
+    match changing(origin, Kind::Removed, || fs::rename(origin, &intent.claim)) {
         Ok(()) => {}
         Err(e) if e.kind() == ErrorKind::NotFound => {
             let _ = fs::remove_file(&intent_path);
@@ -421,9 +431,10 @@ fn roll_back(intent: &Intent) -> bool {
     }
     // link, not rename: if the origin name was taken meanwhile, what is there stays, and the
     // claimed version is kept beside it under a name of its own.
-    let restored = match fs::hard_link(&intent.claim, &intent.origin) {
+    let link_back = |to: &Path| changing(to, Kind::Added, || fs::hard_link(&intent.claim, to));
+    let restored = match link_back(&intent.origin) {
         Err(e) if e.kind() == ErrorKind::AlreadyExists => {
-            fs::hard_link(&intent.claim, recovered_name(&intent.origin, &intent.claim))
+            link_back(&recovered_name(&intent.origin, &intent.claim))
         }
         other => other,
     };
@@ -453,7 +464,7 @@ fn recovered_name(origin: &Path, claim: &Path) -> PathBuf {
 /// Finish a committed move: publish what is still staged, then drop the claim.
 fn roll_forward(intent: &Intent) -> Result<()> {
     for (staged, dest) in &intent.outputs {
-        match fs::rename(staged, dest) {
+        match changing(dest, Kind::Added, || fs::rename(staged, dest)) {
             Ok(()) => {}
             Err(e) if e.kind() == ErrorKind::NotFound => {} // published before a crash
             Err(e) => return Err(Error::io(dest, e)),

@@ -25,7 +25,8 @@ impl Verb for ListMessages {
     fn run(cx: &VerbContext<'_>, args: ListArgs) -> Result<Outcome<ListResult>> {
         let folder = args.folder.unwrap_or(Folder::Inbox);
         let mailbox = cx.mailroom.my_mailbox()?;
-        let listing = mailbox.list(folder)?;
+        // From the index when it is current (the same listing, without opening every file).
+        let listing = filebox_core::index::list(&mailbox, folder)?;
         let thread = args
             .thread
             .as_deref()

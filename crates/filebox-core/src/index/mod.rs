@@ -2,6 +2,7 @@
 //! from the files and brought up to date before every query (see `sync.rs`), so it can be
 //! deleted at any time and never hides a message that a listing shows.
 
+mod listing;
 mod query;
 mod record;
 mod segment;
@@ -16,13 +17,14 @@ use crate::error::{Error, Result};
 use crate::mailbox::Mailbox;
 use crate::store;
 
+pub use listing::list;
 pub use query::{Hit, SearchQuery, ThreadActivity};
 #[cfg(feature = "fuzzing")]
 pub(crate) use record::Record;
 pub(crate) use record::Row;
 
 /// Bump when the schema or what is indexed changes: an older database is rebuilt.
-const SCHEMA_VERSION: i64 = 4;
+const SCHEMA_VERSION: i64 = 5;
 
 /// Held while the database files are deleted, so two processes never rebuild at once.
 const LOCK: &str = "index.lock";
@@ -34,7 +36,10 @@ const MMAP_BYTES: i64 = 256 * 1024 * 1024;
 // so "newest activity first" is rowid order, which both the table and FTS5's doclists walk
 // natively: a query stops after LIMIT hits instead of sorting every match.
 const SCHEMA: &str = "
-CREATE TABLE dirs(folder TEXT PRIMARY KEY, mtime INTEGER, entries BLOB);
+CREATE TABLE dirs(
+    folder TEXT PRIMARY KEY, mtime INTEGER, journal_ino INTEGER, journal_len INTEGER,
+    skipped INTEGER, entries BLOB
+);
 CREATE TABLE messages(
     rowid INTEGER PRIMARY KEY,
     folder TEXT NOT NULL,
@@ -43,6 +48,7 @@ CREATE TABLE messages(
     id TEXT, thread TEXT, kind TEXT, title TEXT, sender TEXT, receiver TEXT, cc TEXT,
     timestamp TEXT, activity TEXT, status TEXT, in_reply_to TEXT, forked_from TEXT,
     fork_reason TEXT, authors TEXT, replies INTEGER, text TEXT, problem TEXT,
+    ctime INTEGER, size INTEGER, listed TEXT, listed_problem TEXT,
     UNIQUE(folder, name)
 );
 CREATE INDEX messages_entry ON messages(folder, entry);
@@ -184,7 +190,9 @@ pub fn remove_database(path: &Path) -> Result<()> {
 pub fn rebuild(mailbox: &Mailbox) -> Result<Index> {
     let state = mailbox.state_dir();
     store::with_lock(&state.join(LOCK), || {
-        remove_database(&state.join("index.db"))
+        remove_database(&state.join("index.db"))?;
+        // The new index lists every folder; the journals start again from there.
+        crate::journal::remove_all(&state).map_err(|e| Error::io(&state, e))
     })?;
     Index::open(mailbox)
 }

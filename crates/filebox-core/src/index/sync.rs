@@ -1,11 +1,14 @@
 //! Bringing the index up to date with the files, cheaply enough to do before every query: one
 //! `stat` per folder, compared with the mtimes recorded in the index without taking the write
-//! lock, and when nothing changed that is all. A folder whose directory mtime changed has its
-//! file names and inode numbers (one `readdir`, no `stat` per file) compared with the index,
-//! and only files that appeared, vanished or were replaced (every store rewrite is a rename: a
-//! new inode) are read. The comparison is of sorted numbers, one per (name, inode), kept as
-//! one blob per folder, so a delivery into a folder of 100,000 files costs its `readdir` and a
-//! merge, not 100,000 rows read back from the database. A file edited in place, keeping its inode and its folder's mtime, needs
+//! lock, and when nothing changed that is all. A folder whose mtime changed is caught up from
+//! its change journal (`journal.rs`) when the journal explains every change since the recorded
+//! mtime (FileBox's own deliveries and moves): only the files named there are read, and the
+//! folder is not listed, however many files it holds. Otherwise (a file another tool wrote,
+//! renamed or deleted; a writer killed before its journal line) the folder's file names and
+//! inode numbers (one `readdir`, no `stat` per file) are compared with the index, and only
+//! files that appeared, vanished or were replaced (every store rewrite is a rename: a new
+//! inode) are read. That comparison is of sorted numbers, one per (name, inode), kept as one
+//! blob per folder. A file edited in place, keeping its inode and its folder's mtime, needs
 //! `reindex`.
 
 use std::collections::HashMap;
@@ -19,7 +22,8 @@ use super::record::{ACTIVITY_SHIFT, Record, activity_key};
 use super::{Index, segment};
 use crate::error::{Error, IoContext, Result};
 use crate::folder::Folder;
-use crate::mailbox::{Mailbox, parse_bytes};
+use crate::journal::{self, Entry, Kind, Since};
+use crate::mailbox::{Mailbox, listed_header, parse_bytes};
 use crate::message::FileName;
 use crate::store;
 
@@ -47,7 +51,8 @@ impl Index {
                 .and_then(|rows| rows.collect())
                 .map_err(sql)?;
             for folder in Folder::ALL {
-                let stamp = trusted_mtime(&self.mailbox.folder_path(folder))?;
+                // A recorded mtime was trusted when recorded; equal now means unchanged.
+                let stamp = current_mtime(&self.mailbox.folder_path(folder))?;
                 if stamp.is_none() || stored.get(folder.as_str()) != Some(&stamp) {
                     stale.push(folder);
                 }
@@ -87,38 +92,83 @@ impl From<Error> for Failure {
     }
 }
 
+/// What the index recorded of a folder when it last caught up with it.
+struct Seen {
+    mtime: Option<i64>,
+    since: Since,
+    /// Entries of the folder a listing skips (symlinks, odd names), at the last listing.
+    skipped: i64,
+    keys: Vec<i64>,
+}
+
+fn seen(tx: &Transaction<'_>, folder: Folder) -> rusqlite::Result<Seen> {
+    let row = tx
+        .query_row(
+            "SELECT mtime, journal_ino, journal_len, skipped, entries FROM dirs WHERE folder = ?1",
+            [folder.as_str()],
+            |r| {
+                Ok((
+                    r.get::<_, Option<i64>>(0)?,
+                    r.get::<_, Option<i64>>(1)?,
+                    r.get::<_, Option<i64>>(2)?,
+                    r.get::<_, Option<i64>>(3)?,
+                    r.get::<_, Option<Vec<u8>>>(4)?,
+                ))
+            },
+        )
+        .optional()?;
+    let Some((mtime, ino, len, skipped, keys)) = row else {
+        return Ok(Seen {
+            mtime: None,
+            since: Since::Unread,
+            skipped: 0,
+            keys: Vec::new(),
+        });
+    };
+    let since = match mtime {
+        None => Since::Unread, // listed again anyway
+        Some(_) => Since::after(ino.zip(len).map(|(ino, len)| (ino as u64, len as u64))),
+    };
+    Ok(Seen {
+        mtime,
+        since,
+        skipped: skipped.unwrap_or_default(),
+        keys: decode_entries(keys.as_deref()),
+    })
+}
+
 fn sync_folder(tx: &Transaction<'_>, mailbox: &Mailbox, folder: Folder) -> Result<(), Failure> {
     let dir = mailbox.folder_path(folder);
+    let seen = seen(tx, folder)?;
     // Taken before listing: a change after this point moves the mtime past it.
-    let stamp = trusted_mtime(&dir)?;
-    let stored: Option<i64> = tx
-        .query_row(
-            "SELECT mtime FROM dirs WHERE folder = ?1",
-            [folder.as_str()],
-            |r| r.get(0),
-        )
-        .optional()?
-        .flatten();
-    if stamp.is_some() && stored == stamp {
-        return Ok(());
+    let snapshot = journal::snapshot(&dir, seen.since).at(&dir)?;
+    let now = snapshot.folder.as_ref().map(journal::mtime_ns);
+    if now.is_some() && now == seen.mtime {
+        return Ok(()); // another process caught up meanwhile
     }
-    let (entries, _problems) = mailbox.file_entries_unsorted(folder)?;
+    if let (Some(from), Some(to), Some(entries)) = (seen.mtime, now, &snapshot.entries)
+        && journal::explains(entries, from, to)
+    {
+        let mut keys = seen.keys;
+        let complete = apply(tx, mailbox, folder, entries, &mut keys)?;
+        // Every change since the last trusted mtime is explained, and each moved the mtime,
+        // so a later change moves it again: this one can be trusted however recent.
+        let seen_now = Recorded {
+            mtime: now.filter(|_| complete),
+            journal: snapshot.journal,
+            skipped: seen.skipped,
+        };
+        return record(tx, folder, &seen_now, &keys);
+    }
+    let stamp = snapshot.folder.as_ref().and_then(trusted_mtime);
+    let (entries, problems) = mailbox.file_entries_unsorted(folder)?;
     let mut now: Vec<(i64, usize)> = entries
         .iter()
         .enumerate()
         .map(|(n, (name, ino))| (entry_key(name.as_str(), *ino), n))
         .collect();
     now.sort_unstable();
-    let indexed = decode_entries(
-        tx.query_row(
-            "SELECT entries FROM dirs WHERE folder = ?1",
-            [folder.as_str()],
-            |r| r.get::<_, Option<Vec<u8>>>(0),
-        )
-        .optional()?
-        .flatten()
-        .as_deref(),
-    );
+    let indexed = seen.keys;
     // Both sorted: one merge finds what vanished (or was replaced) and what appeared.
     let (mut at_now, mut at_indexed) = (0, 0);
     let mut appeared = Vec::new();
@@ -147,13 +197,7 @@ fn sync_folder(tx: &Transaction<'_>, mailbox: &Mailbox, folder: Folder) -> Resul
         let (name, ino) = &entries[n];
         let key = entry_key(name.as_str(), *ino);
         // The same name with another inode: a replaced file, whose old row goes.
-        let old: Option<i64> = tx
-            .prepare_cached("SELECT rowid FROM messages WHERE folder = ?1 AND name = ?2")?
-            .query_row(params![folder.as_str(), name.as_str()], |r| r.get(0))
-            .optional()?;
-        if let Some(rowid) = old {
-            delete(tx, rowid)?;
-        }
+        replaced(tx, folder, name)?;
         if insert(tx, mailbox, folder, name, key)? {
             kept.push(key);
         } else {
@@ -161,9 +205,101 @@ fn sync_folder(tx: &Transaction<'_>, mailbox: &Mailbox, folder: Folder) -> Resul
         }
     }
     kept.sort_unstable();
-    let stamp = stamp.filter(|_| complete);
-    tx.prepare_cached("INSERT OR REPLACE INTO dirs(folder, mtime, entries) VALUES (?1, ?2, ?3)")?
-        .execute(params![folder.as_str(), stamp, encode_entries(&kept)])?;
+    let seen_now = Recorded {
+        mtime: stamp.filter(|_| complete),
+        journal: snapshot.journal,
+        skipped: problems.len() as i64,
+    };
+    record(tx, folder, &seen_now, &kept)
+}
+
+/// Apply journal entries to the index and to the folder's sorted entry keys; `false` when a
+/// file could not be read (the folder is then listed again at the next sync).
+fn apply(
+    tx: &Transaction<'_>,
+    mailbox: &Mailbox,
+    folder: Folder,
+    entries: &[Entry],
+    keys: &mut Vec<i64>,
+) -> Result<bool, Failure> {
+    let mut complete = true;
+    for entry in entries {
+        // What a listing would skip (see `Mailbox::file_entries`).
+        if !entry.name.ends_with(".md") || entry.name.starts_with('.') {
+            continue;
+        }
+        let Ok(name) = FileName::new(&entry.name) else {
+            continue;
+        };
+        let key = entry_key(name.as_str(), entry.ino);
+        match entry.kind {
+            Kind::Removed => {
+                if let Ok(at) = keys.binary_search(&key) {
+                    keys.remove(at);
+                }
+                vanished(tx, folder, key)?;
+            }
+            Kind::Added => {
+                if keys.binary_search(&key).is_ok() {
+                    continue; // indexed already (the listing that recorded the position saw it)
+                }
+                for old in replaced(tx, folder, &name)? {
+                    if let Ok(at) = keys.binary_search(&old) {
+                        keys.remove(at);
+                    }
+                }
+                if !insert(tx, mailbox, folder, &name, key)? {
+                    complete = false;
+                } else if let Err(at) = keys.binary_search(&key) {
+                    keys.insert(at, key);
+                }
+            }
+        }
+    }
+    Ok(complete)
+}
+
+/// Remove the rows of whatever file the index holds under `name` (a file replaced under its
+/// name); their entry keys.
+fn replaced(tx: &Transaction<'_>, folder: Folder, name: &FileName) -> rusqlite::Result<Vec<i64>> {
+    let old: Vec<(i64, i64)> = tx
+        .prepare_cached("SELECT rowid, entry FROM messages WHERE folder = ?1 AND name = ?2")?
+        .query_map(params![folder.as_str(), name.as_str()], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    for (rowid, _) in &old {
+        delete(tx, *rowid)?;
+    }
+    Ok(old.into_iter().map(|(_, entry)| entry).collect())
+}
+
+/// How far the index caught up with a folder: the folder's mtime then (`None`: list it again
+/// next time), the journal's position, and how many entries a listing skips.
+struct Recorded {
+    mtime: Option<i64>,
+    journal: Option<(u64, u64)>,
+    skipped: i64,
+}
+
+fn record(
+    tx: &Transaction<'_>,
+    folder: Folder,
+    seen: &Recorded,
+    keys: &[i64],
+) -> Result<(), Failure> {
+    tx.prepare_cached(
+        "INSERT OR REPLACE INTO dirs(folder, mtime, journal_ino, journal_len, skipped, entries)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![
+        folder.as_str(),
+        seen.mtime,
+        seen.journal.map(|(ino, _)| ino as i64),
+        seen.journal.map(|(_, len)| len as i64),
+        seen.skipped,
+        encode_entries(keys)
+    ])?;
     Ok(())
 }
 
@@ -204,15 +340,19 @@ fn vanished(tx: &Transaction<'_>, folder: Folder, key: i64) -> rusqlite::Result<
     Ok(())
 }
 
-/// The directory's mtime in nanoseconds, unless it is too recent to trust (or the folder is
-/// not there yet: a reader's open creates none, and the next sync looks again).
-fn trusted_mtime(dir: &Path) -> Result<Option<i64>> {
-    let meta = match std::fs::metadata(dir) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e).at(dir),
-    };
-    let modified = meta.modified().at(dir)?;
+/// The directory's mtime in nanoseconds (`None`: the folder is not there yet; a reader's open
+/// creates none, and the next sync looks again).
+fn current_mtime(dir: &Path) -> Result<Option<i64>> {
+    match std::fs::symlink_metadata(dir) {
+        Ok(meta) => Ok(Some(journal::mtime_ns(&meta))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).at(dir),
+    }
+}
+
+/// The directory's mtime in nanoseconds, unless it is too recent to trust after a listing.
+fn trusted_mtime(meta: &std::fs::Metadata) -> Option<i64> {
+    let modified = meta.modified().ok()?;
     let age = SystemTime::now()
         .duration_since(modified)
         .unwrap_or_default();
@@ -221,7 +361,7 @@ fn trusted_mtime(dir: &Path) -> Result<Option<i64>> {
     } else {
         RACY
     };
-    Ok((age >= racy).then(|| meta.mtime() * 1_000_000_000 + meta.mtime_nsec()))
+    (age >= racy).then(|| journal::mtime_ns(meta))
 }
 
 fn delete(tx: &Transaction<'_>, rowid: i64) -> rusqlite::Result<()> {
@@ -242,23 +382,36 @@ fn insert(
     entry: i64,
 ) -> Result<bool, Failure> {
     let path = mailbox.folder_path(folder).join(name.as_str());
-    let parsed = match store::read_regular(&path) {
-        Ok(bytes) => parse_bytes(&path, &bytes),
+    // Before reading: a change after this moves the file's ctime past what is recorded, so a
+    // listing served from the index reads that file again (`listing.rs`).
+    let stat = match std::fs::symlink_metadata(&path) {
+        Ok(meta) => Stat::of(&meta),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(true), // moved on
+        Err(_) => return Ok(false),
+    };
+    let (parsed, listed) = match store::read_regular(&path) {
+        Ok(bytes) => (parse_bytes(&path, &bytes), Listed::of(&path, &bytes)),
         Err(e) if store::is_not_found(&e) => return Ok(true), // moved on meanwhile
         Err(Error::Io { .. }) => return Ok(false),
-        Err(e) => Err(e),
+        Err(e) => (Err(e), Listed::default()),
     };
     let message = match parsed {
         Ok(message) => message,
         Err(problem) => {
             tx.prepare_cached(
-                "INSERT INTO messages(folder, name, entry, problem) VALUES (?1, ?2, ?3, ?4)",
+                "INSERT INTO messages(folder, name, entry, problem, ctime, size, listed,
+                    listed_problem)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )?
             .execute(params![
                 folder.as_str(),
                 name.as_str(),
                 entry,
-                problem.to_string()
+                problem.to_string(),
+                stat.ctime,
+                stat.size,
+                listed.header,
+                listed.problem,
             ])?;
             return Ok(true);
         }
@@ -269,9 +422,9 @@ fn insert(
     tx.prepare_cached(
         "INSERT INTO messages(rowid, folder, name, entry, id, thread, kind, title, sender, receiver,
             cc, timestamp, activity, status, in_reply_to, forked_from, fork_reason, authors,
-            replies, text)
+            replies, text, ctime, size, listed, listed_problem)
          VALUES (?20, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-            ?18, ?19)",
+            ?18, ?19, ?21, ?22, ?23, ?24)",
     )?
     .execute(params![
         folder.as_str(),
@@ -294,6 +447,10 @@ fn insert(
         record.replies as i64,
         record.snippet_source(),
         rowid,
+        stat.ctime,
+        stat.size,
+        listed.header,
+        listed.problem,
     ])?;
     tx.prepare_cached("INSERT INTO fts(rowid, title, body) VALUES (?1, ?2, ?3)")?
         .execute(params![
@@ -302,6 +459,54 @@ fn insert(
             segment::for_index(&record.body)
         ])?;
     Ok(true)
+}
+
+/// What identifies a version of a file for a listing: its ctime (ns; any write or rename
+/// moves it) and size.
+pub(super) struct Stat {
+    pub(super) ctime: i64,
+    pub(super) size: i64,
+}
+
+impl Stat {
+    pub(super) fn of(meta: &std::fs::Metadata) -> Stat {
+        Stat {
+            ctime: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
+            size: meta.len() as i64,
+        }
+    }
+}
+
+/// What a listing makes of a file (`mailbox::listed_header`), computed from the bytes indexed:
+/// the header as JSON, or why the listing skips the file; neither when the listing must read
+/// the file itself.
+#[derive(Default)]
+struct Listed {
+    header: Option<String>,
+    problem: Option<String>,
+}
+
+impl Listed {
+    fn of(path: &Path, bytes: &[u8]) -> Listed {
+        // As `store::read_prefix` reads a regular file: one read of at most `limit` bytes.
+        let prefix = |limit: usize, buffer: &mut Vec<u8>| {
+            let n = limit.min(bytes.len());
+            buffer.clear();
+            buffer.extend_from_slice(&bytes[..n]);
+            Ok(n < limit)
+        };
+        match listed_header(path, prefix, &mut Vec::new()) {
+            Ok(header) => Listed {
+                header: super::listing::encode_header(&header),
+                problem: None,
+            },
+            Err(Error::Malformed { reason, .. }) => Listed {
+                header: None,
+                problem: Some(reason),
+            },
+            Err(_) => Listed::default(),
+        }
+    }
 }
 
 /// The rowid for a new row whose activity key is `key`: after the rows of the same second (so

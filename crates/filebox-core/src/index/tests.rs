@@ -17,6 +17,26 @@ fn mailbox() -> (tempfile::TempDir, Mailbox) {
 
 /// Write a message file by hand, as another tool would.
 fn put(mailbox: &Mailbox, folder: Folder, id: &str, title: &str, body: &str) -> String {
+    let (name, text) = message_file(id, title, body);
+    fs::write(mailbox.folder_path(folder).join(&name), text).unwrap();
+    name
+}
+
+/// Deliver a message file as FileBox does (through the store, so in the folder's journal).
+fn deliver(mailbox: &Mailbox, folder: Folder, id: &str, body: &str) -> String {
+    let (name, text) = message_file(id, "t", body);
+    crate::store::publish_new(
+        &mailbox.tmp(),
+        &mailbox.folder_path(folder),
+        &name,
+        text.as_bytes(),
+    )
+    .unwrap();
+    name
+}
+
+/// A message file's name and text.
+fn message_file(id: &str, title: &str, body: &str) -> (String, String) {
     let mut header = Header::new(&MessageType::new("ER").unwrap(), title);
     for (k, v) in [
         (field::MESSAGE_ID, id),
@@ -33,8 +53,166 @@ fn put(mailbox: &Mailbox, folder: Folder, id: &str, title: &str, body: &str) -> 
         processing: Vec::new(),
     };
     let name = format!("20250627T153000-ER-x-{}.md", &id[..8]);
-    fs::write(mailbox.folder_path(folder).join(&name), render(&message)).unwrap();
-    name
+    (name, render(&message))
+}
+
+/// Set a folder's mtime (ns since the epoch), as if its last change were then.
+fn set_mtime(mailbox: &Mailbox, folder: Folder, ns: i64) {
+    let time = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns as u64);
+    fs::File::open(mailbox.folder_path(folder))
+        .unwrap()
+        .set_modified(time)
+        .unwrap();
+}
+
+fn mtime(mailbox: &Mailbox, folder: Folder) -> i64 {
+    crate::journal::mtime_ns(&fs::metadata(mailbox.folder_path(folder)).unwrap())
+}
+
+/// Let the folder's last change be an hour old and the index catch up with it: a listing then
+/// trusts the mtime (a recent one is listed again by every sync).
+fn settle(mailbox: &Mailbox, folder: Folder, index: &mut Index) {
+    set_mtime(mailbox, folder, mtime(mailbox, folder) - 3_600_000_000_000);
+    index.sync().unwrap();
+}
+
+fn folders_of(index: &mut Index, text: &str) -> Vec<(Folder, String)> {
+    index.sync().unwrap();
+    let query = SearchQuery {
+        text: text.into(),
+        limit: 0,
+        ..SearchQuery::default()
+    };
+    let mut found: Vec<(Folder, String)> = index
+        .search(&query)
+        .unwrap()
+        .into_iter()
+        .map(|h| (h.folder, h.file))
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn a_delivery_is_indexed_from_the_journal_without_listing_the_folder() {
+    let (_dir, mb) = mailbox();
+    put(&mb, Folder::Inbox, "aaaaaaaa-1", "t", "kiwi");
+    let mut index = Index::open(&mb).unwrap();
+    settle(&mb, Folder::Inbox, &mut index);
+    // A file slipped in by hand without moving the folder's mtime: only a listing can see it.
+    let seen = mtime(&mb, Folder::Inbox);
+    put(&mb, Folder::Inbox, "bbbbbbbb-2", "t", "kiwi");
+    set_mtime(&mb, Folder::Inbox, seen);
+    deliver(&mb, Folder::Inbox, "cccccccc-3", "kiwi");
+    deliver(&mb, Folder::Inbox, "dddddddd-4", "kiwi");
+    // The deliveries are found; the slipped-in file is not: the folder was not listed.
+    assert_eq!(
+        ids(&mut index, "kiwi"),
+        ["aaaaaaaa-1", "cccccccc-3", "dddddddd-4"]
+    );
+    // `reindex` lists every folder.
+    let mut rebuilt = super::rebuild(&mb).unwrap();
+    assert_eq!(
+        ids(&mut rebuilt, "kiwi"),
+        ["aaaaaaaa-1", "bbbbbbbb-2", "cccccccc-3", "dddddddd-4"]
+    );
+}
+
+#[test]
+fn changes_the_journal_does_not_explain_make_the_next_sync_list_the_folder() {
+    let (_dir, mb) = mailbox();
+    let mut index = Index::open(&mb).unwrap();
+    let inbox = mb.folder_path(Folder::Inbox);
+    let at = |name: &str| (Folder::Inbox, name.to_owned());
+    let doomed = put(&mb, Folder::Inbox, "aaaaaaaa-1", "t", "plum");
+    let moved = put(&mb, Folder::Inbox, "bbbbbbbb-2", "t", "plum");
+    settle(&mb, Folder::Inbox, &mut index);
+
+    // Between two deliveries: a file deleted by hand, one renamed by hand, and one written by
+    // hand under an old-looking name (older than everything indexed).
+    let first = deliver(&mb, Folder::Inbox, "cccccccc-3", "plum");
+    fs::remove_file(inbox.join(&doomed)).unwrap();
+    fs::rename(inbox.join(&moved), inbox.join("renamed.md")).unwrap();
+    let old = "19990101T000000-ER-old-eeeeeeee.md";
+    fs::write(inbox.join(old), message_file("eeeeeeee-5", "t", "plum").1).unwrap();
+    let second = deliver(&mb, Folder::Inbox, "dddddddd-4", "plum");
+    assert_eq!(
+        folders_of(&mut index, "plum"),
+        [at(old), at(&first), at(&second), at("renamed.md")]
+    );
+
+    // A writer killed between its change and its journal line: a file linked unrecorded.
+    settle(&mb, Folder::Inbox, &mut index);
+    deliver(&mb, Folder::Inbox, "ffffffff-6", "plum");
+    let unrecorded = message_file("99999999-9", "t", "plum");
+    fs::write(inbox.join(&unrecorded.0), unrecorded.1).unwrap();
+    assert_eq!(folders_of(&mut index, "plum").len(), 6);
+
+    // A torn journal line, and a deleted journal.
+    settle(&mb, Folder::Inbox, &mut index);
+    let journal = mb.state_dir().join("changes.inbox");
+    fs::OpenOptions::new()
+        .append(true)
+        .open(&journal)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, b"123\t45"))
+        .unwrap();
+    fs::remove_file(inbox.join(old)).unwrap();
+    deliver(&mb, Folder::Inbox, "12121212-7", "plum");
+    assert_eq!(folders_of(&mut index, "plum").len(), 6);
+    settle(&mb, Folder::Inbox, &mut index);
+    fs::remove_file(&journal).unwrap();
+    fs::remove_file(inbox.join("renamed.md")).unwrap();
+    deliver(&mb, Folder::Inbox, "13131313-8", "plum");
+    assert_eq!(folders_of(&mut index, "plum").len(), 6);
+}
+
+#[test]
+fn a_message_moved_between_folders_is_found_where_it_went() {
+    let (_dir, mb) = mailbox();
+    let mut index = Index::open(&mb).unwrap();
+    for folder in Folder::ALL {
+        settle(&mb, folder, &mut index);
+    }
+    let name = deliver(&mb, Folder::Inbox, "aaaaaaaa-1", "fig");
+    assert_eq!(
+        folders_of(&mut index, "fig"),
+        [(Folder::Inbox, name.clone())]
+    );
+    // Resolved: claimed out of inbox/, published into done/, both through the store.
+    let destination = crate::store::Destination {
+        tmp: mb.tmp(),
+        dir: mb.folder_path(Folder::Done),
+        name: name.clone(),
+    };
+    crate::store::move_message(
+        &mb.tmp(),
+        &mb.folder_path(Folder::Inbox).join(&name),
+        &[destination],
+        |bytes| Ok(vec![bytes.to_vec()]),
+    )
+    .unwrap();
+    assert_eq!(
+        folders_of(&mut index, "fig"),
+        [(Folder::Done, name.clone())]
+    );
+    // Rewritten in place (a new inode under the same name), then moved back by hand.
+    crate::store::rewrite_in_place(&mb.tmp(), &mb.folder_path(Folder::Done).join(&name), |b| {
+        Ok(String::from_utf8_lossy(b)
+            .replace("fig", "date")
+            .into_bytes())
+    })
+    .unwrap();
+    assert!(folders_of(&mut index, "fig").is_empty());
+    assert_eq!(
+        folders_of(&mut index, "date"),
+        [(Folder::Done, name.clone())]
+    );
+    fs::rename(
+        mb.folder_path(Folder::Done).join(&name),
+        mb.folder_path(Folder::Inbox).join(&name),
+    )
+    .unwrap();
+    assert_eq!(folders_of(&mut index, "date"), [(Folder::Inbox, name)]);
 }
 
 fn ids(index: &mut Index, text: &str) -> Vec<String> {
@@ -308,4 +486,113 @@ fn searches_walk_rowid_order_instead_of_sorting_every_match() {
             "{query:?}: {steps:?}"
         );
     }
+}
+
+/// The listing the index serves, which must be there, and the same as reading the files.
+fn served_as_read(mailbox: &Mailbox, folder: Folder) -> usize {
+    let served = super::listing::from_index(mailbox, folder)
+        .unwrap()
+        .expect("the index is current: the listing is served from it");
+    let read = mailbox.list(folder).unwrap();
+    assert_eq!(
+        format!("{:?}", served.messages),
+        format!("{:?}", read.messages)
+    );
+    assert_eq!(
+        format!("{:?}", served.problems),
+        format!("{:?}", read.problems)
+    );
+    assert_eq!(
+        format!("{:?}", super::list(mailbox, folder).unwrap().messages),
+        format!("{:?}", read.messages)
+    );
+    served.messages.len()
+}
+
+#[test]
+fn a_listing_from_the_index_is_the_listing_from_the_files() {
+    let (_dir, mb) = mailbox();
+    let inbox = mb.folder_path(Folder::Inbox);
+    // No index yet: a listing reads the files and builds none.
+    assert!(
+        super::listing::from_index(&mb, Folder::Inbox)
+            .unwrap()
+            .is_none()
+    );
+    assert!(!mb.state_dir().join("index.db").exists());
+    for n in 0..5 {
+        deliver(&mb, Folder::Inbox, &format!("{n:08}-1"), "delivered");
+    }
+    let whole = put(&mb, Folder::Inbox, "aaaaaaaa-1", "Whole", "a body");
+    // A damaged copy of it (cut in its header), a file that is no message, a header whose
+    // body is damaged, and two files of one second (listed in the order written).
+    let text = fs::read_to_string(inbox.join(&whole)).unwrap();
+    fs::write(
+        inbox.join("20250627T153000-ER-cut-aaaaaaaa.md"),
+        &text[..40],
+    )
+    .unwrap();
+    fs::write(inbox.join("notes.md"), "just some notes\n").unwrap();
+    fs::write(
+        inbox.join("20250627T153001-ER-odd-bbbbbbbb.md"),
+        text.replace("aaaaaaaa-1", "bbbbbbbb-2") + "\n### not a valid entry\n",
+    )
+    .unwrap();
+    put(&mb, Folder::Inbox, "cccccccc-3", "Request 10", "x");
+    put(&mb, Folder::Inbox, "dddddddd-4", "Request 2", "x");
+    let mut index = Index::open(&mb).unwrap();
+    settle(&mb, Folder::Inbox, &mut index);
+    drop(index);
+    let listed = served_as_read(&mb, Folder::Inbox);
+    assert_eq!(listed, 9);
+    assert_eq!(mb.list(Folder::Inbox).unwrap().problems.len(), 2);
+
+    // Edited in place by hand after indexing: same inode, same size, new words.
+    let edited = inbox.join(&whole);
+    let ino = std::os::unix::fs::MetadataExt::ino(&fs::metadata(&edited).unwrap());
+    let same_size = text.replace("Whole", "Wh0le");
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&edited)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, same_size.as_bytes()))
+        .unwrap();
+    assert_eq!(
+        std::os::unix::fs::MetadataExt::ino(&fs::metadata(&edited).unwrap()),
+        ino
+    );
+    served_as_read(&mb, Folder::Inbox);
+    assert!(
+        format!("{:?}", mb.list(Folder::Inbox).unwrap().messages).contains("Wh0le"),
+        "the edit is listed"
+    );
+
+    // A stale index: a file written by hand just now (its folder's mtime too recent to trust
+    // after the listing that catches up): the files are read, with the same result.
+    put(&mb, Folder::Inbox, "eeeeeeee-5", "Late", "x");
+    assert!(
+        super::listing::from_index(&mb, Folder::Inbox)
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(
+        format!("{:?}", super::list(&mb, Folder::Inbox).unwrap().messages),
+        format!("{:?}", mb.list(Folder::Inbox).unwrap().messages)
+    );
+    // Once settled, and after a delivery caught up from the journal, served again.
+    settle(&mb, Folder::Inbox, &mut Index::open(&mb).unwrap());
+    deliver(&mb, Folder::Inbox, "ffffffff-6", "delivered");
+    assert_eq!(served_as_read(&mb, Folder::Inbox), 11);
+
+    // A folder entry a listing skips (a symlink): the files are read.
+    std::os::unix::fs::symlink(&edited, inbox.join("link.md")).unwrap();
+    settle(&mb, Folder::Inbox, &mut Index::open(&mb).unwrap());
+    assert!(
+        super::listing::from_index(&mb, Folder::Inbox)
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(
+        format!("{:?}", super::list(&mb, Folder::Inbox).unwrap().problems),
+        format!("{:?}", mb.list(Folder::Inbox).unwrap().problems)
+    );
 }

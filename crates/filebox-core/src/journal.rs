@@ -1,0 +1,339 @@
+//! The change journal of each mailbox folder (`.filebox/changes.<folder>`): every link, rename
+//! or removal the store makes in a folder is recorded, with the folder's mtime just before and
+//! just after the change, under an exclusive `flock` of the journal (so FileBox's own changes
+//! of one folder form a chain: each starts at the mtime the previous one ended at). The index
+//! catches up with a folder of 100,000 files by reading the new lines instead of listing the
+//! folder again (`index/sync.rs`).
+//!
+//! Derived state, never trusted blindly: a change the journal does not explain (a file another
+//! tool or a person wrote, renamed or deleted; a writer killed between its change and its line;
+//! a deleted journal) leaves the folder's mtime where no line of the chain ends, and the index
+//! then lists the folder. A line whose mtime did not move across its change (a file system
+//! whose timestamps are too coarse to tell changes apart) breaks the chain the same way. A
+//! journal that cannot be written never fails a delivery: the change is made unrecorded, which
+//! the chain shows.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use crate::folder::Folder;
+use crate::store;
+
+/// What a change did to a name in the folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// The name now holds the file with the recorded inode (new, or replacing another).
+    Added,
+    /// The file with the recorded inode left the name.
+    Removed,
+}
+
+/// One recorded change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Entry {
+    /// The folder's mtime (ns) just before the change and just after it.
+    pub before: i64,
+    pub after: i64,
+    pub kind: Kind,
+    pub ino: u64,
+    pub name: String,
+}
+
+/// A folder's mtime in nanoseconds, as the index records it.
+pub(crate) fn mtime_ns(meta: &fs::Metadata) -> i64 {
+    meta.mtime() * 1_000_000_000 + meta.mtime_nsec()
+}
+
+/// The journal of a mailbox folder `<root>/<folder>`, when `dir` is one and its mailbox has its
+/// `.filebox/` (a writer's open makes it).
+fn path_of(dir: &Path) -> Option<PathBuf> {
+    let folder = Folder::parse(dir.file_name()?.to_str()?)?;
+    let state = dir.parent()?.join(".filebox");
+    fs::symlink_metadata(&state)
+        .ok()
+        .filter(|m| m.is_dir())
+        .map(|_| state.join(format!("changes.{}", folder.as_str())))
+}
+
+/// Make one change of the folder `dir` (`change` links, renames or removes `name` there) and
+/// record it. `name` is what the change added or removed; for a removal, its inode is read
+/// before the change.
+pub(crate) fn record<T>(
+    dir: &Path,
+    name: &str,
+    kind: Kind,
+    change: impl FnOnce() -> io::Result<T>,
+) -> io::Result<T> {
+    let Some(journal) = path_of(dir).and_then(|path| open_to_append(&path)) else {
+        return change();
+    };
+    // Held until the line is written: FileBox's changes of this folder never interleave.
+    if journal.lock().is_err() {
+        return change();
+    }
+    let file = dir.join(name);
+    let before = fs::symlink_metadata(dir).map(|m| mtime_ns(&m));
+    let removed_ino = match kind {
+        Kind::Removed => fs::symlink_metadata(&file).map(|m| m.ino()).ok(),
+        Kind::Added => None,
+    };
+    let result = change()?;
+    let ino = match kind {
+        Kind::Removed => removed_ino,
+        Kind::Added => fs::symlink_metadata(&file).map(|m| m.ino()).ok(),
+    };
+    let after = fs::symlink_metadata(dir).map(|m| mtime_ns(&m));
+    if let (Ok(before), Some(ino), Ok(after)) = (before, ino, after) {
+        let sign = match kind {
+            Kind::Added => '+',
+            Kind::Removed => '-',
+        };
+        // One write of one line: a reader never sees half of it unless the writer died
+        // mid-write, which the next line's chain shows.
+        let _ =
+            (&journal).write_all(format!("{before}\t{after}\t{sign}\t{ino}\t{name}\n").as_bytes());
+    }
+    Ok(result)
+}
+
+fn open_to_append(path: &Path) -> Option<File> {
+    let open = |create: bool| {
+        OpenOptions::new()
+            .append(true)
+            .create(create)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+    };
+    match open(false) {
+        Ok(file) => Some(file),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let file = open(true).ok()?;
+            store::make_private(&file, path).ok()?;
+            Some(file)
+        }
+        Err(_) => None,
+    }
+}
+
+/// A folder and its journal seen at one instant: no FileBox change of the folder was under way.
+#[derive(Debug)]
+pub(crate) struct Snapshot {
+    /// The folder's metadata (`None`: the folder is not there).
+    pub folder: Option<fs::Metadata>,
+    /// The journal's inode and length (`None`: there is no journal).
+    pub journal: Option<(u64, u64)>,
+    /// The entries after the position asked for, in order; `None` when they cannot be known:
+    /// the journal is another file than the one the position was in (deleted, recreated), is
+    /// shorter than the position, or holds a line that does not parse.
+    pub entries: Option<Vec<Entry>>,
+}
+
+/// Which journal entries [`snapshot`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Since {
+    /// None: only the folder's metadata and the journal's position are wanted.
+    Unread,
+    /// Every entry: there was no journal when the folder was last seen, so whatever one holds
+    /// now was written since.
+    NoJournal,
+    /// The entries after the first `len` bytes of the journal with inode `ino`.
+    At { ino: u64, len: u64 },
+}
+
+impl Since {
+    /// Where the next snapshot reads from, after one that found `journal` (inode, length).
+    pub(crate) fn after(journal: Option<(u64, u64)>) -> Since {
+        journal.map_or(Since::NoJournal, |(ino, len)| Since::At { ino, len })
+    }
+}
+
+/// Under the journal's shared lock (no change of the folder under way): the folder's metadata
+/// and the journal's entries `since` a position read before.
+pub(crate) fn snapshot(dir: &Path, since: Since) -> io::Result<Snapshot> {
+    let journal = path_of(dir).and_then(|path| {
+        OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+            .ok()
+    });
+    if let Some(journal) = &journal {
+        journal.lock_shared()?;
+    }
+    let folder = match fs::symlink_metadata(dir) {
+        Ok(meta) => Some(meta),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    let Some(mut journal) = journal else {
+        let entries = (since != Since::Unread).then(Vec::new);
+        return Ok(Snapshot {
+            folder,
+            journal: None,
+            entries: entries.filter(|_| !matches!(since, Since::At { .. })),
+        });
+    };
+    let meta = journal.metadata()?;
+    let (ino, len) = (meta.ino(), meta.len());
+    let from = match since {
+        Since::NoJournal => Some(0),
+        Since::At {
+            ino: was,
+            len: from,
+        } if was == ino && from <= len => Some(from),
+        Since::At { .. } | Since::Unread => None,
+    };
+    let entries = match from {
+        Some(from) => {
+            journal.seek(SeekFrom::Start(from))?;
+            let mut bytes = Vec::with_capacity((len - from) as usize);
+            (&mut journal).take(len - from).read_to_end(&mut bytes)?;
+            parse(&bytes)
+        }
+        None => None,
+    };
+    Ok(Snapshot {
+        folder,
+        journal: Some((ino, len)),
+        entries,
+    })
+}
+
+/// The lines of a journal; `None` if one does not parse (torn by a writer killed mid-write).
+fn parse(bytes: &[u8]) -> Option<Vec<Entry>> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    if !text.is_empty() && !text.ends_with('\n') {
+        return None;
+    }
+    text.lines()
+        .map(|line| {
+            let mut fields = line.splitn(5, '\t');
+            let before = fields.next()?.parse().ok()?;
+            let after = fields.next()?.parse().ok()?;
+            let kind = match fields.next()? {
+                "+" => Kind::Added,
+                "-" => Kind::Removed,
+                _ => return None,
+            };
+            let ino = fields.next()?.parse().ok()?;
+            let name = fields.next()?.to_owned();
+            Some(Entry {
+                before,
+                after,
+                kind,
+                ino,
+                name,
+            })
+        })
+        .collect()
+}
+
+/// The entries, if they explain every change of the folder from the mtime `from` to the mtime
+/// `now`: each starts where the previous ended and moved the mtime.
+pub(crate) fn explains(entries: &[Entry], from: i64, now: i64) -> bool {
+    let mut at = from;
+    for entry in entries {
+        if entry.before != at || entry.after == entry.before {
+            return false;
+        }
+        at = entry.after;
+    }
+    at == now
+}
+
+/// Delete a mailbox's journals (`filebox reindex`: the rebuilt index lists every folder).
+pub(crate) fn remove_all(state_dir: &Path) -> io::Result<()> {
+    for folder in Folder::ALL {
+        match fs::remove_file(state_dir.join(format!("changes.{}", folder.as_str()))) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder(root: &Path) -> PathBuf {
+        let inbox = root.join("inbox");
+        fs::create_dir_all(&inbox).unwrap();
+        fs::create_dir_all(root.join(".filebox")).unwrap();
+        inbox
+    }
+
+    #[test]
+    fn changes_form_a_chain_from_the_folders_mtime_to_its_mtime_now() {
+        let root = tempfile::tempdir().unwrap();
+        let inbox = folder(root.path());
+        let start = snapshot(&inbox, Since::Unread).unwrap();
+        assert!(start.journal.is_none() && start.entries.is_none());
+        let from = mtime_ns(start.folder.as_ref().unwrap());
+        record(&inbox, "a.md", Kind::Added, || {
+            fs::write(inbox.join("a.md"), "a")
+        })
+        .unwrap();
+        record(&inbox, "a.md", Kind::Removed, || {
+            fs::remove_file(inbox.join("a.md"))
+        })
+        .unwrap();
+        let now = snapshot(&inbox, Since::after(start.journal)).unwrap();
+        let entries = now.entries.unwrap();
+        assert_eq!(
+            entries
+                .iter()
+                .map(|e| (e.kind, e.name.as_str()))
+                .collect::<Vec<_>>(),
+            [(Kind::Added, "a.md"), (Kind::Removed, "a.md")]
+        );
+        assert_eq!(entries[0].ino, entries[1].ino);
+        let now_mtime = mtime_ns(now.folder.as_ref().unwrap());
+        assert!(explains(&entries, from, now_mtime));
+        let caught_up = snapshot(&inbox, Since::after(now.journal)).unwrap();
+        assert_eq!(caught_up.entries, Some(Vec::new()));
+        // A change made without the journal is not explained.
+        fs::write(inbox.join("by-hand.md"), "x").unwrap();
+        let later = mtime_ns(&fs::symlink_metadata(&inbox).unwrap());
+        assert!(!explains(&entries, from, later));
+    }
+
+    #[test]
+    fn a_recreated_journal_or_a_torn_line_gives_no_entries() {
+        let root = tempfile::tempdir().unwrap();
+        let inbox = folder(root.path());
+        record(&inbox, "a.md", Kind::Added, || {
+            fs::write(inbox.join("a.md"), "a")
+        })
+        .unwrap();
+        let (ino, len) = snapshot(&inbox, Since::Unread).unwrap().journal.unwrap();
+        let at = |ino, len| snapshot(&inbox, Since::At { ino, len }).unwrap().entries;
+        assert_eq!(at(ino, len), Some(Vec::new()));
+        assert_eq!(at(ino + 1, 0), None);
+        assert_eq!(at(ino, len + 1), None);
+        let journal = root.path().join(".filebox/changes.inbox");
+        let mut file = OpenOptions::new().append(true).open(&journal).unwrap();
+        file.write_all(b"1\t2\t+\t3").unwrap();
+        assert_eq!(at(ino, len), None);
+        // Deleted: the position names a journal that is gone.
+        fs::remove_file(&journal).unwrap();
+        assert_eq!(at(ino, len), None);
+    }
+
+    #[test]
+    fn a_folder_outside_a_mailbox_is_changed_unrecorded() {
+        let root = tempfile::tempdir().unwrap();
+        let tmp = root.path().join("tmp");
+        fs::create_dir_all(&tmp).unwrap();
+        fs::create_dir_all(root.path().join(".filebox")).unwrap();
+        record(&tmp, "x", Kind::Added, || fs::write(tmp.join("x"), "x")).unwrap();
+        assert_eq!(
+            fs::read_dir(root.path().join(".filebox")).unwrap().count(),
+            0
+        );
+    }
+}
