@@ -38,12 +38,42 @@ pub(super) fn from_index(mailbox: &Mailbox, folder: Folder) -> Result<Option<Lis
         return Ok(None);
     };
     let dir = mailbox.folder_path(folder);
-    let reads = rows
-        .into_iter()
-        .map(|row| row.read(mailbox, folder, &dir))
-        .collect();
+    // One `stat` per file, on a few threads as a listing reads (the time is system calls).
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let mut parts = Vec::new();
+    let mut rest = rows;
+    let chunk = rest.len().div_ceil(threads).max(PARALLEL_ROWS);
+    while rest.len() > chunk {
+        let tail = rest.split_off(chunk);
+        parts.push(rest);
+        rest = tail;
+    }
+    parts.push(rest);
+    let reads = std::thread::scope(|scope| {
+        let workers: Vec<_> = parts
+            .into_iter()
+            .map(|part| {
+                let dir = &dir;
+                scope.spawn(move || {
+                    part.into_iter()
+                        .map(|row| row.read(mailbox, folder, dir))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| {
+                w.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
     Ok(Some(Listing::of(reads, Vec::new())))
 }
+
+/// Fewer rows than this are checked by one thread.
+const PARALLEL_ROWS: usize = 256;
 
 /// What the index holds of one file for a listing.
 struct Row {
@@ -101,7 +131,7 @@ impl Index {
         let mut select = self
             .conn
             .prepare_cached(
-                "SELECT name, ctime, size, listed, listed_problem FROM messages
+                "SELECT name, ctime, size, header, problem FROM listed
                  WHERE folder = ?1 ORDER BY name",
             )
             .map_err(sql)?;

@@ -24,7 +24,7 @@ pub(crate) use record::Record;
 pub(crate) use record::Row;
 
 /// Bump when the schema or what is indexed changes: an older database is rebuilt.
-const SCHEMA_VERSION: i64 = 5;
+const SCHEMA_VERSION: i64 = 6;
 
 /// Held while the database files are deleted, so two processes never rebuild at once.
 const LOCK: &str = "index.lock";
@@ -48,9 +48,15 @@ CREATE TABLE messages(
     id TEXT, thread TEXT, kind TEXT, title TEXT, sender TEXT, receiver TEXT, cc TEXT,
     timestamp TEXT, activity TEXT, status TEXT, in_reply_to TEXT, forked_from TEXT,
     fork_reason TEXT, authors TEXT, replies INTEGER, text TEXT, problem TEXT,
-    ctime INTEGER, size INTEGER, listed TEXT, listed_problem TEXT,
     UNIQUE(folder, name)
 );
+-- What a listing shows of each file, apart from the bulky rows above and in name order, so a
+-- listing served from the index reads these small rows only (see listing.rs).
+CREATE TABLE listed(
+    folder TEXT NOT NULL, name TEXT NOT NULL, ctime INTEGER, size INTEGER, header TEXT,
+    problem TEXT,
+    PRIMARY KEY(folder, name)
+) WITHOUT ROWID;
 CREATE INDEX messages_entry ON messages(folder, entry);
 CREATE INDEX messages_thread ON messages(thread);
 CREATE INDEX messages_id ON messages(id);

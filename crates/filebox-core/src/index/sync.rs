@@ -365,6 +365,11 @@ fn trusted_mtime(meta: &std::fs::Metadata) -> Option<i64> {
 }
 
 fn delete(tx: &Transaction<'_>, rowid: i64) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "DELETE FROM listed WHERE (folder, name) IN
+            (SELECT folder, name FROM messages WHERE rowid = ?1)",
+    )?
+    .execute([rowid])?;
     tx.prepare_cached("DELETE FROM fts WHERE rowid = ?1")?
         .execute([rowid])?;
     tx.prepare_cached("DELETE FROM messages WHERE rowid = ?1")?
@@ -399,20 +404,15 @@ fn insert(
         Ok(message) => message,
         Err(problem) => {
             tx.prepare_cached(
-                "INSERT INTO messages(folder, name, entry, problem, ctime, size, listed,
-                    listed_problem)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO messages(folder, name, entry, problem) VALUES (?1, ?2, ?3, ?4)",
             )?
             .execute(params![
                 folder.as_str(),
                 name.as_str(),
                 entry,
-                problem.to_string(),
-                stat.ctime,
-                stat.size,
-                listed.header,
-                listed.problem,
+                problem.to_string()
             ])?;
+            listed.insert(tx, folder, name, &stat)?;
             return Ok(true);
         }
     };
@@ -422,9 +422,9 @@ fn insert(
     tx.prepare_cached(
         "INSERT INTO messages(rowid, folder, name, entry, id, thread, kind, title, sender, receiver,
             cc, timestamp, activity, status, in_reply_to, forked_from, fork_reason, authors,
-            replies, text, ctime, size, listed, listed_problem)
+            replies, text)
          VALUES (?20, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-            ?18, ?19, ?21, ?22, ?23, ?24)",
+            ?18, ?19)",
     )?
     .execute(params![
         folder.as_str(),
@@ -447,11 +447,8 @@ fn insert(
         record.replies as i64,
         record.snippet_source(),
         rowid,
-        stat.ctime,
-        stat.size,
-        listed.header,
-        listed.problem,
     ])?;
+    listed.insert(tx, folder, name, &stat)?;
     tx.prepare_cached("INSERT INTO fts(rowid, title, body) VALUES (?1, ?2, ?3)")?
         .execute(params![
             rowid,
@@ -487,6 +484,28 @@ struct Listed {
 }
 
 impl Listed {
+    fn insert(
+        &self,
+        tx: &Transaction<'_>,
+        folder: Folder,
+        name: &FileName,
+        stat: &Stat,
+    ) -> rusqlite::Result<()> {
+        tx.prepare_cached(
+            "INSERT OR REPLACE INTO listed(folder, name, ctime, size, header, problem)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?
+        .execute(params![
+            folder.as_str(),
+            name.as_str(),
+            stat.ctime,
+            stat.size,
+            self.header,
+            self.problem
+        ])?;
+        Ok(())
+    }
+
     fn of(path: &Path, bytes: &[u8]) -> Listed {
         // As `store::read_prefix` reads a regular file: one read of at most `limit` bytes.
         let prefix = |limit: usize, buffer: &mut Vec<u8>| {
