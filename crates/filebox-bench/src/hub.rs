@@ -108,7 +108,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let hub_mailboxes = Fixture::new(options.dir.as_deref(), &agents)?;
     let cli_mailboxes = Fixture::new(options.dir.as_deref(), &agents)?;
     let floor_mailboxes = Fixture::new(options.dir.as_deref(), &agents)?;
-    let mut hub = Hub::start(&filebox, &hub_mailboxes)?;
+    let mut hub = Hub::start_on(&filebox, &hub_mailboxes)?;
     let mut rss = vec![hub.rss_kib()?];
 
     let cases: Vec<Case> = CLIENTS
@@ -197,7 +197,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     // A hub of its own: the loaded one may still be turning the last deliveries into events.
     let rounds = if options.quick { 10 } else { 100 };
     let event_mailboxes = Fixture::new(options.dir.as_deref(), &agents)?;
-    let mut hub = Hub::start(&filebox, &event_mailboxes)?;
+    let mut hub = Hub::start_on(&filebox, &event_mailboxes)?;
     event_latency(&filebox, &event_mailboxes, &mut hub, rounds)
 }
 
@@ -383,20 +383,29 @@ fn floor_writer(
 }
 
 /// `filebox serve` on a free loopback port, stopped with SIGTERM.
-struct Hub {
+pub(crate) struct Hub {
     child: Child,
-    address: SocketAddr,
+    pub(crate) address: SocketAddr,
 }
 
 impl Hub {
-    fn start(filebox: &Path, mailboxes: &Fixture) -> Result<Hub> {
-        let log = mailboxes.path().join("hub.log");
+    /// The hub of a fixture's config, logging beside it.
+    fn start_on(filebox: &Path, mailboxes: &Fixture) -> Result<Hub> {
+        Hub::start(
+            filebox,
+            &mailboxes.config(),
+            &mailboxes.path().join("hub.log"),
+        )
+    }
+
+    /// The hub of `config`, its stderr in `log`.
+    pub(crate) fn start(filebox: &Path, config: &Path, log: &Path) -> Result<Hub> {
         let mut child = Command::new(filebox)
             .arg("--config")
-            .arg(mailboxes.config())
+            .arg(config)
             .args(["serve", "--listen", "127.0.0.1:0"])
             .stdout(Stdio::piped())
-            .stderr(File::create(&log)?)
+            .stderr(File::create(log)?)
             .spawn()?;
         let stdout = child.stdout.take().ok_or("no hub stdout")?;
         // The first line is the base URL, printed once the hub accepts connections.
@@ -413,11 +422,16 @@ impl Hub {
                 let _ = child.wait();
                 Err(format!(
                     "`filebox serve` printed {url:?} instead of its URL: {}",
-                    fs::read_to_string(&log).unwrap_or_default().trim()
+                    fs::read_to_string(log).unwrap_or_default().trim()
                 )
                 .into())
             }
         }
+    }
+
+    /// The hub's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// The hub's resident memory in KiB.
@@ -431,7 +445,7 @@ impl Hub {
     }
 
     /// SIGTERM, then wait for the graceful stop.
-    fn stop(&mut self) -> Result<()> {
+    pub(crate) fn stop(&mut self) -> Result<()> {
         use rustix::process::{Pid, Signal, kill_process};
         kill_process(Pid::from_child(&self.child), Signal::TERM)?;
         let status = self.child.wait()?;
@@ -543,7 +557,7 @@ fn kib(value: u64) -> String {
 }
 
 /// `/proc/loadavg`'s three averages.
-fn load_average() -> String {
+pub(crate) fn load_average() -> String {
     fs::read_to_string("/proc/loadavg")
         .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_else(|_| "unknown".into())

@@ -8,6 +8,7 @@
 //! cargo run --release -p filebox-bench -- search  # index build and query p50/p95, 100,000 messages
 //! cargo run --release -p filebox-bench -- wait    # `wait` wake-up latency; CPU per idle second
 //! cargo run --release -p filebox-bench -- hub     # the hub's email.send vs the CLI; event latency
+//! cargo run --release -p filebox-bench -- federation  # two hubs over nats-server: latency, throughput
 //! ```
 //!
 //! Add a benchmark as a module with a `run(&Options)` and a line in `main`.
@@ -15,6 +16,7 @@
 // Printing the figures is this binary's whole job.
 #![allow(clippy::print_stdout)]
 
+mod federation;
 mod fixture;
 mod http;
 mod hub;
@@ -35,8 +37,7 @@ pub(crate) struct Options {
     pub(crate) quick: bool,
 }
 
-const USAGE: &str =
-    "usage: filebox-bench [--dir DIR] [--quick] <all | send | list | search | wait | hub>";
+const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] <all | send | list | search | wait | hub | federation>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -66,12 +67,14 @@ fn main() -> ExitCode {
             .and_then(|()| list::run(&options))
             .and_then(|()| search::run(&options))
             .and_then(|()| wait::run(&options))
-            .and_then(|()| hub::run(&options)),
+            .and_then(|()| hub::run(&options))
+            .and_then(|()| federation::run(&options)),
         Some("send") => send::run(&options),
         Some("list") => list::run(&options),
         Some("search") => search::run(&options),
         Some("wait") => wait::run(&options),
         Some("hub") => hub::run(&options),
+        Some("federation") => federation::run(&options),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);

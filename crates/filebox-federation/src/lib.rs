@@ -8,6 +8,7 @@
 
 mod connect;
 mod inbound;
+pub mod local_nats;
 mod names;
 mod outbound;
 mod published;

@@ -1,6 +1,7 @@
 //! A local `nats-server` with JetStream on 127.0.0.1, for tests, benchmarks and trying a
 //! federation on one machine: started on a port of its choosing with its store in a given
-//! folder; ready when it says so (its log is read, nothing is slept on).
+//! folder (and a config file, for authorization or TLS); ready when it says so (its log is
+//! read, nothing is slept on).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -13,6 +14,7 @@ use anyhow::Context;
 pub struct LocalNats {
     child: Child,
     store: PathBuf,
+    conf: Option<PathBuf>,
     port: u16,
     log: Arc<Mutex<String>>,
 }
@@ -20,13 +22,26 @@ pub struct LocalNats {
 impl LocalNats {
     /// Start `nats-server -js` with its store in `store`, on a free port.
     pub fn start(store: &Path) -> anyhow::Result<LocalNats> {
-        let (child, port, log) = spawn(store, None)?;
+        LocalNats::start_with(store, None)
+    }
+
+    /// The same, with `conf` as its config file (`-c`; the store and address given on the
+    /// command line win over it).
+    pub fn start_with(store: &Path, conf: Option<&Path>) -> anyhow::Result<LocalNats> {
+        let conf = conf.map(Path::to_owned);
+        let (child, port, log) = spawn(store, conf.as_deref(), None)?;
         Ok(LocalNats {
             child,
             store: store.to_owned(),
+            conf,
             port,
             log,
         })
+    }
+
+    /// The port it listens on, on 127.0.0.1.
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     /// `nats://127.0.0.1:<port>`.
@@ -44,10 +59,10 @@ impl LocalNats {
         self.log.lock().map(|l| l.clone()).unwrap_or_default()
     }
 
-    /// Kill the server (SIGKILL) and start it again on the same port and store.
+    /// Kill the server (SIGKILL) and start it again on the same port, store and config.
     pub fn restart(&mut self) -> anyhow::Result<()> {
         self.stop();
-        let (child, port, log) = spawn(&self.store, Some(self.port))?;
+        let (child, port, log) = spawn(&self.store, self.conf.as_deref(), Some(self.port))?;
         anyhow::ensure!(port == self.port, "nats-server came back on port {port}");
         (self.child, self.log) = (child, log);
         Ok(())
@@ -68,9 +83,13 @@ impl Drop for LocalNats {
 
 type Spawned = (Child, u16, Arc<Mutex<String>>);
 
-fn spawn(store: &Path, port: Option<u16>) -> anyhow::Result<Spawned> {
+fn spawn(store: &Path, conf: Option<&Path>, port: Option<u16>) -> anyhow::Result<Spawned> {
     let port_arg = port.map_or("-1".to_owned(), |p| p.to_string());
-    let mut child = Command::new("nats-server")
+    let mut command = Command::new("nats-server");
+    if let Some(conf) = conf {
+        command.arg("-c").arg(conf);
+    }
+    let mut child = command
         .args(["-a", "127.0.0.1", "-p", &port_arg, "-js", "-sd"])
         .arg(store)
         .stdin(Stdio::null())
@@ -87,7 +106,11 @@ fn spawn(store: &Path, port: Option<u16>) -> anyhow::Result<Spawned> {
         let line = line.context("reading nats-server's log")?;
         push(&log, &line);
         if let Some(address) = line.split("Listening for client connections on ").nth(1) {
-            listening = address.trim().rsplit(':').next().and_then(|p| p.parse().ok());
+            listening = address
+                .trim()
+                .rsplit(':')
+                .next()
+                .and_then(|p| p.parse().ok());
         }
         if line.contains("Server is ready") {
             ready = true;
@@ -99,7 +122,8 @@ fn spawn(store: &Path, port: Option<u16>) -> anyhow::Result<Spawned> {
         _ => {
             let _ = child.kill();
             let _ = child.wait();
-            anyhow::bail!("nats-server did not start:\n{}", log.lock().map(|l| l.clone()).unwrap_or_default());
+            let log = log.lock().map(|l| l.clone()).unwrap_or_default();
+            anyhow::bail!("nats-server did not start:\n{log}");
         }
     };
     // Keep reading, so the server never blocks on a full pipe.

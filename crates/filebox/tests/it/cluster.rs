@@ -13,18 +13,19 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use filebox_core::{Config, Envelope, Feed, Folder, Mailbox, Mailroom, MessageType, SendRequest};
+use filebox_federation::local_nats::LocalNats;
 use serde_json::{Value, json};
 
 /// How long a test waits for something that should happen in well under a second: a hang
 /// guard, not a timing assertion.
 const PATIENCE: Duration = Duration::from_secs(120);
 
-/// A `nats-server` with JetStream, on a port of its choosing.
+/// A `nats-server` with JetStream, on a port of its choosing (the federation crate's
+/// `LocalNats`, its folder removed after it).
 pub(crate) struct Nats {
-    child: Child,
-    store: tempfile::TempDir,
+    server: LocalNats,
+    _dir: tempfile::TempDir,
     pub(crate) port: u16,
-    log: Arc<Mutex<String>>,
 }
 
 impl Nats {
@@ -32,13 +33,13 @@ impl Nats {
         Nats::start_with("")
     }
 
-    /// Start it with `conf` as its config file (authorization, TLS; paths in it relative to
-    /// [`Nats::dir`], where the test may put certificates first: see [`Nats::prepare`]).
+    /// Start it with `conf` as its config file (authorization, TLS: see [`Nats::prepare`] to
+    /// put certificates in its folder first).
     pub(crate) fn start_with(conf: &str) -> Nats {
         Nats::prepare().run(conf)
     }
 
-    /// A store folder for a server not started yet, to put files in before [`Nats::run`].
+    /// A folder for a server not started yet, to put files in before [`NatsDir::run`].
     pub(crate) fn prepare() -> NatsDir {
         NatsDir(
             tempfile::Builder::new()
@@ -48,22 +49,13 @@ impl Nats {
         )
     }
 
-    /// What the server logged so far.
-    pub(crate) fn log(&self) -> String {
-        self.log.lock().unwrap().clone()
-    }
-
     pub(crate) fn url(&self) -> String {
-        format!("nats://127.0.0.1:{}", self.port)
+        self.server.url()
     }
 
     /// Kill the server (SIGKILL) and start it again on the same port and store.
     pub(crate) fn restart(&mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-        let (child, port, log) = spawn_nats(self.store.path(), i32::from(self.port));
-        assert_eq!(port, self.port);
-        (self.child, self.log) = (child, log);
+        self.server.restart().unwrap();
     }
 }
 
@@ -75,65 +67,19 @@ impl NatsDir {
         self.0.path()
     }
 
-    /// Start the server with `conf` (may be empty) as its config file.
+    /// Start the server with `conf` (may be empty) as its config file, JetStream beside it.
     pub(crate) fn run(self, conf: &str) -> Nats {
-        std::fs::write(self.path().join(NATS_CONF), conf).unwrap();
-        let (child, port, log) = spawn_nats(self.path(), -1);
+        let conf_path = self.path().join("nats.conf");
+        std::fs::write(&conf_path, conf).unwrap();
+        let server = LocalNats::start_with(&self.path().join("jetstream"), Some(&conf_path))
+            .unwrap_or_else(|e| {
+                panic!("{e:#} (scripts/test-all installs it: apt-get install -y nats-server)")
+            });
         Nats {
-            child,
-            store: self.0,
-            port,
-            log,
+            port: server.port(),
+            server,
+            _dir: self.0,
         }
-    }
-}
-
-/// The config file of a test's `nats-server`, in its folder.
-const NATS_CONF: &str = "nats.conf";
-
-/// Start `nats-server` with JetStream in `store` (its config file there) on `port` (-1: one
-/// it picks); returns once it says it is ready, with the port it listens on.
-fn spawn_nats(store: &Path, port: i32) -> (Child, u16, Arc<Mutex<String>>) {
-    let mut child = Command::new("nats-server")
-        .arg("-c")
-        .arg(store.join(NATS_CONF))
-        .args(["-a", "127.0.0.1", "-p", &port.to_string(), "-js", "-sd"])
-        .arg(store.join("jetstream"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect(
-            "nats-server is not installed: scripts/test-all installs it \
-             (apt-get install -y nats-server)",
-        );
-    let log = Arc::new(Mutex::new(String::new()));
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let mut port = None;
-    for line in lines.by_ref() {
-        let line = line.unwrap();
-        log.lock().unwrap().push_str(&format!("{line}\n"));
-        if let Some(address) = line.split("Listening for client connections on ").nth(1) {
-            port = address
-                .trim()
-                .rsplit(':')
-                .next()
-                .and_then(|p| p.parse().ok());
-        }
-        if line.contains("Server is ready") {
-            break;
-        }
-    }
-    let port =
-        port.unwrap_or_else(|| panic!("nats-server did not start:\n{}", log.lock().unwrap()));
-    drain(lines, log.clone());
-    (child, port, log)
-}
-
-impl Drop for Nats {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
