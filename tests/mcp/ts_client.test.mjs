@@ -54,10 +54,14 @@ for (const [name, open] of Object.entries(transports)) {
       const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
       assert.deepEqual(Object.keys(byName).sort(), [
         "ask_question", "fork_thread", "get_answer", "get_thread", "hold_message", "list_agents",
-        "list_messages", "list_threads", "message_status", "read_message", "reject_message",
-        "reply_message", "resolve_message", "search_messages", "send_message", "task_finish",
-        "wait_for_messages", "work_report",
+        "list_messages", "list_teams", "list_threads", "message_status", "read_message",
+        "read_team_inbox", "reject_message", "reply_message", "resolve_message", "search_messages",
+        "send_message", "send_team_message", "task_finish", "team_inbox", "wait_for_messages",
       ]);
+      assert.equal(byName.list_teams.annotations.readOnlyHint, true);
+      assert.equal(byName.team_inbox.annotations.readOnlyHint, true);
+      assert.equal(byName.read_team_inbox.annotations.readOnlyHint, false);
+      assert.equal(byName.send_team_message.annotations.destructiveHint, false);
       assert.equal(byName.list_messages.annotations.readOnlyHint, true);
       assert.equal(byName.search_messages.annotations.readOnlyHint, true);
       assert.equal(byName.get_thread.annotations.readOnlyHint, true);

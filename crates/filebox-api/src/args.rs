@@ -4,14 +4,29 @@ use filebox_core::{Folder, ForkReason, MessageType, Priority, SourceType, Status
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// One recipient or several.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// One recipient or several. Its schema is a string (an agent id, comma-separated ids, `@all`
+/// or `@group`), which is all a model needs; a list of those is accepted as well, for programs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Recipients {
     /// An agent id, a comma-separated list of ids, `@all` (everyone but me) or `@group`.
     One(String),
     /// Several agent ids (or `@all` / `@group`).
     Many(Vec<String>),
+}
+
+impl JsonSchema for Recipients {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Recipients".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        String::json_schema(generator)
+    }
 }
 
 impl Recipients {
@@ -35,16 +50,16 @@ pub struct ListArgs {
     /// Only this type.
     #[serde(default, rename = "type")]
     pub kind: Option<MessageType>,
-    /// Only unread ones.
+    /// Only unread.
     #[serde(default)]
     pub unread: Option<bool>,
-    /// Only this thread (id or its first 8 characters).
+    /// Only this thread (id or short id).
     #[serde(default)]
     pub thread: Option<String>,
     /// Page size (default 50; 0: all).
     #[serde(default)]
     pub limit: Option<usize>,
-    /// Skip this many (the listing says what to pass).
+    /// Skip this many.
     #[serde(default)]
     pub offset: Option<usize>,
 }
@@ -58,7 +73,7 @@ impl ListArgs {
 /// Arguments of `read_message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ReadArgs {
-    /// Message id, short id or file name.
+    /// Message id or short id.
     pub id: String,
     /// Only this folder.
     #[serde(default)]
@@ -81,19 +96,19 @@ pub struct SendArgs {
     pub title: Option<String>,
     /// Markdown.
     pub content: String,
-    /// Answer this message instead (it moves to `to`).
+    /// Answer this message (it moves to `to`).
     #[serde(default)]
     pub reply_to: Option<String>,
     /// Default normal.
     #[serde(default)]
     pub priority: Option<Priority>,
-    /// Who is sending (default agent).
+    /// Default agent.
     #[serde(default)]
     pub source_type: Option<SourceType>,
     /// Where replies go instead of to you.
     #[serde(default)]
     pub reply_to_agent: Option<String>,
-    /// Files to attach (stored beside the message, linked from its body).
+    /// Files to attach.
     #[serde(default)]
     pub attachments: Option<Vec<AttachmentArg>>,
 }
@@ -103,7 +118,7 @@ pub struct SendArgs {
 pub struct AttachmentArg {
     /// File name.
     pub name: String,
-    /// Default: guessed from the name.
+    /// Default: from the name.
     #[serde(default, alias = "mimeType")]
     pub mime_type: Option<String>,
     /// Base64.
@@ -160,7 +175,7 @@ impl SendArgs {
 /// Arguments of `resolve_message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ResolveArgs {
-    /// Message id, short id or file name.
+    /// Message id or short id.
     pub id: String,
     /// What was done.
     pub details: String,
@@ -169,7 +184,7 @@ pub struct ResolveArgs {
 /// Arguments of `reject_message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct RejectArgs {
-    /// Message id, short id or file name.
+    /// Message id or short id.
     pub id: String,
     /// Why, so the sender can do better.
     pub reason: String,
@@ -178,7 +193,7 @@ pub struct RejectArgs {
 /// Arguments of `hold_message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct HoldArgs {
-    /// Message id, short id or file name.
+    /// Message id or short id.
     pub id: String,
     /// Why it waits.
     pub reason: String,
@@ -191,13 +206,13 @@ pub struct ListAgentsArgs {}
 /// Arguments of `search_messages`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SearchArgs {
-    /// Words that must all occur, any language. Empty: filters only.
+    /// Words that must all occur (empty: filters only).
     #[serde(default)]
     pub query: String,
-    /// Every mailbox, not only mine.
+    /// Every mailbox.
     #[serde(default)]
     pub all: Option<bool>,
-    /// Only messages this agent wrote part of (sent, or replied in).
+    /// Only where this agent wrote (sent or replied).
     #[serde(default)]
     pub from: Option<String>,
     /// Only this type.
@@ -206,7 +221,7 @@ pub struct SearchArgs {
     /// Only this folder.
     #[serde(default)]
     pub folder: Option<Folder>,
-    /// Only this thread id.
+    /// Only this thread.
     #[serde(default)]
     pub thread: Option<String>,
     /// Only this status.
@@ -223,7 +238,7 @@ pub struct SearchArgs {
 /// Arguments of `message_status`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct StatusArgs {
-    /// Message id, short id or file name.
+    /// Message id or short id.
     pub id: String,
 }
 
@@ -238,14 +253,14 @@ pub struct ReindexArgs {
 /// Arguments of `reply_message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ReplyArgs {
-    /// Message id, short id or file name.
+    /// Message id or short id.
     pub id: String,
     /// Markdown.
     pub content: String,
     /// Default DIS.
     #[serde(default, rename = "type")]
     pub kind: Option<MessageType>,
-    /// Files to attach, as in send_message.
+    /// Files to attach.
     #[serde(default)]
     pub attachments: Option<Vec<AttachmentArg>>,
 }
@@ -253,7 +268,7 @@ pub struct ReplyArgs {
 /// Arguments of `get_thread`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ThreadArgs {
-    /// Any message of the thread (or `id#n`, its n-th reply).
+    /// Any message of it (or id#n, its n-th reply).
     pub id: String,
 }
 
@@ -268,16 +283,16 @@ pub struct ThreadsArgs {
 /// Arguments of `fork_thread`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ForkArgs {
-    /// Message id or `id#n` (its n-th reply), as get_thread shows.
+    /// Message id or id#n (its n-th reply).
     pub from: String,
-    /// context-compression (carry conclusions) or direction-change (carry lessons, new plan).
+    /// context-compression: carry conclusions; direction-change: lessons and a new plan.
     pub reason: ForkReason,
-    /// The compressed context, Markdown.
+    /// Markdown.
     pub context: String,
     /// Default: who received the fork point.
     #[serde(default)]
     pub to: Option<Recipients>,
-    /// Refuse unless `from` is in this thread.
+    /// Only if `from` is in this thread.
     #[serde(default)]
     pub thread: Option<String>,
 }
@@ -285,13 +300,11 @@ pub struct ForkArgs {
 /// Arguments of `wait_for_messages`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WaitArgs {
-    /// Seconds before giving up; omitted: no limit.
+    /// Seconds; omitted: no limit.
     #[serde(default)]
     pub timeout: Option<u64>,
-    /// `xml`: also the messages whole as `<teammate-message>` blocks (then marked read). The
-    /// CLI's `--xml` only for now: as a tool argument it would put the MCP tool list over its
-    /// character budget (issue 12).
-    #[serde(skip)]
+    /// xml: also each message whole as <teammate-message> blocks, marked read.
+    #[serde(default)]
     pub format: Option<MessageFormat>,
 }
 
@@ -321,11 +334,11 @@ pub struct ListTeamsArgs {
 /// Arguments of `team_inbox`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TeamInboxArgs {
-    /// The team's name, as Claude Code was given it.
+    /// Team name.
     pub team: String,
-    /// The member whose inbox to show (`team-lead` for the lead).
+    /// Member (the lead: team-lead).
     pub member: String,
-    /// Only unread messages.
+    /// Only unread.
     #[serde(default)]
     pub unread: Option<bool>,
     #[serde(skip)]
@@ -335,9 +348,9 @@ pub struct TeamInboxArgs {
 /// Arguments of `read_team_inbox`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ReadTeamInboxArgs {
-    /// The team's name.
+    /// Team name.
     pub team: String,
-    /// The member whose unread messages to read and mark read.
+    /// Member (the lead: team-lead).
     pub member: String,
     #[serde(skip)]
     pub claude_dir: ClaudeDir,
@@ -346,19 +359,19 @@ pub struct ReadTeamInboxArgs {
 /// Arguments of `send_team_message`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SendTeamMessageArgs {
-    /// The team's name.
+    /// Team name.
     pub team: String,
-    /// A member's name, or `*` for every member but the sender.
+    /// A member, or * (all but the sender).
     pub to: String,
-    /// Plain text, or a structured message as JSON (`{"type":"shutdown_request",...}`).
+    /// Plain text, or a structured message as JSON.
     pub text: String,
-    /// The sender's name (default `team-lead`).
+    /// Sender (default team-lead).
     #[serde(default)]
     pub from: Option<String>,
     /// A 5-10 word preview.
     #[serde(default)]
     pub summary: Option<String>,
-    /// The sender's colour in Claude Code's UI (red, blue, green, ...).
+    /// Sender's colour (red, blue, ...).
     #[serde(default)]
     pub color: Option<String>,
     #[serde(skip)]
@@ -372,10 +385,10 @@ pub struct AskArgs {
     pub project_directory: String,
     /// Markdown: what you need to know and why.
     pub question: String,
-    /// Seconds to wait (default 600).
+    /// Seconds (default 600).
     #[serde(default)]
     pub timeout: Option<u64>,
-    /// One-click answers, e.g. ["Yes", "No"].
+    /// One-click answers.
     #[serde(default)]
     pub options: Option<Vec<String>>,
 }
@@ -387,7 +400,7 @@ pub struct ReportArgs {
     pub project_directory: String,
     /// Markdown: result, changes, what is left.
     pub summary: String,
-    /// Seconds to wait (default 600).
+    /// Seconds (default 600).
     #[serde(default)]
     pub timeout: Option<u64>,
 }
@@ -395,7 +408,7 @@ pub struct ReportArgs {
 /// Arguments of `get_answer`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct GetAnswerArgs {
-    /// As ask_question or task_finish returned it.
+    /// The id it returned.
     pub id: String,
 }
 

@@ -3,8 +3,9 @@
 //! no `$defs` (each reference inlined, keeping the property's own description, which also
 //! stands for the descriptions of its `anyOf` branches and array items), optional
 //! fields as their plain type (a `null` is still accepted: an omitted field and `null` mean the
-//! same), no `"default": null`, and no Rust integer `format` or `"minimum": 0` (a negative
-//! number is refused by the call, which names the field).
+//! same), no `default` (a description says what omitting a field means), and no Rust integer
+//! `format`, `"minimum": 0` or message-type `pattern`: a value outside them is refused by the
+//! call, which names the field. The result schemas keep all of these.
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
@@ -67,15 +68,14 @@ fn root<T: JsonSchema>(settings: SchemaSettings) -> Map<String, Value> {
 
 /// Compact one schema object in place, then everything below it.
 fn compact(schema: &mut Map<String, Value>, defs: &Map<String, Value>) {
-    if schema.get("default") == Some(&Value::Null) {
-        schema.remove("default");
+    drop_null_type(schema);
+    inline_reference(schema, defs);
+    for keyword in ["default", "format", "pattern"] {
+        schema.remove(keyword);
     }
-    schema.remove("format");
     if schema.get("minimum") == Some(&Value::from(0)) {
         schema.remove("minimum");
     }
-    drop_null_type(schema);
-    inline_reference(schema, defs);
     for (key, value) in schema.iter_mut() {
         match value {
             // Names to schemas: each value is a schema, the map is not (a property may be
@@ -195,6 +195,12 @@ mod tests {
         limit: Option<usize>,
         /// What.
         text: String,
+        /// Which kind.
+        #[serde(default, rename = "type")]
+        kind: Option<filebox_core::MessageType>,
+        /// Words (empty: none).
+        #[serde(default)]
+        query: String,
     }
 
     #[test]
@@ -212,8 +218,18 @@ mod tests {
             json!({"description": "How many.", "type": "integer"})
         );
         assert_eq!(schema["required"], json!(["text"]));
+        assert_eq!(
+            schema["properties"]["type"],
+            json!({"description": "Which kind.", "type": "string"})
+        );
+        assert_eq!(
+            schema["properties"]["query"],
+            json!({"description": "Words (empty: none).", "type": "string"})
+        );
         let text = schema.to_string();
-        for noise in ["$defs", "$ref", "$schema", "null", "format", "minimum"] {
+        for noise in [
+            "$defs", "$ref", "$schema", "null", "format", "minimum", "pattern", "default",
+        ] {
             assert!(!text.contains(noise), "{noise} in {text}");
         }
     }

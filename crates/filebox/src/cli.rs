@@ -158,7 +158,7 @@ pub(crate) enum Command {
     /// question stays open: `filebox answer ID` looks again.
     Ask(AskArgs),
     /// Report finished work to my human (an RPT message) and wait for the reply (what the MCP
-    /// tool task_finish, also called work_report, does).
+    /// tool task_finish does; work_report is its other name).
     #[command(alias = "work-report")]
     Report(ReportArgs),
     /// The answer to a question I asked, or whether it is still open, at once.

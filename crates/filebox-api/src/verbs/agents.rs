@@ -16,7 +16,8 @@ impl Verb for ListAgents {
     const NAME: &'static str = "list_agents";
     const CLI: &'static str = "agents";
     const TITLE: &'static str = "List agents";
-    const DESCRIPTION: &'static str = "The agents (ids send_message takes), which one you are, and each mailbox's message counts.";
+    const DESCRIPTION: &'static str =
+        "The agents (ids send_message takes), which one you are, each mailbox's message counts.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ListAgentsArgs;
     type Output = AgentsResult;

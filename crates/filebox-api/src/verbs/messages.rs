@@ -17,7 +17,7 @@ impl Verb for ListMessages {
     const NAME: &'static str = "list_messages";
     const CLI: &'static str = "list";
     const TITLE: &'static str = "List messages";
-    const DESCRIPTION: &'static str = "List a folder (default inbox), oldest first, 50 a page: unread mark (*), short id (an id every tool takes), type, sender, age, title.";
+    const DESCRIPTION: &'static str = "A folder's messages, oldest first, 50 a page: unread (*), short id (every tool takes it), type, sender, age, title.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ListArgs;
     type Output = ListResult;
@@ -179,7 +179,7 @@ impl Verb for WaitForMessages {
     const NAME: &'static str = "wait_for_messages";
     const CLI: &'static str = "wait";
     const TITLE: &'static str = "Wait for messages";
-    const DESCRIPTION: &'static str = "Wait for new mail: inbox messages no earlier wait returned, at once or on arrival; empty on timeout. A mailbox's first wait skips what is there.";
+    const DESCRIPTION: &'static str = "New inbox mail no earlier wait returned, at once or on arrival; empty on timeout. A mailbox's first wait skips what is there.";
     const EFFECT: Effect = Effect::Updating;
     type Args = WaitArgs;
     type Output = WaitResult;

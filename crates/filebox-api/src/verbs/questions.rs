@@ -1,5 +1,5 @@
-//! The human channel (seed 001): `ask_question` and `task_finish` (also listed as
-//! `work_report`) send a question to the agent's human and block until the answer reaches the
+//! The human channel (seed 001): `ask_question` and `task_finish` (also `work_report`, not a
+//! model tool) send a question to the agent's human and block until the answer reaches the
 //! agent's own inbox; `get_answer` looks once; `open_questions` is what a human's page shows.
 //!
 //! The wait watches the asker's inbox (the core's change feed: file-system notification, no
@@ -35,7 +35,7 @@ impl Verb for AskQuestion {
     const NAME: &'static str = "ask_question";
     const CLI: &'static str = "ask";
     const TITLE: &'static str = "Ask the human";
-    const DESCRIPTION: &'static str = "Ask your human (decision, clarification, feedback: don't guess) and wait for the answer (text, images, audio, files). After timeout it stays open: get_answer.";
+    const DESCRIPTION: &'static str = "Ask your human (decision, clarification, feedback: don't guess) and wait for the answer (text, images, audio, files); after timeout: get_answer.";
     const EFFECT: Effect = Effect::Updating;
     type Args = AskArgs;
     type Output = QuestionResult;
@@ -56,8 +56,6 @@ impl Verb for AskQuestion {
     }
 }
 
-const REPORT_DESCRIPTION: &str = "Before calling a task done, report it to your human and wait for confirmation, corrections or the next task; no reply by timeout: no objection.";
-
 /// Report finished work and wait for the human's reply.
 #[derive(Debug)]
 pub struct TaskFinish;
@@ -66,7 +64,7 @@ impl Verb for TaskFinish {
     const NAME: &'static str = "task_finish";
     const CLI: &'static str = "report";
     const TITLE: &'static str = "Report finished work";
-    const DESCRIPTION: &'static str = REPORT_DESCRIPTION;
+    const DESCRIPTION: &'static str = "Before calling a task done, report it to your human and wait for confirmation, corrections or the next task; no reply by timeout: no objection.";
     const EFFECT: Effect = Effect::Updating;
     type Args = ReportArgs;
     type Output = QuestionResult;
@@ -87,7 +85,9 @@ impl Verb for TaskFinish {
     }
 }
 
-/// `task_finish` under the name seed 001's origin moved to ("finish" made models stop).
+/// `task_finish` under the name seed 001's origin moved to ("finish" made models stop), for
+/// the CLI (`filebox work-report`) and JSON callers; MCP offers models `task_finish` alone (two
+/// identical tools cost the tool list 475 characters and make a model choose between twins).
 #[derive(Debug)]
 pub struct WorkReport;
 
@@ -95,8 +95,10 @@ impl Verb for WorkReport {
     const NAME: &'static str = "work_report";
     const CLI: &'static str = "work-report";
     const TITLE: &'static str = "Report work";
-    const DESCRIPTION: &'static str = REPORT_DESCRIPTION;
+    const DESCRIPTION: &'static str = "task_finish by its other name.";
     const EFFECT: Effect = Effect::Updating;
+    /// One tool for models is enough: `task_finish` (seed 001's name) is offered.
+    const FOR_MODELS: bool = false;
     type Args = ReportArgs;
     type Output = QuestionResult;
 
@@ -117,7 +119,7 @@ impl Verb for GetAnswer {
     const NAME: &'static str = "get_answer";
     const CLI: &'static str = "answer";
     const TITLE: &'static str = "Get an answer";
-    const DESCRIPTION: &'static str = "The answer to a timed-out ask_question or task_finish, at once; else whether it is open or withdrawn.";
+    const DESCRIPTION: &'static str = "A timed-out ask_question or task_finish: its answer, else whether it is open or withdrawn.";
     const EFFECT: Effect = Effect::Updating;
     type Args = GetAnswerArgs;
     type Output = QuestionResult;

@@ -16,7 +16,7 @@ impl Verb for SendMessage {
     const NAME: &'static str = "send_message";
     const CLI: &'static str = "send";
     const TITLE: &'static str = "Send a message";
-    const DESCRIPTION: &'static str = "Send a Markdown message to agents (your outbox keeps a copy), or answer one with reply_to. Returns the Message ID.";
+    const DESCRIPTION: &'static str = "Send Markdown to agents (your outbox keeps a copy), or answer a message with reply_to. Returns its Message ID.";
     const EFFECT: Effect = Effect::Additive;
     type Args = SendArgs;
     type Output = SendResult;
@@ -84,7 +84,7 @@ impl Verb for ReplyMessage {
     const NAME: &'static str = "reply_message";
     const CLI: &'static str = "reply";
     const TITLE: &'static str = "Reply to a message";
-    const DESCRIPTION: &'static str = "Answer a message: the reply joins its conversation and the message moves to its Reply To, else its sender.";
+    const DESCRIPTION: &'static str = "Answer a message: the reply joins its conversation, which moves to its Reply To, else its sender.";
     const EFFECT: Effect = Effect::Updating;
     type Args = ReplyArgs;
     type Output = SendResult;

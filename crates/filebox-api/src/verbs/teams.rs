@@ -1,8 +1,7 @@
 //! `list_teams`, `team_inbox`, `read_team_inbox` and `send_team_message`: Claude Code's team
 //! inboxes (`~/.claude/teams/TEAM/inboxes/MEMBER.json`). They touch no FileBox mailbox, so
-//! each is also [`Standalone`]: the CLI runs them without a FileBox config. Not offered to
-//! models as MCP tools: their 1,500 characters of schema would put the tool list over its
-//! 9,000-character budget (issue 12); JSON surfaces call them by name.
+//! each is also [`Standalone`]: the CLI runs them without a FileBox config. MCP offers them
+//! to models as four tools, each with its own required arguments and read-only hint.
 
 use std::path::PathBuf;
 
@@ -35,10 +34,9 @@ impl Verb for ListTeams {
     const NAME: &'static str = "list_teams";
     const CLI: &'static str = "teams";
     const TITLE: &'static str = "List Claude Code teams";
-    const DESCRIPTION: &'static str = "Claude Code agent teams and their members, with \
-        message and unread counts.";
+    const DESCRIPTION: &'static str = "Claude Code agent teams, their members, message \
+        and unread counts.";
     const EFFECT: Effect = Effect::ReadOnly;
-    const FOR_MODELS: bool = false;
     type Args = ListTeamsArgs;
     type Output = TeamsResult;
 
@@ -69,7 +67,6 @@ impl Verb for TeamInbox {
     const DESCRIPTION: &'static str = "A Claude Code team member's inbox, unread first; marks \
         nothing read.";
     const EFFECT: Effect = Effect::ReadOnly;
-    const FOR_MODELS: bool = false;
     type Args = TeamInboxArgs;
     type Output = TeamInboxResult;
 
@@ -103,10 +100,9 @@ impl Verb for ReadTeamInbox {
     const NAME: &'static str = "read_team_inbox";
     const CLI: &'static str = "teams read";
     const TITLE: &'static str = "Read a team inbox";
-    const DESCRIPTION: &'static str = "A Claude Code team member's unread messages, then \
-        marked read. Not for a member a live Claude Code session polls.";
+    const DESCRIPTION: &'static str = "A Claude Code team member's unread messages, marked \
+        read (not for a member a live session polls).";
     const EFFECT: Effect = Effect::Updating;
-    const FOR_MODELS: bool = false;
     type Args = ReadTeamInboxArgs;
     type Output = TeamInboxResult;
 
@@ -134,10 +130,9 @@ impl Verb for SendTeamMessage {
     const NAME: &'static str = "send_team_message";
     const CLI: &'static str = "teams send";
     const TITLE: &'static str = "Send to a Claude Code team";
-    const DESCRIPTION: &'static str = "Append a message to a Claude Code team member's inbox \
-        (`*`: every member but the sender).";
+    const DESCRIPTION: &'static str = "Append a message to Claude Code team members' \
+        inboxes.";
     const EFFECT: Effect = Effect::Additive;
-    const FOR_MODELS: bool = false;
     type Args = SendTeamMessageArgs;
     type Output = TeamSendResult;
 

@@ -34,7 +34,7 @@ impl Verb for ResolveMessage {
     const CLI: &'static str = "resolved";
     const TITLE: &'static str = "Resolve a message";
     const DESCRIPTION: &'static str =
-        "Resolve a message of your inbox or hold: details go into its history, it moves to done.";
+        "Move a message of your inbox or hold to done, with details in its history.";
     const EFFECT: Effect = Effect::Destructive;
     type Args = ResolveArgs;
     type Output = TransitionResult;
@@ -56,7 +56,8 @@ impl Verb for RejectMessage {
     const NAME: &'static str = "reject_message";
     const CLI: &'static str = "reject";
     const TITLE: &'static str = "Reject a message";
-    const DESCRIPTION: &'static str = "Reject a message of your inbox or hold: the reason goes into its history, it moves to cancel.";
+    const DESCRIPTION: &'static str =
+        "Move a message of your inbox or hold to cancel, with the reason in its history.";
     const EFFECT: Effect = Effect::Destructive;
     type Args = RejectArgs;
     type Output = TransitionResult;
@@ -79,7 +80,7 @@ impl Verb for HoldMessage {
     const CLI: &'static str = "onhold";
     const TITLE: &'static str = "Put a message on hold";
     const DESCRIPTION: &'static str =
-        "Put a message of your inbox on hold (it moves to hold; resolve or reject it later).";
+        "Move a message of your inbox to hold, to resolve or reject later.";
     const EFFECT: Effect = Effect::Destructive;
     type Args = HoldArgs;
     type Output = TransitionResult;
