@@ -41,6 +41,10 @@ pub(crate) enum Structural<'a> {
 }
 
 /// Classify one line (without its `\n`). Trailing white space, including a CR, is ignored.
+/// An entry heading's fields lose the spaces around them and nothing else: a CR or tab next
+/// to a separator belongs to its field, so what is read is written back (`### T - F to T
+/// (K)`) to a heading that reads the same (trimming `a to\r to b` to from `a to` would write
+/// `a to to b`, read back as from `a`).
 pub(crate) fn structural(line: &str) -> Option<Structural<'_>> {
     let line = line.trim_end();
     if let Some(rest) = line.strip_prefix("## ") {
@@ -58,15 +62,16 @@ pub(crate) fn structural(line: &str) -> Option<Structural<'_>> {
     let (rest, kind) = rest.strip_suffix(')')?.rsplit_once(" (")?;
     let (timestamp, people) = rest.split_once(" - ")?;
     let (from, to) = people.split_once(" to ")?;
-    let fields = [timestamp, from, to, kind];
-    fields.iter().all(|f| !f.trim().is_empty()).then(|| {
-        Structural::Entry(EntryHeading {
-            timestamp: timestamp.trim(),
-            from: from.trim(),
-            to: to.trim(),
-            kind: kind.trim(),
-        })
-    })
+    let [timestamp, from, to, kind] = [timestamp, from, to, kind].map(|f| f.trim_matches(' '));
+    [timestamp, from, to, kind]
+        .iter()
+        .all(|f| !f.trim().is_empty())
+        .then_some(Structural::Entry(EntryHeading {
+            timestamp,
+            from,
+            to,
+            kind,
+        }))
 }
 
 fn needs_escape(line: &str) -> bool {
@@ -122,6 +127,28 @@ mod tests {
         ));
         assert_eq!(structural("## Notes"), None);
         assert_eq!(structural("### Steps to reproduce"), None);
+    }
+
+    #[test]
+    fn an_entry_heading_read_is_written_back_to_one_that_reads_the_same() {
+        for line in [
+            "### 2025-01-01T00:00:00Z - a to\r to b (DIS)",
+            "### 2025-01-01T00:00:00Z -\t - a to b (DIS)",
+            "###  2025-01-01T00:00:00Z  -  a\t to  b  ( DIS )",
+        ] {
+            let Some(Structural::Entry(read)) = structural(line) else {
+                panic!("{line:?} is an entry heading");
+            };
+            let written = format!(
+                "### {} - {} to {} ({})",
+                read.timestamp, read.from, read.to, read.kind
+            );
+            assert_eq!(
+                structural(&written),
+                Some(Structural::Entry(read)),
+                "{line:?}"
+            );
+        }
     }
 
     #[test]
