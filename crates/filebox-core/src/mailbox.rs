@@ -414,6 +414,27 @@ impl Mailbox {
         }
     }
 
+    /// Find a message (as [`Mailbox::find_settled`]) and read it. A file that another process
+    /// moved or rewrote between the look and the read (a transition, a webhook attempt
+    /// recorded) is found again once the moves in flight have ended, rather than reported as
+    /// an I/O error.
+    pub fn read_settled(
+        &self,
+        reference: &MessageRef,
+        folders: &[Folder],
+    ) -> Result<(Envelope, Message)> {
+        let envelope = self.find_settled(reference, folders)?;
+        match self.read(&envelope) {
+            Err(e) if store::is_not_found(&e) => {
+                store::wait_for_moves(&self.tmp())?;
+                let envelope = self.find(reference, folders)?;
+                let message = self.read(&envelope)?;
+                Ok((envelope, message))
+            }
+            read => Ok((envelope, read?)),
+        }
+    }
+
     fn find_in(&self, reference: &MessageRef, folder: Folder) -> Result<Option<Envelope>> {
         if let MessageRef::File(name) = reference {
             return self.envelope(folder, name).or_else(|e| match e {

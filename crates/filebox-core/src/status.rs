@@ -100,8 +100,7 @@ impl Mailroom {
     /// my outbox.
     pub fn status(&self, reference: &MessageRef) -> Result<StatusReport> {
         let mine = self.my_mailbox()?;
-        let envelope = mine.find_settled(reference, &Folder::ALL)?;
-        let message = mine.read(&envelope)?;
+        let (envelope, message) = mine.read_settled(reference, &Folder::ALL)?;
         let mine_status = copy_status(&envelope, &message, self.me());
         let mut recipients = Vec::new();
         let mut unusable = Vec::new();

@@ -439,8 +439,8 @@ fn stored_copy(
     folders: &[Folder],
 ) -> Result<AgentEmail, RpcError> {
     let mailbox = mailroom.my_mailbox()?;
-    let envelope = mailbox.find(&MessageRef::parse(reference)?, folders)?;
-    let message = mailbox.read(&envelope)?;
+    // Settled: a webhook attempt being recorded, or a transition, may be moving the file.
+    let (envelope, message) = mailbox.read_settled(&MessageRef::parse(reference)?, folders)?;
     let detail = MessageDetail::new(mailroom.me(), &envelope, &message);
     Ok(agent_email(mailroom.me().as_str(), &detail))
 }
