@@ -7,8 +7,8 @@
 use std::collections::HashSet;
 
 use filebox_core::fuzzing::build_thread;
-use filebox_core::message::parse;
-use filebox_core::{AgentId, Folder};
+use filebox_core::message::{ConversationEntry, Header, Message, field};
+use filebox_core::{AgentId, Folder, MessageType};
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 
@@ -28,47 +28,54 @@ fn maybe_id(u: &mut Unstructured) -> Result<Option<String>> {
     Ok(if u.ratio(1, 3)? { Some(id(u)?) } else { None })
 }
 
-/// One message file, written as a tool would write it, then read by the real parser.
-fn message_text(u: &mut Unstructured) -> Result<String> {
-    let mut text = format!("# ER: title {}\n\n", u.int_in_range(0..=9u8)?);
-    text += &format!("**Message ID:** {}\n", id(u)?);
-    text += &format!("**Sender:** {}\n", u.choose(&AGENTS)?);
-    text += &format!("**Receiver:** {}\n", u.choose(&AGENTS)?);
-    text += &format!("**Timestamp:** {}\n", u.choose(&TIMES)?);
+/// One message as the parser gives it for a file a tool wrote (the parser itself is the
+/// `message` target's): built in memory, so an input costs the builder, not up to 12 parses.
+fn message(u: &mut Unstructured) -> Result<Message> {
+    let kind = MessageType::new("ER").expect("a valid type");
+    let mut header = Header::new(&kind, &format!("title {}", u.int_in_range(0..=9u8)?));
+    header.set(field::MESSAGE_ID, &id(u)?);
+    header.set(field::SENDER, u.choose(&AGENTS)?);
+    header.set(field::RECEIVER, u.choose(&AGENTS)?);
+    header.set(field::TIMESTAMP, u.choose(&TIMES)?);
     if let Some(parent) = maybe_id(u)? {
-        text += &format!("**In Reply To:** {parent}\n");
+        header.set(field::IN_REPLY_TO, &parent);
     }
     if let Some(thread) = maybe_id(u)? {
-        text += &format!("**Thread ID:** {thread}\n");
+        header.set(field::THREAD_ID, &thread);
     }
     if let Some(from) = maybe_id(u)? {
-        text += &format!("**Forked From:** {from}\n**Fork Reason:** direction-change\n");
+        header.set(field::FORKED_FROM, &from);
+        header.set(field::FORK_REASON, "direction-change");
     }
     if let Some(gone) = maybe_id(u)? {
-        text += &format!("**Obsoletes:** {gone}, {}#1\n", id(u)?);
+        header.set(field::OBSOLETES, &format!("{gone}, {}#1", id(u)?));
     }
     if u.ratio(1, 4)? {
-        text += "**Status:** obsolete\n";
+        header.set(field::STATUS, "obsolete");
     }
-    text += "\n---\n\n## Original Request/Content\n\nbody\n\n## Conversation History\n\n";
+    let mut conversation = Vec::new();
     for _ in 0..u.int_in_range(0..=3u8)? {
-        text += &format!(
-            "### {} - {} to {} (DIS)\n\nreply\n\n",
-            u.choose(&TIMES)?,
-            u.choose(&AGENTS)?,
-            u.choose(&AGENTS)?
-        );
+        conversation.push(ConversationEntry {
+            timestamp: (*u.choose(&TIMES)?).to_owned(),
+            from: (*u.choose(&AGENTS)?).to_owned(),
+            to: (*u.choose(&AGENTS)?).to_owned(),
+            kind: "DIS".to_owned(),
+            body: "reply".to_owned(),
+        });
     }
-    text += "## Processing History\n\n";
-    Ok(text)
+    Ok(Message {
+        header,
+        body: "body".to_owned(),
+        conversation,
+        processing: Vec::new(),
+    })
 }
 
 fn run(data: &[u8]) -> Result<()> {
     let mut u = Unstructured::new(data);
     let mut copies = Vec::new();
     for n in 0..u.int_in_range(1..=12u8)? {
-        let text = message_text(&mut u)?;
-        let message = parse(&text).expect("a generated message parses");
+        let message = message(&mut u)?;
         let agent = AgentId::new(u.choose(&AGENTS)?).expect("a valid agent id");
         let folder = *u.choose(&Folder::ALL)?;
         copies.push((agent, folder, format!("{n}.md"), message));

@@ -96,20 +96,20 @@ fn escape(value: &str) -> String {
 }
 
 /// `key="quoted" key=bare flag [key=value]`: lenient, never fails. An unterminated quote runs
-/// to the end of the line; brackets around a pair (the seed's `[reasoning=1]`) are dropped.
+/// to the end of the line; brackets around a pair (the seed's `[reasoning=1]`) are dropped,
+/// doubled ones too (`[[reasoning=1]` is `reasoning=1`), so no key starts with `[` and every
+/// note renders to a line that reads back the same.
 fn parse_attrs(text: &str) -> Vec<Attr> {
     let mut attrs = Vec::new();
     let mut chars = text.char_indices().peekable();
-    while let Some(&(start, c)) = chars.peek() {
+    while let Some(&(_, c)) = chars.peek() {
         if c.is_whitespace() {
             chars.next();
             continue;
         }
         let bracketed = c == '[';
-        if bracketed {
-            chars.next();
-        }
-        let key_start = if bracketed { start + 1 } else { start };
+        while chars.next_if(|&(_, c)| c == '[').is_some() {}
+        let key_start = chars.peek().map_or(text.len(), |&(i, _)| i);
         let mut key_end = text.len();
         let mut has_value = false;
         while let Some(&(i, c)) = chars.peek() {
@@ -202,6 +202,17 @@ mod tests {
         assert_eq!(Note::parse("plain text"), None);
         let flag = Note::parse("[^1]: [markdown] reasoning").unwrap();
         assert_eq!(flag.attrs[0].value, None);
+    }
+
+    #[test]
+    fn a_doubled_bracket_is_one_pair_and_reads_back_the_same() {
+        // Found by the msg_md fuzz target: `[[reasoning=1` read as key `[reasoning`, written
+        // `[reasoning=1`, read back as key `reasoning`.
+        let line = r#"[^6]: [reviewer] time="2025-05-30" [[reasoning=1 history=true"#;
+        let note = Note::parse(line).unwrap();
+        assert_eq!(note.get("reasoning"), Some("1"));
+        assert_eq!(note.get("history"), Some("true"));
+        assert_eq!(Note::parse(&note.render()), Some(note));
     }
 
     proptest! {

@@ -1,0 +1,97 @@
+//! The Claude Code team-inbox reader: any bytes never panic it; whatever it reads renders to
+//! a file that reads back the same (elements it does not know kept verbatim) and renders to
+//! the same bytes; marking messages read by identity marks exactly those; and an inbox built
+//! from arbitrary messages, as FileBox writes one, reads back the same. Each message's
+//! structured kind, its one-line description and its `<teammate-message>` block never
+//! panic, and Claude Code's name sanitizers give one safe path component.
+#![no_main]
+
+use filebox_bridge::team_inbox::{InboxFile, Structured, TeammateMessage, names};
+use filebox_bridge::teammate_xml::{self, Block};
+use libfuzzer_sys::arbitrary::{Result, Unstructured};
+use libfuzzer_sys::fuzz_target;
+
+fn reads_back(inbox: &InboxFile) -> String {
+    let rendered = inbox.render();
+    let again = InboxFile::parse(rendered.as_bytes()).expect("a rendered inbox parses");
+    assert_eq!(&again, inbox, "\n{rendered}");
+    assert_eq!(again.render(), rendered, "render is not a fixed point");
+    rendered
+}
+
+fn any_file(data: &[u8]) {
+    let Ok(mut inbox) = InboxFile::parse(data) else {
+        return;
+    };
+    reads_back(&inbox);
+    for message in inbox.messages() {
+        if let Some(structured) = Structured::parse(&message.text) {
+            let _ = structured.describe();
+        }
+        let _ = teammate_xml::render(&[Block::from(message)]);
+    }
+    // Mark every other unread message read, by identity: those, and no other, become read.
+    let unread: Vec<_> = inbox
+        .messages()
+        .filter(|m| !m.read)
+        .map(TeammateMessage::identity)
+        .collect();
+    let chosen: Vec<_> = unread.iter().step_by(2).cloned().collect();
+    let marked = inbox.mark_read(&chosen);
+    assert!(
+        marked >= chosen.len(),
+        "{marked} marked of {} chosen",
+        chosen.len()
+    );
+    for message in inbox.messages() {
+        let identity = message.identity();
+        if chosen.contains(&identity) {
+            assert!(message.read, "{identity:?} not marked");
+        } else if unread.contains(&identity) {
+            assert!(!message.read, "{identity:?} marked without being chosen");
+        }
+    }
+    reads_back(&inbox);
+}
+
+fn string(u: &mut Unstructured) -> Result<String> {
+    u.arbitrary()
+}
+
+fn written_inbox(u: &mut Unstructured) -> Result<()> {
+    let mut inbox = InboxFile::default();
+    for _ in 0..u.int_in_range(0..=4u8)? {
+        let mut message = TeammateMessage::new(&string(u)?, &string(u)?);
+        if u.arbitrary()? {
+            message.timestamp = string(u)?;
+        }
+        message.read = u.arbitrary()?;
+        message.color = u.arbitrary()?;
+        message.summary = u.arbitrary()?;
+        inbox.push(message);
+    }
+    reads_back(&inbox);
+    for name in [string(u)?, string(u)?] {
+        for safe in [
+            names::path_component(&name),
+            names::team_config_folder(&name),
+        ] {
+            assert!(
+                safe.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'),
+                "{name:?} gave {safe:?}"
+            );
+            assert_eq!(
+                safe.len(),
+                name.encode_utf16().count(),
+                "{name:?} gave {safe:?}"
+            );
+        }
+    }
+    Ok(())
+}
+
+fuzz_target!(|data: &[u8]| {
+    any_file(data);
+    let _ = written_inbox(&mut Unstructured::new(data));
+});
