@@ -146,7 +146,7 @@ pub(crate) enum Command {
     /// Search everything my mailbox has held (inbox, outbox, done, cancel, hold): words in any
     /// language, and filters. Newest activity first.
     Search(SearchArgs),
-    /// Delete and rebuild the search index (it is derived from the files; searches keep it up
+    /// Empty and rebuild the search index (it is derived from the files; searches keep it up
     /// to date by themselves, so this is only needed after files were edited in place).
     Reindex(ReindexArgs),
     /// Show where a message stands: pending, delivered, on hold, answered, resolved, rejected

@@ -192,15 +192,34 @@ pub fn remove_database(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Delete a mailbox's index and build it again from the files.
+/// Empty a mailbox's index and build it again from the files.
+///
+/// A readable database is emptied in one transaction rather than deleted: other processes may
+/// have it open, and deleting a WAL database's files under them breaks their connections
+/// ("disk I/O error"). Only a damaged one is deleted (see [`replace_stale`]).
 pub fn rebuild(mailbox: &Mailbox) -> Result<Index> {
     let state = mailbox.state_dir();
+    let path = state.join("index.db");
+    store::create_private_dir(&state)?;
     store::with_lock(&state.join(LOCK), || {
-        remove_database(&state.join("index.db"))?;
-        // The new index lists every folder; the journals start again from there.
+        match connect(&path)? {
+            Opened::Ready(mut conn) => empty(&mut conn).map_err(|e| index_error(&path, e))?,
+            Opened::Stale => remove_database(&path)?,
+        }
+        // The emptied index lists every folder; the journals start again from there.
         crate::journal::remove_all(&state).map_err(|e| Error::io(&state, e))
     })?;
     Index::open(mailbox)
+}
+
+/// Delete every row, so the next sync lists and indexes every folder again.
+fn empty(conn: &mut Connection) -> rusqlite::Result<()> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    tx.execute_batch(
+        "DELETE FROM dirs; DELETE FROM messages; DELETE FROM listed;
+         INSERT INTO fts(fts) VALUES('delete-all');",
+    )?;
+    tx.commit()
 }
 
 fn index_error(path: &Path, error: rusqlite::Error) -> Error {

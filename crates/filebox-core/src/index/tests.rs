@@ -119,6 +119,28 @@ fn a_delivery_is_indexed_from_the_journal_without_listing_the_folder() {
 }
 
 #[test]
+fn a_rebuild_empties_the_database_in_place_under_an_open_index() {
+    use std::os::unix::fs::MetadataExt;
+    let (_dir, mb) = mailbox();
+    deliver(&mb, Folder::Inbox, "aaaaaaaa-1", "plum");
+    let mut open_elsewhere = Index::open(&mb).unwrap();
+    assert_eq!(ids(&mut open_elsewhere, "plum"), ["aaaaaaaa-1"]);
+    let db = mb.state_dir().join("index.db");
+    let inode = fs::metadata(&db).unwrap().ino();
+    let mut rebuilt = super::rebuild(&mb).unwrap();
+    // The same file, emptied and filled again: never deleted under the open connection.
+    assert_eq!(fs::metadata(&db).unwrap().ino(), inode);
+    assert_eq!(rebuilt.file_count().unwrap(), 1);
+    deliver(&mb, Folder::Inbox, "bbbbbbbb-2", "plum");
+    // The connection opened before the rebuild keeps working and sees what came after.
+    assert_eq!(
+        ids(&mut open_elsewhere, "plum"),
+        ["aaaaaaaa-1", "bbbbbbbb-2"]
+    );
+    assert_eq!(ids(&mut rebuilt, "plum"), ["aaaaaaaa-1", "bbbbbbbb-2"]);
+}
+
+#[test]
 fn changes_the_journal_does_not_explain_make_the_next_sync_list_the_folder() {
     let (_dir, mb) = mailbox();
     let mut index = Index::open(&mb).unwrap();
