@@ -3,7 +3,9 @@
 Reads JSON lines on stdin: `{"tool", "arguments"}` starts that call (one at a time), and
 `{"cancel": true}` cancels the call under way. Prints one JSON line per call: its content
 blocks, structured content, how many progress notifications came, and when it ended (ms since
-the epoch); a cancelled call prints `{"cancelled": true}`. Prints `ready` once connected."""
+the epoch); a cancelled call prints `{"cancelled": true}`. A call with `"announce_progress":
+true` also prints `{"progress_seen": true}` when its first progress notification arrives.
+Prints `ready` once connected."""
 
 import json
 import os
@@ -36,6 +38,8 @@ async def run(client: Client, call: dict, scope: anyio.CancelScope) -> None:
     async def on_progress(done, total, message):
         nonlocal progress
         progress += 1
+        if progress == 1 and call.get("announce_progress"):
+            emit({"progress_seen": True})
 
     with scope:
         result = await client.call_tool(call["tool"], call["arguments"], progress_callback=on_progress)

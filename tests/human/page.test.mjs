@@ -69,6 +69,14 @@ function call(tool, args) {
   return agent.nextLine().then(JSON.parse);
 }
 
+/** Ask, and learn when the first progress notification arrives: `{progressed, result}`. */
+function callAnnouncingProgress(tool, args) {
+  agent.stdin.write(JSON.stringify({ tool, arguments: args, announce_progress: true }) + "\n");
+  const progressed = agent.nextLine().then(JSON.parse);
+  const result = progressed.then(() => agent.nextLine()).then(JSON.parse);
+  return { progressed, result };
+}
+
 async function openPage() {
   const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
   const page = await context.newPage();
@@ -163,7 +171,7 @@ test("a question shows on two pages; A answers with text and a pasted image; B s
 
 test("a question survives a hub killed and restarted; the answer still reaches the waiting client", async () => {
   const page = await openPage();
-  const asked = call("ask_question", { project_directory: "/src/shop", question: "Restart-proof?" });
+  const asked = callAnnouncingProgress("ask_question", { project_directory: "/src/shop", question: "Restart-proof?" });
   await cardOf(page, "Restart-proof?").waitFor();
   const port = new URL(url).port;
   hub.kill("SIGKILL");
@@ -171,11 +179,13 @@ test("a question survives a hub killed and restarted; the answer still reaches t
   ({ hub, url } = await serve(`127.0.0.1:${port}`));
   await page.reload();
   await cardOf(page, "Restart-proof?").waitFor();
+  // The waiting call reports progress (clients that reset a timeout on it wait on); answered
+  // only once the client has heard some, so the check does not depend on how fast this runs.
+  assert.deepEqual(await asked.progressed, { progress_seen: true });
   await cardOf(page, "Restart-proof?").locator("textarea").fill("Yes it is");
   await cardOf(page, "Restart-proof?").locator("button.send").click();
-  const result = await asked;
+  const result = await asked.result;
   assert.equal(result.content[0].text, "Yes it is");
-  // It waited seconds, reporting progress all along (clients that reset a timeout on it wait on).
   assert.ok(result.progress >= 1, `progress notifications: ${result.progress}`);
   await page.context().close();
 });
