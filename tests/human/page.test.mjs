@@ -352,7 +352,12 @@ test("mailboxes: read a message, its thread as a graph with the obsolete branch 
   // The answered question, in the human's outbox, shows the pasted image, fetched from the
   // attachments route (sandboxed, not sniffed) and displayed from a blob: URL.
   await page.getByRole("button", { name: "outbox" }).click();
-  await page.locator("#listing .row", { hasText: "checkout button" }).first().click();
+  const row = page.locator("#listing .row", { hasText: "checkout button" }).first();
+  // The title's Markdown is drawn, not shown raw; the date stays on one line.
+  assert.equal(await row.locator(".title strong").textContent(), "colour");
+  assert.doesNotMatch(await row.textContent(), /\*\*/);
+  assert.ok(await row.locator(".when").evaluate((n) => n.offsetHeight < 2 * parseFloat(getComputedStyle(n).lineHeight)), "the date wraps");
+  await row.click();
   const image = reader.locator(".attachment img");
   await image.waitFor();
   assert.match(await image.getAttribute("src"), /^blob:/);

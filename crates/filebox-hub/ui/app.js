@@ -102,6 +102,12 @@ function inline(text, context) {
   return out;
 }
 
+// A title is the first line of Markdown: drawn with its inline marks where the page draws
+// elements, and without them where only text goes (a notification, the thread graph).
+const titleNodes = (text) => inline(text || "", null);
+const plainTitle = (text) => (text || "").replace(INLINE, (whole, link, label, url, title, code, strong, em) =>
+  link ? label : code ? code.slice(1, -1) : strong ? strong.slice(2, -2) : em.slice(1, -1));
+
 // A link to an attachment (`../attachments/<id>/<name>`) is fetched with the token and shown
 // from a blob: URL (an image inline, audio as a player); other links only when http(s).
 function linkNode(isImage, label, url, mime, context) {
@@ -368,7 +374,7 @@ function beep() {
 function announce(question) {
   beep();
   if ("Notification" in window && Notification.permission === "granted") {
-    new Notification(`${question.from} asks`, { body: question.title, tag: question.id });
+    new Notification(`${question.from} asks`, { body: plainTitle(question.title), tag: question.id });
   }
 }
 
@@ -461,7 +467,7 @@ async function showListing() {
       onclick: () => read(m.id),
     }, el("span", { className: "when muted", textContent: (m.createdAt || m.timestamp || "").replace("T", " ").slice(0, 16) }),
     el("span", { className: "kind pill", textContent: m.type || m.kind || "" }),
-    el("span", { textContent: `${m.subject || m.title || ""} — ${m.from || m.sender || ""}` }),
+    el("span", { className: "title" }, ...titleNodes(m.subject || m.title), ` — ${m.from || m.sender || ""}`),
     el("span", { className: "muted", textContent: m.status || m.folder || "" }))));
     if (!rows.length) $("#listing").replaceChildren(el("p", { className: "muted", textContent: "Nothing here." }));
   } catch (error) {
@@ -476,7 +482,7 @@ async function read(id) {
     const m = await rpc("email.read", { agent: view.agent, id });
     const context = { agent: view.agent };
     reader.replaceChildren(
-      el("h3", { textContent: `${m.type}: ${m.subject}` }),
+      el("h3", {}, `${m.type}: `, ...titleNodes(m.subject)),
       el("div", { className: "muted", textContent: `${m.from} → ${m.to.join(", ")} · ${m.createdAt} · ${m.status} · ${m.folder}/${m.file}` }),
       markdown(m.body, context),
       ...(m.replies || []).map((r) => el("div", { className: "entry" },
@@ -534,7 +540,7 @@ async function thread(id) {
   for (const node of nodes) {
     const { x, y } = at.get(node.id);
     const group = svgEl("g", { class: `node${node.obsolete ? " obsolete" : ""}${node.fork_reason ? " fork" : ""}` });
-    const what = node.id.includes("#") ? node.timestamp.replace("T", " ").slice(0, 16) : node.title;
+    const what = node.id.includes("#") ? node.timestamp.replace("T", " ").slice(0, 16) : plainTitle(node.title);
     const fork = node.fork_reason ? ` · fork: ${node.fork_reason}` : "";
     const label = svgEl("text", { x: x + 12, y: y + 4 });
     label.textContent = `${node.from} → ${node.to} · ${node.type}${fork}${node.obsolete ? " · obsolete" : ""} · ${what}`;
