@@ -22,6 +22,7 @@ mod journal;
 mod mailbox;
 mod mailroom;
 pub mod message;
+mod parallel;
 pub mod question;
 mod read_marks;
 mod reply;

@@ -17,8 +17,6 @@ const HEADER_PREFIX: usize = 8 * 1024;
 /// How much of a file is read at most to find a header that did not fit in the prefix: a
 /// header is a few lines, so a file without one (a log, a huge file) is not read whole.
 const HEADER_LIMIT: usize = 1024 * 1024;
-/// Folders with at least this many files are listed by several threads.
-const PARALLEL_LISTING: usize = 256;
 
 /// A mailbox root with its folders present and its `tmp/` recovered.
 #[derive(Debug, Clone)]
@@ -347,24 +345,7 @@ impl Mailbox {
     /// Read many headers, in order. A listing is one open and one read per file, so large
     /// folders are read by a few threads at once: the time is system calls, not CPU.
     fn envelopes(&self, folder: Folder, names: &[FileName]) -> Vec<Result<Option<Envelope>>> {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-        if threads < 2 || names.len() < PARALLEL_LISTING {
-            return self.read_envelopes(folder, names);
-        }
-        let chunk = names.len().div_ceil(threads);
-        std::thread::scope(|scope| {
-            let workers: Vec<_> = names
-                .chunks(chunk)
-                .map(|part| scope.spawn(move || self.read_envelopes(folder, part)))
-                .collect();
-            workers
-                .into_iter()
-                .flat_map(|w| {
-                    w.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect()
-        })
+        crate::parallel::map_chunks(names, |part| self.read_envelopes(folder, part))
     }
 
     fn read_envelopes(&self, folder: Folder, names: &[FileName]) -> Vec<Result<Option<Envelope>>> {

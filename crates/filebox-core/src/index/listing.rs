@@ -39,41 +39,13 @@ pub(super) fn from_index(mailbox: &Mailbox, folder: Folder) -> Result<Option<Lis
     };
     let dir = mailbox.folder_path(folder);
     // One `stat` per file, on a few threads as a listing reads (the time is system calls).
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    let mut parts = Vec::new();
-    let mut rest = rows;
-    let chunk = rest.len().div_ceil(threads).max(PARALLEL_ROWS);
-    while rest.len() > chunk {
-        let tail = rest.split_off(chunk);
-        parts.push(rest);
-        rest = tail;
-    }
-    parts.push(rest);
-    let reads = std::thread::scope(|scope| {
-        let workers: Vec<_> = parts
-            .into_iter()
-            .map(|part| {
-                let dir = &dir;
-                scope.spawn(move || {
-                    part.into_iter()
-                        .map(|row| row.read(mailbox, folder, dir))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| {
-                w.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
+    let reads = crate::parallel::map_chunks(&rows, |part| {
+        part.iter()
+            .map(|row| row.read(mailbox, folder, &dir))
             .collect()
     });
     Ok(Some(Listing::of(reads, Vec::new())))
 }
-
-/// Fewer rows than this are checked by one thread.
-const PARALLEL_ROWS: usize = 256;
 
 /// What the index holds of one file for a listing.
 struct Row {
@@ -85,7 +57,7 @@ struct Row {
 
 impl Row {
     /// The listing's entry for this file, as `Mailbox::envelope` would read it.
-    fn read(self, mailbox: &Mailbox, folder: Folder, dir: &Path) -> Result<Option<Envelope>> {
+    fn read(&self, mailbox: &Mailbox, folder: Folder, dir: &Path) -> Result<Option<Envelope>> {
         let path = dir.join(self.file.as_str());
         let unchanged = match (std::fs::symlink_metadata(&path), &self.stat) {
             (Ok(meta), Some(indexed)) => {
@@ -98,13 +70,16 @@ impl Row {
             if let Some(header) = self.header.as_deref().and_then(decode_header) {
                 return Ok(Some(Envelope {
                     folder,
-                    file: self.file,
+                    file: self.file.clone(),
                     path,
                     header,
                 }));
             }
-            if let Some(reason) = self.problem {
-                return Err(Error::Malformed { path, reason });
+            if let Some(reason) = &self.problem {
+                return Err(Error::Malformed {
+                    path,
+                    reason: reason.clone(),
+                });
             }
         }
         mailbox.envelope(folder, &self.file)
