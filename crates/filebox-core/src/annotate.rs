@@ -75,18 +75,18 @@ mod tests {
         (open("dev"), open("qa"))
     }
 
+    /// An ER with `body` from dev to qa, by reference.
+    fn sent_to_qa(dev: &Mailroom, body: &str) -> MessageRef {
+        let kind = MessageType::new("ER").unwrap();
+        let sent = dev.send(&SendRequest::new("qa", kind, body)).unwrap();
+        MessageRef::parse(&sent.id).unwrap()
+    }
+
     #[test]
     fn a_line_is_added_where_the_copy_is_and_nothing_moves() {
         let dir = tempfile::tempdir().unwrap();
         let (dev, qa) = mailrooms(dir.path());
-        let sent = dev
-            .send(&SendRequest::new(
-                "qa",
-                MessageType::new("ER").unwrap(),
-                "body",
-            ))
-            .unwrap();
-        let reference = MessageRef::parse(&sent.id).unwrap();
+        let reference = sent_to_qa(&dev, "body");
         qa.annotate(
             &reference,
             "Webhook Delivered",
@@ -115,14 +115,7 @@ mod tests {
     fn a_line_that_would_not_parse_back_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let (dev, qa) = mailrooms(dir.path());
-        let sent = dev
-            .send(&SendRequest::new(
-                "qa",
-                MessageType::new("ER").unwrap(),
-                "b",
-            ))
-            .unwrap();
-        let reference = MessageRef::parse(&sent.id).unwrap();
+        let reference = sent_to_qa(&dev, "b");
         assert!(qa.annotate(&reference, "A: B", "hub", "d").is_err());
         assert!(qa.annotate(&reference, "A", "hub", "two\nlines").is_err());
     }

@@ -253,28 +253,19 @@ mod tests {
         let me = AgentId::new("c").unwrap();
         // A message of b@far's stand-in, as it would arrive at `c` again and again.
         let (name, message) = sent(&mailroom, "b@far");
-        assert_eq!(
-            mailroom.deliver_travelled(&me, &name, &message).unwrap(),
-            Travelled::Written
-        );
-        assert_eq!(
-            mailroom.deliver_travelled(&me, &name, &message).unwrap(),
-            Travelled::AlreadyThere
-        );
         let reply = answered(&message, "done");
-        assert_eq!(
-            mailroom.deliver_travelled(&me, &name, &reply).unwrap(),
-            Travelled::Written
-        );
-        assert_eq!(
-            mailroom.deliver_travelled(&me, &name, &reply).unwrap(),
-            Travelled::AlreadyThere
-        );
-        // An older version after the newer: nothing.
-        assert_eq!(
-            mailroom.deliver_travelled(&me, &name, &message).unwrap(),
-            Travelled::AlreadyThere
-        );
+        // Each version once; an older version after the newer: nothing.
+        let deliveries = [
+            (&message, Travelled::Written),
+            (&message, Travelled::AlreadyThere),
+            (&reply, Travelled::Written),
+            (&reply, Travelled::AlreadyThere),
+            (&message, Travelled::AlreadyThere),
+        ];
+        for (step, (version, expected)) in deliveries.into_iter().enumerate() {
+            let outcome = mailroom.deliver_travelled(&me, &name, version).unwrap();
+            assert_eq!(outcome, expected, "delivery {step}");
+        }
         let mailbox = mailroom.mailbox(&me).unwrap();
         let inbox = mailbox.list(Folder::Inbox).unwrap();
         assert_eq!(inbox.messages.len(), 1);
