@@ -404,15 +404,27 @@ impl Mailbox {
         reference: &MessageRef,
         folders: &[Folder],
     ) -> Result<(Envelope, Message)> {
+        self.with_settled(reference, folders, |envelope| self.read(envelope))
+    }
+
+    /// Find a message (as [`Mailbox::find_settled`]) and run `use_file` on it; when the file
+    /// was moved or rewritten under it (not found), find it again once the moves in flight
+    /// have ended and run `use_file` once more.
+    pub fn with_settled<T>(
+        &self,
+        reference: &MessageRef,
+        folders: &[Folder],
+        use_file: impl Fn(&Envelope) -> Result<T>,
+    ) -> Result<(Envelope, T)> {
         let envelope = self.find_settled(reference, folders)?;
-        match self.read(&envelope) {
+        match use_file(&envelope) {
             Err(e) if store::is_not_found(&e) => {
                 store::wait_for_moves(&self.tmp())?;
                 let envelope = self.find(reference, folders)?;
-                let message = self.read(&envelope)?;
-                Ok((envelope, message))
+                let used = use_file(&envelope)?;
+                Ok((envelope, used))
             }
-            read => Ok((envelope, read?)),
+            used => Ok((envelope, used?)),
         }
     }
 
@@ -619,4 +631,64 @@ fn problem(error: Error) -> Problem {
 fn describe_folders(mailbox: &Mailbox, folders: &[Folder]) -> String {
     let names: Vec<&str> = folders.iter().map(|f| f.as_str()).collect();
     format!("{}'s {}", mailbox.owner, names.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Barrier;
+
+    use super::*;
+    use crate::store::Destination;
+
+    const NAME: &str = "20250101T000000-DIS-hi-00000001.md";
+    const TEXT: &str =
+        "# DIS: hi\n\n**Message ID:** 00000001-0000\n\n---\n\n## Original Request/Content\n\nx\n";
+
+    /// Move the message from one folder to the other, as a transition does.
+    fn bounce(mailbox: &Mailbox, from: Folder, to: Folder) {
+        let target = Destination {
+            tmp: mailbox.tmp(),
+            dir: mailbox.folder_path(to),
+            name: NAME.to_owned(),
+        };
+        let origin = mailbox.folder_path(from).join(NAME);
+        store::move_message(&mailbox.tmp(), &origin, &[target], |bytes| {
+            Ok(vec![bytes.to_vec()])
+        })
+        .unwrap();
+    }
+
+    /// Each round, a read races one move of the message by another thread: it finds the
+    /// message wherever the move leaves it, never "not found" while it is in `tmp/`.
+    #[test]
+    fn a_message_moved_while_it_is_read_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let mailbox = Mailbox::open(AgentId::new("a").unwrap(), dir.path().join("a")).unwrap();
+        let inbox = mailbox.folder_path(Folder::Inbox);
+        store::publish_new(&mailbox.tmp(), &inbox, NAME, TEXT.as_bytes()).unwrap();
+        let reference = MessageRef::parse("00000001-0000").unwrap();
+        const ROUNDS: usize = 200;
+        let start = Barrier::new(2);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let mut folders = (Folder::Inbox, Folder::Hold);
+                for _ in 0..ROUNDS {
+                    start.wait();
+                    bounce(&mailbox, folders.0, folders.1);
+                    folders = (folders.1, folders.0);
+                }
+            });
+            for round in 0..ROUNDS {
+                start.wait();
+                let (envelope, body) = mailbox
+                    .with_settled(&reference, &Folder::ALL, |envelope| {
+                        mailbox.mark_read(envelope)?;
+                        mailbox.read(envelope).map(|message| message.body)
+                    })
+                    .unwrap_or_else(|e| panic!("round {round}: {e}"));
+                assert!(matches!(envelope.folder, Folder::Inbox | Folder::Hold));
+                assert_eq!(body, "x", "round {round}");
+            }
+        });
+    }
 }

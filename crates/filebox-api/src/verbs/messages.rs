@@ -156,10 +156,13 @@ impl Verb for ReadMessage {
             None => Folder::ALL.to_vec(),
         };
         let mailbox = cx.mailroom.my_mailbox()?;
-        let envelope = mailbox.find(&reference, &folders)?;
-        // Before reading: a copy replaced in between stays unread (see `Mailbox::mark_read`).
-        mailbox.mark_read(&envelope)?;
-        let (message, markdown) = mailbox.read_with_markdown(&envelope)?;
+        // A message another process is moving right now is waited for, not missed.
+        let (envelope, (message, markdown)) =
+            mailbox.with_settled(&reference, &folders, |envelope| {
+                // Before reading: a copy replaced in between stays unread (see `mark_read`).
+                mailbox.mark_read(envelope)?;
+                mailbox.read_with_markdown(envelope)
+            })?;
         Ok(Outcome::clean(ReadResult {
             message: MessageDetail::new(cx.mailroom.me(), &envelope, &message),
             markdown,
