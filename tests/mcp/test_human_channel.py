@@ -1,7 +1,7 @@
 """Seed 001's human channel through the Python SDK: `ask_question` blocks until the human (the
 config's `kind: human` mailbox `me`) answers; the answer comes back as TextContent plus
 ImageContent with the attached file's bytes; a timeout leaves the question open for
-`get_answer`; a cancelled call withdraws the question."""
+`get_answer`; `work_report` is `task_finish`; a cancelled call withdraws the question."""
 
 import base64
 import json
@@ -109,6 +109,29 @@ async def test_a_timeout_leaves_the_question_open_for_get_answer(human: Mailroom
         got = await client.call_tool("get_answer", {"id": qid})
         assert got.structured_content["status"] == "answered"
         assert got.content[0].text == "Thanks, now the docs."
+
+
+async def test_work_report_is_task_finish_by_its_other_name(human: Mailroom, mode: str):
+    async with connect(human, mode) as client:
+        async with anyio.create_task_group() as tasks:
+            results = []
+
+            async def report():
+                results.append(
+                    await client.call_tool(
+                        "work_report", {"project_directory": "/src/app", "summary": "Added CSV export.", "timeout": 60}
+                    )
+                )
+
+            tasks.start_soon(report)
+            report_message = await anyio.to_thread.run_sync(next_question, human)
+            assert report_message["type"] == "RPT" and report_message["project_directory"] == "/src/app"
+            await anyio.to_thread.run_sync(answer, human, report_message["id"], "Now the docs.")
+        [result] = results
+        assert not result.is_error
+        assert result.structured_content["status"] == "answered"
+        assert result.structured_content["type"] == "RPT"
+        assert result.content[0].text == "Now the docs."
 
 
 async def test_a_cancelled_question_is_withdrawn(human: Mailroom, mode: str):

@@ -28,6 +28,7 @@ TOOLS = {
     "fork_thread": "updates",
     "ask_question": "updates",
     "task_finish": "updates",
+    "work_report": "updates",
     "get_answer": "updates",
     "list_teams": "read_only",
     "team_inbox": "read_only",

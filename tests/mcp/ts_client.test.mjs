@@ -57,6 +57,7 @@ for (const [name, open] of Object.entries(transports)) {
         "list_messages", "list_teams", "list_threads", "message_status", "read_message",
         "read_team_inbox", "reject_message", "reply_message", "resolve_message", "search_messages",
         "send_message", "send_team_message", "task_finish", "team_inbox", "wait_for_messages",
+        "work_report",
       ]);
       assert.equal(byName.list_teams.annotations.readOnlyHint, true);
       assert.equal(byName.team_inbox.annotations.readOnlyHint, true);

@@ -53,7 +53,7 @@ pub struct ListArgs {
     /// Only unread.
     #[serde(default)]
     pub unread: Option<bool>,
-    /// Only this thread (id or short id).
+    /// Only this thread.
     #[serde(default)]
     pub thread: Option<String>,
     /// Page size (default 50; 0: all).
@@ -73,7 +73,7 @@ impl ListArgs {
 /// Arguments of `read_message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ReadArgs {
-    /// Message id or short id.
+    /// Id or short id.
     pub id: String,
     /// Only this folder.
     #[serde(default)]
@@ -88,7 +88,7 @@ pub struct SendArgs {
     /// Agents to copy, as in `to`.
     #[serde(default)]
     pub cc: Option<Recipients>,
-    /// ER (enhancement), BR (bug), DIS, ACK, SU (status), ASK, RPT (report) or your own.
+    /// ER (enhancement), BR (bug), DIS, ACK, SU (status) or your own.
     #[serde(rename = "type")]
     pub kind: MessageType,
     /// Default: the content's first line.
@@ -175,7 +175,7 @@ impl SendArgs {
 /// Arguments of `resolve_message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ResolveArgs {
-    /// Message id or short id.
+    /// Id or short id.
     pub id: String,
     /// What was done.
     pub details: String,
@@ -184,7 +184,7 @@ pub struct ResolveArgs {
 /// Arguments of `reject_message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct RejectArgs {
-    /// Message id or short id.
+    /// Id or short id.
     pub id: String,
     /// Why, so the sender can do better.
     pub reason: String,
@@ -193,7 +193,7 @@ pub struct RejectArgs {
 /// Arguments of `hold_message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct HoldArgs {
-    /// Message id or short id.
+    /// Id or short id.
     pub id: String,
     /// Why it waits.
     pub reason: String,
@@ -206,13 +206,13 @@ pub struct ListAgentsArgs {}
 /// Arguments of `search_messages`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SearchArgs {
-    /// Words that must all occur (empty: filters only).
+    /// All these words (empty: filters only).
     #[serde(default)]
     pub query: String,
     /// Every mailbox.
     #[serde(default)]
     pub all: Option<bool>,
-    /// Only where this agent wrote (sent or replied).
+    /// Only where this agent wrote.
     #[serde(default)]
     pub from: Option<String>,
     /// Only this type.
@@ -238,7 +238,7 @@ pub struct SearchArgs {
 /// Arguments of `message_status`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct StatusArgs {
-    /// Message id or short id.
+    /// Id or short id.
     pub id: String,
 }
 
@@ -253,7 +253,7 @@ pub struct ReindexArgs {
 /// Arguments of `reply_message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ReplyArgs {
-    /// Message id or short id.
+    /// Id or short id.
     pub id: String,
     /// Markdown.
     pub content: String,
@@ -303,7 +303,7 @@ pub struct WaitArgs {
     /// Seconds; omitted: no limit.
     #[serde(default)]
     pub timeout: Option<u64>,
-    /// xml: also each message whole as <teammate-message> blocks, marked read.
+    /// xml: also each message whole as <teammate-message>, marked read.
     #[serde(default)]
     pub format: Option<MessageFormat>,
 }

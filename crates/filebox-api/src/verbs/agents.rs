@@ -17,7 +17,7 @@ impl Verb for ListAgents {
     const CLI: &'static str = "agents";
     const TITLE: &'static str = "List agents";
     const DESCRIPTION: &'static str =
-        "The agents (ids send_message takes), which one you are, each mailbox's message counts.";
+        "The agents (ids to send to), which one you are, message counts.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ListAgentsArgs;
     type Output = AgentsResult;

@@ -144,7 +144,7 @@ impl Verb for ReadMessage {
     const CLI: &'static str = "read";
     const TITLE: &'static str = "Read a message";
     const DESCRIPTION: &'static str =
-        "Read one message whole: header, content, conversation, processing history.";
+        "One message whole: header, content, conversation, processing history.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ReadArgs;
     type Output = ReadResult;
@@ -182,7 +182,7 @@ impl Verb for WaitForMessages {
     const NAME: &'static str = "wait_for_messages";
     const CLI: &'static str = "wait";
     const TITLE: &'static str = "Wait for messages";
-    const DESCRIPTION: &'static str = "New inbox mail no earlier wait returned, at once or on arrival; empty on timeout. A mailbox's first wait skips what is there.";
+    const DESCRIPTION: &'static str = "New inbox mail no earlier wait returned, at once or on arrival; empty on timeout. A first wait skips what is there.";
     const EFFECT: Effect = Effect::Updating;
     type Args = WaitArgs;
     type Output = WaitResult;

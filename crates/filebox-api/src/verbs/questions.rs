@@ -1,6 +1,6 @@
-//! The human channel (seed 001): `ask_question` and `task_finish` (also `work_report`, not a
-//! model tool) send a question to the agent's human and block until the answer reaches the
-//! agent's own inbox; `get_answer` looks once; `open_questions` is what a human's page shows.
+//! The human channel (seed 001): `ask_question` and `task_finish` (also `work_report`) send a
+//! question to the agent's human and block until the answer reaches the agent's own inbox;
+//! `get_answer` looks once; `open_questions` is what a human's page shows.
 //!
 //! The wait watches the asker's inbox (the core's change feed: file-system notification, no
 //! polling, no hub needed), so nothing is lost when the hub or the asking process restarts:
@@ -35,7 +35,7 @@ impl Verb for AskQuestion {
     const NAME: &'static str = "ask_question";
     const CLI: &'static str = "ask";
     const TITLE: &'static str = "Ask the human";
-    const DESCRIPTION: &'static str = "Ask your human (decision, clarification, feedback: don't guess) and wait for the answer (text, images, audio, files); after timeout: get_answer.";
+    const DESCRIPTION: &'static str = "Ask your human (decision, clarification, feedback: don't guess) and wait for the answer (text, images, audio, files); timed out: get_answer.";
     const EFFECT: Effect = Effect::Updating;
     type Args = AskArgs;
     type Output = QuestionResult;
@@ -64,7 +64,7 @@ impl Verb for TaskFinish {
     const NAME: &'static str = "task_finish";
     const CLI: &'static str = "report";
     const TITLE: &'static str = "Report finished work";
-    const DESCRIPTION: &'static str = "Before calling a task done, report it to your human and wait for confirmation, corrections or the next task; no reply by timeout: no objection.";
+    const DESCRIPTION: &'static str = "Before calling a task done, report it to your human and wait for confirmation, corrections or the next task; timeout: no objection.";
     const EFFECT: Effect = Effect::Updating;
     type Args = ReportArgs;
     type Output = QuestionResult;
@@ -85,9 +85,8 @@ impl Verb for TaskFinish {
     }
 }
 
-/// `task_finish` under the name seed 001's origin moved to ("finish" made models stop), for
-/// the CLI (`filebox work-report`) and JSON callers; MCP offers models `task_finish` alone (two
-/// identical tools cost the tool list 475 characters and make a model choose between twins).
+/// `task_finish` under the name seed 001's origin moved to ("finish" made models stop): the
+/// same call and result, offered to models too (its description points to `task_finish`'s).
 #[derive(Debug)]
 pub struct WorkReport;
 
@@ -95,10 +94,8 @@ impl Verb for WorkReport {
     const NAME: &'static str = "work_report";
     const CLI: &'static str = "work-report";
     const TITLE: &'static str = "Report work";
-    const DESCRIPTION: &'static str = "task_finish by its other name.";
+    const DESCRIPTION: &'static str = "Same as task_finish.";
     const EFFECT: Effect = Effect::Updating;
-    /// One tool for models is enough: `task_finish` (seed 001's name) is offered.
-    const FOR_MODELS: bool = false;
     type Args = ReportArgs;
     type Output = QuestionResult;
 
@@ -119,7 +116,8 @@ impl Verb for GetAnswer {
     const NAME: &'static str = "get_answer";
     const CLI: &'static str = "answer";
     const TITLE: &'static str = "Get an answer";
-    const DESCRIPTION: &'static str = "A timed-out ask_question or task_finish: its answer, else whether it is open or withdrawn.";
+    const DESCRIPTION: &'static str =
+        "A timed-out ask_question or task_finish: its answer, else open or withdrawn.";
     const EFFECT: Effect = Effect::Updating;
     type Args = GetAnswerArgs;
     type Output = QuestionResult;

@@ -20,7 +20,8 @@ impl Verb for SearchMessages {
     const NAME: &'static str = "search_messages";
     const CLI: &'static str = "search";
     const TITLE: &'static str = "Search messages";
-    const DESCRIPTION: &'static str = "Search titles, bodies, conversations (any language) of your mailbox or all; newest activity first.";
+    const DESCRIPTION: &'static str =
+        "Search titles, bodies, conversations (any language) of your mailbox or all; newest first.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = SearchArgs;
     type Output = SearchResult;

@@ -34,8 +34,8 @@ impl Verb for ListTeams {
     const NAME: &'static str = "list_teams";
     const CLI: &'static str = "teams";
     const TITLE: &'static str = "List Claude Code teams";
-    const DESCRIPTION: &'static str = "Claude Code agent teams, their members, message \
-        and unread counts.";
+    const DESCRIPTION: &'static str = "Claude Code agent teams: members, message and unread \
+        counts.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ListTeamsArgs;
     type Output = TeamsResult;
@@ -101,7 +101,7 @@ impl Verb for ReadTeamInbox {
     const CLI: &'static str = "teams read";
     const TITLE: &'static str = "Read a team inbox";
     const DESCRIPTION: &'static str = "A Claude Code team member's unread messages, marked \
-        read (not for a member a live session polls).";
+        read (not for one a live session polls).";
     const EFFECT: Effect = Effect::Updating;
     type Args = ReadTeamInboxArgs;
     type Output = TeamInboxResult;

@@ -19,7 +19,8 @@ impl Verb for ListThreads {
     const NAME: &'static str = "list_threads";
     const CLI: &'static str = "threads";
     const TITLE: &'static str = "List threads";
-    const DESCRIPTION: &'static str = "Your threads, latest activity first: id, title, messages and replies you hold, last activity.";
+    const DESCRIPTION: &'static str =
+        "Your threads, latest activity first: id, title, message and reply counts, last activity.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ThreadsArgs;
     type Output = ThreadsResult;
@@ -54,7 +55,7 @@ impl Verb for GetThread {
     const NAME: &'static str = "get_thread";
     const CLI: &'static str = "thread";
     const TITLE: &'static str = "Get a thread";
-    const DESCRIPTION: &'static str = "A message's thread from every mailbox as a tree (replies: id#n): sender, recipient, status, forks, obsolete nodes; no bodies.";
+    const DESCRIPTION: &'static str = "A message's thread from every mailbox as a tree (replies: id#n): sender, recipient, status, forks; no bodies.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ThreadArgs;
     type Output = ThreadResult;
@@ -78,7 +79,7 @@ impl Verb for ForkThread {
     const NAME: &'static str = "fork_thread";
     const CLI: &'static str = "fork";
     const TITLE: &'static str = "Fork a thread";
-    const DESCRIPTION: &'static str = "Restart a thread from an earlier node with a message carrying compressed context; later nodes of that branch become obsolete, none deleted.";
+    const DESCRIPTION: &'static str = "Restart a thread from an earlier node with compressed context; that branch's later nodes become obsolete (kept).";
     const EFFECT: Effect = Effect::Updating;
     type Args = ForkArgs;
     type Output = ForkResult;
