@@ -187,6 +187,11 @@ mod tests {
         Mailbox::open(AgentId::new("a").unwrap(), dir.path().join("a")).unwrap()
     }
 
+    /// A wait that returns at once: what arrived since the last one.
+    fn look(mb: &Mailbox) -> Arrivals {
+        mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap()
+    }
+
     fn ids(arrivals: &Arrivals) -> Vec<&str> {
         arrivals.messages.iter().map(|m| m.header.id()).collect()
     }
@@ -196,26 +201,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mb = mailbox(&dir);
         put(&mb, "00000001"); // before any wait: the baseline
-        let first = mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap();
+        let first = look(&mb);
         assert!(first.messages.is_empty() && first.unreadable.is_empty());
         put(&mb, "00000002"); // while no one waits
         let got = mb
             .wait_for_mail(Some(Duration::from_secs(60)), NEVER)
             .unwrap();
         assert_eq!(ids(&got), ["00000002-0000"]);
-        assert!(
-            mb.wait_for_mail(Some(Duration::ZERO), NEVER)
-                .unwrap()
-                .messages
-                .is_empty()
-        );
+        assert!(look(&mb).messages.is_empty());
     }
 
     #[test]
     fn wakes_on_delivery_and_on_cancellation() {
         let dir = tempfile::tempdir().unwrap();
         let mb = mailbox(&dir);
-        mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap();
+        look(&mb);
         // Delivered whenever the thread runs: before the wait looks, or while it sleeps.
         let sender = mb.clone();
         let delivery = std::thread::spawn(move || put(&sender, "00000003"));
@@ -237,7 +237,7 @@ mod tests {
     fn waits_running_at_once_never_return_the_same_message() {
         let dir = tempfile::tempdir().unwrap();
         let mb = mailbox(&dir);
-        mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap();
+        look(&mb);
         let sent: BTreeSet<String> = (0..40).map(|i| format!("{i:08}")).collect();
         let sender = mb.clone();
         let to_send = sent.clone();
@@ -279,7 +279,7 @@ mod tests {
     fn a_claim_never_committed_leaves_its_mail_to_the_next_wait() {
         let dir = tempfile::tempdir().unwrap();
         let mb = mailbox(&dir);
-        mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap();
+        look(&mb);
         put(&mb, "00000006");
         // A waiter that found the mail and died before reporting it: the claim is dropped.
         let (found, claim) = mb.claim_mail(Some(Duration::ZERO), NEVER).unwrap();
@@ -289,37 +289,26 @@ mod tests {
         assert_eq!(ids(&again), ["00000006-0000"]);
         // Another wait meanwhile waits for the claim, then finds it committed: never twice.
         let other = mb.clone();
-        let rival = std::thread::spawn(move || {
-            other
-                .wait_for_mail(Some(Duration::ZERO), NEVER)
-                .unwrap()
-                .messages
-                .len()
-        });
+        let rival = std::thread::spawn(move || look(&other).messages.len());
         claim.commit().unwrap();
         assert_eq!(rival.join().unwrap(), 0);
-        assert!(
-            mb.wait_for_mail(Some(Duration::ZERO), NEVER)
-                .unwrap()
-                .messages
-                .is_empty()
-        );
+        assert!(look(&mb).messages.is_empty());
     }
 
     #[test]
     fn an_unreadable_arrival_is_reported_and_returned_once_it_can_be_read() {
         let dir = tempfile::tempdir().unwrap();
         let mb = mailbox(&dir);
-        mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap();
+        look(&mb);
         // Another tool creates the file, then writes it in place.
         let path = mb.folder_path(Folder::Inbox).join(name("00000004"));
         std::fs::write(&path, "").unwrap();
-        let early = mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap();
+        let early = look(&mb);
         assert!(early.messages.is_empty());
         assert_eq!(early.unreadable.len(), 1);
         assert_eq!(early.unreadable[0].path, path);
         std::fs::write(&path, text("00000004")).unwrap();
-        let got = mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap();
+        let got = look(&mb);
         assert_eq!(ids(&got), ["00000004-0000"]);
         assert!(got.unreadable.is_empty());
     }
@@ -330,7 +319,7 @@ mod tests {
         let mb = mailbox(&dir);
         put(&mb, "00000001");
         // The agent's first wait sets the cursor past 00000001.
-        mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap();
+        look(&mb);
         put(&mb, "00000002");
         // The watch starts from now: 00000002, which came before it, is not news to it.
         let mut watch = mb.watch_inbox().unwrap();
@@ -353,7 +342,7 @@ mod tests {
                 .is_empty()
         );
         // ...and still new to the agent's wait, with what came before the watch.
-        let got = mb.wait_for_mail(Some(Duration::ZERO), NEVER).unwrap();
+        let got = look(&mb);
         assert_eq!(ids(&got), ["00000002-0000", "00000003-0000"]);
     }
 
