@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::agent::AgentId;
 use crate::choice::AgentKind;
 use crate::error::{Error, Result};
+use crate::mailbox::Mailbox;
 use crate::store;
 
 /// The name of the per-project folder that holds a config.
@@ -221,6 +222,19 @@ impl Config {
                 reason: format!("agent {id} has no mailbox_path (nor a \"hub\" it lives on)"),
             }),
         }
+    }
+
+    /// An agent's mailbox, opened to read: nothing created, nothing recovered.
+    pub fn mailbox_to_read(&self, id: &AgentId) -> Result<Mailbox> {
+        Mailbox::open_to_read(id.clone(), self.mailbox_path(id)?)
+    }
+
+    /// Every agent's mailbox that opens to read, with its agent; the others are skipped.
+    pub fn readable_mailboxes(&self) -> impl Iterator<Item = (&AgentId, Mailbox)> {
+        self.file
+            .agents
+            .keys()
+            .filter_map(|id| Some((id, self.mailbox_to_read(id).ok()?)))
     }
 
     pub fn max_body_bytes(&self) -> usize {

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::index::Index;
 use crate::mailbox::parse_bytes;
 use crate::mailroom::{Mailroom, Unusable};
-use crate::message::{MessageType, field, render};
+use crate::message::{MessageType, comma_list, field, render};
 use crate::send::SendRequest;
 use crate::status::Status;
 use crate::store::{self, Moved};
@@ -93,13 +93,8 @@ impl Mailroom {
             .map(|n| n.id.clone())
             .collect();
         let to = if request.to.is_empty() {
-            let others: Vec<String> = point
-                .to
-                .split(',')
-                .map(str::trim)
-                .filter(|a| !a.is_empty() && *a != self.me().as_str())
-                .map(str::to_owned)
-                .collect();
+            let mut others = comma_list(&point.to);
+            others.retain(|a| a != self.me().as_str());
             if others.is_empty() {
                 vec![point.from.clone()]
             } else {

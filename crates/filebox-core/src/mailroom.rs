@@ -59,7 +59,7 @@ impl Mailroom {
 
     /// Any configured agent's mailbox, opened to read: nothing created, nothing recovered.
     pub fn mailbox_to_read(&self, agent: &AgentId) -> Result<Mailbox> {
-        Mailbox::open_to_read(agent.clone(), self.mailbox_root(agent)?)
+        self.config.mailbox_to_read(agent)
     }
 
     pub fn mailbox_root(&self, agent: &AgentId) -> Result<PathBuf> {

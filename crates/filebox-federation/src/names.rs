@@ -4,7 +4,7 @@
 //! ci-1), in every place a name appears: the header's people fields, the conversation's
 //! `from`/`to` and the processing history's `by`.
 
-use filebox_core::message::field;
+use filebox_core::message::{comma_list, field};
 use filebox_core::{AgentId, Message};
 
 /// The header fields that name agents (one, or a comma-separated list).
@@ -54,7 +54,7 @@ pub(crate) fn people(message: &Message) -> Vec<String> {
                 .conversation
                 .iter()
                 .flat_map(|c| [c.from.clone(), c.to.clone()])
-                .flat_map(|list| split(&list)),
+                .flat_map(|list| comma_list(&list)),
         )
         .collect();
     names.sort();
@@ -80,7 +80,7 @@ pub(crate) fn from_subject_token(token: &str) -> filebox_core::Result<AgentId> {
 
 fn rename_all(message: &mut Message, rename: &dyn Fn(&str) -> String) {
     let rename_list = |list: &str| -> String {
-        split(list)
+        comma_list(list)
             .iter()
             .map(|n| rename(n))
             .collect::<Vec<_>>()
@@ -99,14 +99,6 @@ fn rename_all(message: &mut Message, rename: &dyn Fn(&str) -> String) {
     for entry in &mut message.processing {
         entry.by = rename_list(&entry.by);
     }
-}
-
-fn split(list: &str) -> Vec<String> {
-    list.split(',')
-        .map(str::trim)
-        .filter(|n| !n.is_empty())
-        .map(str::to_owned)
-        .collect()
 }
 
 #[cfg(test)]

@@ -249,10 +249,7 @@ impl Outbound {
                     .into_iter()
                     .filter(|c| c.kind == ChangeKind::Arrived)
                 {
-                    let Ok(mailbox) = config
-                        .mailbox_path(&change.agent)
-                        .and_then(|root| Mailbox::open_to_read(change.agent.clone(), root))
-                    else {
+                    let Ok(mailbox) = config.mailbox_to_read(&change.agent) else {
                         continue;
                     };
                     candidates.extend(candidate(
@@ -286,7 +283,7 @@ impl Outbound {
         c: &Candidate,
         stop: &dyn Fn() -> bool,
     ) -> anyhow::Result<()> {
-        let mailbox = Mailbox::open_to_read(c.agent.clone(), config.mailbox_path(&c.agent)?)?;
+        let mailbox = config.mailbox_to_read(&c.agent)?;
         // Gone since (moved on by its owner): whatever it became is a candidate of its own.
         let Some(envelope) = mailbox.envelope(c.folder, &c.file).ok().flatten() else {
             return Ok(());
@@ -389,13 +386,7 @@ fn candidate(
 /// Everything the files call for now, published or not (for `federation status`).
 pub(crate) fn pending(config: &Config, me: &str) -> anyhow::Result<Vec<Outgoing>> {
     let mut out = Vec::new();
-    for agent in config.file.agents.keys() {
-        let Ok(mailbox) = config
-            .mailbox_path(agent)
-            .and_then(|root| Mailbox::open_to_read(agent.clone(), root))
-        else {
-            continue;
-        };
+    for (agent, mailbox) in config.readable_mailboxes() {
         for folder in Folder::ALL {
             let (files, _) = mailbox.file_names(folder)?;
             for file in files {

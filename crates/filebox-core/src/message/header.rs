@@ -124,15 +124,7 @@ impl Header {
 
     /// A field that holds a comma list (CC, References, Obsoletes).
     pub fn list(&self, key: &str) -> Vec<String> {
-        self.get(key)
-            .map(|v| {
-                v.split(',')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default()
+        self.get(key).map(comma_list).unwrap_or_default()
     }
 
     /// The version the fields call for: 1.1 once any v1.1 field is set, else what the file said.
@@ -156,4 +148,18 @@ fn single_line(value: &str) -> String {
         .join(" ")
         .trim()
         .to_owned()
+}
+
+/// The items of a comma list: trimmed, empty ones dropped.
+///
+/// ```
+/// assert_eq!(filebox_core::message::comma_list(" a, b,,c "), ["a", "b", "c"]);
+/// ```
+pub fn comma_list(value: &str) -> Vec<String> {
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
 }

@@ -10,7 +10,7 @@ mod round_trip_tests;
 mod structure;
 
 pub use file_name::{FileName, MessageIdShort, file_name_for, slug};
-pub use header::{Header, field};
+pub use header::{Header, comma_list, field};
 pub use kind::MessageType;
 pub use parse::{ParseError, parse, parse_header};
 pub use render::render;

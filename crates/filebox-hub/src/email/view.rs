@@ -2,7 +2,7 @@
 //! 004's names, and the times seed 004 asks for, derived from the file.
 
 use filebox_api::MessageDetail;
-use filebox_core::message::field;
+use filebox_core::message::{comma_list, field};
 
 use filebox_core::{Priority, SourceType};
 
@@ -26,17 +26,7 @@ pub(crate) fn agent_email(owner: &str, detail: &MessageDetail) -> AgentEmail {
             .map(|(_, v)| v.trim().to_owned())
             .filter(|v| !v.is_empty())
     };
-    let list = |key: &str| -> Vec<String> {
-        header(key)
-            .map(|v| {
-                v.split(',')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+    let list = |key: &str| header(key).as_deref().map(comma_list).unwrap_or_default();
     let last_reply = detail.conversation.last().map(|c| c.timestamp.clone());
     let delivered_at = (detail.status != "pending").then(|| {
         last_reply

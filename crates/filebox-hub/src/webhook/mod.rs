@@ -137,7 +137,7 @@ fn due_in(
 
 /// The webhooks `agent`'s copies of message `id` owe (none if it has no copy).
 fn webhooks_in(config: &Config, agent: &AgentId, id: &str) -> filebox_core::Result<Vec<Webhook>> {
-    let mailbox = Mailbox::open_to_read(agent.clone(), config.mailbox_path(agent)?)?;
+    let mailbox = config.mailbox_to_read(agent)?;
     Ok(fullest_copy(&mailbox, &MessageRef::parse(id)?)?
         .map(|(_, message)| ledger::owed(agent, &message))
         .unwrap_or_default())
@@ -183,13 +183,7 @@ fn fullest_copy(
 /// Every due webhook of every mailbox (at start, and after lost events).
 fn due_everywhere(config: &Config) -> Vec<(String, Webhook)> {
     let mut due = Vec::new();
-    for agent in config.file.agents.keys() {
-        let Ok(mailbox) = config
-            .mailbox_path(agent)
-            .and_then(|root| Mailbox::open_to_read(agent.clone(), root))
-        else {
-            continue;
-        };
+    for (agent, mailbox) in config.readable_mailboxes() {
         let with_callback: BTreeSet<String> = Folder::ALL
             .iter()
             .filter_map(|folder| mailbox.list(*folder).ok())
