@@ -2,6 +2,7 @@
 //! from the files and brought up to date before every query (see `sync.rs`), so it can be
 //! deleted at any time and never hides a message that a listing shows.
 
+mod keys;
 mod listing;
 mod query;
 mod record;
@@ -11,6 +12,7 @@ mod sync;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 
 use crate::error::{Error, Result};
@@ -24,7 +26,7 @@ pub(crate) use record::Record;
 pub(crate) use record::Row;
 
 /// Bump when the schema or what is indexed changes: an older database is rebuilt.
-const SCHEMA_VERSION: i64 = 6;
+const SCHEMA_VERSION: i64 = 7;
 
 /// Held while the database files are deleted, so two processes never rebuild at once.
 const LOCK: &str = "index.lock";
@@ -32,14 +34,26 @@ const LOCK: &str = "index.lock";
 /// How much of the database file SQLite may map into memory instead of reading it.
 const MMAP_BYTES: i64 = 256 * 1024 * 1024;
 
+/// How long a connection waits for another process's write lock.
+const BUSY: Duration = Duration::from_secs(10);
+
+/// How large the write-ahead log may grow before the writer that finds it so checkpoints it
+/// into the database and empties it. A checkpoint costs fsyncs, while every process that opens
+/// the index first reads the whole log (SQLite rebuilds its in-memory index of it): 4 MiB is
+/// about fifty deliveries and a few milliseconds of reading at most.
+const WAL_LIMIT: u64 = 4 * 1024 * 1024;
+
 // Architecture Invariant: a row's rowid orders rows by activity (see `record::activity_key`),
 // so "newest activity first" is rowid order, which both the table and FTS5's doclists walk
 // natively: a query stops after LIMIT hits instead of sorting every match.
 const SCHEMA: &str = "
 CREATE TABLE dirs(
     folder TEXT PRIMARY KEY, mtime INTEGER, journal_ino INTEGER, journal_len INTEGER,
-    skipped INTEGER, entries BLOB
+    skipped INTEGER, added BLOB, removed BLOB
 );
+-- Each folder's sorted entry keys at its last listing (800 KB for 100,000 files): a row of its
+-- own, rewritten only then, while deliveries change the small blobs in `dirs` (keys.rs).
+CREATE TABLE entries(folder TEXT PRIMARY KEY, keys BLOB);
 CREATE TABLE messages(
     rowid INTEGER PRIMARY KEY,
     folder TEXT NOT NULL,
@@ -102,6 +116,29 @@ impl Index {
     fn error(&self, error: rusqlite::Error) -> Error {
         index_error(&self.path, error)
     }
+
+    /// After a write: when the write-ahead log is past [`WAL_LIMIT`], copy it into the
+    /// database and empty it. Never waits for readers of other processes: a checkpoint they
+    /// keep from finishing is done by a later writer.
+    fn checkpoint_if_large(&self) -> Result<()> {
+        let wal = PathBuf::from(format!("{}-wal", self.path.display()));
+        if std::fs::metadata(&wal).map_or(true, |meta| meta.len() < WAL_LIMIT) {
+            return Ok(());
+        }
+        self.conn
+            .busy_timeout(Duration::ZERO)
+            .map_err(|e| self.error(e))?;
+        // A row (busy, log frames, checkpointed frames): busy when readers kept it from
+        // emptying the log, which is not an error.
+        let checkpoint = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        self.conn.busy_timeout(BUSY).map_err(|e| self.error(e))?;
+        match checkpoint {
+            Err(e) if e.sqlite_error_code() != Some(ErrorCode::DatabaseBusy) => Err(self.error(e)),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// An index database as [`connect`] found it.
@@ -116,10 +153,19 @@ fn connect(path: &Path) -> Result<Opened> {
     store::create_private_file(path)?;
     let setup = || -> rusqlite::Result<Opened> {
         let mut conn = Connection::open(path)?;
-        conn.busy_timeout(Duration::from_secs(10))?;
+        conn.busy_timeout(BUSY)?;
         // A derived index may lose its last transactions in a power cut: the next sync redoes
-        // them from the files.
+        // them from the files (ARCHITECTURE.md, "Index durability"). In WAL mode a commit then
+        // writes the log without an fsync.
         conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // Every command is a short-lived process whose connection is the last to close: SQLite
+        // would checkpoint the log into the database and delete it on every close (two
+        // fsyncs), and the next writer would create it again (two more: the new log and its
+        // folder). The log stays instead, and is checkpointed when it grows past `WAL_LIMIT`
+        // (`Index::checkpoint_if_large`), not by SQLite's automatic checkpoints: those leave
+        // the log full, and each next process would copy all of it again.
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+        conn.pragma_update(None, "wal_autocheckpoint", 0)?;
         conn.pragma_update(None, "mmap_size", MMAP_BYTES)?;
         // The common case, an existing index, is a read: no write lock on every open.
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
@@ -216,7 +262,7 @@ pub fn rebuild(mailbox: &Mailbox) -> Result<Index> {
 fn empty(conn: &mut Connection) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute_batch(
-        "DELETE FROM dirs; DELETE FROM messages; DELETE FROM listed;
+        "DELETE FROM dirs; DELETE FROM entries; DELETE FROM messages; DELETE FROM listed;
          INSERT INTO fts(fts) VALUES('delete-all');",
     )?;
     tx.commit()

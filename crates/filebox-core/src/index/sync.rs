@@ -7,9 +7,8 @@
 //! renamed or deleted; a writer killed before its journal line) the folder's file names and
 //! inode numbers (one `readdir`, no `stat` per file) are compared with the index, and only
 //! files that appeared, vanished or were replaced (every store rewrite is a rename: a new
-//! inode) are read. That comparison is of sorted numbers, one per (name, inode), kept as one
-//! blob per folder. A file edited in place, keeping its inode and its folder's mtime, needs
-//! `reindex`.
+//! inode) are read. That comparison is of sorted numbers, one per (name, inode) (`keys.rs`).
+//! A file edited in place, keeping its inode and its folder's mtime, needs `reindex`.
 
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
@@ -18,6 +17,7 @@ use std::time::{Duration, SystemTime};
 
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 
+use super::keys::Keys;
 use super::record::{ACTIVITY_SHIFT, Record, activity_key};
 use super::{Index, segment};
 use crate::error::{Error, IoContext, Result};
@@ -71,7 +71,8 @@ impl Index {
                 Failure::Core(e) => e,
             })?;
         }
-        tx.commit().map_err(sql)
+        tx.commit().map_err(sql)?;
+        self.checkpoint_if_large()
     }
 }
 
@@ -98,13 +99,13 @@ struct Seen {
     since: Since,
     /// Entries of the folder a listing skips (symlinks, odd names), at the last listing.
     skipped: i64,
-    keys: Vec<i64>,
+    keys: Keys,
 }
 
 fn seen(tx: &Transaction<'_>, folder: Folder) -> rusqlite::Result<Seen> {
     let row = tx
         .query_row(
-            "SELECT mtime, journal_ino, journal_len, skipped, entries FROM dirs WHERE folder = ?1",
+            "SELECT mtime, journal_ino, journal_len, skipped FROM dirs WHERE folder = ?1",
             [folder.as_str()],
             |r| {
                 Ok((
@@ -112,17 +113,16 @@ fn seen(tx: &Transaction<'_>, folder: Folder) -> rusqlite::Result<Seen> {
                     r.get::<_, Option<i64>>(1)?,
                     r.get::<_, Option<i64>>(2)?,
                     r.get::<_, Option<i64>>(3)?,
-                    r.get::<_, Option<Vec<u8>>>(4)?,
                 ))
             },
         )
         .optional()?;
-    let Some((mtime, ino, len, skipped, keys)) = row else {
+    let Some((mtime, ino, len, skipped)) = row else {
         return Ok(Seen {
             mtime: None,
             since: Since::Unread,
             skipped: 0,
-            keys: Vec::new(),
+            keys: Keys::default(),
         });
     };
     let since = match mtime {
@@ -133,7 +133,7 @@ fn seen(tx: &Transaction<'_>, folder: Folder) -> rusqlite::Result<Seen> {
         mtime,
         since,
         skipped: skipped.unwrap_or_default(),
-        keys: decode_entries(keys.as_deref()),
+        keys: Keys::load(tx, folder.as_str())?,
     })
 }
 
@@ -158,7 +158,7 @@ fn sync_folder(tx: &Transaction<'_>, mailbox: &Mailbox, folder: Folder) -> Resul
             journal: snapshot.journal,
             skipped: seen.skipped,
         };
-        return record(tx, folder, &seen_now, &keys);
+        return record(tx, folder, &seen_now, keys);
     }
     let stamp = snapshot.folder.as_ref().and_then(trusted_mtime);
     let (entries, problems) = mailbox.file_entries_unsorted(folder)?;
@@ -168,7 +168,7 @@ fn sync_folder(tx: &Transaction<'_>, mailbox: &Mailbox, folder: Folder) -> Resul
         .map(|(n, (name, ino))| (entry_key(name.as_str(), *ino), n))
         .collect();
     now.sort_unstable();
-    let indexed = seen.keys;
+    let indexed = seen.keys.all();
     // Both sorted: one merge finds what vanished (or was replaced) and what appeared.
     let (mut at_now, mut at_indexed) = (0, 0);
     let mut appeared = Vec::new();
@@ -210,17 +210,17 @@ fn sync_folder(tx: &Transaction<'_>, mailbox: &Mailbox, folder: Folder) -> Resul
         journal: snapshot.journal,
         skipped: problems.len() as i64,
     };
-    record(tx, folder, &seen_now, &kept)
+    record(tx, folder, &seen_now, Keys::listed(kept))
 }
 
-/// Apply journal entries to the index and to the folder's sorted entry keys; `false` when a
-/// file could not be read (the folder is then listed again at the next sync).
+/// Apply journal entries to the index and to the folder's entry keys; `false` when a file
+/// could not be read (the folder is then listed again at the next sync).
 fn apply(
     tx: &Transaction<'_>,
     mailbox: &Mailbox,
     folder: Folder,
     entries: &[Entry],
-    keys: &mut Vec<i64>,
+    keys: &mut Keys,
 ) -> Result<bool, Failure> {
     let mut complete = true;
     for entry in entries {
@@ -234,24 +234,20 @@ fn apply(
         let key = entry_key(name.as_str(), entry.ino);
         match entry.kind {
             Kind::Removed => {
-                if let Ok(at) = keys.binary_search(&key) {
-                    keys.remove(at);
-                }
+                keys.remove(key);
                 vanished(tx, folder, key)?;
             }
             Kind::Added => {
-                if keys.binary_search(&key).is_ok() {
+                if keys.contains(key) {
                     continue; // indexed already (the listing that recorded the position saw it)
                 }
                 for old in replaced(tx, folder, &name)? {
-                    if let Ok(at) = keys.binary_search(&old) {
-                        keys.remove(at);
-                    }
+                    keys.remove(old);
                 }
-                if !insert(tx, mailbox, folder, &name, key)? {
+                if insert(tx, mailbox, folder, &name, key)? {
+                    keys.insert(key);
+                } else {
                     complete = false;
-                } else if let Err(at) = keys.binary_search(&key) {
-                    keys.insert(at, key);
                 }
             }
         }
@@ -286,11 +282,11 @@ fn record(
     tx: &Transaction<'_>,
     folder: Folder,
     seen: &Recorded,
-    keys: &[i64],
+    keys: Keys,
 ) -> Result<(), Failure> {
     tx.prepare_cached(
-        "INSERT OR REPLACE INTO dirs(folder, mtime, journal_ino, journal_len, skipped, entries)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT OR REPLACE INTO dirs(folder, mtime, journal_ino, journal_len, skipped)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
     .execute(params![
         folder.as_str(),
@@ -298,8 +294,8 @@ fn record(
         seen.journal.map(|(ino, _)| ino as i64),
         seen.journal.map(|(_, len)| len as i64),
         seen.skipped,
-        encode_entries(keys)
     ])?;
+    keys.store(tx, folder.as_str())?;
     Ok(())
 }
 
@@ -313,19 +309,6 @@ fn entry_key(name: &str, ino: u64) -> i64 {
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
     hash as i64
-}
-
-/// The sorted entry keys of a folder as last indexed, stored as one blob per folder: reading
-/// them is one row however many files the folder holds.
-fn encode_entries(keys: &[i64]) -> Vec<u8> {
-    keys.iter().flat_map(|k| k.to_le_bytes()).collect()
-}
-
-fn decode_entries(blob: Option<&[u8]>) -> Vec<i64> {
-    blob.unwrap_or_default()
-        .chunks_exact(8)
-        .map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default()))
-        .collect()
 }
 
 /// Remove the rows of an entry that left the folder.

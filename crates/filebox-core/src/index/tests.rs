@@ -618,3 +618,26 @@ fn a_listing_from_the_index_is_the_listing_from_the_files() {
         format!("{:?}", mb.list(Folder::Inbox).unwrap().problems)
     );
 }
+
+#[test]
+fn the_write_ahead_log_outlives_a_connection_and_is_emptied_when_large() {
+    let (_dir, mb) = mailbox();
+    let wal = mb.state_dir().join("index.db-wal");
+    let wal_len = || fs::metadata(&wal).map_or(0, |m| m.len());
+    put(&mb, Folder::Inbox, "aaaaaaaa-1", "t", "kiwi");
+    drop(Index::open(&mb).unwrap());
+    // Closing did not checkpoint: the next process reads the index from the log.
+    assert!(wal_len() > 0);
+    assert_eq!(ids(&mut Index::open(&mb).unwrap(), "kiwi"), ["aaaaaaaa-1"]);
+    // A sync that writes more than the limit leaves the log emptied into the database.
+    for n in 0..200 {
+        let body: String = (0..3_000).map(|w| format!("w{n}x{w} ")).collect();
+        put(&mb, Folder::Inbox, &format!("{n:08}-big"), "t", &body);
+    }
+    drop(Index::open(&mb).unwrap());
+    assert!(wal_len() < super::WAL_LIMIT, "{} bytes of log", wal_len());
+    assert_eq!(
+        ids(&mut Index::open(&mb).unwrap(), "w7x2999"),
+        ["00000007-big"]
+    );
+}
