@@ -117,7 +117,12 @@ impl Config {
             path: path.to_owned(),
             reason: e.to_string(),
         })?;
-        let file: ConfigFile = serde_json::from_slice(&bytes).map_err(|e| Error::Config {
+        Config::parse(path, &bytes)
+    }
+
+    /// Validate the bytes of the config file at `path`.
+    pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Config> {
+        let file: ConfigFile = serde_json::from_slice(bytes).map_err(|e| Error::Config {
             path: path.to_owned(),
             reason: e.to_string(),
         })?;

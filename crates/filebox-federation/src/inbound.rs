@@ -7,12 +7,12 @@
 //! `federation/refused` beside the config, with the reason, and terminated.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
 use async_nats::jetstream::{self, AckKind, consumer, message::PublishMessage};
+use filebox_core::LiveConfig;
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
@@ -36,7 +36,7 @@ const MAX_RETRY_DELAY: Duration = Duration::from_secs(2);
 
 /// The receiver of one hub.
 pub(crate) struct Inbound {
-    pub(crate) config_path: PathBuf,
+    pub(crate) config: Arc<LiveConfig>,
     pub(crate) me: String,
     pub(crate) js: jetstream::Context,
     pub(crate) published: Arc<Mutex<Published>>,
@@ -114,11 +114,11 @@ impl Inbound {
             message_id: header(wire::MESSAGE_ID_HEADER),
         };
         let payload = message.payload.to_vec();
-        let config_path = self.config_path.clone();
+        let config = self.config.clone();
         let me = self.me.clone();
         let published = self.published.clone();
         let applied = tokio::task::spawn_blocking(move || {
-            apply(&config_path, &me, &subject, &headers, &payload, &published)
+            apply(&config, &me, &subject, &headers, &payload, &published)
         })
         .await
         .context("the delivery thread panicked")?;
@@ -147,7 +147,7 @@ impl Inbound {
                     "filebox serve: federation (hub {}): refused {}: {e:#}",
                     self.me, message.subject
                 );
-                set_aside(&self.config_path, &message.subject, &e, &message.payload)?;
+                set_aside(self.config.path(), &message.subject, &e, &message.payload)?;
                 message
                     .double_ack_with(AckKind::Term)
                     .await
@@ -182,7 +182,7 @@ impl Inbound {
 
 /// Apply one message of the stream; for mail, the delivery receipt to publish.
 fn apply(
-    config_path: &std::path::Path,
+    live: &LiveConfig,
     me: &str,
     subject: &str,
     headers: &Headers,
@@ -191,20 +191,13 @@ fn apply(
 ) -> Result<Option<Outgoing>, Failure> {
     match wire::addressed(subject, me) {
         Some(Addressed::Mail { from, agent }) => {
-            let receipt = receive::mail(
-                config_path,
-                me,
-                &from,
-                &agent,
-                headers.file.as_deref(),
-                payload,
-            )?;
+            let receipt = receive::mail(live, me, &from, &agent, headers.file.as_deref(), payload)?;
             outbound::event(&from, me, receipt)
                 .map(Some)
                 .map_err(Failure::Retry)
         }
         Some(Addressed::Attachment { agent, .. }) => receive::attachment(
-            config_path,
+            live,
             me,
             &agent,
             headers.message_id.as_deref(),
@@ -213,7 +206,7 @@ fn apply(
         )
         .map(|()| None),
         Some(Addressed::Event { from }) => {
-            let event = receive::event(config_path, me, &from, payload)?;
+            let event = receive::event(live, me, &from, payload)?;
             // The hub that sent an obsolete mark has it: never send it back.
             if let Event::Obsolete { .. } = &event {
                 let key = wire::event_id(&from, &event);

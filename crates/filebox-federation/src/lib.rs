@@ -20,7 +20,7 @@ mod wire;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use filebox_core::Config;
+use filebox_core::LiveConfig;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -43,11 +43,16 @@ impl Running {
     }
 }
 
-/// Start the federation of `config`'s hub, when the config has a `federation` section;
-/// `Ok(None)` when it has none. Returns at once: NATS is reached in the background, and both
-/// halves keep trying while it is away. A malformed section is an error (the hub refuses to
-/// start rather than silently not federating).
-pub async fn start(config: &Config, stop: CancellationToken) -> anyhow::Result<Option<Running>> {
+/// Start the federation of the hub whose config `live` keeps current (the hub's handle: both
+/// halves read the config through it), when the config has a `federation` section; `Ok(None)`
+/// when it has none. Returns at once: NATS is reached in the background, and both halves keep
+/// trying while it is away. A malformed section is an error (the hub refuses to start rather
+/// than silently not federating).
+pub async fn start(
+    live: &Arc<LiveConfig>,
+    stop: CancellationToken,
+) -> anyhow::Result<Option<Running>> {
+    let config = &live.current()?;
     let Some(settings) = Settings::of(config)? else {
         return Ok(None);
     };
@@ -55,13 +60,13 @@ pub async fn start(config: &Config, stop: CancellationToken) -> anyhow::Result<O
     let js = connect::jetstream(client);
     let published = Arc::new(Mutex::new(published::Published::load(config)?));
     let inbound = inbound::Inbound {
-        config_path: config.path.clone(),
+        config: Arc::clone(live),
         me: settings.hub.clone(),
         js: js.clone(),
         published: published.clone(),
     };
     let outbound = outbound::Outbound {
-        config_path: config.path.clone(),
+        config: Arc::clone(live),
         me: settings.hub.clone(),
         js,
         runtime: tokio::runtime::Handle::current(),

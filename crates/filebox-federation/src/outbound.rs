@@ -17,7 +17,6 @@
 use std::collections::HashSet;
 use std::io::ErrorKind;
 use std::os::unix::fs::MetadataExt;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -26,7 +25,8 @@ use async_nats::jetstream::{self, message::PublishMessage};
 use filebox_core::attachment::split_links;
 use filebox_core::message::{FileName, field, render};
 use filebox_core::{
-    AgentId, ChangeKind, Config, Envelope, Error, Feed, Folder, Mailbox, Message, Status, travelled,
+    AgentId, ChangeKind, Config, Envelope, Error, Feed, Folder, LiveConfig, Mailbox, Message,
+    Status, travelled,
 };
 
 use crate::names;
@@ -211,7 +211,7 @@ struct Candidate {
 
 /// The publisher of one hub.
 pub(crate) struct Outbound {
-    pub(crate) config_path: PathBuf,
+    pub(crate) config: Arc<LiveConfig>,
     pub(crate) me: String,
     pub(crate) js: jetstream::Context,
     pub(crate) runtime: tokio::runtime::Handle,
@@ -224,7 +224,7 @@ impl Outbound {
         let mut feed = Feed::new();
         let mut watched: HashSet<AgentId> = HashSet::new();
         while !stop() {
-            let config = Config::load(&self.config_path)?;
+            let config = self.config.current()?;
             let mut candidates = Vec::new();
             for agent in config.file.agents.keys() {
                 if watched.contains(agent) {

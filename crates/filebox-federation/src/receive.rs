@@ -6,11 +6,10 @@
 //! name is checked against the hub the subject says it came from: a hub speaks only for its
 //! own agents.
 
-use std::path::Path;
-
 use filebox_core::message::{FileName, field, parse};
 use filebox_core::{
-    AgentEntry, AgentId, Config, ENTRY_SEPARATOR, Error, Folder, Mailroom, Message, MessageRef,
+    AgentEntry, AgentId, Config, ENTRY_SEPARATOR, Error, Folder, LiveConfig, Mailroom, Message,
+    MessageRef,
 };
 
 use crate::names;
@@ -55,14 +54,14 @@ fn local_agent(config: &Config, me: &str, agent_token: &str) -> Result<AgentId, 
 /// Keep an attachment of a mail for `agent_token` that hub `from` published (just before the
 /// mail that links to it).
 pub(crate) fn attachment(
-    config_path: &Path,
+    live: &LiveConfig,
     me: &str,
     agent_token: &str,
     id: Option<&str>,
     name: Option<&str>,
     payload: &[u8],
 ) -> Result<(), Failure> {
-    let config = Config::load(config_path)?;
+    let config = live.current()?;
     let agent = local_agent(&config, me, agent_token)?;
     let id = id.ok_or_else(|| refused("an attachment without a Filebox-Message-Id header"))?;
     let name = name.ok_or_else(|| refused("an attachment without a Filebox-File header"))?;
@@ -83,14 +82,14 @@ pub(crate) fn attachment(
 /// Deliver a mail for `agent_token` (the subject's agent) that hub `from` published; returns
 /// the delivery receipt to send back once the file is on disk.
 pub(crate) fn mail(
-    config_path: &Path,
+    live: &LiveConfig,
     me: &str,
     from: &str,
     agent_token: &str,
     file: Option<&str>,
     payload: &[u8],
 ) -> Result<Event, Failure> {
-    let config = Config::load(config_path)?;
+    let config = live.current()?;
     let agent = local_agent(&config, me, agent_token)?;
     let file = FileName::new(file.ok_or_else(|| refused("no Filebox-File header"))?)?;
     let mut message = parse_payload(payload)?;
@@ -134,12 +133,12 @@ pub(crate) fn mail(
 
 /// Apply an event hub `from` published; returns it for the caller's bookkeeping.
 pub(crate) fn event(
-    config_path: &Path,
+    live: &LiveConfig,
     me: &str,
     from: &str,
     payload: &[u8],
 ) -> Result<Event, Failure> {
-    let config = Config::load(config_path)?;
+    let config = live.current()?;
     let event: Event =
         serde_json::from_slice(payload).map_err(|e| refused(format!("not an event: {e}")))?;
     match &event {

@@ -1,11 +1,12 @@
-//! The hub's shared state: only where things are. The config is read again for every request
-//! (files are the truth), so `filebox agents add` or a new token takes effect at once.
+//! The hub's shared state: where things are, and the one config handle every request, runner,
+//! webhook and federated message reads (`LiveConfig`: parsed again only when the file changed,
+//! so `filebox agents add` or a new token takes effect at the next request).
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-use filebox_core::{AgentId, Config};
+use filebox_core::{AgentId, Config, LiveConfig};
 
 use crate::events::EventLog;
 use tokio_util::sync::CancellationToken;
@@ -18,7 +19,7 @@ pub struct Hub {
 
 #[derive(Debug)]
 struct Inner {
-    config_path: PathBuf,
+    config: Arc<LiveConfig>,
     listen: SocketAddr,
     mcp_agent: Option<AgentId>,
     allowed_hosts: Vec<String>,
@@ -29,6 +30,7 @@ struct Inner {
 
 impl Hub {
     pub(crate) fn new(
+        live: Arc<LiveConfig>,
         config: &Config,
         listen: SocketAddr,
         mcp_agent: Option<AgentId>,
@@ -36,7 +38,7 @@ impl Hub {
     ) -> Hub {
         Hub {
             inner: Arc::new(Inner {
-                config_path: config.path.clone(),
+                config: live,
                 listen,
                 mcp_agent,
                 allowed_hosts,
@@ -49,11 +51,16 @@ impl Hub {
 
     /// The config as it is on disk now.
     pub fn config(&self) -> filebox_core::Result<Config> {
-        Config::load(&self.inner.config_path)
+        self.inner.config.current()
+    }
+
+    /// The handle that keeps the config current, shared with the federation.
+    pub fn live_config(&self) -> &Arc<LiveConfig> {
+        &self.inner.config
     }
 
     pub fn config_path(&self) -> &Path {
-        &self.inner.config_path
+        self.inner.config.path()
     }
 
     /// The address the hub listens on.

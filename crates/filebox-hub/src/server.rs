@@ -3,9 +3,10 @@
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::Context;
-use filebox_core::{AgentId, Config};
+use filebox_core::{AgentId, Config, LiveConfig};
 use tokio::net::{TcpListener, UnixListener};
 
 use crate::hub::Hub;
@@ -77,7 +78,13 @@ impl Server {
         Ok(Server {
             follower: events::Follower::watch(&config)
                 .context("watching the mailboxes for live events")?,
-            hub: Hub::new(&config, address, options.agent, options.allowed_hosts),
+            hub: Hub::new(
+                Arc::new(LiveConfig::load(&config.path)?),
+                &config,
+                address,
+                options.agent,
+                options.allowed_hosts,
+            ),
             config,
             bridges,
             listener,
@@ -101,7 +108,7 @@ impl Server {
             socket_path,
         } = self;
         let bridges = crate::bridges::start(&config, bridges, hub.sessions());
-        let federation = filebox_federation::start(&config, hub.sessions()).await?;
+        let federation = filebox_federation::start(hub.live_config(), hub.sessions()).await?;
         let address = hub.listen();
         let router = routes::router(&hub, GROUPS);
         // Subscribed before the feed starts: no arrival is missed between the two.
