@@ -13,6 +13,8 @@ mod bridges;
 mod connect;
 mod email;
 mod events;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 mod guard;
 mod health;
 mod hub;
