@@ -6,34 +6,18 @@
 // token get Connect errors with the protocol's HTTP status.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import protobuf from "protobufjs";
+import { PNG, filebox, mailroom, serve } from "./support.mjs";
 
 const here = new URL(".", import.meta.url).pathname;
-const filebox = process.env.FILEBOX_BIN;
 const proto = new protobuf.Root().loadSync(join(here, "../../crates/filebox-hub/proto/agentassist.proto"), { keepCase: true });
 const type = (name) => proto.lookupType(`agentassistproto.${name}`);
 const service = "agentassistproto.SrvAgentAssist";
-const PNG = Buffer.from(
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
-  "base64",
-);
-
-const dir = mkdtempSync(join(tmpdir(), "filebox-connect-"));
-const config = join(dir, "config.json");
-writeFileSync(config, JSON.stringify({
-  current_agent_id: "qa",
-  agents: {
-    qa: { mailbox_path: join(dir, "qa") },
-    me: { mailbox_path: join(dir, "me"), kind: "human" },
-  },
-}));
-const env = { ...process.env, FILEBOX_CONFIG: config };
+const { dir, env } = mailroom("filebox-connect-");
 
 /** The CLI as `agent` (asynchronous: the event loop keeps serving the calls in flight). */
 async function cli(agent, ...args) {
@@ -56,9 +40,7 @@ let hub;
 let url;
 
 before(async () => {
-  hub = spawn(filebox, ["serve", "--listen", "127.0.0.1:0"], { env, stdio: ["ignore", "pipe", "inherit"] });
-  url = await new Promise((resolve) => createInterface({ input: hub.stdout }).once("line", resolve));
-  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+  ({ hub, url } = await serve(env));
   // The human's first wait takes the inbox as it is: start it on the empty inbox, so each
   // `wait` below returns the next question whenever it comes.
   await cliExit("me", 3, "wait", "--timeout", "0");

@@ -8,54 +8,22 @@
 // latency from "send" on the page to the tool result, p50/p95 over 50 questions (printed).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { chromium } from "playwright-core";
+import { PNG, filebox, mailroom, serve as serveOn, start as startWith } from "./support.mjs";
 
 const here = new URL(".", import.meta.url).pathname;
-const filebox = process.env.FILEBOX_BIN;
 const python = join(here, ".venv/bin/python");
 const out = process.env.FILEBOX_TEST_OUT || join(here, "out");
 mkdirSync(out, { recursive: true });
-const PNG = Buffer.from(
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
-  "base64",
-);
+const { env } = mailroom("filebox-page-");
 
-const dir = mkdtempSync(join(tmpdir(), "filebox-page-"));
-const config = join(dir, "config.json");
-writeFileSync(config, JSON.stringify({
-  current_agent_id: "qa",
-  agents: {
-    qa: { mailbox_path: join(dir, "qa") },
-    me: { mailbox_path: join(dir, "me"), kind: "human" },
-  },
-}));
-const env = { ...process.env, FILEBOX_CONFIG: config };
-
-/** A line-reading child process. */
-function start(command, args, extraEnv = {}) {
-  const child = spawn(command, args, { env: { ...env, ...extraEnv }, stdio: ["pipe", "pipe", "inherit"] });
-  const lines = [];
-  const waiters = [];
-  createInterface({ input: child.stdout }).on("line", (line) => {
-    const waiter = waiters.shift();
-    if (waiter) waiter(line);
-    else lines.push(line);
-  });
-  child.nextLine = () => (lines.length ? Promise.resolve(lines.shift()) : new Promise((r) => waiters.push(r)));
-  return child;
-}
-
-async function serve(listen) {
-  const hub = start(filebox, ["serve", "--listen", listen]);
-  const url = await hub.nextLine();
-  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
-  return { hub, url };
-}
+/** A line-reading child process with the test's config. */
+const start = (command, args, extraEnv = {}) => startWith(command, args, { ...env, ...extraEnv });
+const serve = (listen) => serveOn(env, listen);
 
 let hub;
 let url;

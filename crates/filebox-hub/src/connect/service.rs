@@ -58,16 +58,24 @@ trait Procedure: prost::Message + Default + DeserializeOwned + Send + 'static {
     fn timeout(&self) -> i32;
 }
 
+/// `id`, `user_token` and `timeout` of a request message: both carry `ID`, `UserToken` and a
+/// `Request` with a `Timeout`, under the same names.
+macro_rules! envelope_accessors {
+    () => {
+        fn id(&self) -> &str {
+            &self.id
+        }
+        fn user_token(&self) -> &str {
+            &self.user_token
+        }
+        fn timeout(&self) -> i32 {
+            self.request.as_ref().map_or(0, |r| r.timeout)
+        }
+    };
+}
+
 impl Procedure for AskQuestionRequest {
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn user_token(&self) -> &str {
-        &self.user_token
-    }
-    fn timeout(&self) -> i32 {
-        self.request.as_ref().map_or(0, |r| r.timeout)
-    }
+    envelope_accessors!();
     fn run(
         self,
         cx: &VerbContext<'_>,
@@ -85,15 +93,7 @@ impl Procedure for AskQuestionRequest {
 }
 
 impl Procedure for TaskFinishRequest {
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn user_token(&self) -> &str {
-        &self.user_token
-    }
-    fn timeout(&self) -> i32 {
-        self.request.as_ref().map_or(0, |r| r.timeout)
-    }
+    envelope_accessors!();
     fn run(
         self,
         cx: &VerbContext<'_>,
