@@ -132,9 +132,18 @@ impl Index {
         // emptying the log, which is not an error.
         let checkpoint = self
             .conn
-            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+                r.get::<_, i64>(0)
+            });
         self.conn.busy_timeout(BUSY).map_err(|e| self.error(e))?;
         match checkpoint {
+            // The first write into an empty log writes its header and fsyncs it (and, the first
+            // time in a process, its folder): done here, by the process that already paid for
+            // the checkpoint, rather than by the next delivery's search.
+            Ok(0) => self
+                .conn
+                .pragma_update(None, "user_version", SCHEMA_VERSION)
+                .map_err(|e| self.error(e)),
             Err(e) if e.sqlite_error_code() != Some(ErrorCode::DatabaseBusy) => Err(self.error(e)),
             _ => Ok(()),
         }
