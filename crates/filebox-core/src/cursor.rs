@@ -17,6 +17,7 @@ use crate::error::{IoContext, Result};
 use crate::feed::Baseline;
 use crate::folder::Folder;
 use crate::mailbox::{Mailbox, Problem};
+use crate::message::FileName;
 use crate::store;
 use crate::watch::Arrivals;
 
@@ -96,13 +97,26 @@ impl Claim {
 pub(crate) fn claim_new_mail(mailbox: &Mailbox) -> Result<(Arrivals, Claim)> {
     let lock = store::Lock::take(&mailbox.state_dir().join(LOCK))?;
     let (entries, _problems) = mailbox.file_entries(Folder::Inbox)?;
+    claim_listed(mailbox, lock, entries)
+}
+
+/// [`claim_new_mail`] once the inbox is listed: the files may have changed since.
+fn claim_listed(
+    mailbox: &Mailbox,
+    lock: store::Lock,
+    entries: Vec<(FileName, u64)>,
+) -> Result<(Arrivals, Claim)> {
     let Some(returned) = load(mailbox)? else {
         save(mailbox, &Baseline::of(&entries))?;
         return Ok((Arrivals::default(), Claim::default()));
     };
     let mut arrivals = Arrivals::default();
     let mut ids = HashSet::new();
-    let mut unreadable = HashSet::new();
+    // Entries not reported now stay out of the cursor, so a later wait reports them: an
+    // unreadable file, and one gone between the listing and the read (another process's move
+    // claimed it into `tmp/`; if that process is killed, recovery puts it back under the same
+    // name and inode).
+    let mut unreported = HashSet::new();
     for (name, ino) in &entries {
         if returned.contains(name.as_str(), *ino) {
             continue;
@@ -113,9 +127,11 @@ pub(crate) fn claim_new_mail(mailbox: &Mailbox) -> Result<(Arrivals, Claim)> {
                     arrivals.messages.push(envelope);
                 }
             }
-            Ok(None) => {}
+            Ok(None) => {
+                unreported.insert(*ino);
+            }
             Err(e) => {
-                unreadable.insert(*ino);
+                unreported.insert(*ino);
                 arrivals.unreadable.push(Problem {
                     path: mailbox.folder_path(Folder::Inbox).join(name.as_str()),
                     reason: e.to_string(),
@@ -129,10 +145,54 @@ pub(crate) fn claim_new_mail(mailbox: &Mailbox) -> Result<(Arrivals, Claim)> {
     }
     let kept: Vec<_> = entries
         .into_iter()
-        .filter(|(_, ino)| !unreadable.contains(ino))
+        .filter(|(_, ino)| !unreported.contains(ino))
         .collect();
     let claim = Claim {
         pending: Some((mailbox.clone(), Baseline::of(&kept), lock)),
     };
     Ok((arrivals, claim))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::AgentId;
+
+    const NAME: &str = "20250101T000000-DIS-hi-00000009.md";
+    const TEXT: &str =
+        "# DIS: hi\n\n**Message ID:** 00000009-0000\n\n---\n\n## Original Request/Content\n\nx\n";
+
+    fn claim(mailbox: &Mailbox, entries: Vec<(FileName, u64)>) -> Vec<String> {
+        let lock = store::Lock::take(&mailbox.state_dir().join(LOCK)).unwrap();
+        let (arrivals, claim) = claim_listed(mailbox, lock, entries).unwrap();
+        claim.commit().unwrap();
+        let ids = arrivals.messages.iter().map(|m| m.header.id().to_owned());
+        ids.collect()
+    }
+
+    /// A file listed, then claimed into `tmp/` by another process's move before it is read:
+    /// not reported, and not recorded either, so when a killed move's recovery puts it back
+    /// (same name, same inode) the next claim reports it.
+    #[test]
+    fn a_file_gone_between_listing_and_reading_is_reported_once_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let mailbox = Mailbox::open(AgentId::new("a").unwrap(), dir.path().join("a")).unwrap();
+        let inbox = mailbox.folder_path(Folder::Inbox);
+        let listing = || mailbox.file_entries(Folder::Inbox).unwrap().0;
+        assert!(
+            claim(&mailbox, listing()).is_empty(),
+            "the first claim is the baseline"
+        );
+        store::publish_new(&mailbox.tmp(), &inbox, NAME, TEXT.as_bytes()).unwrap();
+        let other = "20250101T000001-DIS-hi-00000010.md";
+        let other_text = TEXT.replace("00000009", "00000010");
+        store::publish_new(&mailbox.tmp(), &inbox, other, other_text.as_bytes()).unwrap();
+        let listed = listing();
+        let claimed = mailbox.tmp().join("claimed");
+        std::fs::rename(inbox.join(NAME), &claimed).unwrap();
+        assert_eq!(claim(&mailbox, listed), ["00000010-0000"]);
+        std::fs::rename(&claimed, inbox.join(NAME)).unwrap();
+        assert_eq!(claim(&mailbox, listing()), ["00000009-0000"]);
+        assert!(claim(&mailbox, listing()).is_empty());
+    }
 }
