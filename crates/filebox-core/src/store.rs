@@ -122,6 +122,14 @@ impl Staged {
     }
 }
 
+/// Whether two paths name one file (same device and inode), neither followed if a symlink.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (fs::symlink_metadata(a), fs::symlink_metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
 /// Whether `path` still names the open `file` (same device and inode).
 fn names_file(path: &Path, file: &File) -> bool {
     match (fs::symlink_metadata(path), file.metadata()) {
@@ -430,8 +438,14 @@ fn roll_back(intent: &Intent) -> bool {
         return true;
     }
     // link, not rename: if the origin name was taken meanwhile, what is there stays, and the
-    // claimed version is kept beside it under a name of its own.
-    let link_back = |to: &Path| changing(to, Kind::Added, || fs::hard_link(&intent.claim, to));
+    // claimed version is kept beside it under a name of its own. A name that already holds the
+    // claimed file itself is a link-back an earlier recovery made before it was killed: the
+    // message is back, and linking it again elsewhere would show it twice.
+    let link_back = |to: &Path| match changing(to, Kind::Added, || fs::hard_link(&intent.claim, to))
+    {
+        Err(e) if e.kind() == ErrorKind::AlreadyExists && same_file(&intent.claim, to) => Ok(()),
+        other => other,
+    };
     let restored = match link_back(&intent.origin) {
         Err(e) if e.kind() == ErrorKind::AlreadyExists => {
             link_back(&recovered_name(&intent.origin, &intent.claim))
@@ -783,6 +797,51 @@ mod tests {
         fs::write(tmp.join("x.intent"), intent.encode()).unwrap();
         recover(&tmp).unwrap();
         assert_eq!(fs::read(inbox.join("a.md")).unwrap(), b"arrived meanwhile");
+        assert_eq!(
+            fs::read(inbox.join("a.recovered-x.md")).unwrap(),
+            b"claimed"
+        );
+        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_recovery_killed_after_linking_back_is_finished_without_a_second_copy() {
+        let (_root, tmp, inbox, done) = setup();
+        let intent = Intent {
+            origin: inbox.join("a.md"),
+            claim: tmp.join("x.claim"),
+            outputs: vec![(tmp.join("x.0.new"), done.join("a.md"))],
+        };
+        fs::write(&intent.claim, b"claimed").unwrap();
+        fs::write(tmp.join("x.intent"), intent.encode()).unwrap();
+        // The first recovery linked the claim back, then died before removing the claim.
+        fs::hard_link(&intent.claim, &intent.origin).unwrap();
+        let report = recover(&tmp).unwrap();
+        assert_eq!(report.rolled_back, 1);
+        let names: Vec<_> = fs::read_dir(&inbox)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(names, ["a.md"]);
+        assert_eq!(fs::read(&intent.origin).unwrap(), b"claimed");
+        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_recovery_killed_after_keeping_a_version_aside_keeps_it_once() {
+        let (_root, tmp, inbox, done) = setup();
+        let intent = Intent {
+            origin: inbox.join("a.md"),
+            claim: tmp.join("x.claim"),
+            outputs: vec![(tmp.join("x.0.new"), done.join("a.md"))],
+        };
+        fs::write(&intent.claim, b"claimed").unwrap();
+        fs::write(&intent.origin, b"arrived meanwhile").unwrap();
+        fs::write(tmp.join("x.intent"), intent.encode()).unwrap();
+        fs::hard_link(&intent.claim, inbox.join("a.recovered-x.md")).unwrap();
+        recover(&tmp).unwrap();
+        assert_eq!(fs::read_dir(&inbox).unwrap().count(), 2);
         assert_eq!(
             fs::read(inbox.join("a.recovered-x.md")).unwrap(),
             b"claimed"

@@ -4,8 +4,9 @@
 //! the dead left in `tmp/`, the index agrees with the files (before and after `reindex`), and
 //! the wait cursor never skips a message.
 //!
-//! CI runs 30 rounds; `FILEBOX_CRASH_ROUNDS=1000` is the long campaign (RELIABILITY.md), and
-//! `FILEBOX_CRASH_SEED` replays a failed run.
+//! CI runs 30 rounds; `FILEBOX_CRASH_ROUNDS=1000` is the long campaign (RELIABILITY.md),
+//! `FILEBOX_CRASH_SEED` replays a failed run's commands, and `FILEBOX_CRASH_KILL_WITHIN_MS`
+//! narrows the kill window (default 20 ms) so that a fast binary is still killed mid-work.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Child;
@@ -17,6 +18,10 @@ use crate::support::{FOLDERS, Test};
 
 /// Rounds when `FILEBOX_CRASH_ROUNDS` is not set.
 const ROUNDS: usize = 30;
+/// Each process is killed after a random delay below this, unless `FILEBOX_CRASH_KILL_WITHIN_MS`
+/// says otherwise: a debug build on a busy machine needs the 20 ms to start, a release build on
+/// an idle one finishes most commands within 3 ms.
+const KILL_WITHIN_MS: u64 = 20;
 /// A word every crash-test send carries, to compare the index with the files.
 const WORD: &str = "crashword";
 
@@ -90,6 +95,12 @@ fn killed_writers_lose_nothing_acknowledged_and_leave_nothing_half_written() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(ROUNDS);
+    let kill_within_us = std::env::var("FILEBOX_CRASH_KILL_WITHIN_MS")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .unwrap_or(KILL_WITHIN_MS)
+        .max(1)
+        * 1000;
     let mut rng = Rng(seed);
     let context = format!("FILEBOX_CRASH_SEED={seed}");
 
@@ -169,10 +180,10 @@ fn killed_writers_lose_nothing_acknowledged_and_leave_nothing_half_written() {
             jobs.push((job, child));
         }
 
-        // Kill each after its own random 0-20 ms.
+        // Kill each after its own random delay within the window.
         let start = Instant::now();
         let mut deadlines: Vec<(Duration, usize)> = (0..jobs.len())
-            .map(|i| (Duration::from_micros(rng.below(20_000)), i))
+            .map(|i| (Duration::from_micros(rng.below(kill_within_us)), i))
             .collect();
         deadlines.sort();
         for (deadline, i) in deadlines {
@@ -380,8 +391,9 @@ fn killed_writers_lose_nothing_acknowledged_and_leave_nothing_half_written() {
     }
 
     eprintln!(
-        "crash test: {context}, {rounds} rounds, killed {killed:?}, acknowledged: {} sends, \
-         {} resolves, {} replies, {} forks, {} messages reported by waits",
+        "crash test: {context}, {rounds} rounds, kills within {} ms, killed {killed:?}, \
+         acknowledged: {} sends, {} resolves, {} replies, {} forks, {} messages reported by waits",
+        kill_within_us / 1000,
         sent.len(),
         resolved.len(),
         replied.len(),
