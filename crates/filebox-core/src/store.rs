@@ -784,69 +784,70 @@ mod tests {
         assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
     }
 
-    #[test]
-    fn rolling_back_onto_a_taken_name_keeps_both_versions() {
-        let (_root, tmp, inbox, done) = setup();
+    /// What a process killed after claiming `inbox/a.md` (move `x`, to `done/`) leaves: the
+    /// claim holding `claimed` and the intent record.
+    fn killed_after_claiming(tmp: &Path, inbox: &Path, done: &Path, claimed: &[u8]) -> Intent {
         let intent = Intent {
             origin: inbox.join("a.md"),
             claim: tmp.join("x.claim"),
             outputs: vec![(tmp.join("x.0.new"), done.join("a.md"))],
         };
-        fs::write(&intent.claim, b"claimed").unwrap();
-        fs::write(&intent.origin, b"arrived meanwhile").unwrap();
+        fs::write(&intent.claim, claimed).unwrap();
         fs::write(tmp.join("x.intent"), intent.encode()).unwrap();
+        intent
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn rolling_back_onto_a_taken_name_keeps_both_versions() {
+        let (_root, tmp, inbox, done) = setup();
+        killed_after_claiming(&tmp, &inbox, &done, b"claimed");
+        fs::write(inbox.join("a.md"), b"arrived meanwhile").unwrap();
         recover(&tmp).unwrap();
         assert_eq!(fs::read(inbox.join("a.md")).unwrap(), b"arrived meanwhile");
         assert_eq!(
             fs::read(inbox.join("a.recovered-x.md")).unwrap(),
             b"claimed"
         );
-        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+        assert!(names(&tmp).is_empty());
     }
 
     #[test]
     fn a_recovery_killed_after_linking_back_is_finished_without_a_second_copy() {
         let (_root, tmp, inbox, done) = setup();
-        let intent = Intent {
-            origin: inbox.join("a.md"),
-            claim: tmp.join("x.claim"),
-            outputs: vec![(tmp.join("x.0.new"), done.join("a.md"))],
-        };
-        fs::write(&intent.claim, b"claimed").unwrap();
-        fs::write(tmp.join("x.intent"), intent.encode()).unwrap();
+        let intent = killed_after_claiming(&tmp, &inbox, &done, b"claimed");
         // The first recovery linked the claim back, then died before removing the claim.
         fs::hard_link(&intent.claim, &intent.origin).unwrap();
         let report = recover(&tmp).unwrap();
         assert_eq!(report.rolled_back, 1);
-        let names: Vec<_> = fs::read_dir(&inbox)
-            .unwrap()
-            .flatten()
-            .map(|e| e.file_name())
-            .collect();
-        assert_eq!(names, ["a.md"]);
+        assert_eq!(names(&inbox), ["a.md"]);
         assert_eq!(fs::read(&intent.origin).unwrap(), b"claimed");
-        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+        assert!(names(&tmp).is_empty());
     }
 
     #[test]
     fn a_recovery_killed_after_keeping_a_version_aside_keeps_it_once() {
         let (_root, tmp, inbox, done) = setup();
-        let intent = Intent {
-            origin: inbox.join("a.md"),
-            claim: tmp.join("x.claim"),
-            outputs: vec![(tmp.join("x.0.new"), done.join("a.md"))],
-        };
-        fs::write(&intent.claim, b"claimed").unwrap();
+        let intent = killed_after_claiming(&tmp, &inbox, &done, b"claimed");
         fs::write(&intent.origin, b"arrived meanwhile").unwrap();
-        fs::write(tmp.join("x.intent"), intent.encode()).unwrap();
+        // The first recovery kept the claim aside, then died before removing the claim.
         fs::hard_link(&intent.claim, inbox.join("a.recovered-x.md")).unwrap();
         recover(&tmp).unwrap();
-        assert_eq!(fs::read_dir(&inbox).unwrap().count(), 2);
+        assert_eq!(names(&inbox), ["a.md", "a.recovered-x.md"]);
         assert_eq!(
             fs::read(inbox.join("a.recovered-x.md")).unwrap(),
             b"claimed"
         );
-        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+        assert!(names(&tmp).is_empty());
     }
 
     #[test]
