@@ -195,7 +195,7 @@ pub(crate) enum Command {
     /// when started again.
     ///
     /// With no config anywhere, creates ./.filebox/config.json with a human mailbox `me` and
-    /// an agent mailbox `assistant`. Off loopback, every agent needs a token
+    /// an agent mailbox `assistant` (the current agent, so MCP and Connect callers ask `me`). Off loopback, every agent needs a token
     /// (`filebox agents token ID`). Stops gracefully on SIGTERM or Ctrl-C.
     Serve(ServeArgs),
     /// Hubs on several machines, federated over NATS JetStream (the config's `federation`

@@ -12,6 +12,10 @@ use crate::output::{self, Outcome};
 /// The mailboxes of the default workspace: (id, kind).
 const DEFAULT_MAILBOXES: [(&str, AgentKind); 2] =
     [("me", AgentKind::Human), ("assistant", AgentKind::Agent)];
+/// Who acts when nobody says (`--agent`, a token): the agent, so that the hub's `/mcp` and
+/// Connect endpoints, and `filebox mcp` started there, ask the human rather than act as the
+/// human (who answers on the page, or with `--agent me`).
+const DEFAULT_CURRENT_AGENT: &str = "assistant";
 
 pub(crate) fn run(global: &Global, args: &ServeArgs) -> anyhow::Result<Outcome> {
     let cwd = cwd()?;
@@ -60,7 +64,7 @@ fn stop_signal() -> anyhow::Result<impl Future<Output = ()> + Send + 'static> {
     })
 }
 
-/// `./.filebox/config.json` with a human `me` (the current agent) and an agent `assistant`,
+/// `./.filebox/config.json` with a human `me` and an agent `assistant` (the current agent),
 /// mailboxes under `./mailboxes/`.
 fn default_workspace(cwd: &std::path::Path) -> anyhow::Result<Config> {
     let path = cwd.join(PROJECT_DIR).join(FILE_NAME);
@@ -72,7 +76,7 @@ fn default_workspace(cwd: &std::path::Path) -> anyhow::Result<Config> {
             });
         }
         file.current_agent_id
-            .get_or_insert(AgentId::new(DEFAULT_MAILBOXES[0].0)?);
+            .get_or_insert(AgentId::new(DEFAULT_CURRENT_AGENT)?);
         Ok(())
     })?;
     for id in config.file.agents.keys() {
@@ -80,7 +84,7 @@ fn default_workspace(cwd: &std::path::Path) -> anyhow::Result<Config> {
     }
     eprintln!(
         "filebox: no config found, so created {} with a human mailbox `me` and an agent \
-         mailbox `assistant` under {}",
+         mailbox `assistant` (the current agent) under {}",
         path.display(),
         cwd.join("mailboxes").display()
     );

@@ -137,9 +137,28 @@ fn serve_without_any_config_creates_the_default_workspace() {
             ("me".to_owned(), "human".to_owned())
         ]
     );
+    // The README's Connect call, as it stands: the assistant asks the human (no answer within
+    // the second: the question stays open in me's inbox).
+    let (status, body) = served
+        .post(
+            "/agentassistproto.SrvAgentAssist/AskQuestion",
+            br#"{"ID":"1","Request":{"ProjectDirectory":"/src/app","Question":"Which port?","Timeout":1}}"#,
+        )
+        .expect("the hub answers");
+    assert_eq!(status, 200, "{body}");
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(answer["Meta"]["status"], "open", "{answer}");
+    let open = served.rpc("questions.open", json!({ "agent": "me" }));
+    assert_eq!(
+        open["result"]["questions"][0]["from"], "assistant",
+        "{open}"
+    );
     let (status, stderr) = served.terminate();
     assert!(status.success());
-    assert!(stderr.contains("no config found, so created"), "{stderr}");
+    assert!(
+        stderr.contains("no config found, so created") && stderr.contains("(the current agent)"),
+        "{stderr}"
+    );
     assert!(here.join(".filebox/config.json").is_file());
     assert!(here.join("mailboxes/me/inbox").is_dir());
 }
