@@ -85,14 +85,11 @@ test("a question shows on two pages; A answers with text and a pasted image; B s
   const [a, b] = [await openPage(), await openPage()];
   const asked = call("ask_question", {
     project_directory: "/src/shop",
-    question: "Which **colour** for the checkout button?\n\n- it is seen on every order\n\n<img src=x onerror=alert(1)>",
+    question: "Which **colour** for the checkout button?\n\n- it is seen on every order\n- the mock-up has it green",
     options: ["Green", "Blue"],
   });
   for (const page of [a, b]) await cardOf(page, "checkout button").waitFor();
   await a.screenshot({ path: join(out, "question.png"), fullPage: true });
-  // Raw HTML in the Markdown is shown as text, never interpreted.
-  assert.equal(await cardOf(a, "checkout button").locator(".md img").count(), 0);
-  await cardOf(a, "checkout button").getByText("<img src=x onerror=alert(1)>").waitFor();
 
   const box = cardOf(a, "checkout button").locator("textarea");
   await box.fill("Green, like the mock-up");
@@ -121,8 +118,15 @@ test("a question shows on two pages; A answers with text and a pasted image; B s
 
   // A second question; B is reloaded with its live events blocked, so it lists the question
   // but never hears that A answered it first.
-  const second = call("ask_question", { project_directory: "/src/shop", question: "Ship today?", options: ["Yes", "No"] });
+  const second = call("ask_question", {
+    project_directory: "/src/shop",
+    question: "Ship today?\n\n<img src=x onerror=alert(1)>",
+    options: ["Yes", "No"],
+  });
   await cardOf(a, "Ship today?").waitFor();
+  // Raw HTML in the Markdown is shown as text, never interpreted.
+  assert.equal(await cardOf(a, "Ship today?").locator(".md img").count(), 0);
+  await cardOf(a, "Ship today?").getByText("<img src=x onerror=alert(1)>").waitFor();
   await b.route("**/events", (route) => route.abort());
   await b.reload();
   await cardOf(b, "Ship today?").waitFor();
