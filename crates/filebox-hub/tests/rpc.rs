@@ -11,6 +11,46 @@ fn send_params(from: &str, to: &str, subject: &str, source: &str) -> Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_inbox_pages_oldest_first_or_newest_first() {
+    let hub = TestHub::start().await;
+    // Names sort by time, then type and title: one second's sends sort by their titles.
+    for subject in ["m1", "m2", "m3"] {
+        hub.call("email.send", send_params("dev", "qa", subject, "agent"))
+            .await;
+    }
+    let subjects = |page: Value| -> Vec<String> {
+        page.as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["subject"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let page = |params: Value| hub.call("email.inbox", params);
+    assert_eq!(
+        subjects(page(json!({ "agent": "qa" })).await),
+        ["m1", "m2", "m3"]
+    );
+    assert_eq!(
+        subjects(page(json!({ "agent": "qa", "offset": 1, "limit": 1 })).await),
+        ["m2"]
+    );
+    assert_eq!(
+        subjects(page(json!({ "agent": "qa", "newestFirst": true, "limit": 2 })).await),
+        ["m3", "m2"]
+    );
+    assert_eq!(
+        subjects(
+            page(json!({ "agent": "qa", "newestFirst": true, "offset": 2, "limit": 2 })).await
+        ),
+        ["m1"]
+    );
+    assert_eq!(
+        subjects(page(json!({ "agent": "qa", "newestFirst": true, "offset": 5 })).await),
+        Vec::<String>::new()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_message_goes_from_send_to_inbox_read_and_reply() {
     let hub = TestHub::start().await;
     let sent = hub

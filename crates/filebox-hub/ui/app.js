@@ -183,7 +183,9 @@ async function refreshQuestions() {
     }
   }
   for (const [id, entry] of cards) {
-    if (!open.has(id) && !entry.node.classList.contains("closed")) closeCard(id, entry.node);
+    // A card whose answer this page is sending is closed by the send itself ("sent to the agent"),
+    // even when the live event that it is answered comes first.
+    if (!open.has(id) && !entry.node.classList.contains("closed") && !entry.node.dataset.sending) closeCard(id, entry.node);
   }
   firstLoad = false;
   $("#count").textContent = questions.length ? String(questions.length) : "";
@@ -242,6 +244,7 @@ function card(question) {
       return;
     }
     for (const b of node.querySelectorAll("button")) b.disabled = true;
+    node.dataset.sending = "yes";
     status.textContent = "Sending…";
     try {
       const encoded = await Promise.all(attachments.map(encode));
@@ -253,6 +256,7 @@ function card(question) {
       status.textContent = "";
       closeCard(question.id, node, true);
     } catch (error) {
+      delete node.dataset.sending;
       for (const b of node.querySelectorAll("button")) b.disabled = false;
       if (error.kind === "already_handled") {
         node.classList.add("closed");
@@ -456,23 +460,47 @@ function renderBoxes() {
   $("#compose-to").replaceChildren(...agents.filter((a) => a.id !== human?.id).map((a) => el("option", { value: a.id, textContent: a.id })));
 }
 
+// A folder shows newest first, a page at a time ("Show older" asks for the next page).
+const PAGE = 100;
+
 async function showListing() {
   if (!view.agent) return;
   try {
-    const rows = view.query
-      ? (await rpc("email.search", { agent: view.agent, query: view.query })).hits
-      : await rpc("email.inbox", { agent: view.agent, folder: view.folder, limit: 200 });
-    $("#listing").replaceChildren(...rows.map((m) => el("div", {
-      className: "row",
-      onclick: () => read(m.id),
-    }, el("span", { className: "when muted", textContent: (m.createdAt || m.timestamp || "").replace("T", " ").slice(0, 16) }),
-    el("span", { className: "kind pill", textContent: m.type || m.kind || "" }),
-    el("span", { className: "title" }, ...titleNodes(m.subject || m.title), ` — ${m.from || m.sender || ""}`),
-    el("span", { className: "muted", textContent: m.status || m.folder || "" }))));
-    if (!rows.length) $("#listing").replaceChildren(el("p", { className: "muted", textContent: "Nothing here." }));
+    if (view.query) {
+      const { hits } = await rpc("email.search", { agent: view.agent, query: view.query });
+      $("#listing").replaceChildren(...hits.map(listingRow));
+      if (!hits.length) $("#listing").replaceChildren(el("p", { className: "muted", textContent: "Nothing here." }));
+      return;
+    }
+    $("#listing").replaceChildren();
+    await showPage(0);
   } catch (error) {
     $("#listing").replaceChildren(el("p", { className: "error", textContent: error.message }));
   }
+}
+
+async function showPage(offset) {
+  const shown = { agent: view.agent, folder: view.folder };
+  const rows = await rpc("email.inbox", { ...shown, newestFirst: true, offset, limit: PAGE + 1 });
+  if (shown.agent !== view.agent || shown.folder !== view.folder || view.query) return; // moved on meanwhile
+  $("#listing .older")?.remove();
+  $("#listing").append(...rows.slice(0, PAGE).map(listingRow));
+  if (rows.length > PAGE) {
+    const older = el("button", { type: "button", className: "older", textContent: "Show older" });
+    older.onclick = () => showPage(offset + PAGE).catch((error) => { older.textContent = `Not loaded: ${error.message}`; });
+    $("#listing").append(older);
+  }
+  if (!offset && !rows.length) $("#listing").replaceChildren(el("p", { className: "muted", textContent: "Nothing here." }));
+}
+
+function listingRow(m) {
+  return el("div", {
+    className: "row",
+    onclick: () => read(m.id),
+  }, el("span", { className: "when muted", textContent: (m.createdAt || m.timestamp || "").replace("T", " ").slice(0, 16) }),
+  el("span", { className: "kind pill", textContent: m.type || m.kind || "" }),
+  el("span", { className: "title" }, ...titleNodes(m.subject || m.title), ` — ${m.from || m.sender || ""}`),
+  el("span", { className: "muted", textContent: m.status || m.folder || "" }));
 }
 
 async function read(id) {

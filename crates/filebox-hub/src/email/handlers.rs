@@ -128,18 +128,39 @@ pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
 
 pub(crate) fn inbox(ctx: &Ctx, p: InboxParams) -> Result<Vec<AgentEmail>, RpcError> {
     let mailroom = ctx.caller.act_as(&ctx.config, &p.agent, "agent")?;
+    let newest_first = p.newest_first.unwrap_or(false);
+    // The listing is in the folder's order (oldest first): newest first, the page is taken from
+    // its end, and only the messages on the page are read whole.
+    let (limit, offset) = if newest_first {
+        (0, 0)
+    } else {
+        (p.limit.unwrap_or(0), p.offset.unwrap_or(0))
+    };
     let listed = run::<ListMessages>(
         &mailroom,
         ListArgs {
             folder: p.folder,
             unread: p.unread,
-            limit: Some(p.limit.unwrap_or(0)),
+            limit: Some(limit),
+            offset: Some(offset),
             ..ListArgs::default()
         },
     )?;
+    let mut messages = listed.messages;
+    if newest_first {
+        messages.reverse();
+        let page = match p.limit.unwrap_or(0) {
+            0 => usize::MAX,
+            n => n,
+        };
+        messages = messages
+            .into_iter()
+            .skip(p.offset.unwrap_or(0))
+            .take(page)
+            .collect();
+    }
     let folder = [p.folder.unwrap_or(Folder::Inbox)];
-    listed
-        .messages
+    messages
         .iter()
         .map(|m| stored_copy(&mailroom, &m.file, &folder))
         .collect()

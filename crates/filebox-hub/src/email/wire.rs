@@ -155,9 +155,15 @@ pub(crate) struct InboxParams {
     /// Only messages not read (with `email.read`) since they last changed.
     #[serde(default)]
     pub(crate) unread: Option<bool>,
-    /// At most this many, oldest first.
+    /// At most this many (0 or absent: all).
     #[serde(default)]
     pub(crate) limit: Option<usize>,
+    /// Skip this many first (the newest ones, with `newestFirst`).
+    #[serde(default)]
+    pub(crate) offset: Option<usize>,
+    /// Newest first, as a person reads a folder (default: oldest first, as the folder sorts).
+    #[serde(default)]
+    pub(crate) newest_first: Option<bool>,
 }
 
 /// Params of `email.read`.
