@@ -383,18 +383,29 @@ test("mailboxes: read a message, its thread as a graph with the obsolete branch 
 });
 
 test("a long folder shows newest first, a hundred at a time, and the older ones on request", async () => {
+  const before = JSON.parse(cli("qa", "--json", "list", "inbox", "--limit", "0")).total; // older mail of earlier tests
   for (let n = 1; n <= 101; n++) cli("me", "send", "qa", "SU", `Build ${String(n).padStart(3, "0")} is green`);
   const page = await openPage();
   await page.getByRole("button", { name: "qa", exact: true }).click();
   const rows = page.locator("#listing .row");
+  const older = page.getByRole("button", { name: "Show older" });
   await rows.first().filter({ hasText: "Build 101" }).waitFor();
   assert.equal(await rows.count(), 100);
   assert.match(await rows.nth(99).textContent(), /Build 002/);
-  await page.getByRole("button", { name: "Show older" }).scrollIntoViewIfNeeded();
+  await older.scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(out, "older.png") });
-  await page.getByRole("button", { name: "Show older" }).click();
+  await older.click();
   await rows.nth(100).filter({ hasText: "Build 001" }).waitFor();
-  assert.equal(await page.getByRole("button", { name: "Show older" }).count(), 0);
+  assert.equal(await rows.count(), before + 101);
+  assert.equal(await older.count(), 0);
+  // New mail redraws the listing live, newest on top, as long as it was: the oldest row goes
+  // behind "Show older" again, and no row shows twice.
+  cli("me", "send", "qa", "SU", "Build 102 is green");
+  await rows.first().filter({ hasText: "Build 102" }).waitFor();
+  const texts = await rows.allTextContents();
+  assert.equal(texts.length, before + 101);
+  assert.equal(new Set(texts).size, texts.length);
+  assert.equal(await older.count(), 1);
   await page.context().close();
 });
 

@@ -460,37 +460,60 @@ function renderBoxes() {
   $("#compose-to").replaceChildren(...agents.filter((a) => a.id !== human?.id).map((a) => el("option", { value: a.id, textContent: a.id })));
 }
 
-// A folder shows newest first, a page at a time ("Show older" asks for the next page).
+// A folder shows newest first, a page at a time ("Show older" asks for the next page). A refresh
+// (a live event) keeps as many rows as were shown; only the latest request's answer is drawn.
 const PAGE = 100;
+const listed = { agent: null, folder: null, shown: 0 };
+let listingGeneration = 0;
 
 async function showListing() {
   if (!view.agent) return;
+  const generation = ++listingGeneration;
+  const current = () => generation === listingGeneration;
   try {
     if (view.query) {
       const { hits } = await rpc("email.search", { agent: view.agent, query: view.query });
-      $("#listing").replaceChildren(...hits.map(listingRow));
-      if (!hits.length) $("#listing").replaceChildren(el("p", { className: "muted", textContent: "Nothing here." }));
+      if (current()) fillListing(hits, false);
       return;
     }
-    $("#listing").replaceChildren();
-    await showPage(0);
+    const { agent, folder } = view;
+    const again = listed.agent === agent && listed.folder === folder;
+    const want = again ? Math.max(PAGE, listed.shown) : PAGE;
+    const rows = await rpc("email.inbox", { agent, folder, newestFirst: true, limit: want + 1 });
+    if (!current()) return;
+    Object.assign(listed, { agent, folder });
+    fillListing(rows.slice(0, want), rows.length > want);
   } catch (error) {
-    $("#listing").replaceChildren(el("p", { className: "error", textContent: error.message }));
+    if (current()) $("#listing").replaceChildren(el("p", { className: "error", textContent: error.message }));
   }
 }
 
-async function showPage(offset) {
-  const shown = { agent: view.agent, folder: view.folder };
-  const rows = await rpc("email.inbox", { ...shown, newestFirst: true, offset, limit: PAGE + 1 });
-  if (shown.agent !== view.agent || shown.folder !== view.folder || view.query) return; // moved on meanwhile
-  $("#listing .older")?.remove();
-  $("#listing").append(...rows.slice(0, PAGE).map(listingRow));
-  if (rows.length > PAGE) {
-    const older = el("button", { type: "button", className: "older", textContent: "Show older" });
-    older.onclick = () => showPage(offset + PAGE).catch((error) => { older.textContent = `Not loaded: ${error.message}`; });
-    $("#listing").append(older);
-  }
-  if (!offset && !rows.length) $("#listing").replaceChildren(el("p", { className: "muted", textContent: "Nothing here." }));
+function fillListing(rows, more) {
+  listed.shown = rows.length;
+  $("#listing").replaceChildren(
+    ...(rows.length ? rows.map(listingRow) : [el("p", { className: "muted", textContent: "Nothing here." })]),
+    ...(more ? [olderButton()] : []),
+  );
+}
+
+function olderButton() {
+  const button = el("button", { type: "button", className: "older", textContent: "Show older" });
+  button.onclick = async () => {
+    const generation = listingGeneration;
+    button.disabled = true;
+    try {
+      const rows = await rpc("email.inbox", {
+        agent: listed.agent, folder: listed.folder, newestFirst: true, offset: listed.shown, limit: PAGE + 1,
+      });
+      if (generation !== listingGeneration) return; // the listing was drawn again meanwhile
+      listed.shown += Math.min(rows.length, PAGE);
+      button.replaceWith(...rows.slice(0, PAGE).map(listingRow), ...(rows.length > PAGE ? [olderButton()] : []));
+    } catch (error) {
+      button.disabled = false;
+      button.textContent = `Show older (not loaded: ${error.message})`;
+    }
+  };
+  return button;
 }
 
 function listingRow(m) {
