@@ -437,20 +437,19 @@ fn roll_back(intent: &Intent) -> bool {
     if !intent.claim.exists() {
         return true;
     }
-    // link, not rename: if the origin name was taken meanwhile, what is there stays, and the
-    // claimed version is kept beside it under a name of its own. A name that already holds the
-    // claimed file itself is a link-back an earlier recovery made before it was killed: the
-    // message is back, and linking it again elsewhere would show it twice.
-    let link_back = |to: &Path| match changing(to, Kind::Added, || fs::hard_link(&intent.claim, to))
-    {
-        Err(e) if e.kind() == ErrorKind::AlreadyExists && same_file(&intent.claim, to) => Ok(()),
-        other => other,
-    };
-    let restored = match link_back(&intent.origin) {
-        Err(e) if e.kind() == ErrorKind::AlreadyExists => {
-            link_back(&recovered_name(&intent.origin, &intent.claim))
+    let aside = recovered_name(&intent.origin, &intent.claim);
+    // Never over another file: if the origin name was taken meanwhile, what is there stays, and
+    // the claimed version is kept beside it under a name of its own. A name that already holds
+    // the claimed file is the work of an earlier recovery killed halfway (where the claim had to
+    // be linked, then unlinked): the message is back, and putting it anywhere else would show
+    // it twice.
+    let restored = if same_file(&intent.claim, &intent.origin) || same_file(&intent.claim, &aside) {
+        Ok(())
+    } else {
+        match put_back(&intent.claim, &intent.origin) {
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => put_back(&intent.claim, &aside),
+            other => other,
         }
-        other => other,
     };
     if restored.is_err() {
         return false;
@@ -460,6 +459,22 @@ fn roll_back(intent: &Intent) -> bool {
         let _ = sync_dir(dir);
     }
     true
+}
+
+/// Give the claimed file the name `to` unless that name exists (`ErrorKind::AlreadyExists`).
+/// One `renameat2(RENAME_NOREPLACE)` where the file system has it, so the message never has
+/// two names (a claim left beside a restored message could be restored again after a mover
+/// took the message on); elsewhere a link, which the caller's unlink of the claim completes.
+fn put_back(claim: &Path, to: &Path) -> io::Result<()> {
+    changing(to, Kind::Added, || {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        match renameat_with(CWD, claim, CWD, to, RenameFlags::NOREPLACE) {
+            Err(e) if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS => {
+                fs::hard_link(claim, to)
+            }
+            other => other.map_err(io::Error::from),
+        }
+    })
 }
 
 /// `…-60bd0e69.md` → `…-60bd0e69.recovered-<op>.md`: still a message file, never a clash.
@@ -847,6 +862,29 @@ mod tests {
             fs::read(inbox.join("a.recovered-x.md")).unwrap(),
             b"claimed"
         );
+        assert!(names(&tmp).is_empty());
+    }
+
+    #[test]
+    fn a_version_kept_aside_stays_single_when_the_origin_name_frees_up() {
+        let (_root, tmp, inbox, done) = setup();
+        let intent = killed_after_claiming(&tmp, &inbox, &done, b"claimed");
+        // The first recovery kept the claim aside (the origin name was taken), then died; the
+        // file that took the name has left since.
+        fs::hard_link(&intent.claim, inbox.join("a.recovered-x.md")).unwrap();
+        recover(&tmp).unwrap();
+        assert_eq!(names(&inbox), ["a.recovered-x.md"]);
+        assert!(names(&tmp).is_empty());
+    }
+
+    #[test]
+    fn a_rollback_puts_the_claimed_file_itself_back_under_one_name() {
+        let (_root, tmp, inbox, done) = setup();
+        let intent = killed_after_claiming(&tmp, &inbox, &done, b"claimed");
+        let inode = fs::metadata(&intent.claim).unwrap().ino();
+        recover(&tmp).unwrap();
+        let back = fs::metadata(inbox.join("a.md")).unwrap();
+        assert_eq!((back.ino(), back.nlink()), (inode, 1));
         assert!(names(&tmp).is_empty());
     }
 

@@ -48,6 +48,15 @@ async fn the_inbox_pages_oldest_first_or_newest_first() {
         subjects(page(json!({ "agent": "qa", "newestFirst": true, "offset": 5 })).await),
         Vec::<String>::new()
     );
+    // The next page after the last file shown, whatever arrived meanwhile.
+    let first = page(json!({ "agent": "qa", "newestFirst": true, "limit": 2 })).await;
+    let last_shown = first[1]["file"].as_str().unwrap().to_owned();
+    hub.call("email.send", send_params("dev", "qa", "m4", "agent"))
+        .await;
+    assert_eq!(
+        subjects(page(json!({ "agent": "qa", "newestFirst": true, "before": last_shown })).await),
+        ["m1"]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

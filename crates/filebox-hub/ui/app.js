@@ -257,6 +257,8 @@ function card(question) {
       closeCard(question.id, node, true);
     } catch (error) {
       delete node.dataset.sending;
+      // A live event that it was answered or withdrawn elsewhere was held back while sending.
+      refreshQuestions().catch(() => {});
       for (const b of node.querySelectorAll("button")) b.disabled = false;
       if (error.kind === "already_handled") {
         node.classList.add("closed");
@@ -502,8 +504,10 @@ function olderButton() {
     const generation = listingGeneration;
     button.disabled = true;
     try {
+      // After the last row shown, by its file name: arrivals meanwhile shift nothing.
+      const last = [...$("#listing").querySelectorAll(".row")].pop();
       const rows = await rpc("email.inbox", {
-        agent: listed.agent, folder: listed.folder, newestFirst: true, offset: listed.shown, limit: PAGE + 1,
+        agent: listed.agent, folder: listed.folder, newestFirst: true, before: last?.dataset.file, limit: PAGE + 1,
       });
       if (generation !== listingGeneration) return; // the listing was drawn again meanwhile
       listed.shown += Math.min(rows.length, PAGE);
@@ -517,13 +521,15 @@ function olderButton() {
 }
 
 function listingRow(m) {
-  return el("div", {
+  const row = el("div", {
     className: "row",
     onclick: () => read(m.id),
   }, el("span", { className: "when muted", textContent: (m.createdAt || m.timestamp || "").replace("T", " ").slice(0, 16) }),
   el("span", { className: "kind pill", textContent: m.type || m.kind || "" }),
   el("span", { className: "title" }, ...titleNodes(m.subject || m.title), ` — ${m.from || m.sender || ""}`),
   el("span", { className: "muted", textContent: m.status || m.folder || "" }));
+  Object.assign(row.dataset, { id: m.id, file: m.file || "" });
+  return row;
 }
 
 async function read(id) {

@@ -148,13 +148,16 @@ pub(crate) fn inbox(ctx: &Ctx, p: InboxParams) -> Result<Vec<AgentEmail>, RpcErr
     )?;
     let mut messages = listed.messages;
     if newest_first {
-        messages.reverse();
+        // File names sort by time: "older than the last file shown" is "sorts before it".
+        let before = p.before.as_deref();
         let page = match p.limit.unwrap_or(0) {
             0 => usize::MAX,
             n => n,
         };
         messages = messages
             .into_iter()
+            .rev()
+            .filter(|m| before.is_none_or(|before| m.file.as_str() < before))
             .skip(p.offset.unwrap_or(0))
             .take(page)
             .collect();

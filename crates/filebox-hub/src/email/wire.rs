@@ -164,6 +164,10 @@ pub(crate) struct InboxParams {
     /// Newest first, as a person reads a folder (default: oldest first, as the folder sorts).
     #[serde(default)]
     pub(crate) newest_first: Option<bool>,
+    /// With `newestFirst`: only what is older than this file (the last one a page showed), so
+    /// the next page neither repeats nor skips a message when mail arrives or leaves meanwhile.
+    #[serde(default)]
+    pub(crate) before: Option<String>,
 }
 
 /// Params of `email.read`.

@@ -41,7 +41,7 @@ macro_rules! method {
 pub(crate) static METHODS: &[Method] = &[
     method!("email.send", "Send a new message (or, with inReplyTo, a reply); returns the sender's stored copy.",
         email::send, SendParams => AgentEmail),
-    method!("email.inbox", "List an agent's folder (inbox by default), oldest first unless newestFirst; limit and offset page it.",
+    method!("email.inbox", "List an agent's folder (inbox by default), oldest first unless newestFirst; limit, offset and before page it.",
         email::inbox, InboxParams => Vec<AgentEmail>),
     method!("email.read", "Read one message of an agent's mailbox (marks it read).",
         email::read, ReadParams => AgentEmail),

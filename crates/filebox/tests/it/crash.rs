@@ -99,7 +99,7 @@ fn killed_writers_lose_nothing_acknowledged_and_leave_nothing_half_written() {
         .ok()
         .and_then(|s| s.parse::<u64>().ok())
         .unwrap_or(KILL_WITHIN_MS)
-        .max(1)
+        .clamp(1, 60_000)
         * 1000;
     let mut rng = Rng(seed);
     let context = format!("FILEBOX_CRASH_SEED={seed}");
