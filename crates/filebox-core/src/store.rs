@@ -122,20 +122,19 @@ impl Staged {
     }
 }
 
-/// Whether two paths name one file (same device and inode), neither followed if a symlink.
+/// Whether two paths name one file, neither followed if a symlink.
 fn same_file(a: &Path, b: &Path) -> bool {
-    match (fs::symlink_metadata(a), fs::symlink_metadata(b)) {
-        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-        _ => false,
-    }
+    same_inode(fs::symlink_metadata(a), fs::symlink_metadata(b))
 }
 
-/// Whether `path` still names the open `file` (same device and inode).
+/// Whether `path` still names the open `file`.
 fn names_file(path: &Path, file: &File) -> bool {
-    match (fs::symlink_metadata(path), file.metadata()) {
-        (Ok(named), Ok(open)) => named.dev() == open.dev() && named.ino() == open.ino(),
-        _ => false,
-    }
+    same_inode(fs::symlink_metadata(path), file.metadata())
+}
+
+/// Whether both stats succeeded and are of one file (same device and inode).
+fn same_inode(a: io::Result<fs::Metadata>, b: io::Result<fs::Metadata>) -> bool {
+    matches!((a, b), (Ok(a), Ok(b)) if a.dev() == b.dev() && a.ino() == b.ino())
 }
 
 /// Publish `bytes` as the new file `dir/name`. Never replaces: an existing name is

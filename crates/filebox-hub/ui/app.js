@@ -465,7 +465,8 @@ function renderBoxes() {
 // A folder shows newest first, a page at a time ("Show older" asks for the next page). A refresh
 // (a live event) keeps as many rows as were shown; only the latest request's answer is drawn.
 const PAGE = 100;
-const listed = { agent: null, folder: null, shown: 0 };
+const listed = { agent: null, folder: null };
+const shownRows = () => $("#listing").querySelectorAll(".row");
 let listingGeneration = 0;
 
 async function showListing() {
@@ -480,7 +481,7 @@ async function showListing() {
     }
     const { agent, folder } = view;
     const again = listed.agent === agent && listed.folder === folder;
-    const want = again ? Math.max(PAGE, listed.shown) : PAGE;
+    const want = again ? Math.max(PAGE, shownRows().length) : PAGE;
     const rows = await rpc("email.inbox", { agent, folder, newestFirst: true, limit: want + 1 });
     if (!current()) return;
     Object.assign(listed, { agent, folder });
@@ -491,7 +492,6 @@ async function showListing() {
 }
 
 function fillListing(rows, more) {
-  listed.shown = rows.length;
   $("#listing").replaceChildren(
     ...(rows.length ? rows.map(listingRow) : [el("p", { className: "muted", textContent: "Nothing here." })]),
     ...(more ? [olderButton()] : []),
@@ -505,12 +505,11 @@ function olderButton() {
     button.disabled = true;
     try {
       // After the last row shown, by its file name: arrivals meanwhile shift nothing.
-      const last = [...$("#listing").querySelectorAll(".row")].pop();
+      const last = [...shownRows()].pop();
       const rows = await rpc("email.inbox", {
         agent: listed.agent, folder: listed.folder, newestFirst: true, before: last?.dataset.file, limit: PAGE + 1,
       });
       if (generation !== listingGeneration) return; // the listing was drawn again meanwhile
-      listed.shown += Math.min(rows.length, PAGE);
       button.replaceWith(...rows.slice(0, PAGE).map(listingRow), ...(rows.length > PAGE ? [olderButton()] : []));
     } catch (error) {
       button.disabled = false;

@@ -195,8 +195,9 @@ pub(crate) enum Command {
     /// when started again.
     ///
     /// With no config anywhere, creates ./.filebox/config.json with a human mailbox `me` and
-    /// an agent mailbox `assistant` (the current agent, so MCP and Connect callers ask `me`). Off loopback, every agent needs a token
-    /// (`filebox agents token ID`). Stops gracefully on SIGTERM or Ctrl-C.
+    /// an agent mailbox `assistant` (the current agent, so MCP and Connect callers ask `me`).
+    /// Off loopback, every agent needs a token (`filebox agents token ID`). Stops gracefully on
+    /// SIGTERM or Ctrl-C.
     Serve(ServeArgs),
     /// Hubs on several machines, federated over NATS JetStream (the config's `federation`
     /// section; agents of other hubs are `name@hub`, `"hub": "NAME"` in `agents`).

@@ -128,40 +128,34 @@ pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
 
 pub(crate) fn inbox(ctx: &Ctx, p: InboxParams) -> Result<Vec<AgentEmail>, RpcError> {
     let mailroom = ctx.caller.act_as(&ctx.config, &p.agent, "agent")?;
-    let newest_first = p.newest_first.unwrap_or(false);
-    // The listing is in the folder's order (oldest first): newest first, the page is taken from
-    // its end, and only the messages on the page are read whole.
-    let (limit, offset) = if newest_first {
-        (0, 0)
-    } else {
-        (p.limit.unwrap_or(0), p.offset.unwrap_or(0))
-    };
+    // The whole listing (summaries only), paged here in the order asked: only the messages on
+    // the page are read whole.
     let listed = run::<ListMessages>(
         &mailroom,
         ListArgs {
             folder: p.folder,
             unread: p.unread,
-            limit: Some(limit),
-            offset: Some(offset),
+            limit: Some(0),
             ..ListArgs::default()
         },
     )?;
+    let newest_first = p.newest_first.unwrap_or(false);
     let mut messages = listed.messages;
     if newest_first {
-        // File names sort by time: "older than the last file shown" is "sorts before it".
-        let before = p.before.as_deref();
-        let page = match p.limit.unwrap_or(0) {
-            0 => usize::MAX,
-            n => n,
-        };
-        messages = messages
-            .into_iter()
-            .rev()
-            .filter(|m| before.is_none_or(|before| m.file.as_str() < before))
-            .skip(p.offset.unwrap_or(0))
-            .take(page)
-            .collect();
+        messages.reverse();
     }
+    // File names sort by time: "older than the last file shown" is "sorts before it".
+    let before = p.before.as_deref().filter(|_| newest_first);
+    let page = match p.limit.unwrap_or(0) {
+        0 => usize::MAX,
+        n => n,
+    };
+    let messages: Vec<_> = messages
+        .into_iter()
+        .filter(|m| before.is_none_or(|before| m.file.as_str() < before))
+        .skip(p.offset.unwrap_or(0))
+        .take(page)
+        .collect();
     let folder = [p.folder.unwrap_or(Folder::Inbox)];
     messages
         .iter()
