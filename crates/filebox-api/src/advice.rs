@@ -14,6 +14,7 @@ pub fn kind(error: &Error) -> &'static str {
         Error::AlreadyHandled { .. } => "already_handled",
         Error::NotMine { .. } => "not_mine",
         Error::NotInThread { .. } => "not_in_thread",
+        Error::NotParticipant { .. } => "not_participant",
         Error::NoReplyTarget { .. } => "no_reply_target",
         Error::NotSent { .. } => "not_sent",
         Error::Undelivered { .. } => "partly_delivered",
@@ -47,6 +48,9 @@ pub fn advice(error: &Error) -> &'static str {
         }
         Error::NotInThread { .. } => {
             "Call get_thread on that thread to pick a node of it, or leave out the thread argument."
+        }
+        Error::NotParticipant { .. } => {
+            "Start a new thread with send_message instead, or ask an agent of that thread to fork it."
         }
         Error::NoReplyTarget { .. } => {
             "Use send_message with reply_to and name the recipient in to yourself."

@@ -8,6 +8,7 @@
 //! [`Outcome`]s: the value and warnings about what was left out. [`advice`] says what a
 //! caller should do about each error.
 
+pub mod access;
 pub mod advice;
 mod args;
 mod outcome;

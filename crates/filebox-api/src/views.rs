@@ -217,7 +217,8 @@ pub struct AgentInfo {
     pub mailbox_path: String,
     /// Whether this is the current agent ("me").
     pub current: bool,
-    /// Messages per folder; null when the mailbox is unusable (a warning says why).
+    /// Messages per folder; null when the mailbox is unusable (a warning says why) or not
+    /// yours to look into (it has a token you did not present).
     pub counts: Option<FolderCounts>,
 }
 

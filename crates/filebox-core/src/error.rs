@@ -50,6 +50,10 @@ pub enum Error {
         thread: String,
         wanted: String,
     },
+    /// A fork by an agent that holds no copy of the thread: only a participant rewrites a
+    /// thread's later history.
+    #[error("{agent} holds no copy of thread {thread}: only an agent in a thread may fork it")]
+    NotParticipant { agent: String, thread: String },
     /// A message whose headers name no other agent of the config to answer.
     #[error("no one to reply to: {file} names no other agent of the config")]
     NoReplyTarget { file: String },

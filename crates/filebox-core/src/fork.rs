@@ -1,7 +1,8 @@
 //! Seed 004's timeline fork: a new message that starts again from an earlier node of a thread,
 //! carrying compressed context and a reason; the nodes after that point on the old branch
 //! become obsolete. Nothing is deleted: obsolete messages get a `Status: obsolete` header in
-//! every copy the config can reach, and the fork lists every node it obsoletes (conversation
+//! every copy within the forker's reach and in the fork's recipients' mailboxes (their copies
+//! are what the fork replaces), and the fork lists every node it obsoletes (conversation
 //! entries included, which have no header of their own) in its `Obsoletes` header.
 
 use crate::agent::AgentId;
@@ -81,6 +82,14 @@ impl Mailroom {
             None => envelope.header.id().to_owned(),
         };
         let (copies, unusable) = self.thread_copies(&thread_id);
+        // Only a participant forks: a fork rewrites the thread's later history for everyone in
+        // it, which someone who never held a copy has no standing to do.
+        if !copies.iter().any(|copy| copy.agent == *self.me()) {
+            return Err(Error::NotParticipant {
+                agent: self.me().to_string(),
+                thread: thread_id,
+            });
+        }
         let thread = build(&thread_id, &copies);
         let point = thread.node(&point_id).ok_or_else(|| Error::NotFound {
             reference: point_id.clone(),
@@ -123,10 +132,18 @@ impl Mailroom {
         // The fork exists and names what it obsoletes (which is what the thread view reads);
         // now mark each obsolete message's files. A failure here must not read as a failed
         // fork, or a retry would fork twice: it is reported in the receipt instead.
+        let marked: Vec<&AgentId> = self
+            .agents()
+            .filter(|agent| self.reaches(agent) || receipt.delivered_to.contains(agent))
+            .collect();
         let unmarked = obsoleted
             .iter()
             .filter(|id| !id.contains(ENTRY_SEPARATOR))
-            .filter_map(|id| self.mark_obsolete(id).err().map(|e| format!("{id} ({e})")))
+            .filter_map(|id| {
+                self.mark_obsolete_among(&marked, id)
+                    .err()
+                    .map(|e| format!("{id} ({e})"))
+            })
             .collect();
         Ok(ForkReceipt {
             unmarked,
@@ -140,12 +157,18 @@ impl Mailroom {
         })
     }
 
-    /// Write `Status: obsolete` into every copy of a message in every mailbox of the config
-    /// (a fork does it; a federated hub does it for a fork made on another machine).
-    /// Every mailbox is tried; the first failure is returned at the end.
+    /// Write `Status: obsolete` into every copy of a message in every mailbox within my reach
+    /// (a federated hub does it for a fork made on another machine).
     pub fn mark_obsolete(&self, id: &str) -> Result<()> {
+        let reached: Vec<&AgentId> = self.reachable().collect();
+        self.mark_obsolete_among(&reached, id)
+    }
+
+    /// Mark every copy of a message in these mailboxes; every one is tried, the first failure
+    /// is returned at the end.
+    fn mark_obsolete_among(&self, agents: &[&AgentId], id: &str) -> Result<()> {
         let mut first_failure = None;
-        for agent in self.agents() {
+        for agent in agents {
             if let Err(e) = self.mark_obsolete_in(agent, id) {
                 first_failure.get_or_insert(e);
             }

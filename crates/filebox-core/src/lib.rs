@@ -49,7 +49,7 @@ pub use foreign::{ForeignDelivery, ForeignMessage};
 pub use fork::{ForkReason, ForkReceipt, ForkRequest};
 pub use live_config::LiveConfig;
 pub use mailbox::{Envelope, Listing, Mailbox, MessageRef, Problem};
-pub use mailroom::{Mailroom, Unusable};
+pub use mailroom::{Mailroom, Reach, Unusable};
 pub use message::{ConversationEntry, Message, MessageType, ProcessingEntry};
 pub use question::{Answer, QuestionKind, QuestionRequest, QuestionState};
 pub use reply::SYSTEM_MAILBOX;

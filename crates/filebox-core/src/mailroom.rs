@@ -1,6 +1,8 @@
-//! `Mailroom`: the config plus the current agent, the entry point every adapter uses. It
-//! opens mailboxes and resolves recipients; the verbs live in `send.rs` and `transition.rs`.
+//! `Mailroom`: the config plus the current agent and its reach, the entry point every adapter
+//! uses. It opens mailboxes and resolves recipients; the verbs live in `send.rs` and
+//! `transition.rs`.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use crate::agent::AgentId;
@@ -25,22 +27,74 @@ impl Unusable {
     }
 }
 
-/// Who I am and where everyone's mailbox is.
+/// Which mailboxes besides my own a mailroom may look into and change: every one for the owner
+/// of the files (a command, the hub's own tasks), fewer for a caller an access policy bounds
+/// (a hub request, an MCP session of an agent with a token). The policy lives in the adapters'
+/// `filebox_api::access`; the core only keeps to the set it is given wherever it reads or
+/// changes other mailboxes (threads, search, forks, agent counts). Delivering mail into a
+/// recipient's inbox, and a sender following its own message's copies (`status`, a question's
+/// answer), are not bounded by it: they are the message's own path.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Reach {
+    #[default]
+    Everywhere,
+    /// These mailboxes (mine is always within reach).
+    Only(BTreeSet<AgentId>),
+}
+
+/// Who I am, where everyone's mailbox is, and which of them I may look into.
 #[derive(Debug, Clone)]
 pub struct Mailroom {
     config: Config,
     me: AgentId,
+    reach: Reach,
 }
 
 impl Mailroom {
-    /// Bind a config to the current agent (`override_id`, else the config's `current_agent_id`).
+    /// Bind a config to the current agent (`override_id`, else the config's `current_agent_id`),
+    /// reaching every mailbox.
     pub fn new(config: Config, override_id: Option<&AgentId>) -> Result<Mailroom> {
         let me = config.current_agent(override_id)?;
-        Ok(Mailroom { config, me })
+        Ok(Mailroom {
+            config,
+            me,
+            reach: Reach::Everywhere,
+        })
+    }
+
+    /// The same mailroom, bounded to `reach`.
+    pub fn within(self, reach: Reach) -> Mailroom {
+        Mailroom { reach, ..self }
+    }
+
+    /// The same agent and reach over a newer config.
+    pub(crate) fn rebound(&self, config: Config) -> Mailroom {
+        Mailroom {
+            config,
+            ..self.clone()
+        }
     }
 
     pub fn me(&self) -> &AgentId {
         &self.me
+    }
+
+    pub fn reach(&self) -> &Reach {
+        &self.reach
+    }
+
+    /// Whether `agent`'s mailbox is within my reach.
+    pub fn reaches(&self, agent: &AgentId) -> bool {
+        *agent == self.me
+            || match &self.reach {
+                Reach::Everywhere => true,
+                Reach::Only(agents) => agents.contains(agent),
+            }
+    }
+
+    /// The agents of the config whose mailboxes are within my reach.
+    pub fn reachable(&self) -> impl Iterator<Item = &AgentId> {
+        self.agents().filter(|agent| self.reaches(agent))
     }
 
     pub fn config(&self) -> &Config {
@@ -66,7 +120,7 @@ impl Mailroom {
         self.config.mailbox_path(agent)
     }
 
-    /// Every agent in the config.
+    /// Every agent in the config (recipients; what may be looked into is [`Mailroom::reachable`]).
     pub fn agents(&self) -> impl Iterator<Item = &AgentId> {
         self.config.file.agents.keys()
     }

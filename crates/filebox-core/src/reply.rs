@@ -4,9 +4,10 @@
 //! `kind: human` mailbox that sent it) arrives in `done/`, marked done; any other in `inbox/`.
 
 use crate::agent::AgentId;
+use crate::config::{AgentEntry, Config};
 use crate::error::{Error, Result};
 use crate::folder::Folder;
-use crate::mailbox::MessageRef;
+use crate::mailbox::{Mailbox, MessageRef};
 use crate::mailroom::Mailroom;
 use crate::message::{Header, field};
 use crate::send::SourceType;
@@ -16,8 +17,8 @@ pub const SYSTEM_MAILBOX: &str = "system";
 
 impl Mailroom {
     /// The agent a reply to a message of my mailbox goes to. For a `system` message without
-    /// `Reply To` that is [`SYSTEM_MAILBOX`], which may not be in the config yet (the hub
-    /// creates it on demand; a send to it fails with `UnknownAgent` until then).
+    /// `Reply To` that is [`SYSTEM_MAILBOX`], which may not be in the config yet
+    /// ([`Mailroom::with_system_mailbox`] adds it).
     pub fn reply_target(&self, reference: &MessageRef) -> Result<AgentId> {
         let found = self.my_mailbox()?.find_settled(reference, &Folder::ALL)?;
         let h = &found.header;
@@ -57,5 +58,31 @@ impl Mailroom {
         } else {
             Folder::Inbox
         }
+    }
+
+    /// This mailroom with the [`SYSTEM_MAILBOX`] in its config: added, beside the other
+    /// mailboxes, when missing (the first reply to a `system` message creates it).
+    pub fn with_system_mailbox(&self) -> Result<Mailroom> {
+        let system = AgentId::new(SYSTEM_MAILBOX)?;
+        if self.config().file.agents.contains_key(&system) {
+            return Ok(self.clone());
+        }
+        let config = self.config();
+        let beside = config
+            .file
+            .agents
+            .keys()
+            .next()
+            .and_then(|first| config.mailbox_path(first).ok())
+            .and_then(|path| path.parent().map(|p| p.join(SYSTEM_MAILBOX)))
+            .unwrap_or_else(|| config.base_dir().join("mailboxes").join(SYSTEM_MAILBOX));
+        let updated = Config::update(&config.path, |file| {
+            file.agents
+                .entry(system.clone())
+                .or_insert_with(|| AgentEntry::new(beside.clone()));
+            Ok(())
+        })?;
+        Mailbox::open(system, updated.mailbox_path(&AgentId::new(SYSTEM_MAILBOX)?)?)?;
+        Ok(self.rebound(updated))
     }
 }

@@ -7,7 +7,7 @@ use crate::index::{self, Hit, Index, SearchQuery};
 use crate::mailroom::{Mailroom, Unusable};
 
 impl Mailroom {
-    /// Search my mailbox (`everywhere`: every mailbox of the config): newest activity first,
+    /// Search my mailbox (`everywhere`: every mailbox within my reach): newest activity first,
     /// one hit per (mailbox, Message ID). Another agent's mailbox that cannot be searched is
     /// returned beside the hits; mine failing fails the search.
     pub fn search(
@@ -49,7 +49,7 @@ impl Mailroom {
 
     fn scope(&self, everywhere: bool) -> Vec<AgentId> {
         if everywhere {
-            self.agents().cloned().collect()
+            self.reachable().cloned().collect()
         } else {
             vec![self.me().clone()]
         }

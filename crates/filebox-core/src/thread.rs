@@ -95,14 +95,14 @@ impl Mailroom {
     }
 
     /// The thread id of a message (or conversation entry) of my mailbox, else of any mailbox
-    /// of the config.
+    /// within my reach.
     pub(crate) fn thread_id_of(&self, reference: &str) -> Result<String> {
         let (found, _) = self.locate(reference)?;
         Ok(found.header.thread_id())
     }
 
-    /// Find a node reference (`message` or `message#n`) in my mailbox, else in any mailbox of
-    /// the config; returns the message's copy and the entry number, if any.
+    /// Find a node reference (`message` or `message#n`) in my mailbox, else in any mailbox
+    /// within my reach; returns the message's copy and the entry number, if any.
     pub(crate) fn locate(&self, reference: &str) -> Result<(Envelope, Option<usize>)> {
         let (message, entry) = match reference.rsplit_once(ENTRY_SEPARATOR) {
             Some((message, n)) => {
@@ -120,7 +120,7 @@ impl Mailroom {
         let reference = MessageRef::parse(message)?;
         let found = match self.my_mailbox()?.find(&reference, &Folder::ALL) {
             Err(Error::NotFound { .. }) => self
-                .agents()
+                .reachable()
                 .filter(|a| *a != self.me())
                 .find_map(|a| {
                     self.mailbox_to_read(a)
@@ -130,20 +130,20 @@ impl Mailroom {
                 })
                 .ok_or_else(|| Error::NotFound {
                     reference: reference.text().to_owned(),
-                    searched: "any mailbox of the config".into(),
+                    searched: "every mailbox within reach".into(),
                 })?,
             other => other?,
         };
         Ok((found, entry))
     }
 
-    /// Every copy of every message of a thread, in every mailbox of the config that can be
+    /// Every copy of every message of a thread, in every mailbox within my reach that can be
     /// read, and the mailboxes that cannot: one broken mailbox path must not hide the thread
     /// from everyone else.
     pub(crate) fn thread_copies(&self, thread_id: &str) -> (Vec<ThreadCopy>, Vec<Unusable>) {
         let mut copies = Vec::new();
         let mut unusable = Vec::new();
-        for agent in self.agents() {
+        for agent in self.reachable() {
             let rows = self
                 .mailbox_to_read(agent)
                 .and_then(|mailbox| Ok((Index::open(&mailbox)?.thread_rows(thread_id)?, mailbox)));

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -24,9 +24,10 @@ use filebox_core::{AgentId, Change, ChangeKind, Config, Feed, Folder, Mailbox};
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
-use crate::auth::Caller;
+use filebox_api::access::{Caller, Denied};
+
 use crate::hub::Hub;
-use crate::settings::token_sha256;
+use crate::refusal::refused;
 
 /// How many events are kept for clients that reconnect.
 const RING: usize = 4096;
@@ -212,30 +213,17 @@ struct EventsQuery {
     agent: Option<String>,
 }
 
-/// Whose events a caller may see: with a token, only its agent's; without, those of agents
-/// without a token.
-fn visible(config: &Config, caller: &Caller, wanted: Option<&str>) -> Result<Vec<String>, String> {
-    if let Some(wanted) = wanted {
-        let id = AgentId::new(wanted).map_err(|e| e.to_string())?;
-        let entry = config.agent(&id).map_err(|e| e.to_string())?;
-        return match caller {
-            Caller::Agent(me) if *me != id => Err(format!("this token acts as {me}, not {id}")),
-            Caller::Anonymous if token_sha256(entry).is_some() => Err(format!(
-                "{id} has a token: send `Authorization: Bearer <token>`"
-            )),
-            _ => Ok(vec![id.to_string()]),
-        };
+/// Whose events a caller may see: `wanted`'s if the access policy lets it look into that
+/// mailbox, else every mailbox it may look into.
+fn visible(config: &Config, caller: &Caller, wanted: Option<&str>) -> Result<Vec<String>, Denied> {
+    match wanted {
+        Some(wanted) => {
+            let id = AgentId::new(wanted).map_err(Denied::Agent)?;
+            caller.check(config, &id)?;
+            Ok(vec![id.to_string()])
+        }
+        None => Ok(caller.visible(config).map(|id| id.to_string()).collect()),
     }
-    Ok(match caller {
-        Caller::Agent(me) => vec![me.to_string()],
-        Caller::Anonymous => config
-            .file
-            .agents
-            .iter()
-            .filter(|(_, entry)| token_sha256(entry).is_none())
-            .map(|(id, _)| id.to_string())
-            .collect(),
-    })
 }
 
 async fn stream(
@@ -244,15 +232,14 @@ async fn stream(
     headers: HeaderMap,
 ) -> Response {
     let header_text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    let allowed = hub.config().map_err(|e| e.to_string()).and_then(|config| {
+    let allowed = hub.config().map_err(Denied::Agent).and_then(|config| {
         let caller =
-            Caller::from_authorization(&config, header_text(header::AUTHORIZATION.as_str()))
-                .map_err(|e| e.message)?;
+            Caller::from_authorization(&config, header_text(header::AUTHORIZATION.as_str()))?;
         visible(&config, &caller, query.agent.as_deref())
     });
     let agents = match allowed {
         Ok(agents) => agents,
-        Err(reason) => return (StatusCode::FORBIDDEN, reason).into_response(),
+        Err(denied) => return refused(&denied).into_response(),
     };
     let log = hub.events();
     let (missed, resumed, receiver) = log.subscribe(header_text("last-event-id"));

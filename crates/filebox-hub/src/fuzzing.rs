@@ -1,10 +1,10 @@
 //! The entry point of the JSON-RPC fuzz target (`fuzz/`, feature `fuzzing`): a request body
 //! answered by the code `POST /rpc` and the Unix socket run, without a server.
 
+use filebox_api::access::Caller;
 use filebox_core::Config;
 use serde_json::Value;
 
-use crate::auth::Caller;
 use crate::rpc::{Ctx, handle_body};
 
 /// Answer a JSON-RPC request body under `config` as a caller without a token: `None` when

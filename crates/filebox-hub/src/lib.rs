@@ -8,7 +8,6 @@
 //! it names; the hub keeps no state that is not on disk (it re-reads the config for every
 //! request), so it can be killed at any instant and started again.
 
-mod auth;
 mod bridges;
 mod connect;
 mod email;
@@ -20,6 +19,7 @@ mod health;
 mod hub;
 mod human;
 mod mcp;
+mod refusal;
 pub mod routes;
 mod rpc;
 mod runner;
@@ -27,7 +27,6 @@ mod server;
 mod settings;
 mod webhook;
 
-pub use auth::{new_token, sha256_hex};
+pub use filebox_api::access::{TOKEN_FIELD, new_token, sha256_hex};
 pub use hub::Hub;
 pub use server::{Options, SOCKET_NAME, Server, run, run_with, socket_path};
-pub use settings::TOKEN_FIELD;

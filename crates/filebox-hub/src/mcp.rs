@@ -1,29 +1,38 @@
 //! `/mcp`: the MCP server (Streamable HTTP) of `filebox mcp`, mounted, serving the hub's
-//! agent. When that agent has a token, every MCP request must carry it. Its sessions end when
+//! agent. The access policy decides at every request: a caller who may not act as that agent
+//! (it has a token the request lacks, or the token is another agent's) gets 401/403, and a
+//! call sees only the mailboxes the policy lets that agent look into. Its sessions end when
 //! the hub shuts down.
+
+use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
+use axum::http::header;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use filebox_core::Mailroom;
+use filebox_api::access::{Caller, Denied};
+use filebox_core::{AgentId, Mailroom};
 
-use crate::auth::Caller;
 use crate::hub::Hub;
+use crate::refusal::refused;
 
 /// The route group: `/mcp`, or nothing when the hub has no agent to serve it as.
 pub(crate) fn routes(hub: &Hub) -> Router {
-    let mailroom = hub
+    let served = hub
         .config()
         .ok()
-        .and_then(|config| Mailroom::new(config, hub.mcp_agent()).ok());
-    let Some(mailroom) = mailroom else {
+        .and_then(|config| Mailroom::new(config, hub.mcp_agent()).ok())
+        .map(|mailroom| mailroom.me().clone());
+    let Some(agent) = served else {
         return Router::new();
     };
-    let agent = mailroom.me().as_str().to_owned();
+    let source = {
+        let (hub, agent) = (hub.clone(), agent.clone());
+        Arc::new(move || Ok(Caller::serve(&hub.config()?, &agent)?))
+    };
     filebox_mcp::http_router(
-        mailroom,
+        source,
         hub.allowed_hosts()
             .iter()
             .cloned()
@@ -33,13 +42,13 @@ pub(crate) fn routes(hub: &Hub) -> Router {
     )
     .layer(axum::middleware::from_fn_with_state(
         (hub.clone(), agent),
-        require_token,
+        require_access,
     ))
 }
 
-/// The served agent's token, when it has one (the config as it is now).
-async fn require_token(
-    State((hub, agent)): State<(Hub, String)>,
+/// The caller may act as the served agent (the config as it is now).
+async fn require_access(
+    State((hub, agent)): State<(Hub, AgentId)>,
     request: Request,
     next: Next,
 ) -> Response {
@@ -47,16 +56,11 @@ async fn require_token(
         .headers()
         .get(header::AUTHORIZATION)
         .map(|v| v.to_str().unwrap_or_default().to_owned());
-    let allowed = hub.config().map_err(|e| e.to_string()).and_then(|config| {
-        let caller =
-            Caller::from_authorization(&config, authorization.as_deref()).map_err(|e| e.message)?;
-        caller
-            .act_as(&config, &agent, "agent")
-            .map(|_| ())
-            .map_err(|e| e.message)
+    let allowed = hub.config().map_err(Denied::Agent).and_then(|config| {
+        Caller::from_authorization(&config, authorization.as_deref())?.check(&config, &agent)
     });
     match allowed {
         Ok(()) => next.run(request).await,
-        Err(reason) => (StatusCode::UNAUTHORIZED, reason).into_response(),
+        Err(denied) => refused(&denied).into_response(),
     }
 }

@@ -15,13 +15,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use filebox_api::verbs::{HoldMessage, ReadMessage};
+use filebox_api::access::Caller;
 use filebox_api::{HoldArgs, ReadArgs, Verb, VerbContext};
 use filebox_core::{AgentId, Config, Folder, Mailroom};
 use serde::Deserialize;
 use tokio::io::AsyncWriteExt;
 use tokio::sync::{Semaphore, broadcast};
 
-use crate::auth::Caller;
 use crate::email::handlers;
 use crate::email::wire::{ReplyParams, TransitionParams};
 use crate::events::HubEvent;

@@ -12,7 +12,7 @@ use tokio::net::{TcpListener, UnixListener};
 use crate::hub::Hub;
 use crate::routes::{self, GROUPS};
 use crate::settings::HubSection;
-use crate::settings::token_sha256;
+use filebox_api::access::token_sha256;
 use crate::{events, runner, webhook};
 
 /// The socket's name, in the config's folder.

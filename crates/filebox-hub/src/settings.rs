@@ -1,6 +1,6 @@
 //! What the hub reads from the config besides seed 000's fields: the `hub` section
 //! (`callback_allow`, `webhook_secret`, `webhook_attempts`, `webhook_first_retry_ms`) and, per
-//! agent, `kind`, `token_sha256` and `runner`.
+//! agent, `kind` and `runner` (tokens are the access policy's, `filebox_api::access`).
 
 use filebox_core::{AgentEntry, Config};
 use serde::Deserialize;
@@ -60,18 +60,6 @@ impl HubSection {
             .any(|prefix| !prefix.is_empty() && endpoint.starts_with(prefix.as_str()))
     }
 }
-
-/// The SHA-256 (hex) of an agent's bearer token, when it has one.
-pub(crate) fn token_sha256(entry: &AgentEntry) -> Option<&str> {
-    entry
-        .extra
-        .get(TOKEN_FIELD)
-        .and_then(serde_json::Value::as_str)
-        .filter(|hash| !hash.is_empty())
-}
-
-/// The agent entry field that holds the token's SHA-256.
-pub const TOKEN_FIELD: &str = "token_sha256";
 
 /// Whether an entry is a person's mailbox (`"kind": "human"`).
 pub(crate) fn is_human(entry: &AgentEntry) -> bool {

@@ -76,8 +76,8 @@ async fn a_token_acts_only_as_its_agent() {
     )
     .await;
     assert_eq!(
-        answer["error"]["data"]["kind"], "forbidden",
-        "dev takes no part: {answer}"
+        answer["error"]["data"]["kind"], "not_found",
+        "dev holds no copy, so its token shows nothing of that thread: {answer}"
     );
     let (_, answer) = call_with(&hub, Some(&dev), "email.thread", json!({ "id": id })).await;
     assert_eq!(answer["result"]["thread"], id.as_str());

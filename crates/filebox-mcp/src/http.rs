@@ -12,7 +12,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::server::FileboxServer;
+use crate::server::{FileboxServer, MailroomSource, fixed};
 
 /// Hosts a request may name when nothing else is allowed: loopback only.
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
@@ -57,7 +57,7 @@ pub async fn serve_http(
         anyhow::bail!("{LOOPBACK_ONLY} (bound to {address})");
     }
     let sessions = CancellationToken::new();
-    let router = router(mailroom, allowed_hosts, sessions.child_token());
+    let router = router(fixed(mailroom)?, allowed_hosts, sessions.child_token());
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
             shutdown.await;
@@ -68,14 +68,13 @@ pub async fn serve_http(
 }
 
 /// The MCP service mounted at `/mcp`, for this server and for the hub (which merges it into
-/// its own router). `allowed_hosts` adds to the loopback hosts the Host header may name;
+/// its own router), each request running in the mailroom `mailrooms` gives. `allowed_hosts` adds to the loopback hosts the Host header may name;
 /// cancelling `sessions` ends the open sessions (their SSE streams), so a server can stop.
 pub fn router(
-    mailroom: Mailroom,
+    mailrooms: MailroomSource,
     allowed_hosts: Vec<String>,
     sessions: CancellationToken,
 ) -> axum::Router {
-    let mailroom = Arc::new(mailroom);
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(
             LOOPBACK_HOSTS
@@ -85,7 +84,7 @@ pub fn router(
         )
         .with_cancellation_token(sessions);
     let service = StreamableHttpService::new(
-        move || Ok(FileboxServer::new(Arc::clone(&mailroom))),
+        move || Ok(FileboxServer::new(Arc::clone(&mailrooms))),
         Arc::new(LocalSessionManager::default()),
         config,
     );

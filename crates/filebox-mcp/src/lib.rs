@@ -15,6 +15,7 @@ mod subscriptions;
 mod tools;
 
 pub use http::{check_listen_address, router as http_router, serve_http};
+pub use server::MailroomSource;
 pub use stdio::{serve_stdio, serve_transport};
 
 /// Every tool this server offers, as `tools/list` shows it (for snapshots and docs).

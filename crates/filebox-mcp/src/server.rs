@@ -25,21 +25,49 @@ finds messages by words and filters, message_status tells where one stands, list
 get_thread show conversations as trees, and fork_thread starts a thread again from an earlier \
 point with compressed context. The process_inbox prompt is the rule for handling mail.";
 
+/// Where a session's mailroom comes from, asked at each request: fixed for a server of its
+/// own (`filebox mcp`), the hub's current config and the access policy at `/mcp` (so a new
+/// token bounds what the next call sees).
+pub type MailroomSource = Arc<dyn Fn() -> anyhow::Result<Mailroom> + Send + Sync>;
+
+/// The source of a server that serves one agent of a config it read once: acting as that
+/// agent, reaching what the access policy lets it (`filebox_api::access`).
+pub(crate) fn fixed(mailroom: Mailroom) -> anyhow::Result<MailroomSource> {
+    let served = Arc::new(filebox_api::access::Caller::serve(
+        mailroom.config(),
+        mailroom.me(),
+    )?);
+    Ok(Arc::new(move || Ok(Mailroom::clone(&served))))
+}
+
 /// One MCP session's handler. Cheap to create: stdio makes one, HTTP one per session.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(crate) struct FileboxServer {
-    mailroom: Arc<Mailroom>,
+    mailrooms: MailroomSource,
     tools: Arc<Vec<Tool>>,
     subscriptions: Subscriptions,
 }
 
 impl FileboxServer {
-    pub(crate) fn new(mailroom: Arc<Mailroom>) -> Self {
+    pub(crate) fn new(mailrooms: MailroomSource) -> Self {
         FileboxServer {
-            mailroom,
+            mailrooms,
             tools: Arc::new(tools::definitions()),
             subscriptions: Subscriptions::default(),
         }
+    }
+
+    /// The mailroom this request runs in.
+    fn mailroom(&self) -> Result<Arc<Mailroom>, ErrorData> {
+        (self.mailrooms)()
+            .map(Arc::new)
+            .map_err(|e| ErrorData::internal_error(format!("{e:#}"), None))
+    }
+}
+
+impl std::fmt::Debug for FileboxServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileboxServer").finish_non_exhaustive()
     }
 }
 
@@ -73,7 +101,7 @@ impl ServerHandler for FileboxServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        tools::call(&self.mailroom, request, &context)
+        tools::call(&self.mailroom()?, request, &context)
             .await
             .map(Into::into)
     }
@@ -99,7 +127,7 @@ impl ServerHandler for FileboxServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        resources::read(&self.mailroom, &request.uri)
+        resources::read(&self.mailroom()?, &request.uri)
             .await
             .map(Into::into)
     }
@@ -110,7 +138,7 @@ impl ServerHandler for FileboxServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.subscriptions
-            .subscribe(&self.mailroom, request.uri, context.peer)
+            .subscribe(&self.mailroom()?, request.uri, context.peer)
             .await
     }
 
@@ -131,7 +159,7 @@ impl ServerHandler for FileboxServer {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        subscriptions::listen(&self.mailroom, &context).await;
+        subscriptions::listen(&self.mailroom()?, &context).await;
         Ok(())
     }
 

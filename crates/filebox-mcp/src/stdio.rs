@@ -1,16 +1,15 @@
 //! `filebox mcp`: the server over stdin/stdout (stdout carries only protocol messages), or over
 //! any other byte-stream transport (an in-memory pipe in tests).
 
-use std::sync::Arc;
-
 use anyhow::Context;
 use filebox_core::Mailroom;
 use rmcp::transport::IntoTransport;
 use rmcp::{RoleServer, ServiceExt};
 
-use crate::server::FileboxServer;
+use crate::server::{FileboxServer, fixed};
 
-/// Serve MCP on stdin/stdout until the client closes the connection.
+/// Serve MCP on stdin/stdout until the client closes the connection, acting as `mailroom`'s
+/// agent and looking into what the access policy lets it.
 pub async fn serve_stdio(mailroom: Mailroom) -> anyhow::Result<()> {
     serve_transport(mailroom, rmcp::transport::stdio()).await
 }
@@ -22,7 +21,7 @@ where
     T: IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let server = FileboxServer::new(Arc::new(mailroom));
+    let server = FileboxServer::new(fixed(mailroom)?);
     let running = server
         .serve(transport)
         .await

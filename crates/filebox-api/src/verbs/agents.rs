@@ -29,13 +29,18 @@ impl Verb for ListAgents {
         for id in mailroom.agents() {
             let entry = mailroom.config().agent(id)?;
             let root = mailroom.mailbox_root(id)?;
-            // One unusable mailbox is a warning; the others are still counted.
-            let counts = match mailroom.mailbox_to_read(id).and_then(|m| m.counts()) {
-                Ok(per_folder) => Some(FolderCounts::new(&per_folder)),
-                Err(e) => {
+            // Counted only within my reach (a mailbox out of it says nothing about its mail);
+            // one unusable mailbox is a warning, the others are still counted.
+            let counts = match mailroom
+                .reaches(id)
+                .then(|| mailroom.mailbox_to_read(id).and_then(|m| m.counts()))
+            {
+                Some(Ok(per_folder)) => Some(FolderCounts::new(&per_folder)),
+                Some(Err(e)) => {
                     unusable.push(Unusable::new(id, &e));
                     None
                 }
+                None => None,
             };
             agents.push(AgentInfo {
                 id: id.to_string(),

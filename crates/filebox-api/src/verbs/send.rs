@@ -1,6 +1,6 @@
 //! `send_message` and `reply_message`: writing to other agents.
 
-use filebox_core::{AgentId, MessageRef, MessageType, Result, SendRequest};
+use filebox_core::{AgentId, MessageRef, MessageType, Result, SYSTEM_MAILBOX, SendRequest};
 
 use crate::args::{AttachmentArg, Recipients, ReplyArgs, SendArgs};
 use crate::outcome::Outcome;
@@ -92,6 +92,16 @@ impl Verb for ReplyMessage {
 
     fn run(cx: &VerbContext<'_>, args: ReplyArgs) -> Result<Outcome<SendResult>> {
         let target = cx.mailroom.reply_target(&MessageRef::parse(&args.id)?)?;
+        let with_system;
+        let cx = if target.as_str() == SYSTEM_MAILBOX {
+            with_system = cx.mailroom.with_system_mailbox()?;
+            &VerbContext {
+                mailroom: &with_system,
+                ..*cx
+            }
+        } else {
+            cx
+        };
         let kind = match args.kind {
             Some(kind) => kind,
             None => MessageType::new("DIS")?,

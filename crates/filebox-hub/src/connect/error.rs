@@ -5,7 +5,6 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use crate::rpc::RpcError;
 
 /// The Connect error codes this service answers with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,6 +94,7 @@ impl From<filebox_core::Error> for ConnectError {
             Error::UnknownAgent(_) | Error::NotFound { .. } => Code::NotFound,
             Error::AlreadyHandled { .. }
             | Error::NotInThread { .. }
+            | Error::NotParticipant { .. }
             | Error::NoReplyTarget { .. }
             | Error::NotMine { .. }
             | Error::NoConfig
@@ -111,18 +111,16 @@ impl From<filebox_core::Error> for ConnectError {
     }
 }
 
-/// The hub's identity checks (a token, the agent it may act as) answer in JSON-RPC's terms.
-impl From<RpcError> for ConnectError {
-    fn from(error: RpcError) -> Self {
-        let code = if error.is_unauthorized() {
-            Code::Unauthenticated
-        } else if error.is_forbidden() {
-            Code::PermissionDenied
-        } else if error.is_invalid_params() {
-            Code::InvalidArgument
-        } else {
-            Code::Internal
-        };
-        ConnectError::new(code, error.message)
+/// A refusal of the access policy: no proof of who calls, or proof of someone else.
+impl From<filebox_api::access::Denied> for ConnectError {
+    fn from(denied: filebox_api::access::Denied) -> Self {
+        use filebox_api::access::Denied;
+        match denied {
+            Denied::Agent(error) => error.into(),
+            denied if denied.is_unauthenticated() => {
+                ConnectError::new(Code::Unauthenticated, denied.to_string())
+            }
+            denied => ConnectError::new(Code::PermissionDenied, denied.to_string()),
+        }
     }
 }

@@ -15,6 +15,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use filebox_api::access::Caller;
 use filebox_api::verbs::{AskQuestion, TaskFinish};
 use filebox_api::{AskArgs, QuestionResult, ReportArgs, Verb, VerbContext};
 use filebox_core::Mailroom;
@@ -24,7 +25,6 @@ use super::answer;
 use super::codec::{ACCEPTED, Codec};
 use super::error::{Code, ConnectError};
 use super::proto::{AnswerResponse, AskQuestionRequest, TaskFinishRequest};
-use crate::auth::Caller;
 use crate::hub::Hub;
 
 /// The route group: `POST /agentassistproto.SrvAgentAssist/{AskQuestion,TaskFinish}`.
@@ -266,7 +266,7 @@ fn asker(
         Some(agent) => agent.clone(),
         None => Mailroom::new(config.clone(), hub.mcp_agent())?.me().clone(),
     };
-    Ok(caller.act_as(&config, agent.as_str(), "UserToken")?)
+    Ok(caller.act_as(&config, &agent)?)
 }
 
 /// Set when the handler is dropped before the call ended: the client hung up.

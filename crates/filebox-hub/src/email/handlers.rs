@@ -13,11 +13,9 @@ use filebox_api::{
     SendArgs, StatusArgs, ThreadArgs, ThreadResult, ThreadsArgs, ThreadsResult, TransitionResult,
     Verb, VerbContext,
 };
+use filebox_api::access::token_sha256;
 use filebox_core::message::field;
-use filebox_core::{
-    AgentEntry, AgentId, Config, Folder, Mailroom, MessageRef, MessageType, SYSTEM_MAILBOX,
-    SendRequest, SourceType,
-};
+use filebox_core::{AgentId, Folder, Mailroom, MessageRef, MessageType, SendRequest, SourceType};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -26,9 +24,8 @@ use super::wire::{
     AgentEmail, EmailCallback, ForkParams, IdParams, InboxParams, NoParams, ReadParams,
     ReplyParams, SearchParams, SendParams, ThreadsParams, TransitionParams,
 };
-use crate::auth::Caller;
 use crate::rpc::{Ctx, RpcError};
-use crate::settings::{HubSection, is_human, token_sha256};
+use crate::settings::{HubSection, is_human};
 use crate::webhook::{Webhook, check_endpoint, webhooks_of};
 
 /// The message type of a send or reply that names none.
@@ -64,8 +61,9 @@ fn run<V: Verb>(mailroom: &Mailroom, args: V::Args) -> Result<V::Output, RpcErro
 }
 
 pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
-    let mut config = ctx.config.clone();
-    let entry = config.agent(&agent_id(&p.from, "from")?)?;
+    // Who sends is decided first: a refused call changes nothing.
+    let mailroom = ctx.act_as(&p.from, "from")?;
+    let entry = ctx.config.agent(mailroom.me())?;
     if p.source_type == SourceType::Human && !is_human(entry) {
         return Err(RpcError::invalid_params(
             "sourceType",
@@ -75,14 +73,10 @@ pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
             ),
         ));
     }
-    let hub = HubSection::of(&config).map_err(RpcError::internal)?;
+    let hub = HubSection::of(&ctx.config).map_err(RpcError::internal)?;
     if let Some(callback) = &p.callback {
         check_callback(&hub, callback)?;
     }
-    if p.source_type == SourceType::System {
-        config = ensure_system_mailbox(&config)?;
-    }
-    let mailroom = ctx.caller.act_as(&config, &p.from, "from")?;
     let kind = message_type(p.kind.as_deref())?;
     if let Some(answered) = &p.in_reply_to {
         let sent = run::<SendMessage>(
@@ -127,7 +121,7 @@ pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
 }
 
 pub(crate) fn inbox(ctx: &Ctx, p: InboxParams) -> Result<Vec<AgentEmail>, RpcError> {
-    let mailroom = ctx.caller.act_as(&ctx.config, &p.agent, "agent")?;
+    let mailroom = ctx.act_as(&p.agent, "agent")?;
     // The whole listing (summaries only), paged here in the order asked: only the messages on
     // the page are read whole.
     let listed = run::<ListMessages>(
@@ -164,7 +158,7 @@ pub(crate) fn inbox(ctx: &Ctx, p: InboxParams) -> Result<Vec<AgentEmail>, RpcErr
 }
 
 pub(crate) fn read(ctx: &Ctx, p: ReadParams) -> Result<AgentEmail, RpcError> {
-    let mailroom = ctx.caller.act_as(&ctx.config, &p.agent, "agent")?;
+    let mailroom = ctx.act_as(&p.agent, "agent")?;
     let read = run::<ReadMessage>(
         &mailroom,
         ReadArgs {
@@ -175,15 +169,10 @@ pub(crate) fn read(ctx: &Ctx, p: ReadParams) -> Result<AgentEmail, RpcError> {
     Ok(agent_email(mailroom.me().as_str(), &read.message))
 }
 
-/// A reply goes where `filebox_core::Mailroom::reply_target` says (seed 004's routing); the
-/// `system` mailbox is created first when that is where it goes.
+/// A reply goes where `filebox_core::Mailroom::reply_target` says (the message's `replyTo`,
+/// else its source type and sender).
 pub(crate) fn reply(ctx: &Ctx, p: ReplyParams) -> Result<AgentEmail, RpcError> {
-    let mut mailroom = ctx.caller.act_as(&ctx.config, &p.from, "from")?;
-    let target = mailroom.reply_target(&MessageRef::parse(&p.id)?)?;
-    if target.as_str() == SYSTEM_MAILBOX {
-        let config = ensure_system_mailbox(mailroom.config())?;
-        mailroom = Mailroom::new(config, Some(mailroom.me()))?;
-    }
+    let mailroom = ctx.act_as(&p.from, "from")?;
     let kind = p
         .kind
         .as_deref()
@@ -202,32 +191,18 @@ pub(crate) fn reply(ctx: &Ctx, p: ReplyParams) -> Result<AgentEmail, RpcError> {
 }
 
 pub(crate) fn threads(ctx: &Ctx, p: ThreadsParams) -> Result<ThreadsResult, RpcError> {
-    let mailroom = ctx.caller.act_as(&ctx.config, &p.agent, "agent")?;
+    let mailroom = ctx.act_as(&p.agent, "agent")?;
     run::<ListThreads>(&mailroom, ThreadsArgs { limit: p.limit })
 }
 
-/// The tree; with a token, only a thread the token's agent takes part in.
+/// The tree as the mailboxes within the caller's reach hold it.
 pub(crate) fn thread(ctx: &Ctx, p: IdParams) -> Result<ThreadResult, RpcError> {
     let mailroom = viewer(ctx, p.agent.as_deref())?;
-    let thread = run::<GetThread>(&mailroom, ThreadArgs { id: p.id.clone() })?;
-    if let Caller::Agent(me) = &ctx.caller {
-        let me = me.as_str();
-        let takes_part = thread
-            .nodes
-            .iter()
-            .any(|n| n.mailbox == me || n.from == me || n.to.split(',').any(|to| to.trim() == me));
-        if !takes_part {
-            return Err(RpcError::forbidden(format!(
-                "{me} takes no part in the thread of {}",
-                p.id
-            )));
-        }
-    }
-    Ok(thread)
+    run::<GetThread>(&mailroom, ThreadArgs { id: p.id })
 }
 
 pub(crate) fn fork(ctx: &Ctx, p: ForkParams) -> Result<AgentEmail, RpcError> {
-    let mailroom = ctx.caller.act_as(&ctx.config, &p.from, "from")?;
+    let mailroom = ctx.act_as(&p.from, "from")?;
     let forked = run::<ForkThread>(
         &mailroom,
         ForkArgs {
@@ -275,7 +250,7 @@ pub(crate) fn status(ctx: &Ctx, p: IdParams) -> Result<EmailStatus, RpcError> {
 }
 
 pub(crate) fn resolve(ctx: &Ctx, p: TransitionParams) -> Result<AgentEmail, RpcError> {
-    let mailroom = ctx.caller.act_as(&ctx.config, &p.agent, "agent")?;
+    let mailroom = ctx.act_as(&p.agent, "agent")?;
     let moved = run::<ResolveMessage>(
         &mailroom,
         ResolveArgs {
@@ -287,7 +262,7 @@ pub(crate) fn resolve(ctx: &Ctx, p: TransitionParams) -> Result<AgentEmail, RpcE
 }
 
 pub(crate) fn reject(ctx: &Ctx, p: TransitionParams) -> Result<AgentEmail, RpcError> {
-    let mailroom = ctx.caller.act_as(&ctx.config, &p.agent, "agent")?;
+    let mailroom = ctx.act_as(&p.agent, "agent")?;
     let moved = run::<RejectMessage>(
         &mailroom,
         RejectArgs {
@@ -299,7 +274,7 @@ pub(crate) fn reject(ctx: &Ctx, p: TransitionParams) -> Result<AgentEmail, RpcEr
 }
 
 pub(crate) fn hold(ctx: &Ctx, p: TransitionParams) -> Result<AgentEmail, RpcError> {
-    let mailroom = ctx.caller.act_as(&ctx.config, &p.agent, "agent")?;
+    let mailroom = ctx.act_as(&p.agent, "agent")?;
     let moved = run::<HoldMessage>(
         &mailroom,
         HoldArgs {
@@ -315,16 +290,10 @@ fn moved_copy(mailroom: &Mailroom, moved: &TransitionResult) -> Result<AgentEmai
 }
 
 /// One agent's mailbox; without `agent`, the token's agent's, or (without a token) every
-/// mailbox that has no token.
+/// mailbox within the caller's reach.
 pub(crate) fn search(ctx: &Ctx, p: SearchParams) -> Result<SearchResult, RpcError> {
-    let agent = p
-        .agent
-        .clone()
-        .or_else(|| ctx.caller.agent().map(ToString::to_string));
-    let (mailroom, all) = match &agent {
-        Some(agent) => (ctx.caller.act_as(&ctx.config, agent, "agent")?, false),
-        None => (any_mailroom(&ctx.config)?, true),
-    };
+    let all = p.agent.is_none() && ctx.caller.agent().is_none();
+    let mailroom = viewer(ctx, p.agent.as_deref())?;
     let kind = p
         .kind
         .as_deref()
@@ -335,7 +304,7 @@ pub(crate) fn search(ctx: &Ctx, p: SearchParams) -> Result<SearchResult, RpcErro
         .as_deref()
         .map(|s| s.parse().map_err(|e| RpcError::invalid_params("status", e)))
         .transpose()?;
-    let mut result = run::<SearchMessages>(
+    run::<SearchMessages>(
         &mailroom,
         SearchArgs {
             query: p.query,
@@ -348,20 +317,11 @@ pub(crate) fn search(ctx: &Ctx, p: SearchParams) -> Result<SearchResult, RpcErro
             since: p.since,
             limit: p.limit,
         },
-    )?;
-    if all {
-        result.hits.retain(|hit| {
-            AgentId::new(&hit.mailbox)
-                .ok()
-                .and_then(|id| ctx.config.file.agents.get(&id))
-                .is_some_and(|entry| token_sha256(entry).is_none())
-        });
-    }
-    Ok(result)
+    )
 }
 
 pub(crate) fn agents(ctx: &Ctx, _p: NoParams) -> Result<Vec<AgentView>, RpcError> {
-    let listed = run::<ListAgents>(&any_mailroom(&ctx.config)?, ListAgentsArgs {})?;
+    let listed = run::<ListAgents>(&viewer(ctx, None)?, ListAgentsArgs {})?;
     Ok(listed
         .agents
         .into_iter()
@@ -375,26 +335,20 @@ pub(crate) fn agents(ctx: &Ctx, _p: NoParams) -> Result<Vec<AgentView>, RpcError
         .collect())
 }
 
-/// A mailroom to run an all-mailbox verb from (its "me" does not matter).
-fn any_mailroom(config: &Config) -> Result<Mailroom, RpcError> {
-    let first = config
-        .file
-        .agents
-        .keys()
-        .next()
-        .ok_or_else(|| RpcError::internal("the config has no agents"))?;
-    Ok(Mailroom::new(config.clone(), Some(first))?)
-}
-
-/// Whose view a thread is read from: `agent`, the token's agent, or any mailbox.
+/// Whose view a call that looks across mailboxes runs from: `agent`, the token's agent, or
+/// (without a token) the first mailbox the caller may look into; its reach is the caller's.
 fn viewer(ctx: &Ctx, agent: Option<&str>) -> Result<Mailroom, RpcError> {
-    match agent
-        .map(str::to_owned)
-        .or_else(|| ctx.caller.agent().map(ToString::to_string))
-    {
-        Some(agent) => ctx.caller.act_as(&ctx.config, &agent, "agent"),
-        None => any_mailroom(&ctx.config),
+    if let Some(agent) = agent {
+        return ctx.act_as(agent, "agent");
     }
+    let first = match ctx.caller.agent() {
+        Some(me) => Some(me.clone()),
+        None => ctx.caller.visible(&ctx.config).next(),
+    };
+    let first = first.ok_or_else(|| {
+        RpcError::unauthorized("every mailbox has a token: send `Authorization: Bearer <token>`")
+    })?;
+    Ok(ctx.caller.act_as(&ctx.config, &first)?)
 }
 
 /// Whose view a message's status is read from (see [`status`]): its original sender's, whose
@@ -404,13 +358,7 @@ fn viewer_of(ctx: &Ctx, agent: Option<&str>, id: &str) -> Result<Mailroom, RpcEr
         return viewer(ctx, agent);
     }
     let reference = MessageRef::parse(id)?;
-    let readable = |agent: &AgentId| {
-        ctx.config
-            .file
-            .agents
-            .get(agent)
-            .is_some_and(|entry| token_sha256(entry).is_none())
-    };
+    let readable = |agent: &AgentId| ctx.caller.check(&ctx.config, agent).is_ok();
     let holder = ctx
         .config
         .file
@@ -418,7 +366,7 @@ fn viewer_of(ctx: &Ctx, agent: Option<&str>, id: &str) -> Result<Mailroom, RpcEr
         .keys()
         .filter(|agent| readable(agent))
         .find_map(|agent| {
-            let mailroom = Mailroom::new(ctx.config.clone(), Some(agent)).ok()?;
+            let mailroom = ctx.caller.act_as(&ctx.config, agent).ok()?;
             let copy = mailroom
                 .my_mailbox()
                 .ok()?
@@ -439,7 +387,7 @@ fn viewer_of(ctx: &Ctx, agent: Option<&str>, id: &str) -> Result<Mailroom, RpcEr
         .and_then(|name| AgentId::new(name).ok())
         .filter(|sender| readable(sender));
     let sender_record = sender.and_then(|sender| {
-        let mailroom = Mailroom::new(ctx.config.clone(), Some(&sender)).ok()?;
+        let mailroom = ctx.caller.act_as(&ctx.config, &sender).ok()?;
         mailroom
             .my_mailbox()
             .ok()?
@@ -461,32 +409,6 @@ fn stored_copy(
     let (envelope, message) = mailbox.read_settled(&MessageRef::parse(reference)?, folders)?;
     let detail = MessageDetail::new(mailroom.me(), &envelope, &message);
     Ok(agent_email(mailroom.me().as_str(), &detail))
-}
-
-/// The config with a `system` mailbox, added (next to the other mailboxes) if missing.
-fn ensure_system_mailbox(config: &Config) -> Result<Config, RpcError> {
-    let system = AgentId::new(SYSTEM_MAILBOX)?;
-    if config.file.agents.contains_key(&system) {
-        return Ok(config.clone());
-    }
-    let beside = config
-        .file
-        .agents
-        .keys()
-        .next()
-        .and_then(|first| config.mailbox_path(first).ok())
-        .and_then(|path| path.parent().map(|p| p.join(SYSTEM_MAILBOX)))
-        .unwrap_or_else(|| config.base_dir().join("mailboxes").join(SYSTEM_MAILBOX));
-    let updated = Config::update(&config.path, |file| {
-        file.agents
-            .entry(system.clone())
-            .or_insert_with(|| AgentEntry::new(beside.clone()));
-        Ok(())
-    })?;
-    updated
-        .mailbox_path(&system)
-        .and_then(|root| filebox_core::Mailbox::open(system, root))?;
-    Ok(updated)
 }
 
 /// A callback the hub can fire: an allowed `http://` endpoint, and a secret to sign with.

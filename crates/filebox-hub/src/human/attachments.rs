@@ -1,16 +1,17 @@
 //! `GET /attachments/{agent}/{id}/{name}`: a file attached to a message of `agent`'s mailbox,
-//! for the page to show. Same identity rules as JSON-RPC (a token reads only its own agent's
-//! mailbox); served sandboxed so an attached SVG or HTML file cannot run script.
+//! for the page to show, to a caller the access policy lets act as `agent`; served sandboxed so an attached SVG or HTML file cannot run script.
 
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use filebox_api::access::{Caller, Denied};
+use filebox_core::AgentId;
 use filebox_core::attachment::guess_mime;
 
-use crate::auth::Caller;
 use crate::hub::Hub;
+use crate::refusal::refused;
 
 pub(super) fn routes(hub: &Hub) -> Router {
     Router::new()
@@ -31,11 +32,13 @@ async fn attachment(
         let config = hub
             .config()
             .map_err(|e| (StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
-        let caller = Caller::from_authorization(&config, authorization.as_deref())
-            .map_err(|e| (StatusCode::UNAUTHORIZED, e.message))?;
-        let mailroom = caller
-            .act_as(&config, &agent, "agent")
-            .map_err(|e| (StatusCode::FORBIDDEN, e.message))?;
+        let mailroom = AgentId::new(&agent)
+            .map_err(Denied::Agent)
+            .and_then(|agent| {
+                Caller::from_authorization(&config, authorization.as_deref())?
+                    .act_as(&config, &agent)
+            })
+            .map_err(|denied| refused(&denied))?;
         let bytes = mailroom
             .mailbox_to_read(mailroom.me())
             .and_then(|mailbox| mailbox.read_attachment(&id, &name))

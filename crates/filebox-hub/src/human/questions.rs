@@ -20,6 +20,6 @@ pub(crate) fn open_questions(
     ctx: &Ctx,
     p: OpenParams,
 ) -> Result<filebox_api::OpenQuestions, RpcError> {
-    let mailroom = ctx.caller.act_as(&ctx.config, &p.agent, "agent")?;
+    let mailroom = ctx.act_as(&p.agent, "agent")?;
     Ok(OpenQuestions::run(&VerbContext::new(&mailroom), OpenQuestionsArgs {})?.value)
 }

@@ -41,6 +41,7 @@ fn app_code(error: &filebox_core::Error) -> i64 {
         Error::Malformed { .. } => 1010,
         Error::Foreign { .. } => 1011,
         Error::NotMine { .. } => 1012,
+        Error::NotParticipant { .. } => 1013,
         Error::Invalid { .. } => INVALID_PARAMS,
         Error::Config { .. }
         | Error::NoConfig
@@ -108,16 +109,6 @@ impl RpcError {
         self.code == UNAUTHORIZED.0
     }
 
-    /// Whether this is a token used for another agent (HTTP surfaces answer it with 403).
-    pub(crate) fn is_forbidden(&self) -> bool {
-        self.code == FORBIDDEN.0
-    }
-
-    /// Whether this names a bad parameter.
-    pub(crate) fn is_invalid_params(&self) -> bool {
-        self.code == INVALID_PARAMS
-    }
-
     pub(crate) fn internal(message: impl std::fmt::Display) -> Self {
         RpcError::new(INTERNAL_ERROR, message.to_string(), None)
     }
@@ -133,6 +124,19 @@ impl From<filebox_core::Error> for RpcError {
             data["field"] = json!(what);
         }
         RpcError::new(app_code(&error), error.to_string(), Some(data))
+    }
+}
+
+/// A refusal of the access policy: 401-like when the caller did not prove who it is, 403-like
+/// when it proved it is someone else; an unknown agent is the domain's error.
+impl From<filebox_api::access::Denied> for RpcError {
+    fn from(denied: filebox_api::access::Denied) -> Self {
+        use filebox_api::access::Denied;
+        match denied {
+            Denied::Agent(error) => error.into(),
+            denied if denied.is_unauthenticated() => RpcError::unauthorized(denied.to_string()),
+            denied => RpcError::forbidden(denied.to_string()),
+        }
     }
 }
 

@@ -6,10 +6,10 @@ mod error;
 pub(crate) mod http;
 mod methods;
 
-use filebox_core::Config;
+use filebox_api::access::Caller;
+use filebox_core::{AgentId, Config, Mailroom};
 use serde_json::{Map, Value, json};
 
-use crate::auth::Caller;
 pub(crate) use error::RpcError;
 pub(crate) use methods::METHODS;
 
@@ -18,6 +18,14 @@ pub(crate) use methods::METHODS;
 pub(crate) struct Ctx {
     pub(crate) config: Config,
     pub(crate) caller: Caller,
+}
+
+impl Ctx {
+    /// The mailroom of the agent named by the params' `field`, as the access policy allows.
+    pub(crate) fn act_as(&self, agent: &str, field: &str) -> Result<Mailroom, RpcError> {
+        let agent = AgentId::new(agent).map_err(|e| RpcError::invalid_params(field, e))?;
+        Ok(self.caller.act_as(&self.config, &agent)?)
+    }
 }
 
 /// Answer a request body: `None` when it held only notifications (nothing to send back).
