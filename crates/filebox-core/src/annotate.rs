@@ -128,8 +128,13 @@ mod tests {
         .unwrap();
         dev.transition(crate::Transition::Resolve, &reference, "thanks")
             .unwrap();
-        dev.annotate(&reference, "Webhook Failed", "hub", "x#1 attempt 1: refused")
-            .unwrap();
+        dev.annotate(
+            &reference,
+            "Webhook Failed",
+            "hub",
+            "x#1 attempt 1: refused",
+        )
+        .unwrap();
         let mailbox = dev.my_mailbox().unwrap();
         let actions = |folder| {
             let copy = mailbox.find(&reference, &[folder]).unwrap();

@@ -23,7 +23,7 @@ use crate::store;
 const LOOKS: usize = 3;
 
 /// How far a copy got, in the rule's order (greater is further).
-fn progress<'a>(folder: Folder, message: &'a Message) -> (usize, usize, &'a str, u8) {
+fn progress(folder: Folder, message: &Message) -> (usize, usize, &str, u8) {
     let place = match folder {
         Folder::Inbox | Folder::Hold => 2,
         Folder::Done | Folder::Cancel => 1,

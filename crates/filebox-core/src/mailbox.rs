@@ -417,7 +417,11 @@ impl Mailbox {
     }
 
     /// The copy `reference` names in `folder`, if any (of duplicates there, the most complete).
-    pub(crate) fn find_in(&self, reference: &MessageRef, folder: Folder) -> Result<Option<Envelope>> {
+    pub(crate) fn find_in(
+        &self,
+        reference: &MessageRef,
+        folder: Folder,
+    ) -> Result<Option<Envelope>> {
         if let MessageRef::File(name) = reference {
             return self.envelope(folder, name).or_else(|e| match e {
                 Error::Malformed { .. } => Err(e),

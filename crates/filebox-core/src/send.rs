@@ -315,7 +315,8 @@ impl Mailroom {
             let versions = mine.read_copies(&id, &Folder::ALL)?;
             // The reply continues the copy that speaks for the message, so nothing said or done
             // so far is lost from what is sent, nor from my outbox record.
-            let fullest = copy::speaking(&versions).ok_or_else(|| self.already_handled(reference))?;
+            let fullest =
+                copy::speaking(&versions).ok_or_else(|| self.already_handled(reference))?;
             // A copy in inbox/ or hold/ is mine to handle: the reply moves it on. From a record
             // folder (outbox, done, cancel) the record stays and the new state is delivered.
             let active = versions

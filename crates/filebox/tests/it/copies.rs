@@ -16,7 +16,9 @@ fn resolved_after_a_reply_round() -> (Test, String) {
         .args(["send", "qa", "DIS", "Which?", "--reply_to", &short])
         .success();
     t.as_agent("qa").args(["reply", &short, "this"]).success();
-    t.as_agent("dev").args(["resolved", &short, "done"]).success();
+    t.as_agent("dev")
+        .args(["resolved", &short, "done"])
+        .success();
     (t, short)
 }
 
@@ -26,9 +28,12 @@ fn status_follows_the_recipients_resolved_copy_not_its_stale_outbox_record() {
     let text = t.as_agent("qa").args(["status", &short]).success();
     assert!(text.contains("\" is resolved"), "{text}");
     assert!(text.contains("- dev: resolved (done)"), "{text}");
-    let json: Value =
-        serde_json::from_str(&t.as_agent("qa").args(["--json", "status", &short]).success())
-            .unwrap();
+    let json: Value = serde_json::from_str(
+        &t.as_agent("qa")
+            .args(["--json", "status", &short])
+            .success(),
+    )
+    .unwrap();
     assert_eq!(json["status"], "replied", "{json}");
     assert_eq!(json["recipients"][0]["folder"], "done", "{json}");
 }
@@ -57,8 +62,7 @@ fn the_sender_sees_its_request_answered_once_the_answer_came_back() {
         .args(["reply", &id[..8], "Exported"])
         .success();
     let json: Value =
-        serde_json::from_str(&t.as_agent("qa").args(["--json", "status", &id]).success())
-            .unwrap();
+        serde_json::from_str(&t.as_agent("qa").args(["--json", "status", &id]).success()).unwrap();
     assert_eq!(json["status"], "replied", "{json}");
     assert_eq!(json["folder"], "inbox", "{json}");
     assert_eq!(json["copy_status"], "delivered", "{json}");
