@@ -1,6 +1,6 @@
 //! One copy speaks for a message (`filebox_core::copy`): after a reply round a message sits in
-//! several folders of one mailbox, and `status` and `read` answer from the furthest copy, not
-//! from the first folder searched.
+//! several folders of one mailbox, and `status`, `read` and `render` answer from the furthest
+//! copy, not from the first folder searched.
 
 use serde_json::Value;
 
@@ -66,4 +66,14 @@ fn the_sender_sees_its_request_answered_once_the_answer_came_back() {
     assert_eq!(json["status"], "replied", "{json}");
     assert_eq!(json["folder"], "inbox", "{json}");
     assert_eq!(json["copy_status"], "delivered", "{json}");
+}
+
+#[test]
+fn render_shows_the_whole_conversation() {
+    let (t, short) = resolved_after_a_reply_round();
+    let xml = t
+        .as_agent("dev")
+        .args(["render", "--xml", &short])
+        .success();
+    assert!(xml.contains("Which?") && xml.contains("this"), "{xml}");
 }
