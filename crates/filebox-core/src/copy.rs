@@ -19,9 +19,6 @@ use crate::mailbox::{Envelope, Mailbox, MessageRef, describe_folders};
 use crate::message::{Message, field};
 use crate::store;
 
-/// How many times the copies are looked for when every one moved on while being read.
-const LOOKS: usize = 3;
-
 /// How far a copy got, in the rule's order (greater is further).
 fn progress(folder: Folder, message: &Message) -> (usize, usize, &str, u8) {
     let place = match folder {
@@ -98,26 +95,26 @@ impl Mailbox {
     /// The copy of the message `reference` names that speaks for it here (see the module), among
     /// `folders`, read whole. The moves in flight are waited for before looking, so a copy being
     /// rewritten right now (claimed, in no folder for a moment) is not passed over for an older
-    /// one elsewhere; when every copy moved between being found and being read, they are looked
-    /// for again.
+    /// one elsewhere; when no copy is found (or every one moved on while being read), the moves
+    /// that started meanwhile are waited for and the copies looked for once more.
     pub fn speaking_copy(
         &self,
         reference: &MessageRef,
         folders: &[Folder],
     ) -> Result<(Envelope, Message)> {
-        for _ in 0..LOOKS {
+        store::wait_for_moves(&self.tmp())?;
+        let mut copies = self.read_copies(reference, folders)?;
+        if copies.is_empty() {
             store::wait_for_moves(&self.tmp())?;
-            let mut copies = self.read_copies(reference, folders)?;
-            if let Some(at) = speaking(&copies)
-                .and_then(|speaking| copies.iter().position(|copy| std::ptr::eq(copy, speaking)))
-            {
-                return Ok(copies.swap_remove(at));
-            }
+            copies = self.read_copies(reference, folders)?;
         }
-        Err(Error::NotFound {
-            reference: reference.text().to_owned(),
-            searched: describe_folders(self, folders),
-        })
+        let at = speaking(&copies)
+            .and_then(|speaking| copies.iter().position(|copy| std::ptr::eq(copy, speaking)))
+            .ok_or_else(|| Error::NotFound {
+                reference: reference.text().to_owned(),
+                searched: describe_folders(self, folders),
+            })?;
+        Ok(copies.swap_remove(at))
     }
 
     /// Find the copy that speaks for a message (as [`Mailbox::speaking_copy`]) and run
