@@ -97,7 +97,11 @@ pub struct MessageDetail {
     pub sender: String,
     pub receiver: String,
     pub timestamp: String,
+    /// Who wrote the message: `Original Sender`, else (a hand-written file) `Sender`.
     pub original_sender: String,
+    /// Whom the message was first sent to: `receiver` until someone answered, then the
+    /// recipient who answered first (a reply rewrites `receiver`).
+    pub original_recipients: Vec<String>,
     pub current_owner: String,
     /// This copy's status: pending, delivered, processing, replied, failed or obsolete.
     pub status: String,
@@ -124,7 +128,8 @@ impl MessageDetail {
             sender: get(field::SENDER),
             receiver: get(field::RECEIVER),
             timestamp: get(field::TIMESTAMP),
-            original_sender: get(field::ORIGINAL_SENDER),
+            original_sender: filebox_core::copy::sender(message).to_owned(),
+            original_recipients: filebox_core::copy::original_recipients(message),
             current_owner: get(field::CURRENT_OWNER),
             status: filebox_core::copy_status(envelope, message, owner).to_string(),
             headers: h.fields().iter().cloned().collect(),

@@ -81,17 +81,17 @@ fn mail_blocks(mailroom: &Mailroom, request: &RenderRequest) -> Result<Vec<Block
         return Err(RenderError::NothingChosen);
     }
     let mailbox = mailroom.my_mailbox()?;
-    let mut envelopes = Vec::new();
+    let mut messages = Vec::new();
     for id in &request.ids {
-        envelopes.push(mailbox.find(&MessageRef::parse(id)?, &Folder::ALL)?);
+        // The copy that speaks for the message: its whole conversation, wherever it is.
+        let (_, message) = mailbox.speaking_copy(&MessageRef::parse(id)?, &Folder::ALL)?;
+        messages.push(message);
     }
     if request.unread {
         let listing = mailbox.list(Folder::Inbox)?;
-        envelopes.extend(mailbox.unread(Folder::Inbox, listing.messages)?);
+        for envelope in mailbox.unread(Folder::Inbox, listing.messages)? {
+            messages.push(mailbox.read(&envelope)?);
+        }
     }
-    let mut blocks = Vec::new();
-    for envelope in &envelopes {
-        blocks.extend(teammate_xml::blocks_of(&mailbox.read(envelope)?));
-    }
-    Ok(blocks)
+    Ok(messages.iter().flat_map(teammate_xml::blocks_of).collect())
 }

@@ -1,5 +1,6 @@
 //! `annotate`: a line added to the processing history of my copy of a message where it is,
-//! without moving it (the hub records each webhook attempt this way). The file is rewritten
+//! without moving it (the hub records each webhook attempt this way), in the copy that speaks
+//! for it (`crate::copy`), the one the line is read back from. The file is rewritten
 //! through the same claim/commit as a move, so a concurrent move or reply is never lost: if
 //! the copy moves on first, the line is added to it where it went.
 
@@ -16,8 +17,8 @@ const ATTEMPTS: usize = 8;
 
 impl Mailroom {
     /// Append `* <now> - <action> by <by>: <details>` to the processing history of my copy of
-    /// `reference` (the most complete one, in any folder). `action` and `by` are single words
-    /// or phrases without `: `; `details` is one line.
+    /// `reference` that speaks for it (`crate::copy`, in any folder). `action` and `by` are
+    /// single words or phrases without `: `; `details` is one line.
     pub fn annotate(
         &self,
         reference: &MessageRef,
@@ -36,7 +37,7 @@ impl Mailroom {
         }
         let mine = self.my_mailbox()?;
         for _ in 0..ATTEMPTS {
-            let found = mine.find_settled(reference, &Folder::ALL)?;
+            let (found, _) = mine.speaking_copy(reference, &Folder::ALL)?;
             let rewritten = store::rewrite_in_place(&mine.tmp(), &found.path, |bytes| {
                 let mut message = parse_bytes(&found.path, bytes)?;
                 message.processing.push(ProcessingEntry {
@@ -109,6 +110,43 @@ mod tests {
         );
         assert_eq!(message.body, "body");
         assert_eq!(mailbox.list(Folder::Inbox).unwrap().messages.len(), 1);
+    }
+
+    /// dev's request came back answered and dev resolved it: the untouched outbox record sits
+    /// before done/ in the folders searched, but the line goes to done/, the copy that speaks
+    /// for the message (where the hub's ledger reads it back).
+    #[test]
+    fn a_line_goes_to_the_copy_that_speaks_not_the_first_folder_searched() {
+        let dir = tempfile::tempdir().unwrap();
+        let (dev, qa) = mailrooms(dir.path());
+        let reference = sent_to_qa(&dev, "body");
+        let kind = MessageType::new("DIS").unwrap();
+        qa.send(&SendRequest {
+            reply_to: Some(reference.clone()),
+            ..SendRequest::new("dev", kind, "answer")
+        })
+        .unwrap();
+        dev.transition(crate::Transition::Resolve, &reference, "thanks")
+            .unwrap();
+        dev.annotate(
+            &reference,
+            "Webhook Failed",
+            "hub",
+            "x#1 attempt 1: refused",
+        )
+        .unwrap();
+        let mailbox = dev.my_mailbox().unwrap();
+        let actions = |folder| {
+            let copy = mailbox.find(&reference, &[folder]).unwrap();
+            let message = mailbox.read(&copy).unwrap();
+            message
+                .processing
+                .iter()
+                .map(|line| line.action.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(actions(Folder::Outbox), Vec::<String>::new());
+        assert_eq!(actions(Folder::Done), ["Resolved", "Webhook Failed"]);
     }
 
     #[test]

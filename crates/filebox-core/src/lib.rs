@@ -8,6 +8,7 @@ mod annotate;
 pub mod attachment;
 mod choice;
 pub mod config;
+pub mod copy;
 mod cursor;
 mod error;
 mod feed;

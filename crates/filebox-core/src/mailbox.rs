@@ -369,18 +369,6 @@ impl Mailbox {
         })
     }
 
-    /// Every copy of the message with this id in my folders, in [`Folder::ALL`] order: a
-    /// conversation keeps its file name as it moves, so it can sit in several folders at once
-    /// (the outbox record of what I sent, the done/ record of what I resolved, ...).
-    pub(crate) fn copies(&self, id: &str) -> Result<Vec<Envelope>> {
-        let reference = MessageRef::Id(id.to_owned());
-        let mut copies = Vec::new();
-        for folder in Folder::ALL {
-            copies.extend(self.find_in(&reference, folder)?);
-        }
-        Ok(copies)
-    }
-
     /// Like [`Mailbox::find`], but a message that another process is moving right now (claimed
     /// into `tmp/`, in no folder for a moment) is waited for rather than missed, so the loser
     /// of a race learns where the message went.
@@ -428,7 +416,12 @@ impl Mailbox {
         }
     }
 
-    fn find_in(&self, reference: &MessageRef, folder: Folder) -> Result<Option<Envelope>> {
+    /// The copy `reference` names in `folder`, if any (of duplicates there, the most complete).
+    pub(crate) fn find_in(
+        &self,
+        reference: &MessageRef,
+        folder: Folder,
+    ) -> Result<Option<Envelope>> {
         if let MessageRef::File(name) = reference {
             return self.envelope(folder, name).or_else(|e| match e {
                 Error::Malformed { .. } => Err(e),
@@ -628,7 +621,7 @@ fn problem(error: Error) -> Problem {
     }
 }
 
-fn describe_folders(mailbox: &Mailbox, folders: &[Folder]) -> String {
+pub(crate) fn describe_folders(mailbox: &Mailbox, folders: &[Folder]) -> String {
     let names: Vec<&str> = folders.iter().map(|f| f.as_str()).collect();
     format!("{}'s {}", mailbox.owner, names.join(", "))
 }

@@ -16,11 +16,12 @@ use crate::send::SourceType;
 pub const SYSTEM_MAILBOX: &str = "system";
 
 impl Mailroom {
-    /// The agent a reply to a message of my mailbox goes to. For a `system` message without
-    /// `Reply To` that is [`SYSTEM_MAILBOX`], which may not be in the config yet
-    /// ([`Mailroom::with_system_mailbox`] adds it).
+    /// The agent a reply to a message of my mailbox goes to, read from the copy that speaks for
+    /// it (`crate::copy`). For a `system` message without `Reply To` that is
+    /// [`SYSTEM_MAILBOX`], which may not be in the config yet ([`Mailroom::with_system_mailbox`]
+    /// adds it).
     pub fn reply_target(&self, reference: &MessageRef) -> Result<AgentId> {
-        let found = self.my_mailbox()?.find_settled(reference, &Folder::ALL)?;
+        let (found, _) = self.my_mailbox()?.speaking_copy(reference, &Folder::ALL)?;
         let h = &found.header;
         let system =
             h.get(field::SOURCE_TYPE).and_then(SourceType::parse) == Some(SourceType::System);

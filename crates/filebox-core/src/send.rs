@@ -4,6 +4,7 @@
 use crate::agent::AgentId;
 use crate::attachment::{self, Attachment};
 use crate::choice::choice;
+use crate::copy;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::mailbox::{Envelope, MessageRef, parse_bytes};
@@ -310,30 +311,25 @@ impl Mailroom {
             .join("locks")
             .join(format!("{}.lock", found.file));
         store::with_lock(&lock, || {
-            let versions = mine
-                .copies(found.header.id())?
-                .into_iter()
-                .filter_map(|copy| match mine.read(&copy) {
-                    Ok(message) => Some(Ok((message, copy))),
-                    // Moved on by another process since the look.
-                    Err(e) if store::is_not_found(&e) => None,
-                    Err(e) => Some(Err(e)),
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let fullest = fullest(&versions).ok_or_else(|| self.already_handled(reference))?;
+            let id = MessageRef::Id(found.header.id().to_owned());
+            let versions = mine.read_copies(&id, &Folder::ALL)?;
+            // The reply continues the copy that speaks for the message, so nothing said or done
+            // so far is lost from what is sent, nor from my outbox record.
+            let fullest =
+                copy::speaking(&versions).ok_or_else(|| self.already_handled(reference))?;
             // A copy in inbox/ or hold/ is mine to handle: the reply moves it on. From a record
             // folder (outbox, done, cancel) the record stays and the new state is delivered.
             let active = versions
                 .iter()
-                .map(|(_, copy)| copy)
+                .map(|(copy, _)| copy)
                 .find(|copy| matches!(copy.folder, Folder::Inbox | Folder::Hold));
             match active {
                 Some(active) => {
                     let rewrite = |claimed: &[u8]| {
-                        if active.path == fullest.1.path {
+                        if active.path == fullest.0.path {
                             continue_from(parse_bytes(&active.path, claimed)?)
                         } else {
-                            continue_from(fullest.0.clone())
+                            continue_from(fullest.1.clone())
                         }
                     };
                     match store::move_message(&mine.tmp(), &active.path, &destinations, rewrite)? {
@@ -343,9 +339,9 @@ impl Mailroom {
                 }
                 None => {
                     // Another page's answer may have moved the question on since the look.
-                    refuse_second_answer(&fullest.1, &me, reference)?;
+                    refuse_second_answer(&fullest.0, &me, reference)?;
                     for (dest, version) in
-                        destinations.iter().zip(continue_from(fullest.0.clone())?)
+                        destinations.iter().zip(continue_from(fullest.1.clone())?)
                     {
                         store::publish_replace(&dest.tmp, &dest.dir, &dest.name, &version)?;
                     }
@@ -392,29 +388,6 @@ impl Mailroom {
             folder,
         }
     }
-}
-
-/// The version a reply continues: the copy with the most history (conversation and processing
-/// entries), then the newest activity, then one in inbox/ or hold/ (the state I am handling),
-/// so nothing said or done so far is lost from what is sent, nor from my outbox record.
-fn fullest(versions: &[(Message, Envelope)]) -> Option<&(Message, Envelope)> {
-    versions.iter().rev().max_by_key(|(message, copy)| {
-        (
-            message.conversation.len() + message.processing.len(),
-            last_activity(message),
-            matches!(copy.folder, Folder::Inbox | Folder::Hold),
-        )
-    })
-}
-
-/// When a message last changed: its newest history entry, else its own timestamp.
-fn last_activity(message: &Message) -> &str {
-    let conversed = message.conversation.last().map(|c| c.timestamp.as_str());
-    let processed = message.processing.last().map(|p| p.timestamp.as_str());
-    conversed
-        .max(processed)
-        .or_else(|| message.header.get(field::TIMESTAMP))
-        .unwrap_or_default()
 }
 
 /// A question (or work report) is answered once: whoever received it may reply only while it

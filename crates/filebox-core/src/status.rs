@@ -96,11 +96,13 @@ pub struct StatusReport {
 }
 
 impl Mailroom {
-    /// The status of a message of my mailbox, following its recipients' copies when it is in
-    /// my outbox.
+    /// The status of a message of my mailbox, read from the copy that speaks for it
+    /// (`crate::copy`). When that copy is my outbox record, the status is how far its
+    /// recipients got, each read from the copy that speaks for it in their mailbox; when it is an
+    /// answer that came back to me, who sent the message, it is replied ([`answered`]).
     pub fn status(&self, reference: &MessageRef) -> Result<StatusReport> {
         let mine = self.my_mailbox()?;
-        let (envelope, message) = mine.read_settled(reference, &Folder::ALL)?;
+        let (envelope, message) = mine.speaking_copy(reference, &Folder::ALL)?;
         let mine_status = copy_status(&envelope, &message, self.me());
         let mut recipients = Vec::new();
         let mut unusable = Vec::new();
@@ -124,9 +126,9 @@ impl Mailroom {
                 }
                 let found = self
                     .mailbox_to_read(&agent)
-                    .and_then(|m| m.find(&id, &Folder::ALL).and_then(|e| Ok((m.read(&e)?, e))));
+                    .and_then(|m| m.speaking_copy(&id, &Folder::ALL));
                 match found {
-                    Ok((theirs, copy)) => recipients.push(RecipientStatus {
+                    Ok((copy, theirs)) => recipients.push(RecipientStatus {
                         status: self.recipient_status(&agent, &copy, &theirs),
                         folder: Some(copy.folder),
                         agent,
@@ -143,6 +145,7 @@ impl Mailroom {
         }
         let status = match mine_status {
             Status::Obsolete => Status::Obsolete,
+            _ if answered(&envelope, &message, self.me()) => Status::Replied,
             _ => Status::combine(recipients.iter().map(|r| r.status)).unwrap_or(mine_status),
         };
         Ok(StatusReport {
@@ -153,6 +156,19 @@ impl Mailroom {
             unusable,
         })
     }
+}
+
+/// Whether `owner`'s copy is an answer to `owner`'s own message: out of the outbox (in the
+/// inbox it came back to, or `done/` for a person's request), written by `owner`, its latest
+/// conversation entry someone else's. Seed 004's status is the sender's, so such a message is
+/// replied, whatever the copy's own folder says.
+fn answered(envelope: &Envelope, message: &Message, owner: &AgentId) -> bool {
+    envelope.folder != Folder::Outbox
+        && crate::copy::sender(message) == owner.as_str()
+        && message
+            .conversation
+            .last()
+            .is_some_and(|last| last.from != owner.as_str())
 }
 
 impl Mailroom {
@@ -230,6 +246,52 @@ mod tests {
             Status::of_copy(Folder::Inbox, &header(Some("replied")), None, "a"),
             Status::Delivered
         );
+    }
+
+    /// qa's copy of its own request, in `folder`, with conversation entries by `said`.
+    fn qa_copy(folder: Folder, said: &[&str]) -> (Envelope, Message) {
+        let mut h = header(None);
+        h.set(field::ORIGINAL_SENDER, "qa");
+        let conversation = said
+            .iter()
+            .map(|from| crate::message::ConversationEntry {
+                timestamp: "2026-01-01T00:00:00Z".into(),
+                from: (*from).to_owned(),
+                to: "qa".into(),
+                kind: "DIS".into(),
+                body: "b".into(),
+            })
+            .collect();
+        let envelope = Envelope {
+            folder,
+            file: crate::message::FileName::new("20260101T000000-ER-t-00000000.md").unwrap(),
+            path: folder.as_str().into(),
+            header: h.clone(),
+        };
+        let message = Message {
+            header: h,
+            body: "b".into(),
+            conversation,
+            processing: Vec::new(),
+        };
+        (envelope, message)
+    }
+
+    #[test]
+    fn an_answer_back_to_the_sender_makes_its_request_replied() {
+        let qa = AgentId::new("qa").unwrap();
+        let dev = AgentId::new("dev").unwrap();
+        let is = |(envelope, message): (Envelope, Message), owner: &AgentId| {
+            answered(&envelope, &message, owner)
+        };
+        // The answer in qa's inbox, or in done/ for a person's request.
+        assert!(is(qa_copy(Folder::Inbox, &["dev"]), &qa));
+        assert!(is(qa_copy(Folder::Done, &["dev", "qa", "dev"]), &qa));
+        // qa's record of what it sent, qa's own latest word, or someone else's message.
+        assert!(!is(qa_copy(Folder::Outbox, &["dev"]), &qa));
+        assert!(!is(qa_copy(Folder::Inbox, &["dev", "qa"]), &qa));
+        assert!(!is(qa_copy(Folder::Inbox, &[]), &qa));
+        assert!(!is(qa_copy(Folder::Inbox, &["qa"]), &dev));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::agent::AgentId;
+use crate::copy;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::index::{Index, Row, ThreadActivity};
@@ -171,30 +172,18 @@ impl Mailroom {
     }
 }
 
-/// The copy that shows a message best: the longest conversation, then one that is not an
-/// outbox record (its folder is the holder's state).
+/// The copy that shows a message: the one that speaks for it (`crate::copy`), across mailboxes.
 fn best<'a>(copies: impl Iterator<Item = &'a ThreadCopy>) -> Option<&'a ThreadCopy> {
-    copies.max_by_key(|c| {
-        (
-            c.message.conversation.len(),
-            c.row.folder != Folder::Outbox,
-            std::cmp::Reverse(c.agent.clone()),
-        )
-    })
+    copy::speaking_across(copies, |c| (c.row.folder, &c.message, c.agent.as_str()))
 }
 
-/// Whom a message was first sent to, from all its copies: a copy nobody answered yet still
-/// names them in `Receiver`; an answered one names, as its first reply's author, the
-/// recipient who answered (a reply rewrites `Receiver`). So a message to dev and ops shows
-/// `dev, ops` whether one, both or neither answered.
+/// Whom a message was first sent to, from all its copies, each read by
+/// [`copy::original_recipients`]: so a message to dev and ops shows `dev, ops` whether one,
+/// both or neither answered.
 fn original_recipients(copies: &[&ThreadCopy]) -> String {
     let mut names: Vec<String> = Vec::new();
     for copy in copies {
-        let named = match copy.message.conversation.first() {
-            Some(first) => vec![first.from.clone()],
-            None => copy.message.header.list(field::RECEIVER),
-        };
-        for name in named {
+        for name in copy::original_recipients(&copy.message) {
             if !names.contains(&name) {
                 names.push(name);
             }
@@ -255,10 +244,7 @@ pub(crate) fn build(thread_id: &str, copies: &[ThreadCopy]) -> Thread {
             }
         };
         nodes.push(ThreadNode {
-            from: h
-                .get(field::ORIGINAL_SENDER)
-                .unwrap_or(&copy.row.sender)
-                .to_owned(),
+            from: copy::sender(&copy.message).to_owned(),
             to,
             fork_reason: h.get(field::FORK_REASON).map(str::to_owned),
             ..base(id.clone(), parent, status_after(!entries.is_empty()))

@@ -42,7 +42,7 @@ impl Mailroom {
         let copies = read_copies(&mailbox, message.header.id())?;
         if copies
             .iter()
-            .any(|(copy, _)| knows_conversation(copy, &message.conversation))
+            .any(|(_, copy)| knows_conversation(copy, &message.conversation))
         {
             return Ok(Travelled::AlreadyThere);
         }
@@ -70,17 +70,17 @@ impl Mailroom {
         let mailbox = self.mailbox(agent)?;
         let copies = read_copies(&mailbox, message.header.id())?;
         let history = history_len(message);
-        let newer_elsewhere = copies.iter().any(|(copy, _)| history_len(copy) > history);
+        let newer_elsewhere = copies.iter().any(|(_, copy)| history_len(copy) > history);
         let same_here = copies
             .iter()
-            .any(|(copy, envelope)| envelope.folder == folder && history_len(copy) >= history);
+            .any(|(envelope, copy)| envelope.folder == folder && history_len(copy) >= history);
         if newer_elsewhere || same_here {
             return Ok(Travelled::AlreadyThere);
         }
         let bytes = render(message).into_bytes();
         let waiting = copies
             .iter()
-            .map(|(_, envelope)| envelope)
+            .map(|(envelope, _)| envelope)
             .find(|e| matches!(e.folder, Folder::Inbox | Folder::Hold));
         let target = Destination {
             tmp: mailbox.tmp(),
@@ -124,12 +124,12 @@ impl Mailroom {
         let mailbox = self.mailbox(agent)?;
         let spooled = read_copies(&mailbox, id)?
             .into_iter()
-            .find(|(copy, envelope)| {
+            .find(|(envelope, copy)| {
                 envelope.folder == Folder::Inbox
                     && copy.conversation.len() == conversation
                     && !received(copy)
             });
-        let Some((_, envelope)) = spooled else {
+        let Some((envelope, _)) = spooled else {
             return Ok(false);
         };
         let rewritten = store::rewrite_in_place(&mailbox.tmp(), &envelope.path, |bytes| {
@@ -171,17 +171,9 @@ pub fn is_receipt(entry: &ProcessingEntry) -> bool {
 }
 
 /// Every readable copy of a message in a mailbox (a copy moved on meanwhile is skipped).
-fn read_copies(mailbox: &Mailbox, id: &str) -> Result<Vec<(Message, Envelope)>> {
+fn read_copies(mailbox: &Mailbox, id: &str) -> Result<Vec<(Envelope, Message)>> {
     MessageRef::parse(id)?;
-    mailbox
-        .copies(id)?
-        .into_iter()
-        .filter_map(|copy| match mailbox.read(&copy) {
-            Ok(message) => Some(Ok((message, copy))),
-            Err(e) if store::is_not_found(&e) => None,
-            Err(e) => Some(Err(e)),
-        })
-        .collect()
+    mailbox.read_copies(&MessageRef::Id(id.to_owned()), &Folder::ALL)
 }
 
 /// Whether `copy` already holds `conversation`: at least as many entries, the last of them

@@ -121,6 +121,46 @@ async fn a_message_goes_from_send_to_inbox_read_and_reply() {
     hub.stop().await.unwrap();
 }
 
+/// After an answer every copy names its replier as Sender and the answer's target as Receiver;
+/// `email.read` still says who sent the message to whom, as the thread graph draws it, from
+/// either side, and `email.status` says replied from the asker's copy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answered_message_reads_from_its_sender_to_who_answered() {
+    let hub = TestHub::start().await;
+    let asked = hub
+        .call(
+            "email.send",
+            send_params("dev", "me", "Deploy now?", "agent"),
+        )
+        .await;
+    let id = asked["id"].as_str().unwrap();
+    hub.call(
+        "email.reply",
+        json!({ "from": "me", "id": id, "body": "yes" }),
+    )
+    .await;
+    let thread = hub.call("email.thread", json!({ "id": id })).await;
+    let root = &thread["nodes"][0];
+    assert_eq!((&root["from"], &root["to"]), (&json!("dev"), &json!("me")));
+    for agent in ["dev", "me"] {
+        let read = hub
+            .call("email.read", json!({ "agent": agent, "id": id }))
+            .await;
+        assert_eq!(read["from"], "dev", "{agent}: {read}");
+        assert_eq!(read["to"], json!(["me"]), "{agent}: {read}");
+        assert_eq!(read["replies"][0]["to"], "dev", "{agent}: {read}");
+    }
+    let status = hub
+        .call("email.status", json!({ "agent": "dev", "id": id }))
+        .await;
+    assert_eq!(status["status"], "replied", "{status}");
+    assert_eq!(
+        status["repliedAt"], status["replies"][0]["createdAt"],
+        "{status}"
+    );
+    hub.stop().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn transitions_fork_search_and_agents() {
     let hub = TestHub::start().await;

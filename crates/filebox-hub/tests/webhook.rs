@@ -2,7 +2,8 @@
 //! checks every signature the Standard Webhooks way; a failing endpoint is tried again with the
 //! same webhook-id until it answers; each try is a processing-history line; a webhook owed
 //! while the hub was down is sent at start; endpoints outside `hub.callback_allow` are never
-//! called, even when a file names one.
+//! called, even when a file names one. A person's request (its answer lands in their done/,
+//! beside the outbox record) is followed the same way.
 
 mod support;
 
@@ -103,9 +104,10 @@ impl Receiver {
     }
 }
 
-/// `app` (external), `dev`; `hub` section allowing `allow`, signing with [`KEY`].
+/// `app` (external), `dev`, `me` (a person); `hub` section allowing `allow`, signing with
+/// [`KEY`].
 fn config_in(dir: &std::path::Path, allow: &str, attempts: u32) -> std::path::PathBuf {
-    let config = write_config(dir, &[("app", "agent"), ("dev", "agent")]);
+    let config = write_config(dir, &[("app", "agent"), ("dev", "agent"), ("me", "human")]);
     Config::update(&config, |file| {
         file.extra.insert(
             "hub".into(),
@@ -336,4 +338,92 @@ async fn an_endpoint_outside_the_allow_list_is_never_called() {
     assert_eq!(webhooks[0]["attempts"], 0);
     hub.stop().await.unwrap();
     assert!(receiver.received.try_recv().is_err(), "never called");
+}
+
+/// `me`, a person, asks `dev` with a callback and `dev` answers: the answer lands in `me`'s
+/// done/, beside `me`'s outbox record of the request. The attempts are recorded in, and read
+/// back from, the same copy (the one that speaks for the message), so a failure is retried and
+/// `email.status` lists the webhook.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_persons_request_is_retried_and_its_webhook_listed() {
+    let mut receiver = Receiver::start(&[500]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_in(dir.path(), &receiver.url, 5);
+    let hub = TestHub::start_in(dir, config).await;
+    let mut me = Events::open(&hub, "?agent=me", None).await;
+    let sent = hub
+        .call(
+            "email.send",
+            json!({ "from": "me", "to": ["dev"], "subject": "Quote", "body": "price?", "sourceType": "human", "callback": callback(&receiver.url) }),
+        )
+        .await;
+    let id = sent["id"].as_str().unwrap().to_owned();
+    hub.call(
+        "email.reply",
+        json!({ "from": "dev", "id": id, "body": "42 EUR" }),
+    )
+    .await;
+    for _ in 0..2 {
+        assert_eq!(receiver.next().await.id, format!("{id}#1"));
+    }
+    let webhooks = webhooks_when(&hub, &mut me, &id, |w| w[0]["state"] == "delivered").await;
+    assert_eq!(webhooks[0]["attempts"], 2, "{webhooks}");
+    assert_eq!(webhooks[0]["mailbox"], "me", "{webhooks}");
+    let stored = hub
+        .call("email.read", json!({ "agent": "me", "id": id }))
+        .await;
+    assert_eq!(stored["folder"], "done", "{stored}");
+    let actions: Vec<&str> = stored["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["Webhook Failed", "Webhook Delivered"]);
+    hub.stop().await.unwrap();
+}
+
+/// A hub killed after a failed try of a person's request's webhook: the next hub tries it again
+/// at start, as the second attempt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_persons_failed_webhook_is_tried_again_after_a_restart() {
+    let mut receiver = Receiver::start(&[]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_in(dir.path(), &receiver.url, 5);
+    let loaded = Config::load(&config).unwrap();
+    let open = |id: &str| Mailroom::new(loaded.clone(), Some(&AgentId::new(id).unwrap())).unwrap();
+    let request = SendRequest {
+        source_type: Some(SourceType::Human),
+        ..SendRequest::new("dev", MessageType::new("DIS").unwrap(), "price?")
+    };
+    let hook = callback(&receiver.url).to_string();
+    let sent = open("me")
+        .send_new_with(&request, &[(field::CALLBACK, hook.as_str())])
+        .unwrap();
+    let reference = MessageRef::parse(&sent.id).unwrap();
+    let reply = SendRequest {
+        reply_to: Some(reference.clone()),
+        ..SendRequest::new("me", MessageType::new("DIS").unwrap(), "42 EUR")
+    };
+    open("dev").send(&reply).unwrap();
+    // What the killed hub wrote after its first try.
+    let webhook_id = format!("{}#1", sent.id);
+    open("me")
+        .annotate(
+            &reference,
+            "Webhook Failed",
+            "hub",
+            &format!(
+                "{webhook_id} attempt 1 to {}hook: HTTP 500; next try in 10 ms",
+                receiver.url
+            ),
+        )
+        .unwrap();
+    let hub = TestHub::start_in(dir, config).await;
+    let got = receiver.next().await;
+    assert_eq!(got.id, webhook_id);
+    let mut me = Events::open(&hub, "?agent=me", None).await;
+    let webhooks = webhooks_when(&hub, &mut me, &sent.id, |w| w[0]["state"] == "delivered").await;
+    assert_eq!(webhooks[0]["attempts"], 2, "{webhooks}");
+    hub.stop().await.unwrap();
 }

@@ -156,9 +156,10 @@ impl Verb for ReadMessage {
             None => Folder::ALL.to_vec(),
         };
         let mailbox = cx.mailroom.my_mailbox()?;
-        // A message another process is moving right now is waited for, not missed.
+        // The copy that speaks for the message (the whole conversation, wherever it is); one
+        // another process is moving right now is waited for, not missed.
         let (envelope, (message, markdown)) =
-            mailbox.with_settled(&reference, &folders, |envelope| {
+            mailbox.with_speaking_copy(&reference, &folders, |envelope| {
                 // Before reading: a copy replaced in between stays unread (see `mark_read`).
                 mailbox.mark_read(envelope)?;
                 mailbox.read_with_markdown(envelope)

@@ -217,27 +217,19 @@ pub(crate) fn fork(ctx: &Ctx, p: ForkParams) -> Result<AgentEmail, RpcError> {
 }
 
 /// Seen from `agent`, else the token's agent, else the first mailbox holding the sender's
-/// record (its outbox copy), else any copy.
+/// record (its outbox copy), else any copy. The status and the copy it is read from are the
+/// core's (`Mailroom::status`); the times follow from that status.
 pub(crate) fn status(ctx: &Ctx, p: IdParams) -> Result<EmailStatus, RpcError> {
     let mailroom = viewer_of(ctx, p.agent.as_deref(), &p.id)?;
     let status = run::<MessageStatus>(&mailroom, StatusArgs { id: p.id.clone() })?;
-    let mut email = stored_copy(&mailroom, &status.file, &[status.folder])?;
-    email.status = status.status.to_string();
-    // Seed 004's status is the sender's: a reply that came back to the sender (its inbox, or
-    // done/ for a person's request) makes the message replied, whichever copy was found.
-    let me = mailroom.me().as_str();
-    let answered = [Folder::Inbox, Folder::Done]
-        .into_iter()
-        .find_map(|folder| {
-            let copy = stored_copy(&mailroom, &status.file, &[folder]).ok()?;
-            let reply = copy.replies.last().filter(|r| r.from != me)?;
-            (copy.from == me).then(|| reply.created_at.clone())
-        });
-    if let Some(replied_at) = answered {
-        email.status = filebox_core::Status::Replied.to_string();
-        email.delivered_at = Some(replied_at.clone());
-        email.replied_at = Some(replied_at);
-    }
+    let (copy, message) = mailroom
+        .my_mailbox()?
+        .read_settled(&MessageRef::parse(&status.file)?, &[status.folder])?;
+    let detail = MessageDetail {
+        status: status.status.to_string(),
+        ..MessageDetail::new(mailroom.me(), &copy, &message)
+    };
+    let email = agent_email(mailroom.me().as_str(), &detail);
     let webhooks = match email.callback {
         Some(_) => webhooks_of(&ctx.config, &email.id),
         None => Vec::new(),

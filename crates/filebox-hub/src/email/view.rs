@@ -1,5 +1,6 @@
 //! `AgentEmail` from a mailbox copy (`filebox_api::MessageDetail`): header fields to seed
-//! 004's names, and the times seed 004 asks for, derived from the file.
+//! 004's names, and the times seed 004 asks for, derived from the file. Who the message is
+//! from and to is the core's (`filebox_core::copy`), as the thread graph draws it.
 
 use filebox_api::MessageDetail;
 use filebox_core::message::{comma_list, field};
@@ -39,8 +40,8 @@ pub(crate) fn agent_email(owner: &str, detail: &MessageDetail) -> AgentEmail {
     let fork_from = header(field::FORKED_FROM);
     AgentEmail {
         id: detail.id.clone(),
-        from: non_empty(&detail.original_sender).unwrap_or_else(|| detail.sender.clone()),
-        to: list(field::RECEIVER),
+        from: detail.original_sender.clone(),
+        to: detail.original_recipients.clone(),
         cc: list(field::CC),
         subject: detail.title.clone(),
         body: detail.body.clone(),
@@ -96,8 +97,4 @@ pub(crate) fn agent_email(owner: &str, detail: &MessageDetail) -> AgentEmail {
 /// A `Callback` header as the hub writes it (the callback's JSON).
 pub(crate) fn parse_callback(json: &str) -> Option<EmailCallback> {
     serde_json::from_str(json).ok()
-}
-
-fn non_empty(value: &str) -> Option<String> {
-    Some(value.trim().to_owned()).filter(|v| !v.is_empty())
 }

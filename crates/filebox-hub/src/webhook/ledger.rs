@@ -2,8 +2,9 @@
 //!
 //! A message with a `Callback` header owes one webhook per reply in its conversation that its
 //! original sender did not write: the n-th conversation entry's webhook is `<Message ID>#<n>`
-//! (its `webhook-id`, the same on every try). It is owed by the copy in the mailbox of the
-//! reply's first recipient, and each attempt is a processing-history line of that copy:
+//! (its `webhook-id`, the same on every try). It is owed by the copy that speaks for the
+//! message (`filebox_core::copy`) in the mailbox of the reply's first recipient, and each
+//! attempt is a processing-history line of that copy:
 //! `Webhook Failed` (another try follows), `Webhook Delivered` or `Webhook Abandoned` (the
 //! last), whose details start with the webhook id. So a restarted hub knows what is pending.
 
@@ -66,7 +67,7 @@ pub(crate) fn owed(owner: &AgentId, message: &Message) -> Vec<Webhook> {
     if header.get(field::CALLBACK).is_none() {
         return Vec::new();
     }
-    let asker = header.get(field::ORIGINAL_SENDER).unwrap_or_default();
+    let asker = filebox_core::copy::sender(message);
     let id = header.id();
     message
         .conversation

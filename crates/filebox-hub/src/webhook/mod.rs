@@ -135,49 +135,25 @@ fn due_in(
         .collect())
 }
 
-/// The webhooks `agent`'s copies of message `id` owe (none if it has no copy).
+/// The webhooks `agent`'s copy of message `id` that speaks for it owes (none if it has no
+/// copy): the ledger is read from the copy the attempts are written to (`Mailroom::annotate`).
 fn webhooks_in(config: &Config, agent: &AgentId, id: &str) -> filebox_core::Result<Vec<Webhook>> {
     let mailbox = config.mailbox_to_read(agent)?;
-    Ok(fullest_copy(&mailbox, &MessageRef::parse(id)?)?
+    Ok(speaking_copy(&mailbox, &MessageRef::parse(id)?)?
         .map(|(_, message)| ledger::owed(agent, &message))
         .unwrap_or_default())
 }
 
-/// The copy of a message in `mailbox` with the most history (conversation and processing
-/// entries), which is the one attempts are recorded in. Each folder is looked at with
-/// `find_settled`, so a copy being rewritten right now (claimed, in no folder for a moment) is
-/// waited for rather than missed for an older copy elsewhere; a copy that moved between being
-/// found and being read is looked for again.
-fn fullest_copy(
+/// The copy of a message in `mailbox` that speaks for it (`filebox_core::copy`), if any.
+fn speaking_copy(
     mailbox: &Mailbox,
     reference: &MessageRef,
 ) -> filebox_core::Result<Option<(Envelope, Message)>> {
-    const LOOKS: usize = 3;
-    let mut fullest: Option<(Envelope, Message)> = None;
-    for folder in Folder::ALL {
-        for look in 1..=LOOKS {
-            let copy = match mailbox.find_settled(reference, &[folder]) {
-                Ok(copy) => copy,
-                Err(filebox_core::Error::NotFound { .. }) => break,
-                Err(e) => return Err(e),
-            };
-            match mailbox.read(&copy) {
-                Ok(message) => {
-                    let size = |m: &Message| m.conversation.len() + m.processing.len();
-                    if fullest
-                        .as_ref()
-                        .is_none_or(|(_, f)| size(&message) > size(f))
-                    {
-                        fullest = Some((copy, message));
-                    }
-                    break;
-                }
-                Err(e) if look == LOOKS => return Err(e),
-                Err(_) => {}
-            }
-        }
+    match mailbox.speaking_copy(reference, &Folder::ALL) {
+        Ok(copy) => Ok(Some(copy)),
+        Err(filebox_core::Error::NotFound { .. }) => Ok(None),
+        Err(e) => Err(e),
     }
-    Ok(fullest)
 }
 
 /// Every due webhook of every mailbox (at start, and after lost events).
@@ -305,7 +281,7 @@ fn prepare(hub: &Hub, owner: &AgentId, message_id: &str, webhook_id: &str) -> an
     let mailroom = Mailroom::new(config.clone(), Some(owner))?;
     let mailbox = mailroom.my_mailbox()?;
     let reference = MessageRef::parse(message_id)?;
-    let Some((copy, message)) = fullest_copy(&mailbox, &reference)? else {
+    let Some((copy, message)) = speaking_copy(&mailbox, &reference)? else {
         return Ok(Next::Done);
     };
     let Some(webhook) = ledger::owed(owner, &message)

@@ -7,6 +7,7 @@ mod support;
 
 mod cluster;
 mod concurrency;
+mod copies;
 mod crash;
 mod disk;
 mod federation;
