@@ -2,6 +2,8 @@
 //! `Source Type` is `system`, the `system` mailbox; else whoever sent it to me, never myself.
 //! And in which folder: a reply to a person's own request (`Source Type: human`, back to the
 //! `kind: human` mailbox that sent it) arrives in `done/`, marked done; any other in `inbox/`.
+//! And where the one who replies keeps its own copy: `done/` for a question it was asked (it is
+//! answered once, so answering finishes it), `outbox/` for any other reply (seed 000).
 
 use crate::agent::AgentId;
 use crate::error::{Error, Result};
@@ -9,10 +11,15 @@ use crate::folder::Folder;
 use crate::mailbox::MessageRef;
 use crate::mailroom::Mailroom;
 use crate::message::{Header, field};
+use crate::question::is_question;
 use crate::send::SourceType;
 
 /// The mailbox replies to `system`-sourced messages go to (seed 004's system inbox).
 pub const SYSTEM_MAILBOX: &str = "system";
+
+/// The folders [`Mailroom::kept_folder`] files a replier's own copy in, the usual one first
+/// (where a surface looks for the copy it just replied with).
+pub const REPLY_KEPT_FOLDERS: [Folder; 2] = [Folder::Outbox, Folder::Done];
 
 impl Mailroom {
     /// The agent a reply to a message of my mailbox goes to. For a `system` message without
@@ -56,6 +63,21 @@ impl Mailroom {
             Folder::Done
         } else {
             Folder::Inbox
+        }
+    }
+
+    /// The folder of my mailbox that keeps my copy of my reply to the message with `header`.
+    /// A question (or work report) asked of me is answered once, so answering it finishes it:
+    /// my copy is filed in `done/`, as a resolved message is, and a person finds what they
+    /// answered among what they are done with. Any other reply keeps its full copy in `outbox/`
+    /// (seed 000), the asker's follow-up to its own question included.
+    pub(crate) fn kept_folder(&self, header: &Header) -> Folder {
+        let asked_of_me = is_question(&header.kind)
+            && header.get(field::ORIGINAL_SENDER) != Some(self.me().as_str());
+        if asked_of_me {
+            Folder::Done
+        } else {
+            Folder::Outbox
         }
     }
 }

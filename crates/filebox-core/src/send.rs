@@ -262,10 +262,10 @@ impl Mailroom {
                 name: found.file.to_string(),
             });
         }
-        // The sender keeps a full copy in its outbox.
+        // The sender keeps a full copy (in its outbox; a question it answered in done/).
         destinations.push(Destination {
             tmp: mine.tmp(),
-            dir: mine.folder_path(Folder::Outbox),
+            dir: mine.folder_path(self.kept_folder(&found.header)),
             name: found.file.to_string(),
         });
         refuse_second_answer(&found, self.me(), reference)?;
