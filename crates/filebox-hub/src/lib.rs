@@ -29,5 +29,6 @@ mod webhook;
 
 pub use auth::{new_token, sha256_hex};
 pub use hub::Hub;
+pub use human::{PAGE_ASSETS, PageAsset};
 pub use server::{Options, SOCKET_NAME, Server, run, run_with, socket_path};
 pub use settings::TOKEN_FIELD;
