@@ -366,12 +366,17 @@ mod tests {
         assert_eq!(count(&human, Folder::Done), 1);
         assert_eq!(count(&human, Folder::Outbox), 0);
         // The asker following up on its own question keeps its copy in its outbox, as any reply.
-        bot.send(&reply("me", &asked.id, "Thanks, shipping")).unwrap();
+        bot.send(&reply("me", &asked.id, "Thanks, shipping"))
+            .unwrap();
         assert_eq!(count(&bot, Folder::Outbox), 1);
         assert_eq!(count(&bot, Folder::Done), 0);
         // An ordinary message the human answers stays in their outbox.
         let plain = bot
-            .send(&SendRequest::new("me", MessageType::new("DIS").unwrap(), "Lunch?"))
+            .send(&SendRequest::new(
+                "me",
+                MessageType::new("DIS").unwrap(),
+                "Lunch?",
+            ))
             .unwrap();
         human.send(&reply("bot", &plain.id, "At one")).unwrap();
         assert_eq!(count(&human, Folder::Outbox), 1);

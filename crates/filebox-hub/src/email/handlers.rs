@@ -15,8 +15,8 @@ use filebox_api::{
 };
 use filebox_core::message::field;
 use filebox_core::{
-    AgentEntry, AgentId, Config, Folder, Mailroom, MessageRef, MessageType, REPLY_KEPT_FOLDERS, SYSTEM_MAILBOX,
-    SendRequest, SourceType,
+    AgentEntry, AgentId, Config, Folder, Mailroom, MessageRef, MessageType, REPLY_KEPT_FOLDERS,
+    SYSTEM_MAILBOX, SendRequest, SourceType,
 };
 use schemars::JsonSchema;
 use serde::Serialize;

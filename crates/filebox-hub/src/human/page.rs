@@ -43,7 +43,11 @@ pub const PAGE_ASSETS: &[PageAsset] = &[
     asset("/notify.js", JS, include_str!("../../ui/notify.js")),
     asset("/questions.js", JS, include_str!("../../ui/questions.js")),
     asset("/card.js", JS, include_str!("../../ui/card.js")),
-    asset("/answer-files.js", JS, include_str!("../../ui/answer-files.js")),
+    asset(
+        "/answer-files.js",
+        JS,
+        include_str!("../../ui/answer-files.js"),
+    ),
     asset("/mail.js", JS, include_str!("../../ui/mail.js")),
     asset("/reader.js", JS, include_str!("../../ui/reader.js")),
     asset("/thread.js", JS, include_str!("../../ui/thread.js")),
