@@ -17,9 +17,9 @@ use crate::send::SourceType;
 /// The mailbox replies to `system`-sourced messages go to (seed 004's system inbox).
 pub const SYSTEM_MAILBOX: &str = "system";
 
-/// The folders [`Mailroom::kept_folder`] files a replier's own copy in, the usual one first
+/// The folders [`replier_copy_folder`] files a replier's own copy in, the usual one first
 /// (where a surface looks for the copy it just replied with).
-pub const REPLY_KEPT_FOLDERS: [Folder; 2] = [Folder::Outbox, Folder::Done];
+pub const REPLIER_COPY_FOLDERS: [Folder; 2] = [Folder::Outbox, Folder::Done];
 
 impl Mailroom {
     /// The agent a reply to a message of my mailbox goes to. For a `system` message without
@@ -65,19 +65,20 @@ impl Mailroom {
             Folder::Inbox
         }
     }
+}
 
-    /// The folder of my mailbox that keeps my copy of my reply to the message with `header`.
-    /// A question (or work report) asked of me is answered once, so answering it finishes it:
-    /// my copy is filed in `done/`, as a resolved message is, and a person finds what they
-    /// answered among what they are done with. Any other reply keeps its full copy in `outbox/`
-    /// (seed 000), the asker's follow-up to its own question included.
-    pub(crate) fn kept_folder(&self, header: &Header) -> Folder {
-        let asked_of_me = is_question(&header.kind)
-            && header.get(field::ORIGINAL_SENDER) != Some(self.me().as_str());
-        if asked_of_me {
-            Folder::Done
-        } else {
-            Folder::Outbox
-        }
+/// The folder where `replier` keeps its own copy of its reply to the message with `header`. A
+/// question (or work report) asked of the replier is answered once, so answering it finishes
+/// it: the copy is filed in `done/`, as a resolved message is, and a person finds what they
+/// answered among what they are done with. Any other reply keeps its full copy in `outbox/`
+/// (seed 000), the asker's follow-up to its own question included. The same rule files a
+/// remote replier's copy in its stand-in mailbox (federation).
+pub fn replier_copy_folder(header: &Header, replier: &AgentId) -> Folder {
+    let asked_of_replier =
+        is_question(&header.kind) && header.get(field::ORIGINAL_SENDER) != Some(replier.as_str());
+    if asked_of_replier {
+        Folder::Done
+    } else {
+        Folder::Outbox
     }
 }

@@ -12,6 +12,7 @@ use crate::message::{
     ConversationEntry, Header, Message, MessageType, field, file_name_for, render,
 };
 use crate::question::is_question;
+use crate::reply::replier_copy_folder;
 use crate::store::{self, Destination, Moved};
 use crate::time;
 
@@ -265,7 +266,7 @@ impl Mailroom {
         // The sender keeps a full copy (in its outbox; a question it answered in done/).
         destinations.push(Destination {
             tmp: mine.tmp(),
-            dir: mine.folder_path(self.kept_folder(&found.header)),
+            dir: mine.folder_path(replier_copy_folder(&found.header, self.me())),
             name: found.file.to_string(),
         });
         refuse_second_answer(&found, self.me(), reference)?;

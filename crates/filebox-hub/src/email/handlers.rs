@@ -15,7 +15,7 @@ use filebox_api::{
 };
 use filebox_core::message::field;
 use filebox_core::{
-    AgentEntry, AgentId, Config, Folder, Mailroom, MessageRef, MessageType, REPLY_KEPT_FOLDERS,
+    AgentEntry, AgentId, Config, Folder, Mailroom, MessageRef, MessageType, REPLIER_COPY_FOLDERS,
     SYSTEM_MAILBOX, SendRequest, SourceType,
 };
 use schemars::JsonSchema;
@@ -198,7 +198,7 @@ pub(crate) fn reply(ctx: &Ctx, p: ReplyParams) -> Result<AgentEmail, RpcError> {
             attachments: p.attachments,
         },
     )?;
-    stored_copy(&mailroom, &sent.id, &REPLY_KEPT_FOLDERS)
+    stored_copy(&mailroom, &sent.id, &REPLIER_COPY_FOLDERS)
 }
 
 pub(crate) fn threads(ctx: &Ctx, p: ThreadsParams) -> Result<ThreadsResult, RpcError> {
