@@ -69,7 +69,7 @@ export function questionCard(question, { hub, human, relist, dismissed }) {
      * even when the live event that it is answered comes first. */
     async closeAsGone() {
       if (closed || sending) return;
-      closed = true;
+      closed = true; // at once: a listing that comes while the outcome is read leaves it be
       close(await outcomeElsewhere(hub, human, question.id));
     },
   };
