@@ -206,6 +206,53 @@ test("an answer with a recorded voice note and an attached file: AudioContent an
   await page.context().close();
 });
 
+test("a card's waiting counter runs while the question is open and stops when it closes; the answered question is listed under done", async () => {
+  const context = await browser.newContext();
+  // Record the page's running interval timers.
+  await context.addInitScript(() => {
+    window.runningTimers = new Set();
+    const [set, clear] = [window.setInterval, window.clearInterval];
+    window.setInterval = (...args) => {
+      const id = set(...args);
+      window.runningTimers.add(id);
+      return id;
+    };
+    window.clearInterval = (id) => {
+      window.runningTimers.delete(id);
+      clear(id);
+    };
+  });
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.locator("#live", { hasText: "live" }).waitFor();
+  const asked = call("ask_question", { project_directory: "/src/shop", question: "Counter stops?" });
+  const card = cardOf(page, "Counter stops?");
+  const waited = card.locator(".waited");
+  await waited.waitFor();
+  const first = await waited.textContent();
+  assert.match(first, /^waiting \d+ s$/);
+  await page.waitForFunction(([node, text]) => node.textContent !== text, [await waited.elementHandle(), first]);
+  // One counter per open card.
+  const counters = () => page.evaluate(() => [window.runningTimers.size, document.querySelectorAll(".card:not(.closed)").length]);
+  assert.deepEqual(await counters(), [1, 1]);
+
+  await card.locator("textarea").fill("It does");
+  await card.locator("textarea").press("Control+Enter");
+  assert.equal((await asked).content[0].text, "It does");
+  await card.locator(".banner", { hasText: "Answered — sent to the agent." }).waitFor();
+  // Closed: the last figure stays, and no timer is left running.
+  assert.match(await waited.textContent(), /^waited \d+ s$/);
+  assert.deepEqual(await counters(), [0, 0]);
+
+  // The answered question is the human's, done.
+  await page.getByRole("button", { name: "done" }).click();
+  await page.locator("#listing .row", { hasText: "Counter stops?" }).waitFor();
+  assert.ok(JSON.parse(cli("me", "--json", "list", "done")).messages.some((m) => m.title === "Counter stops?"));
+  assert.ok(!JSON.parse(cli("me", "--json", "list", "outbox")).messages.some((m) => m.title === "Counter stops?"));
+  await page.screenshot({ path: join(out, "done.png"), fullPage: true });
+  await context.close();
+});
+
 test("a new question raises a browser notification and a sound, once the page may notify", async () => {
   const context = await browser.newContext({ permissions: ["notifications"] });
   // Record what the page asks of the browser: notifications shown, tones played.
@@ -333,9 +380,10 @@ test("mailboxes: read a message, its thread as a graph with the obsolete branch 
   assert.match(await graph.locator("g.node.fork").textContent(), /fork: direction-change/);
   await page.screenshot({ path: join(out, "thread.png"), fullPage: true });
 
-  // The answered question, in the human's outbox, shows the pasted image, fetched from the
-  // attachments route (sandboxed, not sniffed) and displayed from a blob: URL.
-  await page.getByRole("button", { name: "outbox" }).click();
+  // The answered question, in the human's done folder (answering it finished it), shows the
+  // pasted image, fetched from the attachments route (sandboxed, not sniffed) and displayed
+  // from a blob: URL.
+  await page.getByRole("button", { name: "done" }).click();
   const row = page.locator("#listing .row", { hasText: "for the checkout button" }).first();
   await row.waitFor();
   // The title's Markdown is drawn, not shown raw; the date stays on one line.
@@ -347,7 +395,7 @@ test("mailboxes: read a message, its thread as a graph with the obsolete branch 
   await image.waitFor();
   assert.match(await image.getAttribute("src"), /^blob:/);
   assert.ok(await image.evaluate((img) => img.complete && img.naturalWidth === 1), "the image decoded");
-  const asked = JSON.parse(cli("me", "--json", "list", "outbox")).messages.find((m) => m.title.includes("checkout"));
+  const asked = JSON.parse(cli("me", "--json", "list", "done")).messages.find((m) => m.title.includes("checkout"));
   const served = await fetch(`${url}attachments/me/${asked.id}/mockup.png`);
   assert.equal(served.status, 200);
   assert.equal(served.headers.get("content-type"), "image/png");
@@ -428,10 +476,29 @@ test("a human mailbox with a token: the page says how to open it, and works once
   await context.close();
 });
 
-test("the page is served with a strict CSP", async () => {
-  const response = await fetch(url);
-  const csp = response.headers.get("content-security-policy");
-  assert.match(csp, /script-src 'self'/);
-  assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+test("the page, each of its modules and its icon are served with their content type and a strict CSP", async () => {
+  const served = async (path, contentType) => {
+    const response = await fetch(new URL(path, url));
+    assert.equal(response.status, 200, path);
+    assert.match(response.headers.get("content-type"), contentType, path);
+    const csp = response.headers.get("content-security-policy");
+    assert.match(csp, /script-src 'self'/, path);
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/, path);
+    return response.text();
+  };
+  const html = await served("/", /^text\/html/);
+  assert.match(html, /<link rel="icon" href="\/favicon.svg"/);
+  assert.match(await served("/favicon.svg", /^image\/svg\+xml$/), /<svg /);
+  // Every module the page loads: the entry script, then whatever each one imports.
+  const pending = [...html.matchAll(/<script type="module" src="([^"]+)"/g)].map((m) => m[1]);
+  const modules = new Set();
+  while (pending.length) {
+    const path = pending.pop();
+    if (modules.has(path)) continue;
+    modules.add(path);
+    const source = await served(path, /^text\/javascript/);
+    for (const [, imported] of source.matchAll(/^import .* from "\.(\/[a-z-]+\.js)";$/gm)) pending.push(imported);
+  }
+  assert.ok(modules.size > 5, [...modules].join(" "));
 });
 

@@ -349,6 +349,40 @@ mod tests {
     }
 
     #[test]
+    fn the_one_who_answers_files_the_question_in_done_and_other_replies_in_outbox() {
+        let dir = tempfile::tempdir().unwrap();
+        let bot = mailroom(dir.path(), "bot");
+        let human = mailroom(dir.path(), "me");
+        let count = |mailroom: &Mailroom, folder| {
+            let listing = mailroom.my_mailbox().unwrap().list(folder).unwrap();
+            listing.messages.len()
+        };
+        let reply = |to: &str, id: &str, text: &str| SendRequest {
+            reply_to: Some(MessageRef::Id(id.to_owned())),
+            ..SendRequest::new(to, MessageType::new("DIS").unwrap(), text)
+        };
+        let asked = bot.ask(&question(&[])).unwrap();
+        human.send(&reply("bot", &asked.id, "Yes")).unwrap();
+        assert_eq!(count(&human, Folder::Done), 1);
+        assert_eq!(count(&human, Folder::Outbox), 0);
+        // The asker following up on its own question keeps its copy in its outbox, as any reply.
+        bot.send(&reply("me", &asked.id, "Thanks, shipping"))
+            .unwrap();
+        assert_eq!(count(&bot, Folder::Outbox), 1);
+        assert_eq!(count(&bot, Folder::Done), 0);
+        // An ordinary message the human answers stays in their outbox.
+        let plain = bot
+            .send(&SendRequest::new(
+                "me",
+                MessageType::new("DIS").unwrap(),
+                "Lunch?",
+            ))
+            .unwrap();
+        human.send(&reply("bot", &plain.id, "At one")).unwrap();
+        assert_eq!(count(&human, Folder::Outbox), 1);
+    }
+
+    #[test]
     fn a_withdrawn_question_says_so_and_cannot_be_answered() {
         let dir = tempfile::tempdir().unwrap();
         let bot = mailroom(dir.path(), "bot");

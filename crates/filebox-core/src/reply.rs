@@ -2,6 +2,8 @@
 //! `Source Type` is `system`, the `system` mailbox; else whoever sent it to me, never myself.
 //! And in which folder: a reply to a person's own request (`Source Type: human`, back to the
 //! `kind: human` mailbox that sent it) arrives in `done/`, marked done; any other in `inbox/`.
+//! And where the one who replies keeps its own copy: `done/` for a question it was asked (it is
+//! answered once, so answering finishes it), `outbox/` for any other reply (seed 000).
 
 use crate::agent::AgentId;
 use crate::config::{AgentEntry, Config};
@@ -10,10 +12,15 @@ use crate::folder::Folder;
 use crate::mailbox::{Mailbox, MessageRef};
 use crate::mailroom::Mailroom;
 use crate::message::{Header, field};
+use crate::question::is_question;
 use crate::send::SourceType;
 
 /// The mailbox replies to `system`-sourced messages go to (seed 004's system inbox).
 pub const SYSTEM_MAILBOX: &str = "system";
+
+/// The folders [`replier_copy_folder`] files a replier's own copy in, the usual one first
+/// (where a surface looks for the copy it just replied with).
+pub const REPLIER_COPY_FOLDERS: [Folder; 2] = [Folder::Outbox, Folder::Done];
 
 impl Mailroom {
     /// The agent a reply to a message of my mailbox goes to, read from the copy that speaks for
@@ -85,5 +92,21 @@ impl Mailroom {
         })?;
         Mailbox::open(system, updated.mailbox_path(&AgentId::new(SYSTEM_MAILBOX)?)?)?;
         Ok(self.rebound(updated))
+    }
+}
+
+/// The folder where `replier` keeps its own copy of its reply to the message with `header`. A
+/// question (or work report) asked of the replier is answered once, so answering it finishes
+/// it: the copy is filed in `done/`, as a resolved message is, and a person finds what they
+/// answered among what they are done with. Any other reply keeps its full copy in `outbox/`
+/// (seed 000), the asker's follow-up to its own question included. The same rule files a
+/// remote replier's copy in its stand-in mailbox (federation).
+pub fn replier_copy_folder(header: &Header, replier: &AgentId) -> Folder {
+    let asked_of_replier =
+        is_question(&header.kind) && header.get(field::ORIGINAL_SENDER) != Some(replier.as_str());
+    if asked_of_replier {
+        Folder::Done
+    } else {
+        Folder::Outbox
     }
 }

@@ -13,6 +13,7 @@ use crate::message::{
     ConversationEntry, Header, Message, MessageType, field, file_name_for, render,
 };
 use crate::question::is_question;
+use crate::reply::replier_copy_folder;
 use crate::store::{self, Destination, Moved};
 use crate::time;
 
@@ -263,10 +264,10 @@ impl Mailroom {
                 name: found.file.to_string(),
             });
         }
-        // The sender keeps a full copy in its outbox.
+        // The sender keeps a full copy (in its outbox; a question it answered in done/).
         destinations.push(Destination {
             tmp: mine.tmp(),
-            dir: mine.folder_path(Folder::Outbox),
+            dir: mine.folder_path(replier_copy_folder(&found.header, self.me())),
             name: found.file.to_string(),
         });
         refuse_second_answer(&found, self.me(), reference)?;

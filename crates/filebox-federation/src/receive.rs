@@ -9,7 +9,7 @@
 use filebox_core::message::{FileName, field, parse};
 use filebox_core::{
     AgentEntry, AgentId, Config, ENTRY_SEPARATOR, Error, Folder, LiveConfig, Mailroom, Message,
-    MessageRef,
+    MessageRef, replier_copy_folder,
 };
 
 use crate::names;
@@ -107,8 +107,9 @@ pub(crate) fn mail(
     let config = learn(config, &message, me)?;
     let mailroom = Mailroom::new(config, Some(&agent))?;
     mailroom.deliver_travelled(&agent, &file, &message)?;
-    // A reply: the sender's stand-in here records what it sent (its copy moves on), so the
-    // status of what we sent it follows.
+    // A reply: the sender's stand-in here records what it sent (its copy moves on, to where
+    // a replier keeps its copy: a question it answered in done/), so the status of what we
+    // sent it follows.
     let sender = AgentId::new(&sender)?;
     let id = MessageRef::Id(message.header.id().to_owned());
     if !message.conversation.is_empty()
@@ -117,7 +118,8 @@ pub(crate) fn mail(
             .and_then(|m| m.find(&id, &Folder::ALL))
             .is_ok()
     {
-        mailroom.mirror_travelled(&sender, Folder::Outbox, &file, &message)?;
+        let kept = replier_copy_folder(&message.header, &sender);
+        mailroom.mirror_travelled(&sender, kept, &file, &message)?;
     }
     for obsolete in message.header.list(field::OBSOLETES) {
         if !obsolete.contains(ENTRY_SEPARATOR) {

@@ -15,7 +15,10 @@ use filebox_api::{
 };
 use filebox_api::access::token_sha256;
 use filebox_core::message::field;
-use filebox_core::{AgentId, Folder, Mailroom, MessageRef, MessageType, SendRequest, SourceType};
+use filebox_core::{
+    AgentId, Folder, Mailroom, MessageRef, MessageType, REPLIER_COPY_FOLDERS, SendRequest,
+    SourceType,
+};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -187,7 +190,7 @@ pub(crate) fn reply(ctx: &Ctx, p: ReplyParams) -> Result<AgentEmail, RpcError> {
             attachments: p.attachments,
         },
     )?;
-    stored_copy(&mailroom, &sent.id, &[Folder::Outbox])
+    stored_copy(&mailroom, &sent.id, &REPLIER_COPY_FOLDERS)
 }
 
 pub(crate) fn threads(ctx: &Ctx, p: ThreadsParams) -> Result<ThreadsResult, RpcError> {

@@ -12,6 +12,7 @@ use axum::Router;
 
 use crate::hub::Hub;
 
+pub use page::{PAGE_ASSETS, PageAsset};
 pub(crate) use questions::{OpenParams, open_questions};
 
 /// The route group: the page, its assets and attachments.

@@ -1,15 +1,58 @@
-//! The page: `/`, `/app.js`, `/app.css`, embedded with `include_str!`, served with a strict
-//! Content Security Policy (scripts, styles and connections only from the hub itself; images
-//! and audio also from `blob:` URLs the page makes from attachments it fetched).
+//! The page's files (`ui/`), embedded with `include_str!` and listed once in [`PAGE_ASSETS`]:
+//! each is served at its path with its content type and a strict Content Security Policy
+//! (scripts, styles, images and connections only from the hub itself; images and audio also
+//! from `blob:` URLs the page makes from attachments it fetched).
 
 use axum::Router;
 use axum::http::header;
 use axum::response::IntoResponse;
 use axum::routing::get;
 
-const INDEX: &str = include_str!("../../ui/index.html");
-const SCRIPT: &str = include_str!("../../ui/app.js");
-const STYLE: &str = include_str!("../../ui/app.css");
+/// One file of the page.
+#[derive(Debug)]
+pub struct PageAsset {
+    /// Where it is served.
+    pub path: &'static str,
+    pub content_type: &'static str,
+    pub body: &'static str,
+}
+
+const HTML: &str = "text/html; charset=utf-8";
+const CSS: &str = "text/css; charset=utf-8";
+const JS: &str = "text/javascript; charset=utf-8";
+const SVG: &str = "image/svg+xml";
+
+const fn asset(path: &'static str, content_type: &'static str, body: &'static str) -> PageAsset {
+    PageAsset {
+        path,
+        content_type,
+        body,
+    }
+}
+
+/// Every file of the page. The scripts are ES modules: `main.js` imports the others.
+pub const PAGE_ASSETS: &[PageAsset] = &[
+    asset("/", HTML, include_str!("../../ui/index.html")),
+    asset("/app.css", CSS, include_str!("../../ui/app.css")),
+    asset("/favicon.svg", SVG, include_str!("../../ui/favicon.svg")),
+    asset("/main.js", JS, include_str!("../../ui/main.js")),
+    asset("/dom.js", JS, include_str!("../../ui/dom.js")),
+    asset("/rpc.js", JS, include_str!("../../ui/rpc.js")),
+    asset("/markdown.js", JS, include_str!("../../ui/markdown.js")),
+    asset("/events.js", JS, include_str!("../../ui/events.js")),
+    asset("/notify.js", JS, include_str!("../../ui/notify.js")),
+    asset("/questions.js", JS, include_str!("../../ui/questions.js")),
+    asset("/card.js", JS, include_str!("../../ui/card.js")),
+    asset(
+        "/answer-files.js",
+        JS,
+        include_str!("../../ui/answer-files.js"),
+    ),
+    asset("/mail.js", JS, include_str!("../../ui/mail.js")),
+    asset("/reader.js", JS, include_str!("../../ui/reader.js")),
+    asset("/thread.js", JS, include_str!("../../ui/thread.js")),
+    asset("/compose.js", JS, include_str!("../../ui/compose.js")),
+];
 
 /// No inline script or style, no framing, no plugins, no foreign connections.
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
@@ -17,30 +60,20 @@ const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; conn
                    form-action 'none'; frame-ancestors 'none'";
 
 pub(super) fn routes() -> Router {
-    Router::new()
-        .route(
-            "/",
-            get(|| async { asset("text/html; charset=utf-8", INDEX) }),
-        )
-        .route(
-            "/app.js",
-            get(|| async { asset("text/javascript; charset=utf-8", SCRIPT) }),
-        )
-        .route(
-            "/app.css",
-            get(|| async { asset("text/css; charset=utf-8", STYLE) }),
-        )
+    PAGE_ASSETS.iter().fold(Router::new(), |router, asset| {
+        router.route(asset.path, get(move || async move { serve(asset) }))
+    })
 }
 
-fn asset(content_type: &'static str, body: &'static str) -> impl IntoResponse {
+fn serve(asset: &'static PageAsset) -> impl IntoResponse {
     (
         [
-            (header::CONTENT_TYPE, content_type),
+            (header::CONTENT_TYPE, asset.content_type),
             (header::CONTENT_SECURITY_POLICY, CSP),
             (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
             (header::REFERRER_POLICY, "no-referrer"),
             (header::CACHE_CONTROL, "no-cache"),
         ],
-        body,
+        asset.body,
     )
 }

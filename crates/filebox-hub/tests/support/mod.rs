@@ -139,11 +139,24 @@ impl TestHub {
     }
 }
 
-/// A response: status code and body (chunked bodies are not decoded; the hub sends lengths).
+/// A response: status code, headers and body (chunked bodies are not decoded; the hub sends
+/// lengths).
 #[derive(Debug)]
 pub struct Response {
     pub status: u16,
+    /// Names in lower case, in the order received.
+    pub headers: Vec<(String, String)>,
     pub body: String,
+}
+
+impl Response {
+    /// The first value of the header `name` (lower case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
 }
 
 /// One request on a new connection, read to the end (`Connection: close`).
@@ -172,8 +185,15 @@ pub async fn request(
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("no status line in {head:?}"));
+    let headers = head
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
+        .collect();
     Response {
         status,
+        headers,
         body: body.to_owned(),
     }
 }

@@ -558,4 +558,13 @@ fn ask_question_is_answered_on_another_machines_page_and_the_blocking_call_retur
     // Answered once: no longer open on the page.
     let open = srv.rpc("questions.open", json!({ "agent": "pat" }));
     assert_eq!(open["questions"], json!([]), "{open}");
+    // Answering finished it for the person: their copy is in done/, on srv and in their
+    // stand-in on the laptop (the same rule files both), never in an outbox.
+    let id = question["id"].as_str().unwrap();
+    srv.wait_for_id("pat", Folder::Done, id);
+    laptop.wait_for_id("pat@srv", Folder::Done, id);
+    for (hub, agent) in [(&srv, "pat"), (&laptop, "pat@srv")] {
+        let outbox = hub.list(agent, Folder::Outbox);
+        assert!(outbox.iter().all(|e| e.header.id() != id), "{agent}");
+    }
 }

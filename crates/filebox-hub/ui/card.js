@@ -1,0 +1,155 @@
+// One question card: drawn from the #card template, answered with an option, a quick reply, text
+// and files, and closed with a banner once answered (here or elsewhere), withdrawn or refused.
+// Its "waiting" counter runs only while the card is open.
+
+import { $, el, onCtrlEnter } from "./dom.js";
+import { markdown } from "./markdown.js";
+import { answerFiles } from "./answer-files.js";
+
+/** How a card can close: its banner's text and tone. */
+const OUTCOMES = {
+  sent: { text: "Answered — sent to the agent.", tone: "answered" },
+  answeredElsewhere: { text: "Answered (on another page or by another client).", tone: "answered" },
+  withdrawn: { text: "Withdrawn: the agent stopped waiting.", tone: "refused" },
+  refused: { text: "Not sent: this question was already answered (or withdrawn). Your text is kept below.", tone: "refused" },
+};
+
+/** A card for `question`, answered as `human`. `relist()` lists the open questions again;
+ * `dismissed()` is called when its reader dismisses the closed card. */
+export function questionCard(question, { hub, human, relist, dismissed }) {
+  const node = $("#card").content.firstElementChild.cloneNode(true);
+  fill(node, question, { hub, agent: human.id });
+  const stopCounter = countWaiting($(".waited", node), question.asked_at);
+  const status = $(".status", node);
+  const files = answerFiles(node, status);
+  let closed = false;
+  let sending = false;
+
+  const close = (outcome, keptText) => {
+    closed = true;
+    stopCounter();
+    node.classList.add("closed");
+    $(".banner", node)?.remove();
+    node.append(el("div", { className: `banner ${outcome.tone}` }, outcome.text, " ", dismissButton(node, dismissed)));
+    if (keptText !== undefined) node.append(el("pre", { textContent: keptText }));
+  };
+
+  const send = async (text) => {
+    if (!text.trim() && files.count() === 0) {
+      status.textContent = "Write an answer, pick an option, or attach something.";
+      return;
+    }
+    setButtonsDisabled(node, true);
+    sending = true;
+    status.textContent = "Sending…";
+    try {
+      await sendAnswer(hub, human, question, text, await files.encoded());
+      status.textContent = "";
+      close(OUTCOMES.sent);
+    } catch (error) {
+      sending = false;
+      // A live event that it was answered or withdrawn elsewhere was held back while sending.
+      relist();
+      setButtonsDisabled(node, false);
+      if (error.kind === "already_handled") {
+        status.textContent = "";
+        close(OUTCOMES.refused, text);
+      } else {
+        status.textContent = `Not sent: ${error.message}`;
+        status.className = "status error";
+      }
+    }
+  };
+  wireAnswerControls(node, question.options, send);
+
+  return {
+    node,
+    /** Closes the card of a question no longer open: answered elsewhere, or withdrawn. A card
+     * whose answer this page is sending is closed by the send itself ("sent to the agent"),
+     * even when the live event that it is answered comes first. */
+    async closeAsGone() {
+      if (closed || sending) return;
+      closed = true; // at once: a listing that comes while the outcome is read leaves it be
+      close(await outcomeElsewhere(hub, human, question.id));
+    },
+  };
+}
+
+function fill(node, question, context) {
+  const report = question.type === "RPT";
+  node.dataset.id = question.id;
+  node.classList.toggle("report", report);
+  $(".from", node).textContent = question.from;
+  $(".kind", node).textContent = report ? "work report" : "question";
+  $(".client", node).textContent = question.client ? `via ${question.client}` : "";
+  $(".project", node).textContent = question.project_directory || "";
+  $(".body", node).replaceWith(markdown(question.body, context));
+}
+
+/** Shows in `span` how long since `askedAt`, every second, until the returned function is
+ * called: it stops the timer and leaves the final figure ("waited 2 min"). */
+function countWaiting(span, askedAt) {
+  const show = (verb) => {
+    span.textContent = `${verb} ${since(askedAt)}`;
+  };
+  show("waiting");
+  const timer = setInterval(() => show("waiting"), 1000);
+  return () => {
+    clearInterval(timer);
+    show("waited");
+  };
+}
+
+function since(iso) {
+  const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
+  return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+}
+
+/** The options, the quick replies (the typed text, else their own label), Send and Ctrl+Enter. */
+function wireAnswerControls(node, options, send) {
+  const answer = $(".answer", node);
+  for (const option of options) {
+    $(".options", node).append(el("button", { type: "button", textContent: option, onclick: () => send(option) }));
+  }
+  for (const quick of node.querySelectorAll(".quick")) quick.onclick = () => send(answer.value.trim() || quick.textContent);
+  $(".send", node).onclick = () => send(answer.value);
+  onCtrlEnter(answer, () => send(answer.value));
+}
+
+// When the answer leaves the page and when the hub has stored it (performance marks, for the
+// latency benchmark and anyone profiling the page).
+async function sendAnswer(hub, human, question, body, attachments) {
+  performance.mark("answer-sent", { detail: question.id });
+  await hub.call("email.reply", { from: human.id, id: question.id, body, attachments });
+  performance.mark("answer-stored", { detail: question.id });
+}
+
+function setButtonsDisabled(node, disabled) {
+  for (const button of node.querySelectorAll("button")) button.disabled = disabled;
+}
+
+/** Withdrawn when the human's copy is in cancel/, else answered elsewhere. */
+async function outcomeElsewhere(hub, human, id) {
+  try {
+    const copy = await hub.call("email.read", { agent: human.id, id });
+    if (copy.folder === "cancel") return OUTCOMES.withdrawn;
+  } catch {
+    /* keep the general wording */
+  }
+  return OUTCOMES.answeredElsewhere;
+}
+
+// A closed card stays until its reader dismisses it (so a page that was away sees what happened).
+function dismissButton(node, dismissed) {
+  return el("button", {
+    type: "button",
+    className: "dismiss",
+    textContent: "Dismiss",
+    onclick: () => {
+      node.remove();
+      dismissed();
+    },
+  });
+}

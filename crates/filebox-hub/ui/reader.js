@@ -1,0 +1,58 @@
+// Reading a message: its header line, body and conversation, "Show thread", and a reply box when
+// the mailbox is the human's own.
+
+import { $, el, onCtrlEnter } from "./dom.js";
+import { markdown, titleNodes } from "./markdown.js";
+import { threadGraph } from "./thread.js";
+
+/** `read(agent, id)`: shows `agent`'s message `id` in the #reader. */
+export function messageReader(hub, human) {
+  const reader = $("#reader");
+  async function read(agent, id) {
+    reader.hidden = false;
+    try {
+      const message = await hub.call("email.read", { agent, id });
+      reader.replaceChildren(...messageNodes(message, { hub, agent }),
+        el("div", { className: "actions" },
+          el("button", { type: "button", textContent: "Show thread", onclick: () => showThread(agent, message.id) })),
+        agent === human?.id ? replyBox(hub, human, message) : null);
+    } catch (error) {
+      reader.replaceChildren(el("p", { className: "error", textContent: error.message }));
+    }
+  }
+  async function showThread(agent, id) {
+    const graph = await threadGraph(hub, agent, id, (nodeId) => read(agent, nodeId));
+    $("#thread")?.remove();
+    reader.append(el("section", { id: "thread" }, el("h4", { textContent: "Thread" }), el("div", { className: "graph" }, graph)));
+  }
+  return read;
+}
+
+function messageNodes(message, context) {
+  const about = `${message.from} → ${message.to.join(", ")} · ${message.createdAt} · ${message.status} · ${message.folder}/${message.file}`;
+  return [
+    el("h3", {}, `${message.type}: `, ...titleNodes(message.subject)),
+    el("div", { className: "muted", textContent: about }),
+    markdown(message.body, context),
+    ...(message.replies || []).map((reply) => el("div", { className: "entry" },
+      el("div", { className: "muted", textContent: `${reply.createdAt} · ${reply.from} → ${reply.to} (${reply.type})` }),
+      markdown(reply.body, context))),
+  ];
+}
+
+function replyBox(hub, human, message) {
+  const box = el("textarea", { rows: 3, placeholder: "Reply as the human (Ctrl+Enter sends)" });
+  const status = el("span", { className: "muted" });
+  const send = async () => {
+    try {
+      await hub.call("email.reply", { from: human.id, id: message.id, body: box.value });
+      status.textContent = "Replied.";
+      box.value = "";
+    } catch (error) {
+      status.textContent = `Not sent: ${error.message}`;
+    }
+  };
+  onCtrlEnter(box, send);
+  return el("div", { className: "reply" }, box,
+    el("div", { className: "actions" }, el("button", { type: "button", className: "primary", textContent: "Reply", onclick: send }), status));
+}
