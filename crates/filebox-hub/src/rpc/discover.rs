@@ -1,15 +1,19 @@
-//! `rpc.discover`: the OpenRPC document, generated from the method table's types.
+//! `rpc.discover`: the OpenRPC document, generated from the verb table and the method table's
+//! types once, then served as is.
+
+use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
 
-use super::{Ctx, METHODS, RpcError};
+use super::{ALIASES, Ctx, METHODS, RpcError, verbs};
 use crate::email::wire::NoParams;
 
 /// The OpenRPC version this document follows.
 const OPENRPC_VERSION: &str = "1.3.2";
 
 pub(crate) fn handler(_ctx: &Ctx, _params: NoParams) -> Result<Value, RpcError> {
-    Ok(document())
+    static DOCUMENT: OnceLock<Value> = OnceLock::new();
+    Ok(DOCUMENT.get_or_init(document).clone())
 }
 
 /// Every method with its params (by name) and result, and the shared schemas.
@@ -17,6 +21,19 @@ pub(crate) fn document() -> Value {
     let mut generator = filebox_api::schema_settings()
         .with(|s| s.definitions_path = "#/components/schemas".into())
         .into_generator();
+    let aliases = ALIASES.iter().filter_map(|(alias, name)| {
+        Some((*alias, filebox_api::verbs::find(name)?))
+    });
+    let names = filebox_api::verbs::TABLE.iter().map(|verb| (verb.name, verb));
+    let verbs = names.chain(aliases).map(|(name, verb)| {
+        json!({
+            "name": name,
+            "summary": verb.description,
+            "paramStructure": "by-name",
+            "params": content_descriptors(&verbs::params_schema(verb)),
+            "result": { "name": "result", "schema": Value::Object(verb.output_schema()) },
+        })
+    });
     let methods: Vec<Value> = METHODS
         .iter()
         .map(|method| {
@@ -30,6 +47,7 @@ pub(crate) fn document() -> Value {
                 "result": { "name": "result", "schema": result },
             })
         })
+        .chain(verbs)
         .collect();
     json!({
         "openrpc": OPENRPC_VERSION,

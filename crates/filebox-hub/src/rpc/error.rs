@@ -140,6 +140,19 @@ impl From<filebox_api::access::Denied> for RpcError {
     }
 }
 
+/// A verb called by name: arguments that do not fit, or the verb's own failure.
+impl From<filebox_api::CallError> for RpcError {
+    fn from(error: filebox_api::CallError) -> Self {
+        use filebox_api::CallError;
+        match error {
+            CallError::UnknownVerb(name) => RpcError::method_not_found(&name),
+            CallError::InvalidArguments { message, .. } => RpcError::invalid_params(".", message),
+            CallError::Failed(error) => error.into(),
+            error @ CallError::Unencodable { .. } => RpcError::internal(error),
+        }
+    }
+}
+
 impl From<serde_json::Error> for RpcError {
     fn from(error: serde_json::Error) -> Self {
         RpcError::internal(format!("encoding the result: {error}"))

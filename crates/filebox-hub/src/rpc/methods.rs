@@ -37,7 +37,10 @@ macro_rules! method {
     };
 }
 
-/// Every method the hub answers.
+/// Names of verbs that clients already call by another name: the same verb, the same params.
+pub(crate) static ALIASES: &[(&str, &str)] = &[("questions.open", "open_questions")];
+
+/// Every method the hub answers besides the verbs of the table (by their names and aliases).
 pub(crate) static METHODS: &[Method] = &[
     method!("email.send", "Send a new message (or, with inReplyTo, a reply); returns the sender's stored copy.",
         email::send, SendParams => AgentEmail),
@@ -65,8 +68,6 @@ pub(crate) static METHODS: &[Method] = &[
         email::search, SearchParams => filebox_api::SearchResult),
     method!("agents.list", "Every mailbox of the config, with its kind and counts.",
         email::agents, NoParams => Vec<email::AgentView>),
-    method!("questions.open", "The questions and work reports waiting in a human's inbox (seed 001), oldest first.",
-        crate::human::open_questions, crate::human::OpenParams => filebox_api::OpenQuestions),
     method!("rpc.discover", "This API as an OpenRPC document.",
         discover::handler, NoParams => Value),
 ];

@@ -5,13 +5,14 @@ mod discover;
 mod error;
 pub(crate) mod http;
 mod methods;
+mod verbs;
 
 use filebox_api::access::Caller;
 use filebox_core::{AgentId, Config, Mailroom};
 use serde_json::{Map, Value, json};
 
 pub(crate) use error::RpcError;
-pub(crate) use methods::METHODS;
+pub(crate) use methods::{ALIASES, METHODS};
 
 /// What a handler knows about its call: the config as read for this request, and who calls.
 #[derive(Debug)]
@@ -95,8 +96,16 @@ fn parse_call(call: &mut Map<String, Value>) -> Result<(String, Value), RpcError
     Ok((method, params))
 }
 
-/// Run a method by name.
+/// Run a method by name: a verb of the table by its own name or an alias, or a method of
+/// [`METHODS`].
 pub(crate) fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, RpcError> {
+    let verb_name = ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == method)
+        .map_or(method, |(_, verb)| verb);
+    if let Some(verb) = filebox_api::verbs::find(verb_name) {
+        return verbs::call(ctx, verb, params);
+    }
     let method = METHODS
         .iter()
         .find(|m| m.name == method)
