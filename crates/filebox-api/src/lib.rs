@@ -10,6 +10,7 @@
 
 pub mod advice;
 mod args;
+mod decode;
 mod outcome;
 pub mod render;
 mod schema;
@@ -18,6 +19,7 @@ pub mod verbs;
 mod views;
 
 pub use args::*;
+pub use decode::{ArgumentError, decode};
 pub use outcome::{Outcome, text_with_warnings};
 pub use schema::schema_settings;
 pub use verb::{CallError, Effect, Reply, Standalone, Verb, VerbContext, VerbInfo};

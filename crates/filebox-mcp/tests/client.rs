@@ -126,7 +126,8 @@ async fn failures_are_error_results_with_their_kind_and_next_step() {
     let attic = call(&client, "list_messages", json!({"folder": "attic"})).await;
     assert_eq!(attic.is_error, Some(true));
     assert!(
-        text(&attic).starts_with("invalid arguments for list_messages: unknown variant `attic`"),
+        text(&attic)
+            .starts_with("invalid arguments for list_messages: folder: unknown variant `attic`"),
         "{}",
         text(&attic)
     );
