@@ -140,12 +140,12 @@ async def test_arguments_that_do_not_fit_are_tool_errors_and_unknown_tools_proto
     mailroom: Mailroom, mode: str
 ):
     async with connect(mailroom, mode) as client:
-        # Arguments outside the schema are the model's to correct: an isError result naming them.
+        # Arguments outside the schema are the model's to correct: an isError result naming the field.
         for tool, args, named in [
-            ("read_message", {"folder": "inbox"}, "missing field `id`"),
-            ("list_messages", {"folder": "attic"}, "unknown variant `attic`"),
-            ("wait_for_messages", {"timeout": -1}, "invalid value: integer `-1`"),
-            ("fork_thread", {"from": "0123abcd", "reason": "direction-change"}, "missing field `context`"),
+            ("read_message", {"folder": "inbox"}, "id: missing field `id`"),
+            ("list_messages", {"folder": "attic"}, "folder: unknown variant `attic`"),
+            ("wait_for_messages", {"timeout": -1}, "timeout: invalid value: integer `-1`"),
+            ("fork_thread", {"from": "0123abcd", "reason": "direction-change"}, "context: missing field `context`"),
         ]:
             result = await client.call_tool(tool, args)
             assert result.is_error and result.structured_content is None, (tool, text(result))

@@ -127,7 +127,7 @@ for (const [name, open] of Object.entries(transports)) {
     test("arguments that do not fit are an error result; an unknown tool a protocol error", async () => {
       const unfit = await client.callTool({ name: "send_message", arguments: { to: "dev" } });
       assert.equal(unfit.isError, true);
-      assert.match(text(unfit), /^invalid arguments for send_message: missing field `type`.*Correct that argument/);
+      assert.match(text(unfit), /^invalid arguments for send_message: type: missing field `type`.*Correct that argument/);
       await assert.rejects(client.callTool({ name: "nope", arguments: {} }), McpError);
     });
 

@@ -11,6 +11,7 @@
 pub mod access;
 pub mod advice;
 mod args;
+mod decode;
 mod outcome;
 pub mod render;
 mod schema;
@@ -19,6 +20,7 @@ pub mod verbs;
 mod views;
 
 pub use args::*;
+pub use decode::{ArgumentError, decode};
 pub use outcome::{Outcome, text_with_warnings};
 pub use schema::schema_settings;
 pub use verb::{CallError, Effect, Reply, Standalone, Verb, VerbContext, VerbInfo};

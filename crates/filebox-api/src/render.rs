@@ -321,7 +321,7 @@ pub fn reindex(result: &ReindexResult) -> String {
 /// A question's outcome, for the asking agent: the answer, or what to do next.
 pub fn question(result: &QuestionResult) -> String {
     let id = &result.id;
-    let report = result.kind == filebox_core::question::WORK_REPORT;
+    let report = result.kind == filebox_core::message::WORK_REPORT;
     match (&result.status, &result.answer) {
         (QuestionStatus::Answered, Some(answer)) => {
             let mut text = answer.text.clone();

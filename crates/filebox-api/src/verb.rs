@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::decode::decode;
 use crate::outcome::Outcome;
 use crate::schema;
 
@@ -195,9 +196,15 @@ pub enum CallError {
     /// No verb has this name.
     #[error("unknown verb {0:?}")]
     UnknownVerb(String),
-    /// The arguments do not fit the verb's schema (JSON-RPC -32602, MCP invalid params).
-    #[error("invalid arguments for {verb}: {message}")]
-    InvalidArguments { verb: &'static str, message: String },
+    /// The arguments do not fit the verb's schema (JSON-RPC -32602, MCP invalid params):
+    /// `field` is the one at fault (a path such as `to` or `attachments[0].name`), `message`
+    /// what is wrong with it.
+    #[error("invalid arguments for {verb}: {field}: {message}")]
+    InvalidArguments {
+        verb: &'static str,
+        field: String,
+        message: String,
+    },
     /// The verb ran and failed; [`crate::advice`] says what to do about it.
     #[error(transparent)]
     Failed(#[from] filebox_core::Error),
@@ -212,9 +219,10 @@ fn call_erased<V: Verb>(cx: &VerbContext<'_>, args: Value) -> Result<Reply, Call
     } else {
         args
     };
-    let args: V::Args = serde_json::from_value(args).map_err(|e| CallError::InvalidArguments {
+    let args: V::Args = decode(args).map_err(|e| CallError::InvalidArguments {
         verb: V::NAME,
-        message: e.to_string(),
+        field: e.field,
+        message: e.reason,
     })?;
     let outcome = V::run(cx, args)?;
     let text = V::brief(&outcome.value);

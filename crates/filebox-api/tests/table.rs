@@ -138,9 +138,24 @@ fn errors_are_typed_unknown_verb_bad_arguments_or_the_cores() {
         Err(CallError::UnknownVerb(name)) if name == "no_such_verb"
     ));
     match call(&qa, "list_messages", json!({"folder": "attic"})) {
-        Err(CallError::InvalidArguments { verb, message }) => {
+        Err(CallError::InvalidArguments {
+            verb,
+            field,
+            message,
+        }) => {
             assert_eq!(verb, "list_messages");
+            assert_eq!(field, "folder");
             assert!(message.starts_with("unknown variant `attic`"), "{message}");
+        }
+        other => panic!("expected invalid arguments, got {other:?}"),
+    }
+    // A missing field is named, not the object that lacks it.
+    match call(&qa, "send_message", json!({"content": "hi"})) {
+        Err(error @ CallError::InvalidArguments { .. }) => {
+            assert_eq!(
+                error.to_string(),
+                "invalid arguments for send_message: to: missing field `to`"
+            );
         }
         other => panic!("expected invalid arguments, got {other:?}"),
     }

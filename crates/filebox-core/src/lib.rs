@@ -52,7 +52,9 @@ pub use live_config::LiveConfig;
 pub use mailbox::{Envelope, Listing, Mailbox, MessageRef, Problem};
 pub use mailroom::{Mailroom, Reach, Unusable};
 pub use message::{ConversationEntry, Message, MessageType, ProcessingEntry};
-pub use question::{Answer, QuestionKind, QuestionRequest, QuestionState};
+pub use question::{
+    Answer, AnswerWait, Asked, OpenQuestion, QuestionKind, QuestionRequest, QuestionState,
+};
 pub use reply::{REPLIER_COPY_FOLDERS, SYSTEM_MAILBOX, replier_copy_folder};
 pub use send::{Priority, SendReceipt, SendRequest, SourceType, derive_title};
 pub use status::{RecipientStatus, Status, StatusReport, copy_status};

@@ -2,6 +2,13 @@
 //! type (`ASK`, `RPT`) to a human's mailbox, and the human's answer is the reply, which moves
 //! the file into the asker's inbox. So a question survives any restart, every page that shows
 //! the human's inbox sees it, a late answer still arrives, and the history is searchable.
+//!
+//! The protocol is here, whole: ask, wait on the change feed of my inbox for the answer (no
+//! polling, no hub needed), withdraw the question when the asker gives up, take the answer
+//! (it moves to my `done/`, so it is not new mail again). Looking at a question opens the
+//! mailboxes to read only.
+
+use std::time::{Duration, Instant};
 
 use crate::agent::AgentId;
 use crate::attachment::{self, AttachmentRef};
@@ -10,22 +17,22 @@ use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::mailbox::{Envelope, Mailbox, MessageRef};
 use crate::mailroom::Mailroom;
-use crate::message::{Header, Message, MessageType, ProcessingEntry, field};
+use crate::message::{
+    Header, Message, MessageType, ProcessingEntry, QUESTION, WORK_REPORT, field, is_question,
+};
 use crate::send::{SendReceipt, SendRequest, SourceType};
+use crate::transition::Transition;
 
-/// The message type of a question (`ask_question`).
-pub const QUESTION: &str = "ASK";
-/// The message type of a work report (`task_finish` / `work_report`).
-pub const WORK_REPORT: &str = "RPT";
+/// How long a question waits for its answer when the caller does not say, in seconds.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 600;
 /// The agent entry field that names an agent's human.
 const HUMAN_FIELD: &str = "human";
 /// The processing action a withdrawal records.
 pub const WITHDRAWN: &str = "Withdrawn";
-
-/// Whether messages of this type are questions to a human (answered once).
-pub fn is_question(kind: &str) -> bool {
-    kind == QUESTION || kind == WORK_REPORT
-}
+/// The processing details of a question withdrawn because its asker's call was cancelled.
+const CANCELLED: &str = "the asking agent stopped waiting (its call was cancelled)";
+/// The processing details of an answer taken by the call that waited for it.
+const TAKEN: &str = "answer returned to the asking tool call";
 
 /// What an agent asks a human for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +67,19 @@ pub struct QuestionRequest {
     pub client: Option<String>,
 }
 
+/// How the asker waits for the answer, and what ends the wait besides it.
+#[derive(Clone, Copy)]
+pub struct AnswerWait<'a> {
+    /// How long to wait (`None`: [`DEFAULT_TIMEOUT_SECS`]), bounded by the config's
+    /// `max_question_timeout_secs`. The question stays open when it passes.
+    pub timeout: Option<Duration>,
+    /// The asker gave up (its call was cancelled): the question is withdrawn.
+    pub cancelled: &'a dyn Fn() -> bool,
+    /// The surface is stopping (a hub shutting down): the wait ends and the question stays
+    /// open, for its answer to reach my inbox.
+    pub stopping: &'a dyn Fn() -> bool,
+}
+
 /// Where a question stands, seen from the agent that asked it.
 #[derive(Debug, Clone)]
 pub enum QuestionState {
@@ -69,6 +89,18 @@ pub enum QuestionState {
     Answered(Answer),
     /// The asker stopped waiting; the human's copy is in `cancel/` with this entry.
     Withdrawn(ProcessingEntry),
+}
+
+/// A question I asked, as the asking call gets it back.
+#[derive(Debug, Clone)]
+pub struct Asked {
+    /// Its Message ID.
+    pub id: String,
+    /// `ASK` or `RPT`.
+    pub kind: String,
+    pub state: QuestionState,
+    /// How long the call waited for the answer.
+    pub waited: Duration,
 }
 
 /// A human's answer, as it reached my mailbox.
@@ -84,8 +116,46 @@ pub struct Answer {
     pub attachments: Vec<AttachmentRef>,
 }
 
+/// A question or work report waiting in a human's mailbox (inbox or hold) for its answer.
+#[derive(Debug, Clone)]
+pub struct OpenQuestion {
+    pub header: Header,
+    /// The question or the summary, in Markdown.
+    pub body: String,
+}
+
+impl OpenQuestion {
+    /// Who asks: the Original Sender, else the Sender.
+    pub fn asker(&self) -> &str {
+        self.header
+            .get(field::ORIGINAL_SENDER)
+            .or(self.header.get(field::SENDER))
+            .unwrap_or_default()
+    }
+
+    /// When it was asked (its Timestamp).
+    pub fn asked_at(&self) -> &str {
+        self.header.get(field::TIMESTAMP).unwrap_or_default()
+    }
+
+    /// The project the asking agent works in.
+    pub fn project_directory(&self) -> Option<&str> {
+        self.header.get(field::PROJECT_DIRECTORY)
+    }
+
+    /// The asking program.
+    pub fn client(&self) -> Option<&str> {
+        self.header.get(field::CLIENT)
+    }
+
+    /// The quick answers offered.
+    pub fn options(&self) -> Vec<String> {
+        options(&self.header)
+    }
+}
+
 /// The quick answers of a question (its `Options` header, a JSON list of strings).
-pub fn options(header: &Header) -> Vec<String> {
+fn options(header: &Header) -> Vec<String> {
     header
         .get(field::OPTIONS)
         .and_then(|json| serde_json::from_str(json).ok())
@@ -123,8 +193,75 @@ impl Mailroom {
             })
     }
 
+    /// Ask my human, then watch my inbox until the answer arrives (it is taken: moved to my
+    /// `done/`), the timeout passes or the surface stops (the question stays open), or the
+    /// call is cancelled (the question is withdrawn, unless the answer came first).
+    pub fn ask_and_wait(&self, request: &QuestionRequest, wait: &AnswerWait<'_>) -> Result<Asked> {
+        let start = Instant::now();
+        let deadline = start + self.answer_timeout(wait.timeout);
+        // Watch from before the question exists, so an answer cannot slip in unseen.
+        let mut watch = self.my_mailbox()?.watch_inbox()?;
+        let reference = MessageRef::Id(self.ask(request)?.id);
+        loop {
+            let state = self.question_state(&reference)?;
+            if !matches!(state, QuestionState::Open) || Instant::now() >= deadline {
+                return self.asked(&reference, state, start.elapsed());
+            }
+            if (wait.cancelled)() {
+                self.withdraw(&reference, CANCELLED)?;
+                // Withdrawn, or answered just before: say which.
+                let state = self.question_state(&reference)?;
+                return self.asked(&reference, state, start.elapsed());
+            }
+            if (wait.stopping)() {
+                return self.asked(&reference, state, start.elapsed());
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            watch.next(Some(left), &|| (wait.cancelled)() || (wait.stopping)())?;
+        }
+    }
+
+    /// A question I asked, looked at once (a call that timed out looks again this way): its
+    /// answer, taken if it just arrived, else whether it is open or withdrawn.
+    pub fn look_for_answer(&self, reference: &MessageRef) -> Result<Asked> {
+        let state = self.question_state(reference)?;
+        self.asked(reference, state, Duration::ZERO)
+    }
+
+    /// The questions and work reports waiting in my inbox and hold for my answer, oldest
+    /// first.
+    pub fn open_questions(&self) -> Result<Vec<OpenQuestion>> {
+        let mailbox = self.mailbox_to_read(self.me())?;
+        let mut open = Vec::new();
+        for folder in [Folder::Inbox, Folder::Hold] {
+            for envelope in mailbox.list(folder)?.messages {
+                if !is_question(&envelope.header.kind) {
+                    continue;
+                }
+                // A file answered or withdrawn since the listing is simply not open any more.
+                let Ok(message) = mailbox.read(&envelope) else {
+                    continue;
+                };
+                open.push(OpenQuestion {
+                    header: envelope.header,
+                    body: message.body,
+                });
+            }
+        }
+        open.sort_by(|a, b| a.asked_at().cmp(b.asked_at()));
+        Ok(open)
+    }
+
+    /// The timeout a caller asked for, bounded by the config.
+    fn answer_timeout(&self, requested: Option<Duration>) -> Duration {
+        let max = Duration::from_secs(self.config().max_question_timeout_secs());
+        requested
+            .unwrap_or(Duration::from_secs(DEFAULT_TIMEOUT_SECS))
+            .min(max)
+    }
+
     /// Send a question (or work report) to my human. Replies come back to me.
-    pub fn ask(&self, request: &QuestionRequest) -> Result<SendReceipt> {
+    fn ask(&self, request: &QuestionRequest) -> Result<SendReceipt> {
         if request.text.trim().is_empty() {
             return Err(Error::invalid(
                 "question",
@@ -165,9 +302,9 @@ impl Mailroom {
         self.send_new_with(&send, &extra)
     }
 
-    /// Where a question I asked stands. Reads only.
-    pub fn question_state(&self, reference: &MessageRef) -> Result<QuestionState> {
-        let mine = self.my_mailbox()?;
+    /// Where a question I asked stands. Reads only: no mailbox is created or recovered.
+    fn question_state(&self, reference: &MessageRef) -> Result<QuestionState> {
+        let mine = self.mailbox_to_read(self.me())?;
         // The answered copy is in my inbox (new), hold, or done (already taken).
         match mine.find_settled(reference, &[Folder::Inbox, Folder::Hold, Folder::Done]) {
             Ok(envelope) => {
@@ -179,8 +316,8 @@ impl Mailroom {
             Err(Error::NotFound { .. }) => {}
             Err(e) => return Err(e),
         }
-        let asked = self.asked(&mine, reference)?;
-        let theirs = self.mailbox(&receiver(&asked)?)?;
+        let asked = sent_question(&mine, reference)?;
+        let theirs = self.mailbox_to_read(&receiver(&asked)?)?;
         let id = MessageRef::Id(asked.header.id().to_owned());
         match theirs.find(&id, &[Folder::Cancel]) {
             Ok(withdrawn) => {
@@ -200,9 +337,8 @@ impl Mailroom {
     /// Withdraw a question I asked that is still open: the human's copy moves to their
     /// `cancel/` with a `Withdrawn` line in its Processing History. `false` if it was no longer
     /// open (answered meanwhile: the answer is in my inbox).
-    pub fn withdraw(&self, reference: &MessageRef, details: &str) -> Result<bool> {
-        let mine = self.my_mailbox()?;
-        let asked = self.asked(&mine, reference)?;
+    fn withdraw(&self, reference: &MessageRef, details: &str) -> Result<bool> {
+        let asked = sent_question(&self.mailbox_to_read(self.me())?, reference)?;
         let theirs = self.mailbox(&receiver(&asked)?)?;
         let id = MessageRef::Id(asked.header.id().to_owned());
         let found = match theirs.find_settled(&id, &[Folder::Inbox, Folder::Hold]) {
@@ -213,18 +349,52 @@ impl Mailroom {
         self.record_move(&theirs, &found, Folder::Cancel, WITHDRAWN, details)
     }
 
-    /// My outbox copy of a question I asked.
-    fn asked(&self, mine: &Mailbox, reference: &MessageRef) -> Result<Envelope> {
-        let asked = mine.find_settled(reference, &[Folder::Outbox])?;
-        if !is_question(&asked.header.kind) {
-            return Err(Error::invalid(
-                "question",
-                reference.text(),
-                "that message is not a question (ASK) or work report (RPT)",
-            ));
-        }
-        Ok(asked)
+    /// A question's state as the asking call gets it. An answer that just arrived in my inbox
+    /// is taken: moved to `done/` (another call may have taken it first).
+    fn asked(
+        &self,
+        reference: &MessageRef,
+        state: QuestionState,
+        waited: Duration,
+    ) -> Result<Asked> {
+        let header = match &state {
+            QuestionState::Answered(answer) => {
+                if answer.envelope.folder == Folder::Inbox {
+                    let action = Transition::Resolve.action();
+                    self.record_move(
+                        &self.my_mailbox()?,
+                        &answer.envelope,
+                        Folder::Done,
+                        action,
+                        TAKEN,
+                    )?;
+                }
+                answer.envelope.header.clone()
+            }
+            QuestionState::Open | QuestionState::Withdrawn(_) => {
+                sent_question(&self.mailbox_to_read(self.me())?, reference)?.header
+            }
+        };
+        Ok(Asked {
+            id: header.id().to_owned(),
+            kind: header.kind,
+            state,
+            waited,
+        })
     }
+}
+
+/// My outbox copy of a question I asked.
+fn sent_question(mine: &Mailbox, reference: &MessageRef) -> Result<Envelope> {
+    let asked = mine.find_settled(reference, &[Folder::Outbox])?;
+    if !is_question(&asked.header.kind) {
+        return Err(Error::invalid(
+            "question",
+            reference.text(),
+            "that message is not a question (ASK) or work report (RPT)",
+        ));
+    }
+    Ok(asked)
 }
 
 /// The human a question went to.
@@ -403,6 +573,77 @@ mod tests {
             matches!(late, Err(Error::AlreadyHandled { .. })),
             "{late:?}"
         );
+    }
+
+    #[test]
+    fn looking_at_a_question_reads_only_and_a_second_look_finds_the_answer_taken() {
+        let dir = tempfile::tempdir().unwrap();
+        let bot = mailroom(dir.path(), "bot");
+        let human = mailroom(dir.path(), "me");
+        let asked = bot.ask(&question(&[])).unwrap();
+        let id = MessageRef::Id(asked.id.clone());
+        // A staging file nobody holds: opening the human's mailbox to write would remove it.
+        let stale = dir.path().join("me/tmp/stale.part");
+        std::fs::write(&stale, "staged").unwrap();
+        let looked = bot.look_for_answer(&id).unwrap();
+        assert!(matches!(looked.state, QuestionState::Open));
+        assert_eq!(
+            (looked.id.as_str(), looked.kind.as_str()),
+            (asked.id.as_str(), QUESTION)
+        );
+        assert!(stale.exists(), "a look recovered the human's tmp/");
+
+        human
+            .send(&SendRequest {
+                reply_to: Some(id.clone()),
+                ..SendRequest::new("bot", MessageType::new("DIS").unwrap(), "Yes")
+            })
+            .unwrap();
+        assert_eq!(
+            human.open_questions().unwrap().len(),
+            0,
+            "an answered question is not open"
+        );
+        let QuestionState::Answered(answer) = bot.look_for_answer(&id).unwrap().state else {
+            panic!("not answered");
+        };
+        assert_eq!(answer.envelope.folder, Folder::Inbox);
+        // Taken by the first look: the second finds it in done/, not as new mail.
+        let QuestionState::Answered(again) = bot.look_for_answer(&id).unwrap().state else {
+            panic!("not answered");
+        };
+        assert_eq!(again.envelope.folder, Folder::Done);
+        assert_eq!(again.text, "Yes");
+    }
+
+    #[test]
+    fn a_cancelled_wait_withdraws_and_a_stopping_one_leaves_the_question_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let bot = mailroom(dir.path(), "bot");
+        let human = mailroom(dir.path(), "me");
+        let wait = |cancelled: &'static dyn Fn() -> bool, stopping: &'static dyn Fn() -> bool| {
+            AnswerWait {
+                timeout: Some(Duration::from_secs(600)),
+                cancelled,
+                stopping,
+            }
+        };
+        let stopped = bot
+            .ask_and_wait(&question(&[]), &wait(&|| false, &|| true))
+            .unwrap();
+        assert!(matches!(stopped.state, QuestionState::Open));
+        let cancelled = bot
+            .ask_and_wait(&question(&[]), &wait(&|| true, &|| false))
+            .unwrap();
+        let QuestionState::Withdrawn(entry) = cancelled.state else {
+            panic!("not withdrawn");
+        };
+        assert_eq!(entry.details, CANCELLED);
+        let open = human.open_questions().unwrap();
+        assert_eq!(open.len(), 1);
+        assert_eq!(open[0].header.id(), stopped.id);
+        assert_eq!(open[0].asker(), "bot");
+        assert_eq!(open[0].project_directory(), Some("/src/app"));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::folder::Folder;
 use crate::mailbox::{Mailbox, MessageRef};
 use crate::mailroom::Mailroom;
 use crate::message::{Header, field};
-use crate::question::is_question;
+use crate::message::is_question;
 use crate::send::SourceType;
 
 /// The mailbox replies to `system`-sourced messages go to (seed 004's system inbox).

@@ -10,9 +10,8 @@ use crate::folder::Folder;
 use crate::mailbox::{Envelope, MessageRef, parse_bytes};
 use crate::mailroom::Mailroom;
 use crate::message::{
-    ConversationEntry, Header, Message, MessageType, field, file_name_for, render,
+    ConversationEntry, Header, Message, MessageType, field, file_name_for, is_question, render,
 };
-use crate::question::is_question;
 use crate::reply::replier_copy_folder;
 use crate::store::{self, Destination, Moved};
 use crate::time;

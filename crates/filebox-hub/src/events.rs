@@ -3,14 +3,16 @@
 //! (CLI, MCP, this hub) become events; `GET /events` streams them as Server-Sent Events.
 //!
 //! Resuming: events are numbered `<run>-<n>` (the hub's start time, then a counter) and the
-//! last [`RING`] are kept in memory. A client reconnecting with `Last-Event-ID` from this run,
-//! still in the ring, gets what it missed; otherwise (a restarted hub, an id too old, a client
+//! last ones are kept in memory (`ring.rs`). A client reconnecting with `Last-Event-ID` from this
+//! run, still in the ring, gets what it missed; otherwise (a restarted hub, an id too old, a client
 //! too slow to keep up) it first gets a `resync` event: re-list with `email.inbox`, the files
 //! are the truth.
 
+pub(crate) mod ring;
+
 use std::collections::VecDeque;
 use std::convert::Infallible;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
@@ -21,7 +23,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use filebox_core::message::field;
 use filebox_core::{AgentId, Change, ChangeKind, Config, Feed, Folder, Mailbox};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use tokio::sync::broadcast;
 
 use filebox_api::access::{Caller, Denied};
@@ -29,103 +31,11 @@ use filebox_api::access::{Caller, Denied};
 use crate::hub::Hub;
 use crate::refusal::refused;
 
-/// How many events are kept for clients that reconnect.
-const RING: usize = 4096;
+use ring::EventLog;
+pub(crate) use ring::HubEvent;
+
 /// How often an idle stream sends a comment, so proxies and clients see it alive.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
-
-/// One event: what happened to which file of which mailbox.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct HubEvent {
-    #[serde(skip)]
-    pub(crate) seq: u64,
-    /// delivered, reply, fork, sent, processing, replied, failed or left.
-    #[serde(rename = "type")]
-    pub(crate) kind: &'static str,
-    pub(crate) agent: String,
-    pub(crate) folder: Folder,
-    pub(crate) file: String,
-    /// The Message ID (absent for `left`: the file is gone from there).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) message_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) subject: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) from: Option<String>,
-    /// The file has a `Callback` (the webhooks look only at those).
-    #[serde(skip)]
-    pub(crate) has_callback: bool,
-}
-
-/// The recent events and the live channel.
-#[derive(Debug)]
-pub(crate) struct EventLog {
-    run: u64,
-    recent: Mutex<VecDeque<HubEvent>>,
-    live: broadcast::Sender<HubEvent>,
-}
-
-impl EventLog {
-    pub(crate) fn new() -> EventLog {
-        let run = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        EventLog {
-            run,
-            recent: Mutex::new(VecDeque::with_capacity(RING)),
-            live: broadcast::channel(RING).0,
-        }
-    }
-
-    /// Number, keep and announce an event.
-    fn publish(&self, mut event: HubEvent) {
-        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        event.seq = recent.back().map_or(1, |last| last.seq + 1);
-        if recent.len() == RING {
-            recent.pop_front();
-        }
-        recent.push_back(event.clone());
-        // Sent under the lock, so a subscriber that copied the ring misses nothing.
-        let _ = self.live.send(event);
-    }
-
-    /// Subscribe, with the kept events after `last_id` (`None`: none wanted, or it cannot be
-    /// resumed from, which the bool says).
-    fn subscribe(
-        &self,
-        last_id: Option<&str>,
-    ) -> (Vec<HubEvent>, bool, broadcast::Receiver<HubEvent>) {
-        let recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        let receiver = self.live.subscribe();
-        let Some(last_id) = last_id else {
-            return (Vec::new(), true, receiver);
-        };
-        let resumable = last_id
-            .split_once('-')
-            .and_then(|(run, seq)| Some((run.parse::<u64>().ok()?, seq.parse::<u64>().ok()?)))
-            .filter(|(run, seq)| {
-                *run == self.run && recent.front().is_none_or(|first| *seq + 1 >= first.seq)
-            });
-        match resumable {
-            Some((_, seq)) => (
-                recent.iter().filter(|e| e.seq > seq).cloned().collect(),
-                true,
-                receiver,
-            ),
-            None => (Vec::new(), false, receiver),
-        }
-    }
-
-    /// Every event from now on (the runners follow arrivals with it).
-    pub(crate) fn live(&self) -> broadcast::Receiver<HubEvent> {
-        self.live.subscribe()
-    }
-
-    fn id(&self, event: &HubEvent) -> String {
-        format!("{}-{}", self.run, event.seq)
-    }
-}
 
 /// The change feed over every folder of every mailbox the config has when the hub starts.
 pub(crate) struct Follower {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use filebox_core::{AgentId, Config, LiveConfig};
 
-use crate::events::EventLog;
+use crate::events::ring::EventLog;
 use tokio_util::sync::CancellationToken;
 
 /// Cheap to clone; every route group gets one.

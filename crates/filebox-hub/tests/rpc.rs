@@ -237,6 +237,15 @@ async fn errors_have_codes_kinds_and_name_the_field() {
     assert_eq!(error["code"], -32602);
     assert_eq!(error["data"]["field"], "to");
 
+    // A missing field is named itself, not by the object that lacks it.
+    let error = hub.call_err("email.send", json!({ "from": "dev" })).await;
+    assert_eq!(error["code"], -32602);
+    assert_eq!(error["data"]["field"], "to");
+    assert_eq!(
+        error["message"], "invalid params: to: missing field `to`",
+        "{error}"
+    );
+
     let error = hub
         .call_err(
             "email.send",

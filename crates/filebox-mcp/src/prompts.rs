@@ -6,7 +6,7 @@ use rmcp::model::{
     GetPromptResult, ListPromptsResult, Prompt, PromptArgument, PromptMessage, Role,
 };
 
-const NAME: &str = "process_inbox";
+pub(crate) const NAME: &str = "process_inbox";
 
 /// Seed 000 §3.7, step 2: classify, then act.
 const RULE: &str = "\

@@ -16,14 +16,20 @@ use rmcp::{ErrorData, ServerHandler};
 use crate::subscriptions::{self, Subscriptions};
 use crate::{prompts, resources, tools};
 
-const INSTRUCTIONS: &str = "FileBox is your mailbox of Markdown messages, shared with other \
-agents and humans through the file system. list_messages shows your inbox; read_message opens a \
-message; send_message writes to another agent (or replies with reply_to), reply_message answers \
-whoever should get the answer; resolve_message, reject_message and hold_message finish a message; \
-list_agents names who you can write to; wait_for_messages waits for new mail. search_messages \
-finds messages by words and filters, message_status tells where one stands, list_threads and \
-get_thread show conversations as trees, and fork_thread starts a thread again from an earlier \
-point with compressed context. The process_inbox prompt is the rule for handling mail.";
+/// What a client puts before the model when the session starts: what FileBox is, every tool
+/// offered by name and title (from the verb table, so none is left out), and the prompt.
+/// Kept short: a model pays for it by the character in every session.
+fn instructions() -> String {
+    let tools: Vec<String> = tools::offered()
+        .map(|verb| format!("{} ({})", verb.name, verb.title))
+        .collect();
+    format!(
+        "FileBox is your mailbox of Markdown messages, shared with other agents and humans \
+         through the file system. Tools: {}. The {} prompt is the rule for handling mail.",
+        tools.join(", "),
+        prompts::NAME
+    )
+}
 
 /// Where a session's mailroom comes from, asked at each request: fixed for a server of its
 /// own (`filebox mcp`), the hub's current config and the access policy at `/mcp` (so a new
@@ -81,7 +87,7 @@ impl ServerHandler for FileboxServer {
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("filebox", env!("CARGO_PKG_VERSION")))
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(instructions())
     }
 
     async fn list_tools(

@@ -75,6 +75,38 @@ async fn the_tools_are_the_verb_table_offered_to_models() {
     client.cancel().await.unwrap();
 }
 
+/// The instructions a session starts with name every tool the model is offered, and stay
+/// short: a model pays for them by the character in every session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_instructions_name_every_tool_offered_and_fit_their_budget() {
+    const BUDGET: usize = 1_000;
+    let dir = tempfile::tempdir().unwrap();
+    let client = connect(&dir).await;
+    let instructions = client
+        .peer_info()
+        .and_then(|info| info.instructions.clone())
+        .expect("the server gives instructions");
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(!tools.is_empty());
+    for tool in &tools {
+        let named = format!(
+            "{} ({})",
+            tool.name,
+            tool.title.as_deref().unwrap_or_default()
+        );
+        assert!(
+            instructions.contains(&named),
+            "{named} is not in: {instructions}"
+        );
+    }
+    let size = instructions.chars().count();
+    assert!(
+        size <= BUDGET,
+        "the instructions take {size} characters, over {BUDGET}: {instructions}"
+    );
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_message_goes_out_and_the_answer_comes_back_to_a_wait() {
     let dir = tempfile::tempdir().unwrap();
@@ -126,7 +158,8 @@ async fn failures_are_error_results_with_their_kind_and_next_step() {
     let attic = call(&client, "list_messages", json!({"folder": "attic"})).await;
     assert_eq!(attic.is_error, Some(true));
     assert!(
-        text(&attic).starts_with("invalid arguments for list_messages: unknown variant `attic`"),
+        text(&attic)
+            .starts_with("invalid arguments for list_messages: folder: unknown variant `attic`"),
         "{}",
         text(&attic)
     );

@@ -1,18 +1,14 @@
 //! The human channel (seed 001): `ask_question` and `task_finish` (also `work_report`) send a
 //! question to the agent's human and block until the answer reaches the agent's own inbox;
-//! `get_answer` looks once; `open_questions` is what a human's page shows.
-//!
-//! The wait watches the asker's inbox (the core's change feed: file-system notification, no
-//! polling, no hub needed), so nothing is lost when the hub or the asking process restarts:
-//! the question and its answer are files.
+//! `get_answer` looks once; `open_questions` is what a human's page shows. The protocol (ask,
+//! wait, withdraw, take the answer) is the core's (`filebox_core::question`); these verbs map
+//! arguments onto it and its results onto views.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use filebox_core::message::field;
-use filebox_core::question::{self, options};
 use filebox_core::{
-    Answer, Error, Folder, Mailroom, MessageRef, QuestionKind, QuestionRequest, QuestionState,
-    Result, Transition,
+    Answer, AnswerWait, Asked, Mailroom, MessageRef, QuestionKind, QuestionRequest, QuestionState,
+    Result,
 };
 
 use crate::args::{AskArgs, GetAnswerArgs, OpenQuestionsArgs, ReportArgs};
@@ -25,7 +21,7 @@ use crate::views::{
 };
 
 /// How long a question waits for its answer when the caller does not say, in seconds.
-pub const DEFAULT_TIMEOUT_SECS: u64 = 600;
+pub use filebox_core::question::DEFAULT_TIMEOUT_SECS;
 
 /// Ask the human and wait for the answer.
 #[derive(Debug)]
@@ -48,7 +44,7 @@ impl Verb for AskQuestion {
             options: args.options.unwrap_or_default(),
             client: cx.client.map(str::to_owned),
         };
-        ask_and_wait(cx, &request, args.timeout).map(Outcome::clean)
+        ask_and_wait(cx, &request, args.timeout)
     }
 
     fn render(result: &QuestionResult) -> String {
@@ -77,7 +73,7 @@ impl Verb for TaskFinish {
             options: Vec::new(),
             client: cx.client.map(str::to_owned),
         };
-        ask_and_wait(cx, &request, args.timeout).map(Outcome::clean)
+        ask_and_wait(cx, &request, args.timeout)
     }
 
     fn render(result: &QuestionResult) -> String {
@@ -123,9 +119,8 @@ impl Verb for GetAnswer {
     type Output = QuestionResult;
 
     fn run(cx: &VerbContext<'_>, args: GetAnswerArgs) -> Result<Outcome<QuestionResult>> {
-        let reference = MessageRef::parse(&args.id)?;
-        let state = cx.mailroom.question_state(&reference)?;
-        outcome(cx.mailroom, &reference, state, Duration::ZERO).map(Outcome::clean)
+        let asked = cx.mailroom.look_for_answer(&MessageRef::parse(&args.id)?)?;
+        result(cx.mailroom, asked).map(Outcome::clean)
     }
 
     fn render(result: &QuestionResult) -> String {
@@ -150,7 +145,10 @@ impl Verb for OpenQuestions {
     type Output = OpenQuestionsResult;
 
     fn run(cx: &VerbContext<'_>, _args: OpenQuestionsArgs) -> Result<Outcome<OpenQuestionsResult>> {
-        open_questions(cx.mailroom).map(Outcome::clean)
+        let questions = cx.mailroom.open_questions()?;
+        Ok(Outcome::clean(OpenQuestionsResult {
+            questions: questions.into_iter().map(open_question).collect(),
+        }))
     }
 
     fn render(open: &OpenQuestionsResult) -> String {
@@ -182,145 +180,49 @@ impl MediaKind {
 
 /// The bytes of an attachment of a message in my mailbox.
 pub fn attachment(mailroom: &Mailroom, id: &str, name: &str) -> Result<Vec<u8>> {
-    mailroom.my_mailbox()?.read_attachment(id, name)
+    mailroom
+        .mailbox_to_read(mailroom.me())?
+        .read_attachment(id, name)
 }
 
-fn open_questions(mailroom: &Mailroom) -> Result<OpenQuestionsResult> {
-    let mailbox = mailroom.my_mailbox()?;
-    let mut questions = Vec::new();
-    for folder in [Folder::Inbox, Folder::Hold] {
-        for envelope in mailbox.list(folder)?.messages {
-            let header = &envelope.header;
-            if !question::is_question(&header.kind) {
-                continue;
-            }
-            // A file answered or withdrawn since the listing is simply not open any more.
-            let Ok(message) = mailbox.read(&envelope) else {
-                continue;
-            };
-            questions.push(OpenQuestion {
-                id: header.id().to_owned(),
-                kind: header.kind.clone(),
-                from: header
-                    .get(field::ORIGINAL_SENDER)
-                    .or(header.get(field::SENDER))
-                    .unwrap_or_default()
-                    .to_owned(),
-                title: header.title.clone(),
-                body: message.body,
-                project_directory: header.get(field::PROJECT_DIRECTORY).map(str::to_owned),
-                client: header.get(field::CLIENT).map(str::to_owned),
-                options: options(header),
-                asked_at: header.get(field::TIMESTAMP).unwrap_or_default().to_owned(),
-            });
-        }
-    }
-    questions.sort_by(|a, b| a.asked_at.cmp(&b.asked_at));
-    Ok(OpenQuestionsResult { questions })
-}
-
-/// The timeout a caller asked for, bounded by the config.
-fn bounded_timeout(mailroom: &Mailroom, requested: Option<u64>) -> Duration {
-    let max = mailroom.config().max_question_timeout_secs();
-    Duration::from_secs(requested.unwrap_or(DEFAULT_TIMEOUT_SECS).min(max))
-}
-
-/// Send the question, then watch my inbox until it is answered, the timeout passes, the
-/// call is cancelled (the question is then withdrawn) or the surface stops (it stays open).
+/// Ask, wait as the context says, and give the result.
 fn ask_and_wait(
     cx: &VerbContext<'_>,
     request: &QuestionRequest,
-    timeout: Option<u64>,
-) -> Result<QuestionResult> {
-    let mailroom = cx.mailroom;
-    let start = Instant::now();
-    let deadline = start + bounded_timeout(mailroom, timeout);
-    // Watch from before the question exists, so an answer cannot slip in unseen.
-    let mut watch = mailroom.my_mailbox()?.watch_inbox()?;
-    let receipt = mailroom.ask(request)?;
-    let reference = MessageRef::Id(receipt.id);
-    loop {
-        let state = mailroom.question_state(&reference)?;
-        if !matches!(state, QuestionState::Open) || Instant::now() >= deadline {
-            return outcome(mailroom, &reference, state, start.elapsed());
-        }
-        if (cx.cancelled)() {
-            mailroom.withdraw(
-                &reference,
-                "the asking agent stopped waiting (its call was cancelled)",
-            )?;
-            // Withdrawn, or answered just before: say which.
-            let state = mailroom.question_state(&reference)?;
-            return outcome(mailroom, &reference, state, start.elapsed());
-        }
-        if (cx.stopping)() {
-            // Still open: the answer will reach my inbox.
-            return outcome(mailroom, &reference, state, start.elapsed());
-        }
-        let left = deadline.saturating_duration_since(Instant::now());
-        watch.next(Some(left), &|| (cx.cancelled)() || (cx.stopping)())?;
-    }
+    timeout_secs: Option<u64>,
+) -> Result<Outcome<QuestionResult>> {
+    let wait = AnswerWait {
+        timeout: timeout_secs.map(Duration::from_secs),
+        cancelled: cx.cancelled,
+        stopping: cx.stopping,
+    };
+    let asked = cx.mailroom.ask_and_wait(request, &wait)?;
+    result(cx.mailroom, asked).map(Outcome::clean)
 }
 
-/// A question's state as a result. An answer that just arrived in my inbox is taken: moved to
-/// `done/`, so it is not reported again as new mail.
-fn outcome(
-    mailroom: &Mailroom,
-    reference: &MessageRef,
-    state: QuestionState,
-    waited: Duration,
-) -> Result<QuestionResult> {
-    let (id, kind, status, answer) = match state {
-        QuestionState::Answered(answer) => {
-            if answer.envelope.folder == Folder::Inbox {
-                take(mailroom, reference)?;
-            }
-            let header = &answer.envelope.header;
-            let (id, kind) = (header.id().to_owned(), header.kind.clone());
-            (
-                id,
-                kind,
-                QuestionStatus::Answered,
-                Some(view(mailroom, answer)?),
-            )
-        }
-        QuestionState::Open | QuestionState::Withdrawn(_) => {
-            let status = if matches!(state, QuestionState::Open) {
-                QuestionStatus::Open
-            } else {
-                QuestionStatus::Withdrawn
-            };
-            let asked = mailroom
-                .my_mailbox()?
-                .find_settled(reference, &[Folder::Outbox])?;
-            let header = &asked.header;
-            (header.id().to_owned(), header.kind.clone(), status, None)
-        }
+fn result(mailroom: &Mailroom, asked: Asked) -> Result<QuestionResult> {
+    let (status, answer) = match asked.state {
+        QuestionState::Open => (QuestionStatus::Open, None),
+        QuestionState::Withdrawn(_) => (QuestionStatus::Withdrawn, None),
+        QuestionState::Answered(answer) => (
+            QuestionStatus::Answered,
+            Some(answer_view(mailroom, answer)?),
+        ),
     };
     Ok(QuestionResult {
-        id,
-        kind,
+        id: asked.id,
+        kind: asked.kind,
         status,
-        waited_secs: waited.as_secs(),
+        waited_secs: asked.waited.as_secs(),
         answer,
     })
 }
 
-/// Move an answered question from my inbox to `done/`. Another call may have taken it first.
-fn take(mailroom: &Mailroom, reference: &MessageRef) -> Result<()> {
-    match mailroom.transition(
-        Transition::Resolve,
-        reference,
-        "answer returned to the asking tool call",
-    ) {
-        Ok(_) | Err(Error::AlreadyHandled { .. }) => Ok(()),
-        Err(e) => Err(e),
-    }
-}
-
-fn view(mailroom: &Mailroom, answer: Answer) -> Result<AnswerView> {
-    let root = mailroom.my_mailbox()?.root().to_owned();
-    let id = answer.envelope.header.id().to_owned();
+fn answer_view(mailroom: &Mailroom, answer: Answer) -> Result<AnswerView> {
+    let folder = mailroom
+        .mailbox_root(mailroom.me())?
+        .join(filebox_core::attachment::FOLDER)
+        .join(answer.envelope.header.id());
     Ok(AnswerView {
         from: answer.from,
         at: answer.timestamp,
@@ -329,12 +231,7 @@ fn view(mailroom: &Mailroom, answer: Answer) -> Result<AnswerView> {
             .attachments
             .into_iter()
             .map(|a| AttachmentView {
-                path: root
-                    .join(filebox_core::attachment::FOLDER)
-                    .join(&id)
-                    .join(&a.name)
-                    .display()
-                    .to_string(),
+                path: folder.join(&a.name).display().to_string(),
                 name: a.name,
                 mime_type: a.mime,
             })
@@ -342,11 +239,25 @@ fn view(mailroom: &Mailroom, answer: Answer) -> Result<AnswerView> {
     })
 }
 
+fn open_question(question: filebox_core::OpenQuestion) -> OpenQuestion {
+    OpenQuestion {
+        from: question.asker().to_owned(),
+        project_directory: question.project_directory().map(str::to_owned),
+        client: question.client().map(str::to_owned),
+        options: question.options(),
+        asked_at: question.asked_at().to_owned(),
+        id: question.header.id().to_owned(),
+        kind: question.header.kind,
+        title: question.header.title,
+        body: question.body,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
 
-    use filebox_core::{AgentEntry, AgentId, AgentKind, Config, ConfigFile, SendRequest};
+    use filebox_core::{AgentEntry, AgentId, AgentKind, Config, ConfigFile, Folder, SendRequest};
 
     use super::*;
     use crate::args::AskArgs;
@@ -374,6 +285,13 @@ mod tests {
         Mailroom::new(config, Some(&AgentId::new(me).unwrap())).unwrap()
     }
 
+    /// What the human's page lists.
+    fn open_questions(human: &Mailroom) -> OpenQuestionsResult {
+        OpenQuestions::run(&VerbContext::new(human), OpenQuestionsArgs {})
+            .unwrap()
+            .value
+    }
+
     fn args(timeout: u64) -> AskArgs {
         AskArgs {
             project_directory: "/src/app".into(),
@@ -395,7 +313,7 @@ mod tests {
                 .next(Some(Duration::from_secs(30)), &|| false)
                 .unwrap();
             let id = arrived.messages[0].header.id().to_owned();
-            let listed = open_questions(&human).unwrap();
+            let listed = open_questions(&human);
             assert_eq!(listed.questions.len(), 1);
             assert_eq!(listed.questions[0].options, ["SQLite", "Postgres"]);
             assert_eq!(
@@ -423,7 +341,7 @@ mod tests {
         let mine = bot.my_mailbox().unwrap();
         assert!(mine.list(Folder::Inbox).unwrap().messages.is_empty());
         assert_eq!(mine.list(Folder::Done).unwrap().messages.len(), 1);
-        assert!(open_questions(&human).unwrap().questions.is_empty());
+        assert!(open_questions(&human).questions.is_empty());
         let again = GetAnswer::run(&cx, GetAnswerArgs { id: result.id })
             .unwrap()
             .value;
@@ -454,7 +372,7 @@ mod tests {
         assert_eq!(withdrawn.status, QuestionStatus::Withdrawn);
         assert_eq!(withdrawn.kind, "RPT");
         // Only the open one is left for the human.
-        assert_eq!(open_questions(&human).unwrap().questions.len(), 1);
+        assert_eq!(open_questions(&human).questions.len(), 1);
     }
 
     #[test]
@@ -465,7 +383,7 @@ mod tests {
         let cx = VerbContext::new(&bot).with_stopping(&|| true);
         let result = AskQuestion::run(&cx, args(600)).unwrap().value;
         assert_eq!(result.status, QuestionStatus::Open);
-        let open = open_questions(&human).unwrap().questions;
+        let open = open_questions(&human).questions;
         assert_eq!(open.len(), 1);
         assert_eq!(open[0].id, result.id);
     }

@@ -13,11 +13,11 @@ use std::path::Path;
 use rusqlite::{OptionalExtension, params};
 
 use super::Index;
-use super::sync::Stat;
+use super::listed::{Stat, decode_header};
 use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::mailbox::{Envelope, Listing, Mailbox};
-use crate::message::{FileName, Header};
+use crate::message::FileName;
 
 /// List a folder (oldest first, one entry per Message ID, problems reported): from the index
 /// when it is current, else by reading the files. The result is the same either way.
@@ -137,15 +137,4 @@ impl Index {
         }
         Ok(Some(listed))
     }
-}
-
-/// A listed header as the index keeps it: `[type, title, [[key, value], ...]]` in JSON.
-pub(super) fn encode_header(header: &Header) -> Option<String> {
-    serde_json::to_string(&(&header.kind, &header.title, header.fields())).ok()
-}
-
-fn decode_header(json: &str) -> Option<Header> {
-    let (kind, title, fields): (String, String, Vec<(String, String)>) =
-        serde_json::from_str(json).ok()?;
-    Some(Header::from_parts(kind, title, fields))
 }

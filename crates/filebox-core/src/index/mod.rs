@@ -3,6 +3,7 @@
 //! deleted at any time and never hides a message that a listing shows.
 
 mod keys;
+mod listed;
 mod listing;
 mod query;
 mod record;

@@ -18,12 +18,13 @@ use std::time::{Duration, SystemTime};
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 
 use super::keys::Keys;
+use super::listed::{Listed, Stat};
 use super::record::{ACTIVITY_SHIFT, Record, activity_key};
 use super::{Index, segment};
 use crate::error::{Error, IoContext, Result};
 use crate::folder::Folder;
 use crate::journal::{self, Entry, Kind, Since};
-use crate::mailbox::{Mailbox, listed_header, parse_bytes};
+use crate::mailbox::{Mailbox, parse_bytes};
 use crate::message::FileName;
 use crate::store;
 
@@ -439,76 +440,6 @@ fn insert(
             segment::for_index(&record.body)
         ])?;
     Ok(true)
-}
-
-/// What identifies a version of a file for a listing: its ctime (ns; any write or rename
-/// moves it) and size.
-pub(super) struct Stat {
-    pub(super) ctime: i64,
-    pub(super) size: i64,
-}
-
-impl Stat {
-    pub(super) fn of(meta: &std::fs::Metadata) -> Stat {
-        Stat {
-            ctime: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
-            size: meta.len() as i64,
-        }
-    }
-}
-
-/// What a listing makes of a file (`mailbox::listed_header`), computed from the bytes indexed:
-/// the header as JSON, or why the listing skips the file; neither when the listing must read
-/// the file itself.
-#[derive(Default)]
-struct Listed {
-    header: Option<String>,
-    problem: Option<String>,
-}
-
-impl Listed {
-    fn insert(
-        &self,
-        tx: &Transaction<'_>,
-        folder: Folder,
-        name: &FileName,
-        stat: &Stat,
-    ) -> rusqlite::Result<()> {
-        tx.prepare_cached(
-            "INSERT OR REPLACE INTO listed(folder, name, ctime, size, header, problem)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        )?
-        .execute(params![
-            folder.as_str(),
-            name.as_str(),
-            stat.ctime,
-            stat.size,
-            self.header,
-            self.problem
-        ])?;
-        Ok(())
-    }
-
-    fn of(path: &Path, bytes: &[u8]) -> Listed {
-        // As `store::read_prefix` reads a regular file: one read of at most `limit` bytes.
-        let prefix = |limit: usize, buffer: &mut Vec<u8>| {
-            let n = limit.min(bytes.len());
-            buffer.clear();
-            buffer.extend_from_slice(&bytes[..n]);
-            Ok(n < limit)
-        };
-        match listed_header(path, prefix, &mut Vec::new()) {
-            Ok(header) => Listed {
-                header: super::listing::encode_header(&header),
-                problem: None,
-            },
-            Err(Error::Malformed { reason, .. }) => Listed {
-                header: None,
-                problem: Some(reason),
-            },
-            Err(_) => Listed::default(),
-        }
-    }
 }
 
 /// The rowid for a new row whose activity key is `key`: after the rows of the same second (so

@@ -4,6 +4,16 @@ use std::fmt;
 
 use crate::error::{Error, Result};
 
+/// The message type of a question to a human (`ask_question`).
+pub const QUESTION: &str = "ASK";
+/// The message type of a work report to a human (`task_finish` / `work_report`).
+pub const WORK_REPORT: &str = "RPT";
+
+/// Whether messages of this type are questions to a human, answered once.
+pub fn is_question(kind: &str) -> bool {
+    kind == QUESTION || kind == WORK_REPORT
+}
+
 /// A message type: 1–16 upper-case ASCII letters, digits or `_`, starting with a letter. The
 /// seeds define ER, BR, DIS, ACK, SU (enhancement request, bug report, discussion,
 /// acknowledgement, status update), ASK and RPT (question, work report); any other word of

@@ -11,7 +11,7 @@ mod structure;
 
 pub use file_name::{FileName, MessageIdShort, file_name_for, slug};
 pub use header::{Header, comma_list, field};
-pub use kind::MessageType;
+pub use kind::{MessageType, QUESTION, WORK_REPORT, is_question};
 pub use parse::{ParseError, parse, parse_header};
 pub use render::render;
 

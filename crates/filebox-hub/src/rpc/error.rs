@@ -146,7 +146,9 @@ impl From<filebox_api::CallError> for RpcError {
         use filebox_api::CallError;
         match error {
             CallError::UnknownVerb(name) => RpcError::method_not_found(&name),
-            CallError::InvalidArguments { message, .. } => RpcError::invalid_params(".", message),
+            CallError::InvalidArguments { field, message, .. } => {
+                RpcError::invalid_params(&field, message)
+            }
             CallError::Failed(error) => error.into(),
             error @ CallError::Unencodable { .. } => RpcError::internal(error),
         }

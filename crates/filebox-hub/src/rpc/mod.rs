@@ -120,11 +120,7 @@ fn response(id: Value, result: Result<Value, RpcError>) -> Value {
     }
 }
 
-/// Params as the method's type; a mismatch names the field.
+/// Params as the method's type; a mismatch names the field (`filebox_api::decode`).
 pub(crate) fn params<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, RpcError> {
-    serde_path_to_error::deserialize(params).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        RpcError::invalid_params(&path, inner)
-    })
+    filebox_api::decode(params).map_err(|e| RpcError::invalid_params(&e.field, e.reason))
 }

@@ -21,7 +21,7 @@ pub(crate) fn definitions() -> Vec<Tool> {
 }
 
 /// The verbs MCP offers to models.
-fn offered() -> impl Iterator<Item = &'static VerbInfo> {
+pub(crate) fn offered() -> impl Iterator<Item = &'static VerbInfo> {
     verbs::TABLE.iter().filter(|verb| verb.for_models)
 }
 
