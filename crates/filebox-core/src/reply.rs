@@ -11,8 +11,8 @@ use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::mailbox::{Mailbox, MessageRef};
 use crate::mailroom::Mailroom;
-use crate::message::{Header, field};
 use crate::message::is_question;
+use crate::message::{Header, field};
 use crate::send::SourceType;
 
 /// The mailbox replies to `system`-sourced messages go to (seed 004's system inbox).
@@ -90,7 +90,10 @@ impl Mailroom {
                 .or_insert_with(|| AgentEntry::new(beside.clone()));
             Ok(())
         })?;
-        Mailbox::open(system, updated.mailbox_path(&AgentId::new(SYSTEM_MAILBOX)?)?)?;
+        Mailbox::open(
+            system,
+            updated.mailbox_path(&AgentId::new(SYSTEM_MAILBOX)?)?,
+        )?;
         Ok(self.rebound(updated))
     }
 }

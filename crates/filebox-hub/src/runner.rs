@@ -14,8 +14,8 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use filebox_api::verbs::{HoldMessage, ReadMessage};
 use filebox_api::access::Caller;
+use filebox_api::verbs::{HoldMessage, ReadMessage};
 use filebox_api::{HoldArgs, ReadArgs, Verb, VerbContext};
 use filebox_core::{AgentId, Config, Folder, Mailroom};
 use serde::Deserialize;

@@ -12,8 +12,8 @@ use tokio::net::{TcpListener, UnixListener};
 use crate::hub::Hub;
 use crate::routes::{self, GROUPS};
 use crate::settings::HubSection;
-use filebox_api::access::token_sha256;
 use crate::{events, runner, webhook};
+use filebox_api::access::token_sha256;
 
 /// The socket's name, in the config's folder.
 pub const SOCKET_NAME: &str = "hub.sock";

@@ -3,6 +3,7 @@
 //! no argument for a seed-004 field: a new message's threadId, callback and metadata), acting
 //! as the agent the params name, and answers with the stored copy as an `AgentEmail`.
 
+use filebox_api::access::token_sha256;
 use filebox_api::verbs::{
     ForkThread, GetThread, HoldMessage, ListAgents, ListMessages, ListThreads, MessageStatus,
     ReadMessage, RejectMessage, ReplyMessage, ResolveMessage, SearchMessages, SendMessage,
@@ -13,7 +14,6 @@ use filebox_api::{
     SendArgs, StatusArgs, ThreadArgs, ThreadResult, ThreadsArgs, ThreadsResult, TransitionResult,
     Verb, VerbContext,
 };
-use filebox_api::access::token_sha256;
 use filebox_core::message::field;
 use filebox_core::{
     AgentId, Folder, Mailroom, MessageRef, MessageType, REPLIER_COPY_FOLDERS, SendRequest,

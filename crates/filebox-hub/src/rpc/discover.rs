@@ -21,10 +21,12 @@ pub(crate) fn document() -> Value {
     let mut generator = filebox_api::schema_settings()
         .with(|s| s.definitions_path = "#/components/schemas".into())
         .into_generator();
-    let aliases = ALIASES.iter().filter_map(|(alias, name)| {
-        Some((*alias, filebox_api::verbs::find(name)?))
-    });
-    let names = filebox_api::verbs::TABLE.iter().map(|verb| (verb.name, verb));
+    let aliases = ALIASES
+        .iter()
+        .filter_map(|(alias, name)| Some((*alias, filebox_api::verbs::find(name)?)));
+    let names = filebox_api::verbs::TABLE
+        .iter()
+        .map(|verb| (verb.name, verb));
     let verbs = names.chain(aliases).map(|(name, verb)| {
         json!({
             "name": name,

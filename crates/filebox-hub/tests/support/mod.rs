@@ -96,6 +96,15 @@ impl TestHub {
         names
     }
 
+    /// The paths of the files in a folder of a mailbox.
+    pub fn files_in(&self, agent: &str, folder: &str) -> Vec<PathBuf> {
+        let folder_path = self.mailbox(agent).join(folder);
+        self.files(agent, folder)
+            .into_iter()
+            .map(|name| folder_path.join(name))
+            .collect()
+    }
+
     /// POST a JSON-RPC call; the `result`, or panic with the error.
     pub async fn call(&self, method: &str, params: Value) -> Value {
         let answer = self.call_raw(method, params).await;
@@ -215,6 +224,24 @@ pub struct SseEvent {
 }
 
 impl Events {
+    /// The status code of `GET path` (an `/events` stream), read from its status line alone.
+    pub async fn status(hub: &TestHub, path: &str, headers: &[(&str, &str)]) -> u16 {
+        let mut stream = TcpStream::connect(hub.addr).await.unwrap();
+        let mut request = format!("GET {path} HTTP/1.0\r\nHost: {}\r\n", hub.addr);
+        for (name, value) in headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str("\r\n");
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut lines = BufReader::new(stream).lines();
+        let status = lines.next_line().await.unwrap().unwrap();
+        status
+            .split_whitespace()
+            .nth(1)
+            .and_then(|code| code.parse().ok())
+            .unwrap_or_else(|| panic!("no status in {status:?}"))
+    }
+
     pub async fn open(hub: &TestHub, query: &str, last_id: Option<&str>) -> Events {
         let mut stream = TcpStream::connect(hub.addr).await.unwrap();
         let mut request = format!("GET /events{query} HTTP/1.0\r\nHost: {}\r\n", hub.addr);
