@@ -10,6 +10,7 @@
 
 pub mod advice;
 mod args;
+pub mod command_line;
 mod outcome;
 pub mod render;
 mod schema;
