@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::command_line::{
     absolute_directory, attachment_file, choice, message_reference, message_type, recipients,
-    text_file, text_or_stdin,
+    text_or_stdin,
 };
 
 /// One recipient or several. Its schema is a string (an agent id, comma-separated ids, `@all`
@@ -120,8 +120,14 @@ pub struct SendArgs {
     #[arg(value_name = "TARGET", value_parser = recipients)]
     pub to: Recipients,
     /// Agents to copy, as in `to`.
+    // The command line's `to` is TARGET.
     #[serde(default)]
-    #[arg(long, value_name = "IDS", value_parser = recipients)]
+    #[arg(
+        long,
+        value_name = "IDS",
+        value_parser = recipients,
+        help = "Agents to copy, as in TARGET"
+    )]
     pub cc: Option<Recipients>,
     /// ER (enhancement), BR (bug), DIS, ACK, SU (status) or your own.
     #[serde(rename = "type")]
@@ -141,17 +147,28 @@ pub struct SendArgs {
         hide_default_value = true
     )]
     pub content: String,
-    /// The content read from a file (`--file`). Command line only: a JSON caller gives the
-    /// content itself.
+    /// A file to read the content from instead (`--file`), read when the verb runs. Command
+    /// line only: a JSON caller gives the content itself.
     // Not expressible on `content`: one field, two ways to give it (a positional argument or
     // --file), and clap gives each argument its own field.
     #[serde(skip)]
-    #[arg(long = "file", value_name = "PATH", value_parser = text_file, conflicts_with = "content",
-          help = "Read the content from this file instead")]
-    pub content_file: Option<String>,
+    #[arg(
+        long = "file",
+        value_name = "PATH",
+        conflicts_with = "content",
+        help = "Read the content from this file instead"
+    )]
+    pub content_file: Option<std::path::PathBuf>,
     /// Answer this message (it moves to `to`).
+    // `--reply_to` as the original command line spelt it; `--reply-to` too.
     #[serde(default)]
-    #[arg(long = "reply_to", visible_alias = "reply-to", value_name = "MESSAGE")]
+    #[arg(
+        long = "reply_to",
+        visible_alias = "reply-to",
+        value_name = "MESSAGE",
+        help = "Answer this message (id, short id or file name): the reply is appended to its \
+                conversation and the file moves to TARGET's inbox"
+    )]
     pub reply_to: Option<String>,
     /// Default normal.
     #[serde(default)]
@@ -162,8 +179,14 @@ pub struct SendArgs {
     #[arg(long, value_name = "TYPE", value_parser = choice::<SourceType>())]
     pub source_type: Option<SourceType>,
     /// Where replies go instead of to you.
+    // Beside --reply_to, a command line needs the difference spelt out.
     #[serde(default)]
-    #[arg(long, value_name = "AGENT")]
+    #[arg(
+        long,
+        value_name = "AGENT",
+        help = "For a new message: the agent answers should go to instead of me (its Reply To \
+                header). Not the message being answered: that is --reply_to"
+    )]
     pub reply_to_agent: Option<String>,
     /// Files to attach.
     #[serde(default)]
@@ -418,7 +441,6 @@ pub struct WaitArgs {
         long = "xml",
         num_args = 0,
         default_missing_value = "xml",
-        hide_possible_values = true,
         help = "Also print the messages whole as <teammate-message> blocks for a model's \
                 context (and mark them read), after their listing lines"
     )]
@@ -529,7 +551,11 @@ pub struct AskArgs {
     )]
     pub project_directory: String,
     /// Markdown: what you need to know and why.
-    #[arg(value_parser = text_or_stdin, allow_hyphen_values = true)]
+    #[arg(
+        help = "The question, in Markdown, or `-` to read standard input",
+        value_parser = text_or_stdin,
+        allow_hyphen_values = true
+    )]
     pub question: String,
     /// Seconds (default 600).
     #[serde(default)]
@@ -558,7 +584,11 @@ pub struct ReportArgs {
     )]
     pub project_directory: String,
     /// Markdown: result, changes, what is left.
-    #[arg(value_parser = text_or_stdin, allow_hyphen_values = true)]
+    #[arg(
+        help = "What was done, in Markdown, or `-` to read standard input",
+        value_parser = text_or_stdin,
+        allow_hyphen_values = true
+    )]
     pub summary: String,
     /// Seconds (default 600).
     #[serde(default)]

@@ -2,8 +2,9 @@
 //! name, so `filebox <verb>` parses each argument as the JSON surfaces deserialise it.
 //!
 //! Some values name something to read instead of giving it (`-` for standard input, a file
-//! to attach, `--file`): those parsers read it, at parse time. A read that fails is an
-//! [`InputError`], which the binary reports as a failure (exit code 1), not a usage error.
+//! to attach): those parsers read it, at parse time. A read that fails is an [`InputError`],
+//! which the binary reports as a failure (exit code 1), not a usage error. `send --file` is
+//! read when the verb runs ([`file_text`]), after clap has refused `--file` beside a content.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -59,10 +60,14 @@ pub fn text_or_stdin(value: &str) -> Result<String, InputError> {
     utf8(bytes, "standard input")
 }
 
-/// The whole text of a file (`--file PATH`).
-pub fn text_file(value: &str) -> Result<String, InputError> {
-    let path = Path::new(value);
-    utf8(read(path)?, &path.display().to_string())
+/// The whole text of a file (`send --file PATH`).
+pub fn file_text(path: &Path) -> filebox_core::Result<String> {
+    let bytes = std::fs::read(path).map_err(|source| filebox_core::Error::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    utf8(bytes, &path.display().to_string())
+        .map_err(|e| filebox_core::Error::invalid("content", path.display().to_string(), e.0))
 }
 
 /// A file to attach (`--attach FILE`), read whole.
@@ -109,7 +114,7 @@ mod tests {
 
     #[test]
     fn unreadable_input_names_what_it_could_not_read() {
-        let error = text_file("/nonexistent/body.md").unwrap_err();
+        let error = file_text(Path::new("/nonexistent/body.md")).unwrap_err();
         assert!(
             error.to_string().contains("/nonexistent/body.md"),
             "{error}"

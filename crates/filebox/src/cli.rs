@@ -31,6 +31,7 @@ pub(crate) struct Cli {
 
 /// Options every command takes.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Global options")]
 pub(crate) struct Global {
     /// The config file [default: the nearest .filebox/config.json upward, else
     /// ~/.config/filebox/config.json]
@@ -87,6 +88,16 @@ pub(crate) fn command() -> clap::Command {
     command
         .mut_subcommand("agents", AgentsAction::augment_subcommands)
         .mut_subcommand("teams", TeamsAction::augment_subcommands)
+        // `mcp` speaks JSON-RPC whatever it is given: its own --json (the global one is then
+        // not added to it) is accepted and not shown.
+        .mut_subcommand("mcp", |mcp| {
+            mcp.arg(
+                clap::Arg::new("json")
+                    .long("json")
+                    .action(clap::ArgAction::SetTrue)
+                    .hide(true),
+            )
+        })
 }
 
 /// `parent` with `command` added at `path` (its last word is the command's name).

@@ -15,6 +15,7 @@ use filebox_core::{
     Result, Transition,
 };
 
+use crate::advice::Surface;
 use crate::args::{AskArgs, GetAnswerArgs, OpenQuestionsArgs, ReportArgs};
 use crate::outcome::Outcome;
 use crate::render;
@@ -52,6 +53,10 @@ impl Verb for AskQuestion {
     }
 
     fn render(result: &QuestionResult) -> String {
+        render::question_for(result, Surface::CommandLine)
+    }
+
+    fn brief(result: &QuestionResult) -> String {
         render::question(result)
     }
 }
@@ -81,6 +86,10 @@ impl Verb for TaskFinish {
     }
 
     fn render(result: &QuestionResult) -> String {
+        render::question_for(result, Surface::CommandLine)
+    }
+
+    fn brief(result: &QuestionResult) -> String {
         render::question(result)
     }
 }
@@ -104,6 +113,10 @@ impl Verb for WorkReport {
     }
 
     fn render(result: &QuestionResult) -> String {
+        render::question_for(result, Surface::CommandLine)
+    }
+
+    fn brief(result: &QuestionResult) -> String {
         render::question(result)
     }
 }
@@ -129,6 +142,10 @@ impl Verb for GetAnswer {
     }
 
     fn render(result: &QuestionResult) -> String {
+        render::question_for(result, Surface::CommandLine)
+    }
+
+    fn brief(result: &QuestionResult) -> String {
         render::question(result)
     }
 }

@@ -28,7 +28,10 @@ impl Verb for SendMessage {
             cc: args.cc.as_ref().map(Recipients::to_vec).unwrap_or_default(),
             kind: args.kind,
             title: args.title.filter(|t| !t.trim().is_empty()),
-            body: args.content_file.unwrap_or(args.content),
+            body: match &args.content_file {
+                Some(path) => crate::command_line::file_text(path)?,
+                None => args.content,
+            },
             reply_to: args
                 .reply_to
                 .as_deref()
