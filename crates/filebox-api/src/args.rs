@@ -174,7 +174,7 @@ pub struct SendArgs {
     #[serde(default)]
     #[arg(long, value_parser = choice::<Priority>())]
     pub priority: Option<Priority>,
-    /// Default: your kind (agent, or human for a person's mailbox).
+    /// Default: your kind.
     #[serde(default)]
     #[arg(long, value_name = "TYPE", value_parser = choice::<SourceType>())]
     pub source_type: Option<SourceType>,
