@@ -143,8 +143,11 @@ pub struct VerbInfo {
     command: fn() -> clap::Command,
     call_command_line: fn(&VerbContext<'_>, &ArgMatches) -> Result<Reply, CallError>,
     /// Set for a [`Standalone`] verb: run from the command line without a mailroom.
-    call_standalone: Option<fn(&ArgMatches) -> Result<Reply, CallError>>,
+    call_standalone: Option<CallStandalone>,
 }
+
+/// Run a [`Standalone`] verb from its subcommand's arguments.
+type CallStandalone = fn(&ArgMatches) -> Result<Reply, CallError>;
 
 impl VerbInfo {
     /// The erased form of `V`.

@@ -23,7 +23,7 @@ pub(crate) fn run(global: &Global, action: EmailAction) -> anyhow::Result<Outcom
         } => {
             note_type(&kind);
             let args = SendArgs {
-                cc: (!cc.is_empty()).then(|| Recipients::Many(cc)),
+                cc: (!cc.is_empty()).then_some(Recipients::Many(cc)),
                 title: subject,
                 priority,
                 ..SendArgs::new(
