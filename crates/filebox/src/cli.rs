@@ -68,23 +68,19 @@ pub(crate) enum Invocation {
 pub(crate) fn command() -> clap::Command {
     use clap::CommandFactory;
     // The verbs are listed first, in the table's order, then the other commands.
-    let declared = Cli::command();
-    let others = declared
+    let mut command = Cli::command();
+    let declared: Vec<String> = command
         .get_subcommands()
-        .map(|other| other.get_name().to_owned());
-    let declared = others.collect::<Vec<_>>().into_iter().enumerate().fold(
-        declared,
-        |command, (order, name)| {
-            command.mut_subcommand(name, |other| other.display_order(TABLE.len() + order))
-        },
-    );
-    let command = TABLE
-        .iter()
-        .enumerate()
-        .fold(declared, |command, (order, verb)| {
-            let path: Vec<&str> = verb.cli.split(' ').collect();
-            with_subcommand(command, &path, verb.command().display_order(order))
-        });
+        .map(|declared| declared.get_name().to_owned())
+        .collect();
+    for (order, name) in declared.iter().enumerate() {
+        command =
+            command.mut_subcommand(name, |declared| declared.display_order(TABLE.len() + order));
+    }
+    for (order, verb) in TABLE.iter().enumerate() {
+        let path: Vec<&str> = verb.cli.split(' ').collect();
+        command = with_subcommand(command, &path, verb.command().display_order(order));
+    }
     command
         .mut_subcommand("agents", AgentsAction::augment_subcommands)
         .mut_subcommand("teams", TeamsAction::augment_subcommands)
@@ -120,14 +116,11 @@ pub(crate) fn parse() -> Result<(Global, Invocation), clap::Error> {
         leaf = below;
     }
     let path = path.join(" ");
-    if let Some(verb) = TABLE.iter().find(|verb| verb.cli == path) {
-        let verb = Invocation::Verb {
-            verb,
-            matches: leaf.clone(),
-        };
-        return Ok((Global::from_arg_matches(&matches)?, verb));
-    }
     let global = Global::from_arg_matches(&matches)?;
+    if let Some(verb) = TABLE.iter().find(|verb| verb.cli == path) {
+        let matches = leaf.clone();
+        return Ok((global, Invocation::Verb { verb, matches }));
+    }
     Ok(match matches.subcommand() {
         Some(("agents", agents)) => (
             global,
