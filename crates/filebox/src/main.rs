@@ -58,7 +58,7 @@ fn usage_failure(error: &clap::Error, json: bool) -> ExitCode {
             .split("\n\nFor more information")
             .next()
             .unwrap_or(message);
-        output::json_error("usage", message);
+        output::json_error("usage", message, None);
         ExitCode::from(USAGE)
     } else {
         // clap prints help to stdout and errors to stderr, and knows the exit code.

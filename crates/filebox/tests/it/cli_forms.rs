@@ -245,3 +245,18 @@ fn a_person_sends_as_human_and_the_answer_is_marked_done() {
         "agent"
     );
 }
+
+#[test]
+fn a_json_error_advises_in_commands() {
+    let t = Test::new().agents(["qa", "dev"]);
+    let err = t
+        .as_agent("qa")
+        .args(["--json", "send", "ghost", "ER", "hello"])
+        .failure();
+    let error: Value = serde_json::from_str(err.trim()).unwrap();
+    assert_eq!(error["error"]["kind"], "unknown_agent", "{error}");
+    assert_eq!(
+        error["error"]["advice"], "Run `filebox agents` to see the agents you can write to.",
+        "{error}"
+    );
+}
