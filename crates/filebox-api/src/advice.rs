@@ -1,8 +1,47 @@
 //! What a caller (usually a model) should do about each core error, and a stable name for
 //! each kind. Both matches are exhaustive: a new error kind does not compile until it says
 //! what to do, and advice never tells a caller to retry something a retry would duplicate.
+//! Advice names verbs as the surface it is read on calls them ([`Surface`]): tool names for a
+//! model, `filebox` commands on the command line.
 
 use filebox_core::Error;
+
+/// Who reads a next step, and so how a verb is named in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Surface {
+    /// A model or program calling tools and methods (MCP, JSON-RPC, Connect): `list_agents`.
+    Tools,
+    /// A person or script at the command line: `` `filebox agents` ``.
+    CommandLine,
+}
+
+impl Surface {
+    /// The verb `name` (its tool name), with its message or question `id` when the step is
+    /// about one: `get_answer {"id": "ID"}`, or `` `filebox answer ID` ``.
+    pub fn verb(self, name: &str, id: Option<&str>) -> String {
+        match self {
+            Surface::Tools => match id {
+                Some(id) => format!("{name} {{\"id\": \"{id}\"}}"),
+                None => name.to_owned(),
+            },
+            Surface::CommandLine => {
+                let command = crate::verbs::find(name).map_or(name, |verb| verb.cli);
+                match id {
+                    Some(id) => format!("`filebox {command} {id}`"),
+                    None => format!("`filebox {command}`"),
+                }
+            }
+        }
+    }
+
+    /// How a sentence asks for a verb: "Call" a tool, "Run" a command.
+    pub fn call(self) -> &'static str {
+        match self {
+            Surface::Tools => "Call",
+            Surface::CommandLine => "Run",
+        }
+    }
+}
 
 /// A stable, snake_case name for the kind of error (MCP text, JSON-RPC `data.kind`).
 pub fn kind(error: &Error) -> &'static str {
@@ -29,52 +68,81 @@ pub fn kind(error: &Error) -> &'static str {
     }
 }
 
-/// The sentence that tells the caller what to do next.
-pub fn advice(error: &Error) -> &'static str {
+/// The sentence that tells a model or program calling tools what to do next (MCP, the hub).
+pub fn advice(error: &Error) -> String {
+    next_step(error, Surface::Tools)
+}
+
+/// The sentence that tells the caller what to do next, naming verbs as `surface` calls them.
+pub fn next_step(error: &Error, surface: Surface) -> String {
+    let call = surface.call();
+    let verb = |name| surface.verb(name, None);
     match error {
-        Error::Invalid { .. } => "Correct that argument and call again.",
-        Error::UnknownAgent(_) => "Call list_agents to see the agents you can write to.",
-        Error::NotFound { .. } => {
-            "Call list_messages (folder inbox, hold, outbox, done or cancel) to find the message's id."
+        Error::Invalid { .. } => "Correct that argument and call again.".to_owned(),
+        Error::UnknownAgent(_) => {
+            format!(
+                "{call} {} to see the agents you can write to.",
+                verb("list_agents")
+            )
         }
+        Error::NotFound { .. } => format!(
+            "{call} {} (folder inbox, hold, outbox, done or cancel) to find the message's id.",
+            verb("list_messages")
+        ),
         Error::Ambiguous { .. } => {
-            "Give the whole Message ID or the file name instead of the short id."
+            "Give the whole Message ID or the file name instead of the short id.".to_owned()
         }
-        Error::AlreadyHandled { .. } => {
-            "Nothing more to do for it; call list_messages to see what is left in your inbox."
+        Error::AlreadyHandled { .. } => format!(
+            "Nothing more to do for it; {} {} to see what is left in your inbox.",
+            call.to_lowercase(),
+            verb("list_messages")
+        ),
+        Error::NotMine { .. } => format!(
+            "Its recipient handles it; to add to it, {} {} on it (or {} to start over).",
+            call.to_lowercase(),
+            verb("reply_message"),
+            verb("fork_thread")
+        ),
+        Error::NotInThread { .. } => format!(
+            "{call} {} on that thread to pick a node of it, or leave out the thread argument.",
+            verb("get_thread")
+        ),
+        Error::NotParticipant { .. } => format!(
+            "Start a new thread with {} instead, or ask an agent of that thread to fork it.",
+            verb("send_message")
+        ),
+        Error::NoReplyTarget { .. } => format!(
+            "Use {} with reply_to and name the recipient in to yourself.",
+            verb("send_message")
+        ),
+        Error::NotSent { .. } => format!(
+            "Nothing was written; {} {} to check the recipients' mailboxes before sending again.",
+            call.to_lowercase(),
+            verb("list_agents")
+        ),
+        Error::Undelivered { .. } => "Do not send it again (the others already have it); tell the \
+            human who runs FileBox which mailboxes failed."
+            .to_owned(),
+        Error::TooLarge { .. } => {
+            "Shorten the content, or split it into several messages.".to_owned()
         }
-        Error::NotMine { .. } => {
-            "Its recipient handles it; to add to it, call reply_message on it (or fork_thread to start over)."
-        }
-        Error::NotInThread { .. } => {
-            "Call get_thread on that thread to pick a node of it, or leave out the thread argument."
-        }
-        Error::NotParticipant { .. } => {
-            "Start a new thread with send_message instead, or ask an agent of that thread to fork it."
-        }
-        Error::NoReplyTarget { .. } => {
-            "Use send_message with reply_to and name the recipient in to yourself."
-        }
-        Error::NotSent { .. } => {
-            "Nothing was written; call list_agents to check the recipients' mailboxes before sending again."
-        }
-        Error::Undelivered { .. } => {
-            "Do not send it again (the others already have it); tell the human who runs FileBox which mailboxes failed."
-        }
-        Error::TooLarge { .. } => "Shorten the content, or split it into several messages.",
-        Error::Malformed { .. } => {
-            "That file is not a readable FileBox message; tell the human who owns the mailbox."
-        }
-        Error::Foreign { .. } => {
-            "That file belongs to another tool and was left untouched; tell the human who runs that tool."
-        }
+        Error::Malformed { .. } => "That file is not a readable FileBox message; tell the human \
+            who owns the mailbox."
+            .to_owned(),
+        Error::Foreign { .. } => "That file belongs to another tool and was left untouched; tell \
+            the human who runs that tool."
+            .to_owned(),
         Error::Config { .. } | Error::NoConfig | Error::NoCurrentAgent => {
-            "The FileBox configuration needs fixing by the human who runs this server."
+            "The FileBox configuration needs fixing by the human who runs this server.".to_owned()
         }
-        Error::Index { .. } => {
-            "The search index failed; list_messages still works. If it persists, tell the human who runs FileBox (filebox reindex rebuilds it)."
+        Error::Index { .. } => format!(
+            "The search index failed; {} still works. If it persists, tell the human who runs \
+             FileBox (`filebox reindex` rebuilds it).",
+            verb("list_messages")
+        ),
+        Error::Io { .. } => {
+            "Try again; if it keeps failing, tell the human who runs FileBox.".to_owned()
         }
-        Error::Io { .. } => "Try again; if it keeps failing, tell the human who runs FileBox.",
     }
 }
 
@@ -122,5 +190,22 @@ mod tests {
         assert_eq!(kind(&not_mine), "not_mine");
         assert!(advice(&not_mine).contains("reply_message"));
         assert!(!advice(&not_mine).contains("already"));
+    }
+
+    #[test]
+    fn the_command_line_is_told_commands_and_a_model_tools() {
+        let error = Error::UnknownAgent("ghost".into());
+        assert_eq!(
+            next_step(&error, Surface::Tools),
+            "Call list_agents to see the agents you can write to."
+        );
+        assert_eq!(
+            next_step(&error, Surface::CommandLine),
+            "Run `filebox agents` to see the agents you can write to."
+        );
+        assert_eq!(
+            Surface::CommandLine.verb("get_answer", Some("abc")),
+            "`filebox answer abc`"
+        );
     }
 }

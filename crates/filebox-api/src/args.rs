@@ -1,8 +1,19 @@
 //! Verb arguments, one struct per verb, named as the MCP tools and RPC methods name them.
+//! Each is also the verb's command-line arguments (`clap::Args`): a field's doc comment is its
+//! JSON Schema description and its `--help`, and a struct's doc comment (left out of the
+//! schemas) is the subcommand's help. `#[arg]` says where the command line spells a field
+//! otherwise (a positional argument, `--type`, a flag for a boolean, a value to read from
+//! standard input or a file: see [`crate::command_line`]).
 
+use clap::ArgAction::SetTrue;
 use filebox_core::{Folder, ForkReason, MessageType, Priority, SourceType, Status};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+use crate::command_line::{
+    absolute_directory, attachment_file, choice, message_reference, message_type, recipients,
+    text_or_stdin,
+};
 
 /// One recipient or several. Its schema is a string (an agent id, comma-separated ids, `@all`
 /// or `@group`), which is all a model needs; a list of those is accepted as well, for programs.
@@ -38,29 +49,43 @@ impl Recipients {
     }
 }
 
-/// Arguments of `list_messages`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// List the messages of a folder, oldest first: `2025-06-27T153000 ER Title (file.md)`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct ListArgs {
     /// Default inbox.
     #[serde(default)]
+    #[arg(value_parser = choice::<Folder>())]
     pub folder: Option<Folder>,
     /// Only from this agent.
     #[serde(default)]
+    #[arg(long, value_name = "ID")]
     pub from: Option<String>,
     /// Only this type.
     #[serde(default, rename = "type")]
+    #[arg(long = "type", value_name = "TYPE", value_parser = message_type)]
     pub kind: Option<MessageType>,
     /// Only unread.
     #[serde(default)]
+    #[arg(long, action = SetTrue)]
     pub unread: Option<bool>,
     /// Only this thread.
     #[serde(default)]
+    #[arg(long, value_name = "ID")]
     pub thread: Option<String>,
     /// Page size (default 50; 0: all).
+    // The command line lists the whole folder unless told otherwise (the original `list`
+    // did); a model gets a page it can afford.
     #[serde(default)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "0",
+        help = "At most this many (0: all)"
+    )]
     pub limit: Option<usize>,
     /// Skip this many.
     #[serde(default)]
+    #[arg(long, value_name = "N")]
     pub offset: Option<usize>,
 }
 
@@ -70,46 +95,102 @@ impl ListArgs {
     pub const DEFAULT_LIMIT: usize = 50;
 }
 
-/// Arguments of `read_message`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Print a message's whole Markdown (--json: its parsed fields).
+///
+/// `filebox read ID` looks in every folder, inbox first; `filebox read FOLDER ID` only in
+/// that folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
+#[command(allow_missing_positional = true)]
 pub struct ReadArgs {
     /// Id or short id.
+    #[arg(index = 2, value_name = "MESSAGE", value_parser = message_reference)]
     pub id: String,
     /// Only this folder.
     #[serde(default)]
+    #[arg(index = 1, value_parser = choice::<Folder>())]
     pub folder: Option<Folder>,
 }
 
-/// Arguments of `send_message`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Send a message, or with --reply_to answer one: the reply is appended to that message's
+/// conversation and the file moves to the recipient's inbox. Prints the Message ID alone
+/// (--json: the whole result).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct SendArgs {
     /// Agent id, comma-separated ids, @all or @group.
+    #[arg(value_name = "TARGET", value_parser = recipients)]
     pub to: Recipients,
     /// Agents to copy, as in `to`.
+    // The command line's `to` is TARGET.
     #[serde(default)]
+    #[arg(
+        long,
+        value_name = "IDS",
+        value_parser = recipients,
+        help = "Agents to copy, as in TARGET"
+    )]
     pub cc: Option<Recipients>,
     /// ER (enhancement), BR (bug), DIS, ACK, SU (status) or your own.
     #[serde(rename = "type")]
+    #[arg(value_name = "TYPE", value_parser = message_type)]
     pub kind: MessageType,
     /// Default: the content's first line.
     #[serde(default)]
+    #[arg(long)]
     pub title: Option<String>,
     /// Markdown.
+    #[arg(
+        help = "The Markdown content, or `-` to read standard input",
+        value_parser = text_or_stdin,
+        allow_hyphen_values = true,
+        required_unless_present = "content_file",
+        default_value = "",
+        hide_default_value = true
+    )]
     pub content: String,
+    /// A file to read the content from instead (`--file`), read when the verb runs. Command
+    /// line only: a JSON caller gives the content itself.
+    // Not expressible on `content`: one field, two ways to give it (a positional argument or
+    // --file), and clap gives each argument its own field.
+    #[serde(skip)]
+    #[arg(
+        long = "file",
+        value_name = "PATH",
+        conflicts_with = "content",
+        help = "Read the content from this file instead"
+    )]
+    pub content_file: Option<std::path::PathBuf>,
     /// Answer this message (it moves to `to`).
+    // `--reply_to` as the original command line spelt it; `--reply-to` too.
     #[serde(default)]
+    #[arg(
+        long = "reply_to",
+        visible_alias = "reply-to",
+        value_name = "MESSAGE",
+        help = "Answer this message (id, short id or file name): the reply is appended to its \
+                conversation and the file moves to TARGET's inbox"
+    )]
     pub reply_to: Option<String>,
     /// Default normal.
     #[serde(default)]
+    #[arg(long, value_parser = choice::<Priority>())]
     pub priority: Option<Priority>,
-    /// Default agent.
+    /// Default: your kind.
     #[serde(default)]
+    #[arg(long, value_name = "TYPE", value_parser = choice::<SourceType>())]
     pub source_type: Option<SourceType>,
     /// Where replies go instead of to you.
+    // Beside --reply_to, a command line needs the difference spelt out.
     #[serde(default)]
+    #[arg(
+        long,
+        value_name = "AGENT",
+        help = "For a new message: the agent answers should go to instead of me (its Reply To \
+                header). Not the message being answered: that is --reply_to"
+    )]
     pub reply_to_agent: Option<String>,
     /// Files to attach.
     #[serde(default)]
+    #[arg(long = "attach", value_name = "FILE", value_parser = attachment_file)]
     pub attachments: Option<Vec<AttachmentArg>>,
 }
 
@@ -168,148 +249,208 @@ impl SendArgs {
             source_type: None,
             reply_to_agent: None,
             attachments: None,
+            content_file: None,
         }
     }
 }
 
-/// Arguments of `resolve_message`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Mark a message of my inbox resolved: record the details, move it to done/.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct ResolveArgs {
     /// Id or short id.
+    #[arg(value_name = "MESSAGE")]
     pub id: String,
     /// What was done.
     pub details: String,
 }
 
-/// Arguments of `reject_message`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Reject a message of my inbox: record the reason, move it to cancel/.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct RejectArgs {
     /// Id or short id.
+    #[arg(value_name = "MESSAGE")]
     pub id: String,
     /// Why, so the sender can do better.
     pub reason: String,
 }
 
-/// Arguments of `hold_message`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Put a message of my inbox on hold: record the reason, move it to hold/.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct HoldArgs {
     /// Id or short id.
+    #[arg(value_name = "MESSAGE")]
     pub id: String,
     /// Why it waits.
     pub reason: String,
 }
 
-/// Arguments of `list_agents` (none).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// List the agents of the config with their mailboxes and message counts; `agents add` adds
+/// one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct ListAgentsArgs {}
 
-/// Arguments of `search_messages`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Search everything my mailbox has held (inbox, outbox, done, cancel, hold): words in any
+/// language (`用户` finds messages containing it), and filters. Newest activity first.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct SearchArgs {
     /// All these words (empty: filters only).
     #[serde(default)]
+    #[arg(allow_hyphen_values = true)]
     pub query: String,
     /// Every mailbox.
     #[serde(default)]
+    #[arg(long, action = SetTrue)]
     pub all: Option<bool>,
     /// Only where this agent wrote.
     #[serde(default)]
+    #[arg(long, value_name = "ID")]
     pub from: Option<String>,
     /// Only this type.
     #[serde(default, rename = "type")]
+    #[arg(long = "type", value_name = "TYPE", value_parser = message_type)]
     pub kind: Option<MessageType>,
     /// Only this folder.
     #[serde(default)]
+    #[arg(long, value_parser = choice::<Folder>())]
     pub folder: Option<Folder>,
     /// Only this thread.
     #[serde(default)]
+    #[arg(long, value_name = "ID")]
     pub thread: Option<String>,
     /// Only this status.
     #[serde(default)]
+    #[arg(long, value_parser = choice::<Status>())]
     pub status: Option<Status>,
     /// Only activity since (2025-06-27[T15:30:00Z]).
     #[serde(default)]
+    #[arg(long, value_name = "DATE")]
     pub since: Option<String>,
     /// Default 20; 0: all.
     #[serde(default)]
+    #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
 }
 
-/// Arguments of `message_status`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Show where a message stands: pending, delivered, on hold, answered, resolved, rejected
+/// or obsolete (--json: pending, delivered, processing, replied, failed, obsolete), with its
+/// source type, priority and reply-to; for a message I sent, each recipient's copy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct StatusArgs {
     /// Id or short id.
+    #[arg(value_name = "MESSAGE")]
     pub id: String,
 }
 
-/// Arguments of `reindex`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Empty and rebuild the search index (it is derived from the files; searches keep it up to
+/// date by themselves, so this is only needed after files were edited in place).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct ReindexArgs {
     /// Rebuild the index of every mailbox of the config, not only mine.
     #[serde(default)]
+    #[arg(long, action = SetTrue)]
     pub all: Option<bool>,
 }
 
-/// Arguments of `reply_message`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Answer a message, to its Reply To, else its sender: the reply joins its conversation and
+/// the file moves to their inbox. Prints `ID -> AGENT`: the Message ID and who got it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct ReplyArgs {
     /// Id or short id.
+    #[arg(value_name = "MESSAGE")]
     pub id: String,
     /// Markdown.
+    #[arg(
+        help = "The Markdown content, or `-` to read standard input",
+        value_parser = text_or_stdin,
+        allow_hyphen_values = true
+    )]
     pub content: String,
     /// Default DIS.
     #[serde(default, rename = "type")]
+    #[arg(long = "type", value_name = "TYPE", value_parser = message_type)]
     pub kind: Option<MessageType>,
     /// Files to attach.
     #[serde(default)]
+    #[arg(long = "attach", value_name = "FILE", value_parser = attachment_file)]
     pub attachments: Option<Vec<AttachmentArg>>,
 }
 
-/// Arguments of `get_thread`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Show a message's whole thread as a tree, across every mailbox: who said what, in order,
+/// with replies and fork branches (obsolete nodes marked).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct ThreadArgs {
     /// Any message of it (or id#n, its n-th reply).
+    #[arg(value_name = "MESSAGE")]
     pub id: String,
 }
 
-/// Arguments of `list_threads`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// List my threads, most recently active first.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct ThreadsArgs {
     /// Default 20; 0: all.
     #[serde(default)]
+    #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
 }
 
-/// Arguments of `fork_thread`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Fork a thread from an earlier message (a timeline fork): a new branch with compressed
+/// context; what followed the fork point becomes obsolete (kept, marked).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct ForkArgs {
     /// Message id or id#n (its n-th reply).
+    #[arg(long, value_name = "ID")]
     pub from: String,
     /// context-compression: carry conclusions; direction-change: lessons and a new plan.
+    #[arg(long, value_parser = choice::<ForkReason>())]
     pub reason: ForkReason,
     /// Markdown.
+    #[arg(
+        long,
+        help = "The compressed context the new branch starts with, or `-` to read standard input",
+        value_parser = text_or_stdin,
+        allow_hyphen_values = true
+    )]
     pub context: String,
     /// Default: who received the fork point.
     #[serde(default)]
+    #[arg(long, value_name = "IDS", value_parser = recipients)]
     pub to: Option<Recipients>,
     /// Only if `from` is in this thread.
     #[serde(default)]
+    #[arg(long, value_name = "ID")]
     pub thread: Option<String>,
 }
 
-/// Arguments of `wait_for_messages`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Block until mail reaches my inbox, then print what arrived since the last wait, one
+/// listing line per message (--json: an array).
+///
+/// Exit codes: 0 when mail arrived; 3 when --timeout passed with none (stdout then has
+/// nothing, or `[]` with --json, and stderr says so); 1 on an error. So a script can write
+/// `if filebox wait --timeout 60; then ...; fi`. The first wait ever starts from the inbox
+/// as it is.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct WaitArgs {
     /// Seconds; omitted: no limit.
     #[serde(default)]
+    #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<u64>,
     /// xml: also each message whole as <teammate-message>, marked read.
+    // On the command line a flag: the one format besides the listing lines.
     #[serde(default)]
+    #[arg(
+        long = "xml",
+        num_args = 0,
+        default_missing_value = "xml",
+        help = "Also print the messages whole as <teammate-message> blocks for a model's \
+                context (and mark them read), after their listing lines"
+    )]
     pub format: Option<MessageFormat>,
 }
 
 /// How messages are shown.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::ValueEnum,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum MessageFormat {
     // One listing line per message.
@@ -319,20 +460,24 @@ pub enum MessageFormat {
     Xml,
 }
 
-/// Where Claude Code keeps its teams. Not an argument of the JSON surfaces (MCP, JSON-RPC):
-/// they use `CLAUDE_CONFIG_DIR`, else `~/.claude`, as Claude Code does; the CLI's
-/// `--claude-dir` sets it.
-pub type ClaudeDir = Option<std::path::PathBuf>;
+// The team verbs' `claude_dir` is where Claude Code keeps its teams. Not an argument of the
+// JSON surfaces (MCP, JSON-RPC, `#[serde(skip)]`): they use `CLAUDE_CONFIG_DIR`, else
+// `~/.claude`, as Claude Code does; the CLI's `--claude-dir` sets it.
 
-/// Arguments of `list_teams`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Claude Code agent teams: list teams with their members, show, read and send to members'
+/// team inboxes (`~/.claude/teams/TEAM/inboxes/MEMBER.json`), and bridge a team to FileBox
+/// mail.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct ListTeamsArgs {
+    /// The Claude config folder holding `teams/` [default: $CLAUDE_CONFIG_DIR, else ~/.claude]
     #[serde(skip)]
-    pub claude_dir: ClaudeDir,
+    #[arg(long, global = true, value_name = "DIR")]
+    pub claude_dir: Option<std::path::PathBuf>,
 }
 
-/// Arguments of `team_inbox`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Show a member's inbox, unread first, without marking anything read. Structured messages
+/// (idle notifications, shutdown and plan approval requests, ...) are shown by kind.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct TeamInboxArgs {
     /// Team name.
     pub team: String,
@@ -340,78 +485,124 @@ pub struct TeamInboxArgs {
     pub member: String,
     /// Only unread.
     #[serde(default)]
+    #[arg(long, action = SetTrue)]
     pub unread: Option<bool>,
+    /// The Claude config folder holding `teams/` [default: $CLAUDE_CONFIG_DIR, else ~/.claude]
     #[serde(skip)]
-    pub claude_dir: ClaudeDir,
+    #[arg(long, global = true, value_name = "DIR")]
+    pub claude_dir: Option<std::path::PathBuf>,
 }
 
-/// Arguments of `read_team_inbox`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Print a member's unread messages and mark exactly those read (by their identity, so a
+/// message arriving meanwhile stays unread).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct ReadTeamInboxArgs {
     /// Team name.
     pub team: String,
     /// Member (the lead: team-lead).
     pub member: String,
+    /// The Claude config folder holding `teams/` [default: $CLAUDE_CONFIG_DIR, else ~/.claude]
     #[serde(skip)]
-    pub claude_dir: ClaudeDir,
+    #[arg(long, global = true, value_name = "DIR")]
+    pub claude_dir: Option<std::path::PathBuf>,
 }
 
-/// Arguments of `send_team_message`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Append a message to a member's inbox (or with `*` to every member but the sender), taking
+/// the lock Claude Code takes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct SendTeamMessageArgs {
     /// Team name.
     pub team: String,
     /// A member, or * (all but the sender).
     pub to: String,
     /// Plain text, or a structured message as JSON.
+    #[arg(allow_hyphen_values = true)]
     pub text: String,
     /// Sender (default team-lead).
     #[serde(default)]
+    #[arg(long, value_name = "NAME")]
     pub from: Option<String>,
     /// A 5-10 word preview.
     #[serde(default)]
+    #[arg(long, value_name = "TEXT")]
     pub summary: Option<String>,
     /// Sender's colour (red, blue, ...).
     #[serde(default)]
+    #[arg(long, value_name = "NAME")]
     pub color: Option<String>,
+    /// The Claude config folder holding `teams/` [default: $CLAUDE_CONFIG_DIR, else ~/.claude]
     #[serde(skip)]
-    pub claude_dir: ClaudeDir,
+    #[arg(long, global = true, value_name = "DIR")]
+    pub claude_dir: Option<std::path::PathBuf>,
 }
 
-/// Arguments of `ask_question`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Ask my human a question (an ASK message to the config's human mailbox) and wait for the
+/// answer, printed when it comes. When --timeout passes the question stays open: `filebox
+/// answer ID` looks again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct AskArgs {
     /// Absolute path of your project.
+    #[arg(
+        long = "project",
+        value_name = "DIR",
+        default_value = ".",
+        value_parser = absolute_directory,
+        help = "The project directory shown with the question"
+    )]
     pub project_directory: String,
     /// Markdown: what you need to know and why.
+    #[arg(
+        help = "The question, in Markdown, or `-` to read standard input",
+        value_parser = text_or_stdin,
+        allow_hyphen_values = true
+    )]
     pub question: String,
     /// Seconds (default 600).
     #[serde(default)]
+    #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<u64>,
     /// One-click answers.
     #[serde(default)]
+    #[arg(
+        long = "option",
+        value_name = "TEXT",
+        help = "A quick answer to offer (repeatable)"
+    )]
     pub options: Option<Vec<String>>,
 }
 
-/// Arguments of `task_finish` and `work_report`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Report finished work to my human (an RPT message) and wait for the reply.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct ReportArgs {
     /// Absolute path of your project.
+    #[arg(
+        long = "project",
+        value_name = "DIR",
+        default_value = ".",
+        value_parser = absolute_directory,
+        help = "The project directory shown with the report"
+    )]
     pub project_directory: String,
     /// Markdown: result, changes, what is left.
+    #[arg(
+        help = "What was done, in Markdown, or `-` to read standard input",
+        value_parser = text_or_stdin,
+        allow_hyphen_values = true
+    )]
     pub summary: String,
     /// Seconds (default 600).
     #[serde(default)]
+    #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<u64>,
 }
 
-/// Arguments of `get_answer`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// The answer to a question I asked, or whether it is still open, at once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct GetAnswerArgs {
     /// The id it returned.
     pub id: String,
 }
 
-/// Arguments of `open_questions` (none).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// The questions and work reports waiting in my inbox for an answer (for a human).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct OpenQuestionsArgs {}

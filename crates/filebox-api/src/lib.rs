@@ -11,6 +11,7 @@
 pub mod access;
 pub mod advice;
 mod args;
+pub mod command_line;
 mod decode;
 mod outcome;
 pub mod render;

@@ -3,6 +3,7 @@
 
 use filebox_core::{Folder, Status};
 
+use crate::advice::Surface;
 use crate::views::{
     AgentsResult, ForkResult, ListResult, MessageSummary, OpenQuestions, QuestionResult,
     QuestionStatus, ReindexResult, SearchHit, SearchResult, SendResult, StatusResult,
@@ -318,10 +319,19 @@ pub fn reindex(result: &ReindexResult) -> String {
         .join("\n")
 }
 
-/// A question's outcome, for the asking agent: the answer, or what to do next.
+/// A question's outcome, for an agent asking through tools (MCP, the hub's Connect answers).
 pub fn question(result: &QuestionResult) -> String {
+    question_for(result, Surface::Tools)
+}
+
+/// A question's outcome, for the asking agent: the answer, or what to do next, naming the
+/// verbs as `surface` calls them (`get_answer {"id": ..}`, or `filebox answer ID`).
+pub fn question_for(result: &QuestionResult, surface: Surface) -> String {
     let id = &result.id;
     let report = result.kind == filebox_core::message::WORK_REPORT;
+    let get_answer = surface.verb("get_answer", Some(id));
+    let wait = surface.verb("wait_for_messages", None);
+    let call = surface.call();
     match (&result.status, &result.answer) {
         (QuestionStatus::Answered, Some(answer)) => {
             let mut text = answer.text.clone();
@@ -342,18 +352,18 @@ pub fn question(result: &QuestionResult) -> String {
         ),
         _ if report => format!(
             "No objection within {} s to work report {id}: carry on. A later reply arrives in \
-             your inbox; get_answer {{\"id\": \"{id}\"}} returns it.",
+             your inbox; {get_answer} returns it.",
             result.waited_secs
         ),
         _ if result.waited_secs > 0 => format!(
             "No answer yet: question {id} is still open after {} s. Carry on with what does not \
-             depend on it; the answer will arrive in your inbox. Call get_answer {{\"id\": \
-             \"{id}\"}} (returns at once) or wait_for_messages to get it.",
+             depend on it; the answer will arrive in your inbox. {call} {get_answer} (returns \
+             at once) or {wait} to get it.",
             result.waited_secs
         ),
         _ => format!(
-            "Question {id} is still open. Call get_answer {{\"id\": \"{id}\"}} again later, \
-             or wait_for_messages: the answer arrives in your inbox."
+            "Question {id} is still open. {call} {get_answer} again later, or {wait}: the \
+             answer arrives in your inbox."
         ),
     }
 }

@@ -1,9 +1,11 @@
 //! The `Verb` trait (one implementation per verb) and its type-erased form [`VerbInfo`], which
 //! every surface enumerates: MCP builds its tool list and dispatch from it, the hub its
-//! JSON-RPC methods, the CLI its `--json` and text output.
+//! JSON-RPC methods, the CLI its subcommands (from the arguments' clap derive), `--json` and
+//! text output.
 
 use std::fmt;
 
+use clap::ArgMatches;
 use filebox_core::Mailroom;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -92,7 +94,8 @@ impl fmt::Debug for VerbContext<'_> {
 pub trait Verb {
     /// The MCP tool name, also the JSON-RPC method the hub maps seed 004's names onto.
     const NAME: &'static str;
-    /// The CLI subcommand that runs it.
+    /// The CLI subcommand that runs it (`teams inbox`: `inbox` under `teams`), generated from
+    /// [`Verb::Args`].
     const CLI: &'static str;
     /// A short human title (MCP `title`).
     const TITLE: &'static str;
@@ -102,17 +105,19 @@ pub trait Verb {
     /// Whether MCP offers it to models (maintenance verbs are CLI and JSON-RPC only).
     const FOR_MODELS: bool = true;
 
-    type Args: DeserializeOwned + JsonSchema;
+    /// The arguments: JSON (serde), their JSON Schema, and the CLI's arguments (clap).
+    type Args: DeserializeOwned + JsonSchema + clap::Args;
     type Output: Serialize + JsonSchema;
 
     fn run(cx: &VerbContext<'_>, args: Self::Args) -> filebox_core::Result<Outcome<Self::Output>>;
 
-    /// The readable text of a result (CLI text output).
+    /// The text of a result on the command line: for people, and for scripts where it is a
+    /// contract (`send` prints the Message ID alone).
     fn render(output: &Self::Output) -> String;
 
     /// The text a model reads (MCP text content), which it pays for by the character: the
-    /// same as `render` unless that follows a format meant for people and scripts (seed 000's
-    /// listing lines) and the same facts fit in fewer characters.
+    /// same as `render` unless that follows a format meant for people and scripts (listing
+    /// lines, a bare Message ID) and the same facts fit in fewer characters or words.
     fn brief(output: &Self::Output) -> String {
         Self::render(output)
     }
@@ -136,7 +141,14 @@ pub struct VerbInfo {
     args_schema: fn() -> Map<String, Value>,
     output_schema: fn() -> Map<String, Value>,
     call: fn(&VerbContext<'_>, Value) -> Result<Reply, CallError>,
+    command: fn() -> clap::Command,
+    call_command_line: fn(&VerbContext<'_>, &ArgMatches) -> Result<Reply, CallError>,
+    /// Set for a [`Standalone`] verb: run from the command line without a mailroom.
+    call_standalone: Option<CallStandalone>,
 }
+
+/// Run a [`Standalone`] verb from its subcommand's arguments.
+type CallStandalone = fn(&ArgMatches) -> Result<Reply, CallError>;
 
 impl VerbInfo {
     /// The erased form of `V`.
@@ -151,6 +163,17 @@ impl VerbInfo {
             args_schema: schema::input::<V::Args>,
             output_schema: schema::output::<Outcome<V::Output>>,
             call: call_erased::<V>,
+            command: command_of::<V>,
+            call_command_line: call_command_line_erased::<V>,
+            call_standalone: None,
+        }
+    }
+
+    /// The erased form of a [`Standalone`] verb: the CLI runs it without a FileBox config.
+    pub const fn standalone<V: Standalone>() -> VerbInfo {
+        VerbInfo {
+            call_standalone: Some(call_standalone_erased::<V>),
+            ..VerbInfo::of::<V>()
         }
     }
 
@@ -165,9 +188,32 @@ impl VerbInfo {
         (self.output_schema)()
     }
 
-    /// Run the verb with JSON arguments (an object; `null` counts as `{}`).
+    /// Run the verb with JSON arguments (an object; `null` counts as `{}`). The reply's text
+    /// is the verb's [`Verb::brief`].
     pub fn call(&self, cx: &VerbContext<'_>, args: Value) -> Result<Reply, CallError> {
         (self.call)(cx, args)
+    }
+
+    /// The CLI subcommand: named by the last word of `cli`, its arguments and `--help` from
+    /// the clap derive of the verb's arguments (the struct's doc comment is its help).
+    pub fn command(&self) -> clap::Command {
+        (self.command)()
+    }
+
+    /// Run the verb with the parsed arguments of its subcommand. The reply's text is the
+    /// verb's [`Verb::render`], for people and scripts.
+    pub fn call_command_line(
+        &self,
+        cx: &VerbContext<'_>,
+        matches: &ArgMatches,
+    ) -> Result<Reply, CallError> {
+        (self.call_command_line)(cx, matches)
+    }
+
+    /// For a [`Standalone`] verb, [`VerbInfo::call_command_line`] without a mailroom; `None`
+    /// for a verb that needs one.
+    pub fn call_standalone(&self, matches: &ArgMatches) -> Option<Result<Reply, CallError>> {
+        self.call_standalone.map(|call| call(matches))
     }
 }
 
@@ -185,9 +231,11 @@ impl fmt::Debug for VerbInfo {
 pub struct Reply {
     /// The [`Outcome`] as JSON: the value's fields, and `warnings` when there are some.
     pub value: Value,
-    /// The value as text for a model ([`Verb::brief`]; warnings not included).
+    /// The value as text, warnings not included: for a model ([`Verb::brief`], followed by
+    /// the notes) from [`VerbInfo::call`], for people ([`Verb::render`]) from the command line.
     pub text: String,
     pub warnings: Vec<String>,
+    pub notes: Vec<String>,
 }
 
 /// Why a call by name gave no result.
@@ -224,8 +272,47 @@ fn call_erased<V: Verb>(cx: &VerbContext<'_>, args: Value) -> Result<Reply, Call
         field: e.field,
         message: e.reason,
     })?;
-    let outcome = V::run(cx, args)?;
-    let text = V::brief(&outcome.value);
+    let mut reply = reply::<V>(V::run(cx, args)?, V::brief)?;
+    reply.text = crate::outcome::with_list(&reply.text, "Notes", &reply.notes);
+    Ok(reply)
+}
+
+fn command_of<V: Verb>() -> clap::Command {
+    let name = V::CLI.rsplit(' ').next().unwrap_or(V::CLI);
+    <V::Args as clap::Args>::augment_args(clap::Command::new(name))
+}
+
+fn command_line_args<V: Verb>(matches: &ArgMatches) -> Result<V::Args, CallError> {
+    <V::Args as clap::FromArgMatches>::from_arg_matches(matches).map_err(|e| {
+        CallError::InvalidArguments {
+            verb: V::NAME,
+            // clap's message names the argument.
+            field: ".".to_owned(),
+            message: e.to_string(),
+        }
+    })
+}
+
+fn call_command_line_erased<V: Verb>(
+    cx: &VerbContext<'_>,
+    matches: &ArgMatches,
+) -> Result<Reply, CallError> {
+    reply::<V>(V::run(cx, command_line_args::<V>(matches)?)?, V::render)
+}
+
+fn call_standalone_erased<V: Standalone>(matches: &ArgMatches) -> Result<Reply, CallError> {
+    reply::<V>(
+        V::run_standalone(command_line_args::<V>(matches)?)?,
+        V::render,
+    )
+}
+
+/// An outcome as JSON with its text.
+fn reply<V: Verb>(
+    outcome: Outcome<V::Output>,
+    text: fn(&V::Output) -> String,
+) -> Result<Reply, CallError> {
+    let text = text(&outcome.value);
     let value = serde_json::to_value(&outcome).map_err(|e| CallError::Unencodable {
         verb: V::NAME,
         message: e.to_string(),
@@ -234,5 +321,6 @@ fn call_erased<V: Verb>(cx: &VerbContext<'_>, args: Value) -> Result<Reply, Call
         value,
         text,
         warnings: outcome.warnings,
+        notes: outcome.notes,
     })
 }

@@ -29,7 +29,7 @@ pub struct MessageSummary {
     pub receiver: String,
     /// Not read (with `read_message`) since it last changed.
     pub unread: bool,
-    /// Seed 000's listing line: `2025-06-27T153000 ER Title (file.md)`.
+    /// The listing line: `2025-06-27T153000 ER Title (file.md)`.
     pub line: String,
 }
 
@@ -312,7 +312,7 @@ pub struct StatusResult {
     pub source_type: SourceType,
     /// normal (the default) or urgent.
     pub priority: Priority,
-    /// Where replies go instead of the sender (seed 004's replyTo), when set.
+    /// Where replies go instead of the sender (its Reply To), when set.
     pub reply_to: Option<String>,
     /// For a message in my outbox: each recipient's copy.
     pub recipients: Vec<RecipientView>,

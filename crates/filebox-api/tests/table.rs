@@ -1,5 +1,5 @@
 //! The verb table as a JSON surface sees it: names, schemas, dispatch by name, typed errors,
-//! and warnings carried in the result.
+//! and warnings and notes carried in the result.
 
 use std::collections::BTreeSet;
 
@@ -127,6 +127,28 @@ fn a_call_by_name_runs_the_verb_and_returns_its_json_and_text() {
     .unwrap();
     assert_eq!(moved.value["folder"], "done");
     assert_eq!(moved.text, format!("{id} -> done/{file}"));
+}
+
+#[test]
+fn a_message_to_myself_is_delivered_with_a_note_not_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let qa = mailroom(&dir, "qa");
+    let sent = call(
+        &qa,
+        "send_message",
+        json!({"to": "qa", "type": "SU", "content": "note to self"}),
+    )
+    .unwrap();
+    assert!(sent.warnings.is_empty(), "{:?}", sent.warnings);
+    assert_eq!(sent.notes.len(), 1);
+    assert!(sent.notes[0].starts_with("qa is you"), "{:?}", sent.notes);
+    assert_eq!(sent.value["notes"], json!(sent.notes));
+    // A model reads the note after the result.
+    assert!(
+        sent.text.contains("\n\nNotes:\n- qa is you"),
+        "{}",
+        sent.text
+    );
 }
 
 #[test]

@@ -51,6 +51,8 @@ pub struct SendRequest {
     /// Seed 000 `--reply_to`: the message being answered.
     pub reply_to: Option<MessageRef>,
     pub priority: Option<Priority>,
+    /// Who is sending; `None`: `human` from a person's mailbox (`kind: human`), else nothing
+    /// is written, which reads as `agent`.
     pub source_type: Option<SourceType>,
     /// Seed 004 `replyTo`: where replies to this message should go instead of me.
     pub reply_to_agent: Option<AgentId>,
@@ -104,6 +106,17 @@ impl Mailroom {
     ) -> Result<SendReceipt> {
         let (to, cc, recipients) = self.recipients(request)?;
         self.send_new(request, &to, &cc, &recipients, extra)
+    }
+
+    /// The Source Type a new message carries: the one asked for, else `human` when I am a
+    /// person (so the answer to my request is marked done for me to read, not left as a task
+    /// in my inbox). Decided here, once, for every surface that sends.
+    fn source_type(&self, request: &SendRequest) -> Option<SourceType> {
+        let person = self
+            .config()
+            .agent(self.me())
+            .is_ok_and(|entry| entry.kind == Some(crate::AgentKind::Human));
+        request.source_type.or(person.then_some(SourceType::Human))
     }
 
     /// Check the body (not blank, not over the limit) and resolve To, CC, and everyone they
@@ -176,7 +189,7 @@ impl Mailroom {
         if let Some(priority) = request.priority {
             header.set(field::PRIORITY, priority.as_str());
         }
-        if let Some(source) = request.source_type {
+        if let Some(source) = self.source_type(request) {
             header.set(field::SOURCE_TYPE, source.as_str());
         }
         if let Some(agent) = &request.reply_to_agent {

@@ -15,11 +15,11 @@ const USAGE: u8 = 2;
 fn main() -> ExitCode {
     // `--json` anywhere asks for errors as JSON too, usage errors included.
     let json = std::env::args_os().any(|arg| arg == "--json");
-    let cli = match cli::parse() {
-        Ok(cli) => cli,
+    let (global, invocation) = match cli::parse() {
+        Ok(parsed) => parsed,
         Err(error) => return usage_failure(&error, json),
     };
-    match commands::run(cli) {
+    match commands::run(&global, invocation) {
         Ok(outcome) => outcome.exit_code(),
         Err(error) if output::is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => match error.downcast_ref::<clap::Error>() {
@@ -33,9 +33,18 @@ fn main() -> ExitCode {
 }
 
 /// A usage error: clap's text (or, with `--json`, the JSON error), exit code 2; `--help` and
-/// `--version` are printed as they are.
+/// `--version` are printed as they are. An input the command line named and that could not
+/// be read (a file, standard input) is a failure instead (exit code 1).
 fn usage_failure(error: &clap::Error, json: bool) -> ExitCode {
     use clap::error::ErrorKind;
+    use std::error::Error;
+    if let Some(unreadable) = error
+        .source()
+        .and_then(|source| source.downcast_ref::<filebox_api::command_line::InputError>())
+    {
+        output::error(json, &anyhow::anyhow!("{unreadable}"));
+        return ExitCode::from(FAILURE);
+    }
     let shows_text = matches!(
         error.kind(),
         ErrorKind::DisplayHelp
@@ -49,7 +58,7 @@ fn usage_failure(error: &clap::Error, json: bool) -> ExitCode {
             .split("\n\nFor more information")
             .next()
             .unwrap_or(message);
-        output::json_error("usage", message);
+        output::json_error("usage", message, None);
         ExitCode::from(USAGE)
     } else {
         // clap prints help to stdout and errors to stderr, and knows the exit code.

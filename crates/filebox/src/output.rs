@@ -2,6 +2,7 @@
 
 use std::io::{self, Write};
 
+use filebox_api::advice::{Surface, next_step};
 use serde::Serialize;
 
 /// How a command ended when it did not fail outright.
@@ -109,25 +110,30 @@ pub(crate) fn is_broken_pipe(error: &anyhow::Error) -> bool {
 }
 
 /// A failed command's error on stderr: `filebox: error: ...`, or with `--json` one line
-/// `{"error": {"kind": ..., "message": ...}}` (`kind` as the MCP tools and JSON-RPC name it,
-/// `failed` for errors outside the mailbox core).
+/// `{"error": {"kind": ..., "message": ..., "advice": ...}}` (`kind` as the MCP tools and
+/// JSON-RPC name it, `failed` for errors outside the mailbox core; `advice`, the next step in
+/// `filebox` commands, for core errors).
 pub(crate) fn error(as_json: bool, error: &anyhow::Error) {
     let message = describe(error);
     if as_json {
-        let kind = error
+        let core = error
             .chain()
-            .find_map(|cause| cause.downcast_ref::<filebox_core::Error>())
-            .map_or("failed", filebox_api::advice::kind);
-        json_error(kind, &message);
+            .find_map(|cause| cause.downcast_ref::<filebox_core::Error>());
+        let kind = core.map_or("failed", filebox_api::advice::kind);
+        let advice = core.map(|core| next_step(core, Surface::CommandLine));
+        json_error(kind, &message, advice);
     } else {
         eprintln!("filebox: error: {message}");
     }
 }
 
-/// `{"error": {"kind": ..., "message": ...}}` on one line of stderr.
-pub(crate) fn json_error(kind: &str, message: &str) {
-    let error = serde_json::json!({ "error": { "kind": kind, "message": message.trim_end() } });
-    eprintln!("{error}");
+/// `{"error": {"kind": ..., "message": ..., "advice"?: ...}}` on one line of stderr.
+pub(crate) fn json_error(kind: &str, message: &str, advice: Option<String>) {
+    let mut error = serde_json::json!({ "kind": kind, "message": message.trim_end() });
+    if let Some(advice) = advice {
+        error["advice"] = advice.into();
+    }
+    eprintln!("{}", serde_json::json!({ "error": error }));
 }
 
 /// One sentence: the error and those of its causes it does not already quote (core errors

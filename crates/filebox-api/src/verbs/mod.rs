@@ -1,10 +1,12 @@
 //! The verb table: every verb once, in the order surfaces list them. A surface enumerates
 //! [`TABLE`] (or looks one up with [`find`]) and calls [`VerbInfo::call`] with JSON; the CLI
-//! calls the typed [`Verb`](crate::Verb) implementations directly.
+//! builds a subcommand from each ([`VerbInfo::command`]) and calls
+//! [`VerbInfo::call_command_line`].
 //!
 //! To add a verb: its argument and result structs (`args.rs`, `views.rs`), a unit struct that
-//! implements [`Verb`](crate::Verb) in one of these modules, and a line in [`TABLE`]. MCP and
-//! the hub pick it up from there; the CLI needs its subcommand in `cli.rs`.
+//! implements [`Verb`](crate::Verb) in one of these modules, and a line in [`TABLE`]. Every
+//! surface picks it up from there: MCP, the hub, and the CLI, whose subcommands are generated
+//! from this table.
 
 mod agents;
 mod messages;
@@ -53,10 +55,10 @@ pub static TABLE: &[VerbInfo] = &[
     VerbInfo::of::<GetAnswer>(),
     VerbInfo::of::<OpenQuestions>(),
     VerbInfo::of::<Reindex>(),
-    VerbInfo::of::<ListTeams>(),
-    VerbInfo::of::<TeamInbox>(),
-    VerbInfo::of::<ReadTeamInbox>(),
-    VerbInfo::of::<SendTeamMessage>(),
+    VerbInfo::standalone::<ListTeams>(),
+    VerbInfo::standalone::<TeamInbox>(),
+    VerbInfo::standalone::<ReadTeamInbox>(),
+    VerbInfo::standalone::<SendTeamMessage>(),
 ];
 
 /// The one warning for a mailbox of the config that could not be read (every verb that looks

@@ -11,6 +11,7 @@ use filebox_core::{
     Result,
 };
 
+use crate::advice::Surface;
 use crate::args::{AskArgs, GetAnswerArgs, OpenQuestionsArgs, ReportArgs};
 use crate::outcome::Outcome;
 use crate::render;
@@ -48,6 +49,10 @@ impl Verb for AskQuestion {
     }
 
     fn render(result: &QuestionResult) -> String {
+        render::question_for(result, Surface::CommandLine)
+    }
+
+    fn brief(result: &QuestionResult) -> String {
         render::question(result)
     }
 }
@@ -77,6 +82,10 @@ impl Verb for TaskFinish {
     }
 
     fn render(result: &QuestionResult) -> String {
+        render::question_for(result, Surface::CommandLine)
+    }
+
+    fn brief(result: &QuestionResult) -> String {
         render::question(result)
     }
 }
@@ -100,6 +109,10 @@ impl Verb for WorkReport {
     }
 
     fn render(result: &QuestionResult) -> String {
+        render::question_for(result, Surface::CommandLine)
+    }
+
+    fn brief(result: &QuestionResult) -> String {
         render::question(result)
     }
 }
@@ -124,6 +137,10 @@ impl Verb for GetAnswer {
     }
 
     fn render(result: &QuestionResult) -> String {
+        render::question_for(result, Surface::CommandLine)
+    }
+
+    fn brief(result: &QuestionResult) -> String {
         render::question(result)
     }
 }

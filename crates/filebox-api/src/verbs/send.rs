@@ -28,7 +28,10 @@ impl Verb for SendMessage {
             cc: args.cc.as_ref().map(Recipients::to_vec).unwrap_or_default(),
             kind: args.kind,
             title: args.title.filter(|t| !t.trim().is_empty()),
-            body: args.content,
+            body: match &args.content_file {
+                Some(path) => crate::command_line::file_text(path)?,
+                None => args.content,
+            },
             reply_to: args
                 .reply_to
                 .as_deref()
@@ -50,7 +53,8 @@ impl Verb for SendMessage {
         };
         let receipt = cx.mailroom.send(&request)?;
         let me = cx.mailroom.me();
-        let warnings = if receipt.delivered_to.contains(me) {
+        // Delivered all the same: a note, not a warning (nothing was left out).
+        let notes = if receipt.delivered_to.contains(me) {
             vec![format!(
                 "{me} is you: this message went to your own inbox (act as another agent to \
                  write to {me})"
@@ -58,21 +62,24 @@ impl Verb for SendMessage {
         } else {
             Vec::new()
         };
-        Ok(Outcome::with_warnings(
-            SendResult {
-                id: receipt.id,
-                file: receipt.file,
-                delivered_to: receipt
-                    .delivered_to
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect(),
-            },
-            warnings,
-        ))
+        Ok(Outcome::clean(SendResult {
+            id: receipt.id,
+            file: receipt.file,
+            delivered_to: receipt
+                .delivered_to
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+        })
+        .noting(notes))
     }
 
+    /// The Message ID alone: scripts keep it (`id=$(filebox send ...)`).
     fn render(sent: &SendResult) -> String {
+        sent.id.clone()
+    }
+
+    fn brief(sent: &SendResult) -> String {
         render::sent("Sent", sent)
     }
 }
@@ -112,7 +119,12 @@ impl Verb for ReplyMessage {
         SendMessage::run(cx, send)
     }
 
+    /// `ID -> AGENT`: the Message ID and who got the answer.
     fn render(sent: &SendResult) -> String {
+        format!("{} -> {}", sent.id, sent.delivered_to.join(", "))
+    }
+
+    fn brief(sent: &SendResult) -> String {
         render::sent("Replied to", sent)
     }
 }

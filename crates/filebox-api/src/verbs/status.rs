@@ -8,7 +8,7 @@ use crate::render;
 use crate::verb::{Effect, Verb, VerbContext};
 use crate::views::StatusResult;
 
-/// Seed 004's status of one message, with each recipient's copy.
+/// The status of one message, with each recipient's copy.
 #[derive(Debug)]
 pub struct MessageStatus;
 

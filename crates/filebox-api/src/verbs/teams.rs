@@ -9,9 +9,7 @@ use filebox_bridge::team_inbox::names;
 use filebox_bridge::teams::{self, TeamSendRequest};
 use filebox_core::{Error, Result};
 
-use crate::args::{
-    ClaudeDir, ListTeamsArgs, ReadTeamInboxArgs, SendTeamMessageArgs, TeamInboxArgs,
-};
+use crate::args::{ListTeamsArgs, ReadTeamInboxArgs, SendTeamMessageArgs, TeamInboxArgs};
 use crate::outcome::Outcome;
 use crate::render;
 use crate::verb::{Effect, Standalone, Verb, VerbContext};
@@ -19,8 +17,8 @@ use crate::views::{TeamInboxResult, TeamSendResult, TeamsResult};
 
 /// The Claude config folder: the caller's (CLI `--claude-dir`), else `CLAUDE_CONFIG_DIR`,
 /// else `~/.claude`.
-fn claude_dir(explicit: &ClaudeDir) -> Result<PathBuf> {
-    names::claude_dir(explicit.as_deref()).ok_or_else(|| Error::Config {
+fn claude_dir(explicit: Option<&std::path::Path>) -> Result<PathBuf> {
+    names::claude_dir(explicit).ok_or_else(|| Error::Config {
         path: PathBuf::from("~/.claude"),
         reason: "no Claude config folder: set CLAUDE_CONFIG_DIR (or pass --claude-dir)".into(),
     })
@@ -51,7 +49,7 @@ impl Verb for ListTeams {
 
 impl Standalone for ListTeams {
     fn run_standalone(args: ListTeamsArgs) -> Result<Outcome<TeamsResult>> {
-        let (result, problems) = teams::list(&claude_dir(&args.claude_dir)?)?;
+        let (result, problems) = teams::list(&claude_dir(args.claude_dir.as_deref())?)?;
         Ok(Outcome::with_warnings(result, problems))
     }
 }
@@ -81,7 +79,7 @@ impl Verb for TeamInbox {
 
 impl Standalone for TeamInbox {
     fn run_standalone(args: TeamInboxArgs) -> Result<Outcome<TeamInboxResult>> {
-        let dir = claude_dir(&args.claude_dir)?;
+        let dir = claude_dir(args.claude_dir.as_deref())?;
         let unread = args.unread.unwrap_or(false);
         Ok(Outcome::clean(teams::inbox(
             &dir,
@@ -117,7 +115,7 @@ impl Verb for ReadTeamInbox {
 
 impl Standalone for ReadTeamInbox {
     fn run_standalone(args: ReadTeamInboxArgs) -> Result<Outcome<TeamInboxResult>> {
-        let dir = claude_dir(&args.claude_dir)?;
+        let dir = claude_dir(args.claude_dir.as_deref())?;
         Ok(Outcome::clean(teams::read(&dir, &args.team, &args.member)?))
     }
 }
@@ -149,7 +147,7 @@ impl Standalone for SendTeamMessage {
     /// Members who could not receive it are warnings when others did (sending again would
     /// duplicate it for those); when none did, the error says why.
     fn run_standalone(args: SendTeamMessageArgs) -> Result<Outcome<TeamSendResult>> {
-        let dir = claude_dir(&args.claude_dir)?;
+        let dir = claude_dir(args.claude_dir.as_deref())?;
         let request = TeamSendRequest {
             to: args.to,
             text: args.text,

@@ -1,45 +1,60 @@
-//! `filebox agents` (the `list_agents` verb) and `filebox agents add`.
+//! `filebox agents add` and `filebox agents token` (`filebox agents` alone is the verb
+//! `list_agents`).
 
 use filebox_api::AgentAdded;
-use filebox_api::verbs::ListAgents;
-use filebox_core::{AgentId, Config, Mailbox, config};
+use filebox_core::{AgentId, AgentKind, Config, Mailbox, config};
 
-use super::{cwd, run_verb};
-use crate::cli::{AgentsAction, AgentsArgs, Global};
+use super::cwd;
+use crate::cli::{AgentsAction, Global};
 use crate::output::{self, Outcome};
 
-pub(crate) fn run(global: &Global, args: &AgentsArgs) -> anyhow::Result<Outcome> {
-    match &args.action {
-        None => run_verb::<ListAgents>(global, filebox_api::ListAgentsArgs {}),
-        Some(AgentsAction::Add { id, mailbox }) => add(global, id, mailbox),
-        Some(AgentsAction::Token { id }) => token(global, id),
+pub(crate) fn run(global: &Global, action: AgentsAction) -> anyhow::Result<Outcome> {
+    match action {
+        AgentsAction::Add { id, mailbox, kind } => add(global, &id, mailbox, kind),
+        AgentsAction::Token { id } => token(global, &id),
     }
 }
 
-/// Add an agent, or point an existing one at another mailbox (its other settings stay), and
-/// create the mailbox's folders.
-fn add(global: &Global, id: &str, mailbox: &std::path::Path) -> anyhow::Result<Outcome> {
+/// Add an agent, or point an existing one at another mailbox or kind (its other settings
+/// stay), and create the mailbox's folders.
+fn add(
+    global: &Global,
+    id: &str,
+    mailbox: Option<std::path::PathBuf>,
+    kind: Option<AgentKind>,
+) -> anyhow::Result<Outcome> {
     let cwd = cwd()?;
     let id = AgentId::new(id)?;
     let path =
         Config::locate(global.config.as_deref(), &cwd).ok_or(filebox_core::Error::NoConfig)?;
-    let mailbox = config::absolute(mailbox, &cwd);
+    let mailbox = config::absolute(&mailbox.unwrap_or_else(|| default_mailbox(&id)), &cwd);
     let config = Config::update(&path, |file| {
         file.set_mailbox(&id, mailbox.clone());
+        if let (Some(kind), Some(entry)) = (kind, file.agents.get_mut(&id)) {
+            entry.kind = Some(kind);
+        }
         Ok(())
     })?;
     Mailbox::open(id.clone(), config.mailbox_path(&id)?)?;
+    let human = config.agent(&id)?.kind == Some(AgentKind::Human);
     let added = AgentAdded {
         agent: id.to_string(),
         mailbox: mailbox.display().to_string(),
     };
     output::either(global.json, &added, |added| {
         vec![format!(
-            "added agent {} with mailbox {}",
-            added.agent, added.mailbox
+            "added {} {} with mailbox {}",
+            if human { "human" } else { "agent" },
+            added.agent,
+            added.mailbox
         )]
     })?;
     Ok(Outcome::Success)
+}
+
+/// Where a new agent's mailbox goes unless told: `./mailboxes/<ID>`.
+pub(super) fn default_mailbox(id: &AgentId) -> std::path::PathBuf {
+    std::path::Path::new("mailboxes").join(id.as_str())
 }
 
 /// `agents token ID`: a new token, printed once; only its SHA-256 is stored.

@@ -1,69 +1,133 @@
-//! Dispatch: one module per command, each turning parsed arguments into a library call and
-//! its output.
+//! Dispatch: a verb of the table runs through [`run_verb`], one path for all of them; the
+//! other commands have a module each.
 
 mod agents;
+mod email;
 mod export;
 mod federation;
-mod fork;
 mod init;
-mod list;
 mod mcp;
-mod questions;
 mod quickstart;
-mod read;
-mod reindex;
 mod render;
-mod reply;
-mod search;
-mod send;
 mod serve;
-mod status;
 mod teams;
-mod thread;
-mod transition;
 mod wait;
 
 use std::path::PathBuf;
 
 use anyhow::Context;
-use filebox_api::{Standalone, Verb};
+use clap::{ArgMatches, FromArgMatches};
+use filebox_api::verbs::WaitForMessages;
+use filebox_api::{CallError, Verb, VerbContext, VerbInfo};
 use filebox_core::{AgentId, Config, Mailroom, MessageType};
 
-use crate::cli::{Cli, Command, Global};
+use crate::cli::{Command, Global, Invocation};
 use crate::output::{self, Outcome};
 
-pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
-    let global = &cli.global;
-    match cli.command {
-        Command::Init(args) => init::run(global, &args),
-        Command::Agents(args) => agents::run(global, &args),
-        Command::List(args) => list::run(global, &args),
-        Command::Read(args) => read::run(global, &args),
-        Command::Send(args) => send::run(global, &args),
-        Command::Resolved(args) => transition::resolved(global, &args),
-        Command::Reject(args) => transition::reject(global, &args),
-        Command::Onhold(args) => transition::onhold(global, &args),
-        Command::Reply(args) => reply::run(global, &args),
-        Command::Thread(args) => thread::run(global, &args),
-        Command::Threads(args) => thread::run_list(global, &args),
-        Command::Fork(args) => fork::run(global, &args),
-        Command::Wait(args) => wait::run(global, &args),
-        Command::Watch => wait::watch(global),
-        Command::Search(args) => search::run(global, &args),
-        Command::Reindex(args) => reindex::run(global, &args),
-        Command::Status(args) => status::run(global, &args),
-        Command::Ask(args) => questions::ask(global, &args),
-        Command::Report(args) => questions::report(global, &args),
-        Command::Answer(args) => questions::answer(global, &args),
-        Command::Questions => questions::open(global),
-        Command::Mcp(args) => mcp::run(global, &args),
-        Command::Export(args) => export::run(global, &args),
-        Command::Import(args) => export::run_import(global, &args),
-        Command::Render(args) => render::run(global, &args),
-        Command::Teams(args) => teams::run(global, &args),
-        Command::Serve(args) => serve::run(global, &args),
-        Command::Federation(args) => federation::run(global, &args),
-        Command::Quickstart(args) => quickstart::run(global, &args),
+pub(crate) fn run(global: &Global, invocation: Invocation) -> anyhow::Result<Outcome> {
+    match invocation {
+        Invocation::Verb { verb, matches } => run_verb(global, verb, &matches),
+        Invocation::Agents(action) => agents::run(global, action),
+        Invocation::Teams(action) => teams::run(global, action),
+        Invocation::Command(command) => match command {
+            Command::Init(args) => init::run(global, &args),
+            Command::Watch => wait::watch(global),
+            Command::Mcp(args) => mcp::run(global, &args),
+            Command::Export(args) => export::run(global, &args),
+            Command::Import(args) => export::run_import(global, &args),
+            Command::Render(args) => render::run(global, &args),
+            Command::Serve(args) => serve::run(global, &args),
+            Command::Federation(args) => federation::run(global, &args),
+            Command::Quickstart(args) => quickstart::run(global, &args),
+            Command::Email(action) => email::run(global, action),
+        },
+    }
+}
+
+/// Run a verb of the table from its subcommand's arguments, as the current agent (a
+/// standalone verb needs no config), and print the result: `--json` prints the whole
+/// [`filebox_api::Outcome`], text is the verb's rendering; warnings go to stderr (exit 1),
+/// notes too (exit 0).
+fn run_verb(global: &Global, verb: &VerbInfo, matches: &ArgMatches) -> anyhow::Result<Outcome> {
+    // The one verb the command line runs its own way: `wait` moves its cursor only once what
+    // it returns is printed and flushed, and ends with exit code 3 on a timeout.
+    if verb.name == WaitForMessages::NAME {
+        return wait::run(global, filebox_api::WaitArgs::from_arg_matches(matches)?);
+    }
+    note_written_type(matches);
+    let reply = match verb.call_standalone(matches) {
+        Some(reply) => reply,
+        None => verb.call_command_line(&VerbContext::new(&mailroom(global)?), matches),
+    };
+    let reply = reply.map_err(failure)?;
+    print(
+        global,
+        &reply.value,
+        &reply.text,
+        &reply.warnings,
+        &reply.notes,
+    )
+}
+
+/// Run verb `V` with arguments the command line gave in another form (`filebox email ...`),
+/// printed as [`run_verb`] prints.
+fn run_typed_verb<V: Verb>(
+    mailroom: &Mailroom,
+    global: &Global,
+    args: V::Args,
+) -> anyhow::Result<Outcome> {
+    let outcome = V::run(&VerbContext::new(mailroom), args)?;
+    let value = serde_json::to_value(&outcome)?;
+    print(
+        global,
+        &value,
+        &V::render(&outcome.value),
+        &outcome.warnings,
+        &outcome.notes,
+    )
+}
+
+/// `--json`: the whole outcome; else the text; warnings (exit code 1) and notes on stderr.
+fn print(
+    global: &Global,
+    value: &serde_json::Value,
+    text: &str,
+    warnings: &[String],
+    notes: &[String],
+) -> anyhow::Result<Outcome> {
+    if global.json {
+        output::json(value)?;
+    } else {
+        output::text_line(text)?;
+    }
+    notes.iter().for_each(output::note);
+    Ok(output::warnings(warnings))
+}
+
+/// A failed call as the error the output reports: a core error keeps its kind (`--json`'s
+/// `kind`).
+fn failure(error: CallError) -> anyhow::Error {
+    match error {
+        CallError::Failed(core) => core.into(),
+        other => other.into(),
+    }
+}
+
+/// A message type (`--type`, `send`'s TYPE) that is written otherwise than given is noted
+/// on stderr (`Feature` is written `FEATURE`), whichever verb took it.
+fn note_written_type(matches: &ArgMatches) {
+    let given = matches.try_get_raw("kind").ok().flatten();
+    if let Some(given) = given.and_then(|mut raw| raw.next()?.to_str()) {
+        note_type(given);
+    }
+}
+
+/// Say so when the type `given` is written otherwise.
+fn note_type(given: &str) {
+    if let Ok(kind) = MessageType::new(given)
+        && kind.as_str() != given.trim()
+    {
+        output::note(format!("the type {given:?} is written as {kind}"));
     }
 }
 
@@ -76,58 +140,13 @@ fn agent_override(global: &Global) -> anyhow::Result<Option<AgentId>> {
     Ok(global.agent.as_deref().map(AgentId::new).transpose()?)
 }
 
-/// A message type the CLI checked ([`crate::cli`]), normalised; says so on stderr when it is
-/// written otherwise than given (`Feature` is written `FEATURE`).
-fn message_type(given: &str) -> anyhow::Result<MessageType> {
-    let kind = MessageType::new(given)?;
-    if kind.as_str() != given.trim() {
-        output::note(format!("the type {given:?} is written as {kind}"));
-    }
-    Ok(kind)
-}
-
 /// The config and current agent every mailbox command works with.
 pub(crate) fn mailroom(global: &Global) -> anyhow::Result<Mailroom> {
+    mailroom_as(global, agent_override(global)?.as_ref())
+}
+
+/// The config, acting as `agent` (else the config's current agent).
+fn mailroom_as(global: &Global, agent: Option<&AgentId>) -> anyhow::Result<Mailroom> {
     let config = Config::discover(global.config.as_deref(), &cwd()?)?;
-    Ok(Mailroom::new(config, agent_override(global)?.as_ref())?)
-}
-
-/// Run verb `V` as the current agent and print its result: `--json` prints the whole
-/// [`filebox_api::Outcome`], text is the verb's rendering; warnings go to stderr (exit 1).
-pub(crate) fn run_verb<V: Verb>(global: &Global, args: V::Args) -> anyhow::Result<Outcome> {
-    run_verb_as_text::<V>(global, args, V::render)
-}
-
-/// [`run_verb`] with another text than the verb's rendering, for the few commands whose text
-/// output is a script contract (`send` and `reply` print the Message ID alone).
-pub(crate) fn run_verb_as_text<V: Verb>(
-    global: &Global,
-    args: V::Args,
-    text: impl FnOnce(&V::Output) -> String,
-) -> anyhow::Result<Outcome> {
-    let mailroom = mailroom(global)?;
-    let outcome = V::run(&filebox_api::VerbContext::new(&mailroom), args)?;
-    print_outcome(global, &outcome, text)
-}
-
-/// Run a [`Standalone`] verb (no FileBox config needed) and print it as [`run_verb`] does.
-pub(crate) fn run_standalone<V: Standalone>(
-    global: &Global,
-    args: V::Args,
-) -> anyhow::Result<Outcome> {
-    print_outcome(global, &V::run_standalone(args)?, V::render)
-}
-
-/// `--json`: the whole outcome; else the text; warnings on stderr (exit code 1).
-fn print_outcome<T: serde::Serialize>(
-    global: &Global,
-    outcome: &filebox_api::Outcome<T>,
-    text: impl FnOnce(&T) -> String,
-) -> anyhow::Result<Outcome> {
-    if global.json {
-        output::json(outcome)?;
-    } else {
-        output::text_line(&text(&outcome.value))?;
-    }
-    Ok(output::warnings(&outcome.warnings))
+    Ok(Mailroom::new(config, agent)?)
 }

@@ -134,5 +134,5 @@ fn reply(mailroom: &Mailroom, to: &str, content: &str, id: &str) -> anyhow::Resu
     let mut args = SendArgs::new(to, MessageType::new("DIS")?, content);
     args.reply_to = Some(id.into());
     let sent = SendMessage::run(&VerbContext::new(mailroom), args)?;
-    output::lines([SendMessage::render(&sent.value)])
+    output::lines([SendMessage::brief(&sent.value)])
 }

@@ -1,69 +1,31 @@
-//! `filebox teams ...`: Claude Code team inboxes. `teams`, `inbox`, `read` and `send` are the
-//! verb table's team verbs (the MCP tools `list_teams`, `team_inbox`, `read_team_inbox`,
-//! `send_team_message`), run without a FileBox config; `bridge` runs the live bridge.
+//! `filebox teams bridge`: the live bridge of a Claude Code team and FileBox. The other
+//! `teams` subcommands are the verb table's team verbs (`list_teams`, `team_inbox`,
+//! `read_team_inbox`, `send_team_message`), run without a FileBox config.
 
 use std::path::PathBuf;
 
 use anyhow::Context;
-use filebox_api::verbs::{ListTeams, ReadTeamInbox, SendTeamMessage, TeamInbox};
-use filebox_api::{ListTeamsArgs, ReadTeamInboxArgs, SendTeamMessageArgs, TeamInboxArgs};
 use filebox_bridge::team_bridge::{Bridge, PassReport};
 use filebox_bridge::team_inbox::names;
 
-use super::run_standalone;
-use crate::cli::{Global, TeamsAction, TeamsArgs};
+use crate::cli::{Global, TeamsAction};
 use crate::output::{self, Outcome};
 
-pub(crate) fn run(global: &Global, args: &TeamsArgs) -> anyhow::Result<Outcome> {
-    let dir = claude_dir(args.claude_dir.as_deref())?;
-    let claude_dir = Some(dir.clone());
-    match &args.action {
-        None => run_standalone::<ListTeams>(global, ListTeamsArgs { claude_dir }),
-        Some(TeamsAction::Inbox {
-            team,
-            member,
-            unread,
-        }) => run_standalone::<TeamInbox>(
-            global,
-            TeamInboxArgs {
-                team: team.clone(),
-                member: member.clone(),
-                unread: Some(*unread),
-                claude_dir,
-            },
-        ),
-        Some(TeamsAction::Read { team, member }) => run_standalone::<ReadTeamInbox>(
-            global,
-            ReadTeamInboxArgs {
-                team: team.clone(),
-                member: member.clone(),
-                claude_dir,
-            },
-        ),
-        Some(TeamsAction::Bridge {
+pub(crate) fn run(global: &Global, action: TeamsAction) -> anyhow::Result<Outcome> {
+    match action {
+        TeamsAction::Bridge {
             team,
             mailbox,
             once,
             interval_ms,
-        }) => bridge(global, &dir, team, mailbox.as_deref(), *once, *interval_ms),
-        Some(TeamsAction::Send {
-            team,
-            to,
-            text,
-            from,
-            summary,
-            color,
-        }) => run_standalone::<SendTeamMessage>(
+            claude_dir: dir,
+        } => bridge(
             global,
-            SendTeamMessageArgs {
-                team: team.clone(),
-                to: to.clone(),
-                text: text.clone(),
-                from: Some(from.clone()),
-                summary: summary.clone(),
-                color: color.clone(),
-                claude_dir,
-            },
+            &claude_dir(dir.as_deref())?,
+            &team,
+            mailbox.as_deref(),
+            once,
+            interval_ms,
         ),
     }
 }

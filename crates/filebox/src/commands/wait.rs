@@ -4,23 +4,18 @@
 use std::io::Write;
 
 use filebox_api::verbs::WaitForMessages;
-use filebox_api::{MessageFormat, MessageSummary, Verb, VerbContext};
+use filebox_api::{MessageSummary, Verb, VerbContext, WaitArgs};
 
 use super::mailroom;
-use crate::cli::{Global, WaitArgs};
+use crate::cli::Global;
 use crate::output::{self, Outcome};
 
-pub(crate) fn run(global: &Global, args: &WaitArgs) -> anyhow::Result<Outcome> {
+pub(crate) fn run(global: &Global, args: WaitArgs) -> anyhow::Result<Outcome> {
     let mailroom = mailroom(global)?;
     // The cursor moves only once the result is written and flushed: a wait killed before
     // that has skipped nothing, and the next wait reports the same mail (at least once).
-    let (outcome, claim) = WaitForMessages::claim(
-        &VerbContext::new(&mailroom),
-        filebox_api::WaitArgs {
-            timeout: args.timeout,
-            format: args.xml.then_some(MessageFormat::Xml),
-        },
-    )?;
+    let timeout = args.timeout;
+    let (outcome, claim) = WaitForMessages::claim(&VerbContext::new(&mailroom), args)?;
     if global.json {
         output::json(&outcome)?;
     }
@@ -29,7 +24,7 @@ pub(crate) fn run(global: &Global, args: &WaitArgs) -> anyhow::Result<Outcome> {
         output::warnings(&outcome.warnings);
         // Only a timeout ends a CLI wait with nothing (nothing here cancels it); stdout then
         // has nothing (with --json, the empty result).
-        let seconds = args.timeout.unwrap_or_default();
+        let seconds = timeout.unwrap_or_default();
         eprintln!("filebox: no new mail within {seconds} s");
         return Ok(Outcome::TimedOut);
     }

@@ -5,6 +5,7 @@
 
 mod support;
 
+mod cli_forms;
 mod cluster;
 mod concurrency;
 mod copies;
