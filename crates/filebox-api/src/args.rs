@@ -72,7 +72,7 @@ pub struct ListArgs {
     #[serde(default)]
     #[arg(long, value_name = "ID")]
     pub thread: Option<String>,
-    /// Page size (default 50; 0: all).
+    /// Default 50; 0: all.
     // The command line lists the whole folder unless told otherwise (the original `list`
     // did); a model gets a page it can afford.
     #[serde(default)]
@@ -87,6 +87,14 @@ pub struct ListArgs {
     #[serde(default)]
     #[arg(long, value_name = "N")]
     pub offset: Option<usize>,
+    /// Newest first.
+    #[serde(default)]
+    #[arg(long, action = SetTrue)]
+    pub newest_first: Option<bool>,
+    /// Older than this file (newest first).
+    #[serde(default)]
+    #[arg(long, value_name = "FILE")]
+    pub before: Option<String>,
 }
 
 impl ListArgs {
@@ -133,7 +141,7 @@ pub struct SendArgs {
     #[serde(rename = "type")]
     #[arg(value_name = "TYPE", value_parser = message_type)]
     pub kind: MessageType,
-    /// Default: the content's first line.
+    /// Default: first line.
     #[serde(default)]
     #[arg(long)]
     pub title: Option<String>,
@@ -178,7 +186,7 @@ pub struct SendArgs {
     #[serde(default)]
     #[arg(long, value_name = "TYPE", value_parser = choice::<SourceType>())]
     pub source_type: Option<SourceType>,
-    /// Where replies go instead of to you.
+    /// Replies go here, not to you.
     // Beside --reply_to, a command line needs the difference spelt out.
     #[serde(default)]
     #[arg(
@@ -400,7 +408,7 @@ pub struct ForkArgs {
     /// Message id or id#n (its n-th reply).
     #[arg(long, value_name = "ID")]
     pub from: String,
-    /// context-compression: carry conclusions; direction-change: lessons and a new plan.
+    /// context-compression: conclusions; direction-change: lessons, new plan.
     #[arg(long, value_parser = choice::<ForkReason>())]
     pub reason: ForkReason,
     /// Markdown.

@@ -471,3 +471,77 @@ async fn the_unix_socket_is_private_and_serves_the_same_methods() {
     hub.stop().await.unwrap();
     assert!(!socket.exists(), "a graceful stop removes the socket");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_verb_is_a_method_of_its_own_name() {
+    let hub = TestHub::start().await;
+    let sent = hub
+        .call(
+            "send_message",
+            json!({ "agent": "dev", "to": "qa", "type": "ER", "content": "by the verb's name" }),
+        )
+        .await;
+    let listed = hub
+        .call(
+            "list_messages",
+            json!({ "agent": "qa", "newest_first": true }),
+        )
+        .await;
+    assert_eq!(listed["messages"][0]["id"], sent["id"], "{listed}");
+    // The alias is the same verb with the same params.
+    let open = hub.call("open_questions", json!({ "agent": "me" })).await;
+    assert_eq!(
+        hub.call("questions.open", json!({ "agent": "me" })).await,
+        open
+    );
+    // Without `agent`: the config's current agent (me).
+    let agents = hub.call("list_agents", json!({})).await;
+    assert_eq!(agents["me"], "me");
+    let wrong = hub
+        .call_err(
+            "list_messages",
+            json!({ "agent": "dev", "folder": "attic" }),
+        )
+        .await;
+    assert_eq!(wrong["code"], -32602, "{wrong}");
+    // rpc.discover describes each of them.
+    let discovered = hub.call("rpc.discover", json!({})).await;
+    let names: Vec<&str> = discovered["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["name"].as_str())
+        .collect();
+    for verb in filebox_api::verbs::TABLE {
+        assert!(
+            names.contains(&verb.name),
+            "{} missing from rpc.discover",
+            verb.name
+        );
+    }
+    assert!(names.contains(&"questions.open") && names.contains(&"email.send"));
+    hub.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn email_send_takes_attachments_as_email_reply_does() {
+    let hub = TestHub::start().await;
+    let mut params = send_params("dev", "qa", "with a file", "agent");
+    params["attachments"] = json!([{ "name": "notes.txt", "data": "aGVsbG8=" }]);
+    let sent = hub.call("email.send", params).await;
+    let id = sent["id"].as_str().unwrap();
+    let stored = hub
+        .mailbox("qa")
+        .join("attachments")
+        .join(id)
+        .join("notes.txt");
+    assert_eq!(std::fs::read(&stored).unwrap(), b"hello");
+    let read = hub
+        .call("email.read", json!({ "agent": "qa", "id": id }))
+        .await;
+    assert!(
+        read["body"].as_str().unwrap().contains("notes.txt"),
+        "{read}"
+    );
+    hub.stop().await.unwrap();
+}

@@ -17,7 +17,7 @@ impl Verb for ListMessages {
     const NAME: &'static str = "list_messages";
     const CLI: &'static str = "list";
     const TITLE: &'static str = "List messages";
-    const DESCRIPTION: &'static str = "A folder's messages, oldest first, 50 a page: unread (*), short id (every tool takes it), type, sender, age, title.";
+    const DESCRIPTION: &'static str = "A folder's messages, 50 a page: unread (*), short id (every tool takes it), type, sender, age, title.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ListArgs;
     type Output = ListResult;
@@ -37,8 +37,15 @@ impl Verb for ListMessages {
         } else {
             listing.messages
         };
+        // File names sort by time: "older than the file shown last" is "sorts before it".
+        let before = args.before.as_deref().filter(|b| !b.is_empty());
+        let mut listed = listed;
+        if args.newest_first.unwrap_or(false) || before.is_some() {
+            listed.reverse();
+        }
         let matching: Vec<_> = listed
             .into_iter()
+            .filter(|m| before.is_none_or(|before| m.file.as_str() < before))
             .filter(|m| {
                 args.from.as_deref().is_none_or(|from| {
                     m.header.get(filebox_core::message::field::SENDER) == Some(from)

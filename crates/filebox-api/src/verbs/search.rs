@@ -21,7 +21,7 @@ impl Verb for SearchMessages {
     const CLI: &'static str = "search";
     const TITLE: &'static str = "Search messages";
     const DESCRIPTION: &'static str =
-        "Search titles, bodies, conversations (any language) of your mailbox or all; newest first.";
+        "Search titles, bodies, conversations of your mailbox or all; newest first.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = SearchArgs;
     type Output = SearchResult;

@@ -98,8 +98,8 @@ impl Verb for ReadTeamInbox {
     const NAME: &'static str = "read_team_inbox";
     const CLI: &'static str = "teams read";
     const TITLE: &'static str = "Read a team inbox";
-    const DESCRIPTION: &'static str = "A Claude Code team member's unread messages, marked \
-        read (not for one a live session polls).";
+    const DESCRIPTION: &'static str =
+        "A Claude Code team member's unread messages, marking them read.";
     const EFFECT: Effect = Effect::Updating;
     type Args = ReadTeamInboxArgs;
     type Output = TeamInboxResult;

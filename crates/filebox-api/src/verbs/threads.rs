@@ -20,7 +20,7 @@ impl Verb for ListThreads {
     const CLI: &'static str = "threads";
     const TITLE: &'static str = "List threads";
     const DESCRIPTION: &'static str =
-        "Your threads, latest activity first: id, title, message and reply counts, last activity.";
+        "Your threads, latest activity first: id, title, counts, last activity.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ThreadsArgs;
     type Output = ThreadsResult;
@@ -55,7 +55,7 @@ impl Verb for GetThread {
     const NAME: &'static str = "get_thread";
     const CLI: &'static str = "thread";
     const TITLE: &'static str = "Get a thread";
-    const DESCRIPTION: &'static str = "A message's thread from every mailbox as a tree (replies: id#n): sender, recipient, status, forks; no bodies.";
+    const DESCRIPTION: &'static str = "A message's thread as a tree (replies: id#n): sender, recipient, status, forks; no bodies.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ThreadArgs;
     type Output = ThreadResult;

@@ -87,6 +87,7 @@ pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
             SendArgs {
                 cc: p.cc.clone().map(Recipients::Many),
                 reply_to: Some(answered.clone()),
+                attachments: p.attachments.clone(),
                 ..SendArgs::new(p.to.join(","), kind, p.body.clone())
             },
         )?;
@@ -106,7 +107,12 @@ pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
             .as_deref()
             .map(|agent| agent_id(agent, "replyTo"))
             .transpose()?,
-        attachments: Vec::new(),
+        attachments: p
+            .attachments
+            .iter()
+            .flatten()
+            .map(filebox_api::AttachmentArg::decode)
+            .collect::<Result<_, _>>()?,
     };
     let callback = p.callback.as_ref().map(serde_json::to_string).transpose()?;
     let metadata = p.metadata.as_ref().map(serde_json::to_string).transpose()?;
@@ -125,36 +131,22 @@ pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
 
 pub(crate) fn inbox(ctx: &Ctx, p: InboxParams) -> Result<Vec<AgentEmail>, RpcError> {
     let mailroom = ctx.act_as(&p.agent, "agent")?;
-    // The whole listing (summaries only), paged here in the order asked: only the messages on
-    // the page are read whole.
+    // The verb pages the summaries; only the messages on the page are read whole.
     let listed = run::<ListMessages>(
         &mailroom,
         ListArgs {
             folder: p.folder,
             unread: p.unread,
-            limit: Some(0),
+            limit: Some(p.limit.unwrap_or(0)),
+            offset: p.offset,
+            newest_first: p.newest_first,
+            before: p.before,
             ..ListArgs::default()
         },
     )?;
-    let newest_first = p.newest_first.unwrap_or(false);
-    let mut messages = listed.messages;
-    if newest_first {
-        messages.reverse();
-    }
-    // File names sort by time: "older than the last file shown" is "sorts before it".
-    let before = p.before.as_deref().filter(|_| newest_first);
-    let page = match p.limit.unwrap_or(0) {
-        0 => usize::MAX,
-        n => n,
-    };
-    let messages: Vec<_> = messages
-        .into_iter()
-        .filter(|m| before.is_none_or(|before| m.file.as_str() < before))
-        .skip(p.offset.unwrap_or(0))
-        .take(page)
-        .collect();
     let folder = [p.folder.unwrap_or(Folder::Inbox)];
-    messages
+    listed
+        .messages
         .iter()
         .map(|m| stored_copy(&mailroom, &m.file, &folder))
         .collect()

@@ -142,6 +142,9 @@ pub(crate) struct SendParams {
     /// Anything the sender wants back with the message (stored in the file as JSON).
     #[serde(default)]
     pub(crate) metadata: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Files to attach, as `email.reply` takes them.
+    #[serde(default)]
+    pub(crate) attachments: Option<Vec<filebox_api::AttachmentArg>>,
 }
 
 /// Params of `email.inbox`.
