@@ -441,7 +441,12 @@ async fn discover_describes_every_method_from_the_types() {
         .find(|p| p["name"] == "sourceType")
         .unwrap();
     assert_eq!(source["required"], true);
-    assert!(doc["components"]["schemas"]["AgentEmail"].is_object());
+    // The result, an AgentEmail, is described whole and in the family's camelCase.
+    let result = &send["result"]["schema"]["properties"];
+    assert!(
+        result["createdAt"].is_object() && result["sourceType"].is_object(),
+        "{result}"
+    );
     hub.stop().await.unwrap();
 }
 
@@ -544,4 +549,74 @@ async fn email_send_takes_attachments_as_email_reply_does() {
         "{read}"
     );
     hub.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_email_family_answers_in_one_casing_and_discover_resolves_every_reference() {
+    let hub = TestHub::start().await;
+    let sent = hub
+        .call("email.send", send_params("dev", "qa", "casing", "agent"))
+        .await;
+    let id = sent["id"].as_str().unwrap();
+    let thread = hub.call("email.thread", json!({ "id": id })).await;
+    let threads = hub.call("email.threads", json!({ "agent": "qa" })).await;
+    let agents = hub.call("agents.list", json!({})).await;
+    let status = hub.call("email.status", json!({ "id": id })).await;
+    for answer in [&thread, &threads, &agents, &status] {
+        assert!(!keys(answer).iter().any(|k| k.contains('_')), "{answer}");
+    }
+    assert!(
+        thread["nodes"][0].get("forkReason").is_some()
+            || thread["nodes"][0].get("mailbox").is_some()
+    );
+    assert!(agents[0].get("mailboxPath").is_some(), "{agents}");
+    // The same view by the verb's own name keeps the verbs' snake_case.
+    let by_verb = hub
+        .call("get_thread", json!({ "agent": "qa", "id": id }))
+        .await;
+    assert!(by_verb.get("thread").is_some() && keys(&by_verb).iter().any(|k| k.contains('_')));
+
+    let document = hub.call("rpc.discover", json!({})).await;
+    let components = document["components"]["schemas"].as_object().unwrap();
+    let mut references = Vec::new();
+    collect_refs(&document["methods"], &mut references);
+    collect_refs(&document["components"], &mut references);
+    assert!(!references.is_empty());
+    for reference in references {
+        let name = reference
+            .strip_prefix("#/components/schemas/")
+            .unwrap_or_else(|| panic!("{reference} points outside the components"));
+        assert!(
+            components.contains_key(name),
+            "{reference} resolves to nothing"
+        );
+    }
+    hub.stop().await.unwrap();
+}
+
+/// Every object key in a JSON value.
+fn keys(value: &Value) -> Vec<String> {
+    match value {
+        Value::Object(map) => map
+            .iter()
+            .flat_map(|(k, v)| std::iter::once(k.clone()).chain(keys(v)))
+            .collect(),
+        Value::Array(items) => items.iter().flat_map(keys).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn collect_refs(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    ("$ref", Value::String(target)) => out.push(target.clone()),
+                    _ => collect_refs(value, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_refs(v, out)),
+        _ => {}
+    }
 }

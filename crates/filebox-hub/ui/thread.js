@@ -26,9 +26,9 @@ export async function threadGraph(hub, agent, id, open) {
 }
 
 function nodeGroup(node, { x, y }, open) {
-  const group = svgElement("g", { class: `node${node.obsolete ? " obsolete" : ""}${node.fork_reason ? " fork" : ""}` });
+  const group = svgElement("g", { class: `node${node.obsolete ? " obsolete" : ""}${node.forkReason ? " fork" : ""}` });
   const what = node.id.includes("#") ? node.timestamp.replace("T", " ").slice(0, 16) : plainTitle(node.title);
-  const fork = node.fork_reason ? ` · fork: ${node.fork_reason}` : "";
+  const fork = node.forkReason ? ` · fork: ${node.forkReason}` : "";
   const label = svgElement("text", { x: x + 12, y: y + 4 });
   label.textContent = `${node.from} → ${node.to} · ${node.type}${fork}${node.obsolete ? " · obsolete" : ""} · ${what}`;
   group.append(svgElement("circle", { cx: x, cy: y, r: 6 }), label);

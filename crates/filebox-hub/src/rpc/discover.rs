@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
 
-use super::{ALIASES, Ctx, METHODS, RpcError, verbs};
+use super::{ALIASES, Ctx, METHODS, RpcError, casing, verbs};
 use crate::email::wire::NoParams;
 
 /// The OpenRPC version this document follows.
@@ -16,47 +16,92 @@ pub(crate) fn handler(_ctx: &Ctx, _params: NoParams) -> Result<Value, RpcError> 
     Ok(DOCUMENT.get_or_init(document).clone())
 }
 
+/// Where shared schemas live in the document.
+const COMPONENTS: &str = "#/components/schemas/";
+
 /// Every method with its params (by name) and result, and the shared schemas.
 pub(crate) fn document() -> Value {
     let mut generator = filebox_api::schema_settings()
-        .with(|s| s.definitions_path = "#/components/schemas".into())
+        .with(|s| s.definitions_path = COMPONENTS.trim_end_matches('/').into())
         .into_generator();
+    // The `email.*` results are written camelCase (`casing.rs`), so their schemas are inlined
+    // and renamed, not shared with the verbs' snake_case ones.
+    let mut inline = filebox_api::schema_settings()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator();
+    let methods: Vec<Value> = METHODS
+        .iter()
+        .map(|method| {
+            let params = (method.params)(&mut generator).to_value();
+            let result = casing::camel_case_schema((method.result)(&mut inline).to_value());
+            describe(method.name, method.summary, &params, result)
+        })
+        .collect();
+    let mut components = generator.take_definitions(true);
     let aliases = ALIASES
         .iter()
         .filter_map(|(alias, name)| Some((*alias, filebox_api::verbs::find(name)?)));
     let names = filebox_api::verbs::TABLE
         .iter()
         .map(|verb| (verb.name, verb));
-    let verbs = names.chain(aliases).map(|(name, verb)| {
-        json!({
-            "name": name,
-            "summary": verb.description,
-            "paramStructure": "by-name",
-            "params": content_descriptors(&verbs::params_schema(verb)),
-            "result": { "name": "result", "schema": Value::Object(verb.output_schema()) },
+    let verbs: Vec<Value> = names
+        .chain(aliases)
+        .map(|(name, verb)| {
+            let result = hoist_definitions(verb.output_schema(), &mut components);
+            describe(name, verb.description, &verbs::params_schema(verb), result)
         })
-    });
-    let methods: Vec<Value> = METHODS
-        .iter()
-        .map(|method| {
-            let params = (method.params)(&mut generator).to_value();
-            let result = (method.result)(&mut generator).to_value();
-            json!({
-                "name": method.name,
-                "summary": method.summary,
-                "paramStructure": "by-name",
-                "params": content_descriptors(&params),
-                "result": { "name": "result", "schema": result },
-            })
-        })
-        .chain(verbs)
         .collect();
     json!({
         "openrpc": OPENRPC_VERSION,
         "info": { "title": "FileBox hub", "version": env!("CARGO_PKG_VERSION") },
-        "methods": methods,
-        "components": { "schemas": generator.take_definitions(true) },
+        "methods": methods.into_iter().chain(verbs).collect::<Vec<_>>(),
+        "components": { "schemas": components },
     })
+}
+
+fn describe(name: &str, summary: &str, params: &Value, result: Value) -> Value {
+    json!({
+        "name": name,
+        "summary": summary,
+        "paramStructure": "by-name",
+        "params": content_descriptors(params),
+        "result": { "name": "result", "schema": result },
+    })
+}
+
+/// A self-contained schema (its own `$defs`) with its definitions moved into the document's
+/// components and its references pointed there.
+fn hoist_definitions(mut schema: Map<String, Value>, components: &mut Map<String, Value>) -> Value {
+    if let Some(Value::Object(definitions)) = schema.remove("$defs") {
+        for (name, definition) in definitions {
+            components
+                .entry(name)
+                .or_insert_with(|| repoint(definition));
+        }
+    }
+    repoint(Value::Object(schema))
+}
+
+/// Every `$ref` to `#/$defs/X` made a reference to the components' `X`.
+fn repoint(schema: Value) -> Value {
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(key, value)| match (key.as_str(), value) {
+                    ("$ref", Value::String(target)) => {
+                        let target = match target.strip_prefix("#/$defs/") {
+                            Some(name) => format!("{COMPONENTS}{name}"),
+                            None => target,
+                        };
+                        (key, Value::String(target))
+                    }
+                    (_, value) => (key, repoint(value)),
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(repoint).collect()),
+        other => other,
+    }
 }
 
 /// One OpenRPC content descriptor per property of an object schema.

@@ -1,10 +1,11 @@
-//! The method table: seed 004's method names, each mapped to a handler over
-//! `filebox_api::verbs` with its params and result types (which `rpc.discover` describes).
+//! The method table: the `email.*` methods and `agents.list`, each mapped to a handler over
+//! `filebox_api::verbs` with its params and result types (which `rpc.discover` describes),
+//! answering in camelCase (`casing.rs`); and `rpc.discover`.
 
 use schemars::{Schema, SchemaGenerator};
 use serde_json::Value;
 
-use super::{Ctx, RpcError, discover};
+use super::{Ctx, RpcError, casing, discover};
 use crate::email::handlers as email;
 use crate::email::wire::{
     AgentEmail, ForkParams, IdParams, InboxParams, NoParams, ReadParams, ReplyParams, SearchParams,
@@ -20,9 +21,16 @@ pub(crate) struct Method {
     pub(crate) call: fn(&Ctx, Value) -> Result<Value, RpcError>,
 }
 
-/// A table row: parse the params as `$params`, run `$handler`, encode its `$result`.
+/// A table row: parse the params as `$params`, run `$handler`, encode its `$result` in
+/// camelCase (`raw`: as it is).
 macro_rules! method {
     ($name:literal, $summary:literal, $handler:path, $params:ty => $result:ty) => {
+        method!(@row $name, $summary, $handler, $params => $result, casing::camel_case)
+    };
+    (raw $name:literal, $summary:literal, $handler:path, $params:ty => $result:ty) => {
+        method!(@row $name, $summary, $handler, $params => $result, std::convert::identity)
+    };
+    (@row $name:literal, $summary:literal, $handler:path, $params:ty => $result:ty, $case:path) => {
         Method {
             name: $name,
             summary: $summary,
@@ -31,7 +39,7 @@ macro_rules! method {
             call: |ctx, params| {
                 let params: $params = super::params(params)?;
                 let result: $result = $handler(ctx, params)?;
-                Ok(serde_json::to_value(result)?)
+                Ok($case(serde_json::to_value(result)?))
             },
         }
     };
@@ -68,6 +76,6 @@ pub(crate) static METHODS: &[Method] = &[
         email::search, SearchParams => filebox_api::SearchResult),
     method!("agents.list", "Every mailbox of the config, with its kind and counts.",
         email::agents, NoParams => Vec<email::AgentView>),
-    method!("rpc.discover", "This API as an OpenRPC document.",
+    method!(raw "rpc.discover", "This API as an OpenRPC document.",
         discover::handler, NoParams => Value),
 ];

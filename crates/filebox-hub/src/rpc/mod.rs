@@ -1,6 +1,7 @@
 //! JSON-RPC 2.0: one request or a batch in, responses out, each call dispatched through the
 //! method table ([`methods`]). The same function serves `POST /rpc` and the Unix socket.
 
+mod casing;
 mod discover;
 mod error;
 pub(crate) mod http;
