@@ -173,3 +173,47 @@ async fn failures_are_error_results_with_their_kind_and_next_step() {
     assert_eq!(agents.structured_content.unwrap()["me"], "qa");
     client.cancel().await.unwrap();
 }
+
+/// A server for an agent with a token sees what that agent may see: its own mailbox, not the
+/// others' (the access policy, `filebox_api::access`), through every tool that looks across
+/// mailboxes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_for_an_agent_with_a_token_sees_only_its_own_mailbox() {
+    let dir = tempfile::tempdir().unwrap();
+    let between_others = dev_sends_qa(&dir, "between dev and qa, secret-words");
+    // ops gets a token: its server may look only into ops's mailbox.
+    let config = Config::update(&dir.path().join("config.json"), |file: &mut ConfigFile| {
+        let ops = AgentId::new("ops")?;
+        file.set_mailbox(&ops, dir.path().join("ops"));
+        let entry = file.agents.get_mut(&ops).unwrap();
+        entry.extra.insert(
+            filebox_api::access::TOKEN_FIELD.into(),
+            filebox_api::access::sha256_hex("ops-token").into(),
+        );
+        Ok(())
+    })
+    .unwrap();
+    let served = Mailroom::new(config, Some(&AgentId::new("ops").unwrap())).unwrap();
+    let (server_end, client_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(filebox_mcp::serve_transport(served, server_end));
+    let client = ().serve(client_end).await.unwrap();
+
+    let found = call(
+        &client,
+        "search_messages",
+        json!({"query": "secret-words", "all": true}),
+    )
+    .await;
+    let hits = &found.structured_content.as_ref().unwrap()["hits"];
+    assert_eq!(hits, &json!([]), "{found:?}");
+    let thread = call(&client, "get_thread", json!({"id": between_others})).await;
+    assert_eq!(thread.is_error, Some(true), "{}", text(&thread));
+    let agents = call(&client, "list_agents", json!({})).await;
+    for agent in agents.structured_content.as_ref().unwrap()["agents"]
+        .as_array()
+        .unwrap()
+    {
+        assert_eq!(agent["counts"].is_null(), agent["id"] != "ops", "{agent}");
+    }
+    client.cancel().await.unwrap();
+}
