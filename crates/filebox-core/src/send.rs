@@ -110,13 +110,24 @@ impl Mailroom {
 
     /// The Source Type a new message carries: the one asked for, else `human` when I am a
     /// person (so the answer to my request is marked done for me to read, not left as a task
-    /// in my inbox). Decided here, once, for every surface that sends.
-    fn source_type(&self, request: &SendRequest) -> Option<SourceType> {
+    /// in my inbox); only a person sends as `human`. Decided here, once, for every surface that
+    /// sends.
+    fn source_type(&self, request: &SendRequest) -> Result<Option<SourceType>> {
         let person = self
             .config()
             .agent(self.me())
             .is_ok_and(|entry| entry.kind == Some(crate::AgentKind::Human));
-        request.source_type.or(person.then_some(SourceType::Human))
+        if request.source_type == Some(SourceType::Human) && !person {
+            return Err(Error::invalid(
+                "source type",
+                SourceType::Human.as_str(),
+                format!(
+                    "only a mailbox of kind human sends as human; {} is not one",
+                    self.me()
+                ),
+            ));
+        }
+        Ok(request.source_type.or(person.then_some(SourceType::Human)))
     }
 
     /// Check the body (not blank, not over the limit) and resolve To, CC, and everyone they
@@ -189,7 +200,7 @@ impl Mailroom {
         if let Some(priority) = request.priority {
             header.set(field::PRIORITY, priority.as_str());
         }
-        if let Some(source) = self.source_type(request) {
+        if let Some(source) = self.source_type(request)? {
             header.set(field::SOURCE_TYPE, source.as_str());
         }
         if let Some(agent) = &request.reply_to_agent {

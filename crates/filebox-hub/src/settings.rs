@@ -2,7 +2,7 @@
 //! (`callback_allow`, `webhook_secret`, `webhook_attempts`, `webhook_first_retry_ms`) and, per
 //! agent, `kind` and `runner` (tokens are the access policy's, `filebox_api::access`).
 
-use filebox_core::{AgentEntry, Config};
+use filebox_core::Config;
 use serde::Deserialize;
 
 /// The config's `hub` section.
@@ -59,9 +59,4 @@ impl HubSection {
             .iter()
             .any(|prefix| !prefix.is_empty() && endpoint.starts_with(prefix.as_str()))
     }
-}
-
-/// Whether an entry is a person's mailbox (`"kind": "human"`).
-pub(crate) fn is_human(entry: &AgentEntry) -> bool {
-    entry.kind == Some(filebox_core::AgentKind::Human)
 }

@@ -280,7 +280,11 @@ async fn errors_have_codes_kinds_and_name_the_field() {
     let error = hub
         .call_err("email.send", send_params("dev", "qa", "s", "human"))
         .await;
-    assert_eq!(error["data"]["field"], "sourceType", "dev is not a human");
+    assert_eq!(error["data"]["kind"], "invalid_argument", "{error}");
+    assert!(
+        error["message"].as_str().unwrap().contains("kind human"),
+        "dev is not a human: {error}"
+    );
 
     let error = hub
         .call_err(

@@ -17,7 +17,6 @@ use filebox_api::{
 use filebox_core::message::field;
 use filebox_core::{
     AgentId, Folder, Mailroom, MessageRef, MessageType, REPLIER_COPY_FOLDERS, SendRequest,
-    SourceType,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -28,7 +27,7 @@ use super::wire::{
     ReplyParams, SearchParams, SendParams, ThreadsParams, TransitionParams,
 };
 use crate::rpc::{Ctx, RpcError};
-use crate::settings::{HubSection, is_human};
+use crate::settings::HubSection;
 use crate::webhook::{Webhook, check_endpoint, webhooks_of};
 
 /// The message type of a send or reply that names none.
@@ -66,16 +65,6 @@ fn run<V: Verb>(mailroom: &Mailroom, args: V::Args) -> Result<V::Output, RpcErro
 pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
     // Who sends is decided first: a refused call changes nothing.
     let mailroom = ctx.act_as(&p.from, "from")?;
-    let entry = ctx.config.agent(mailroom.me())?;
-    if p.source_type == SourceType::Human && !is_human(entry) {
-        return Err(RpcError::invalid_params(
-            "sourceType",
-            format!(
-                "`human` needs `from` to be a mailbox of \"kind\": \"human\"; {} is not",
-                p.from
-            ),
-        ));
-    }
     let hub = HubSection::of(&ctx.config).map_err(RpcError::internal)?;
     if let Some(callback) = &p.callback {
         check_callback(&hub, callback)?;

@@ -165,7 +165,7 @@ fn status_follows_the_folders_and_shows_the_routing_fields() {
             "--priority",
             "urgent",
         ])
-        .args(["--source-type", "human", "--reply-to-agent", "pm"])
+        .args(["--source-type", "external", "--reply-to-agent", "pm"])
         .success()
         .trim()
         .to_owned();
@@ -175,7 +175,7 @@ fn status_follows_the_folders_and_shows_the_routing_fields() {
     let s = status("qa");
     assert_eq!(s["status"], "delivered");
     assert_eq!(s["folder"], "outbox");
-    assert_eq!(s["source_type"], "human");
+    assert_eq!(s["source_type"], "external");
     assert_eq!(s["priority"], "urgent");
     assert_eq!(s["reply_to"], "pm");
     assert_eq!(s["recipients"].as_array().unwrap().len(), 2);

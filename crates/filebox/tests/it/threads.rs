@@ -69,7 +69,7 @@ fn reply_goes_to_reply_to_else_the_sender() {
             "--reply-to-agent",
             "lead",
             "--source-type",
-            "human",
+            "external",
         ])
         .success()
         .trim()
@@ -299,4 +299,15 @@ fn a_fork_that_cannot_mark_every_copy_is_still_one_fork_and_says_so() {
         t.read_json("a", "outbox", first_id)["headers"]["Status"],
         "obsolete"
     );
+}
+
+#[test]
+fn only_a_person_sends_as_human_on_every_surface() {
+    let t = Test::new().agents(["dev", "lead"]);
+    let refused = t
+        .as_agent("dev")
+        .args(["send", "lead", "ER", "x", "--source-type", "human"])
+        .failure();
+    assert!(refused.contains("only a mailbox of kind human"), "{refused}");
+    assert!(t.files("lead", "inbox").is_empty());
 }
