@@ -6,11 +6,14 @@
 //!
 //! The rule: a bearer token names its agent (only the token's SHA-256 is in the config) and
 //! then acts as, and looks into, that agent's mailbox only; a caller without a token acts as,
-//! and looks into, the mailboxes that have no token; the owner of the files (a command run by
-//! the user, the hub's own runners, webhooks and federation) reaches everything. What a caller
-//! looks into bounds the core's [`Reach`]: threads, search, forks and agent counts keep to it.
+//! and looks into, the mailboxes that have no token, except the hub's own (`system`, and the
+//! stand-ins of agents elsewhere: `name@hub`, `member@team`), and on a hub open to the network
+//! nothing at all; the owner of the files (a command run by the user, the hub's own runners,
+//! webhooks, bridges and federation) reaches everything, and alone uses the verbs that work on
+//! the host's own files outside the mailboxes (Claude Code's team inboxes). What a caller looks
+//! into bounds the core's [`Reach`]: threads, search, forks and agent counts keep to it.
 
-use filebox_core::{AgentEntry, AgentId, Config, Mailroom, Reach};
+use filebox_core::{AgentEntry, AgentId, Config, Mailroom, Reach, SYSTEM_MAILBOX};
 use sha2::{Digest, Sha256};
 
 /// The agent entry field that holds the SHA-256 (hex) of its token.
@@ -21,8 +24,10 @@ pub const TOKEN_FIELD: &str = "token_sha256";
 pub enum Caller {
     /// The owner of the files: acts for anyone, looks into every mailbox.
     Owner,
-    /// No token: acts for, and looks into, the agents that have no token.
+    /// No token: acts for, and looks into, the agents that have no token (not the hub's own).
     Anonymous,
+    /// No token on a hub open to the network: acts for no one.
+    Stranger,
     /// A valid token: acts for, and looks into, its agent only.
     Agent(AgentId),
 }
@@ -42,6 +47,15 @@ pub enum Denied {
     /// A token used for another agent.
     #[error("this token acts as {mine}, not as {wanted}")]
     OtherAgent { mine: AgentId, wanted: AgentId },
+    /// The hub's own mailbox (`system`, a stand-in of an agent elsewhere), for a caller without
+    /// its token.
+    #[error("{0} is the hub's own mailbox: only its token or the hub itself acts for it")]
+    HubOwn(AgentId),
+    /// A verb that works on the host's own files, for a caller that is not their owner.
+    #[error(
+        "{0} works on this machine's own files: only the command line and `filebox mcp` run it"
+    )]
+    HostFiles(&'static str),
     /// The agent named is not valid or not in the config.
     #[error(transparent)]
     Agent(#[from] filebox_core::Error),
@@ -53,7 +67,10 @@ impl Denied {
     pub fn is_unauthenticated(&self) -> bool {
         matches!(
             self,
-            Denied::MalformedAuthorization | Denied::UnknownToken | Denied::TokenRequired(_)
+            Denied::MalformedAuthorization
+                | Denied::UnknownToken
+                | Denied::TokenRequired(_)
+                | Denied::HubOwn(_)
         )
     }
 }
@@ -64,9 +81,11 @@ impl Caller {
         let Some(value) = header else {
             return Ok(Caller::Anonymous);
         };
+        // The scheme's name is case-insensitive (RFC 9110 §11.1).
         let token = value
-            .strip_prefix("Bearer ")
-            .map(str::trim)
+            .split_once(' ')
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, token)| token.trim())
             .filter(|token| !token.is_empty())
             .ok_or(Denied::MalformedAuthorization)?;
         Caller::from_token(config, token)
@@ -98,11 +117,30 @@ impl Caller {
         Caller::serving(config, agent).act_as(config, agent)
     }
 
+    /// This caller as a hub that listens beyond this machine sees it: without a token, a
+    /// stranger (the start refused tokenless agents, but agents added since have none either).
+    pub fn on_network(self, exposed: bool) -> Caller {
+        match self {
+            Caller::Anonymous if exposed => Caller::Stranger,
+            caller => caller,
+        }
+    }
+
     /// The agent of a token, if any.
     pub fn agent(&self) -> Option<&AgentId> {
         match self {
             Caller::Agent(id) => Some(id),
-            Caller::Owner | Caller::Anonymous => None,
+            Caller::Owner | Caller::Anonymous | Caller::Stranger => None,
+        }
+    }
+
+    /// Whether this caller may run `verb`: one that works on the host's own files (outside the
+    /// mailboxes) only for the owner of the files.
+    pub fn may_run(&self, verb: &crate::VerbInfo) -> Result<(), Denied> {
+        match self {
+            Caller::Owner => Ok(()),
+            _ if verb.uses_host_files() => Err(Denied::HostFiles(verb.name)),
+            _ => Ok(()),
         }
     }
 
@@ -110,14 +148,18 @@ impl Caller {
     pub fn check(&self, config: &Config, agent: &AgentId) -> Result<(), Denied> {
         let entry = config.agent(agent)?;
         match self {
+            Caller::Owner => Ok(()),
             Caller::Agent(mine) if mine != agent => Err(Denied::OtherAgent {
                 mine: mine.clone(),
                 wanted: agent.clone(),
             }),
-            Caller::Anonymous if token_sha256(entry).is_some() => {
+            Caller::Agent(_) => Ok(()),
+            Caller::Anonymous | Caller::Stranger if token_sha256(entry).is_some() => {
                 Err(Denied::TokenRequired(agent.clone()))
             }
-            _ => Ok(()),
+            Caller::Anonymous if is_hub_own(agent, entry) => Err(Denied::HubOwn(agent.clone())),
+            Caller::Anonymous => Ok(()),
+            Caller::Stranger => Err(Denied::TokenRequired(agent.clone())),
         }
     }
 
@@ -131,7 +173,9 @@ impl Caller {
     pub fn reach(&self, config: &Config) -> Reach {
         match self {
             Caller::Owner => Reach::Everywhere,
-            Caller::Anonymous | Caller::Agent(_) => Reach::Only(self.visible(config).collect()),
+            Caller::Anonymous | Caller::Stranger | Caller::Agent(_) => {
+                Reach::Only(self.visible(config).collect())
+            }
         }
     }
 
@@ -144,6 +188,14 @@ impl Caller {
             .filter(|agent| self.check(config, agent).is_ok())
             .cloned()
     }
+}
+
+/// Whether a mailbox is the hub's own rather than a person's or a local agent's: the `system`
+/// mailbox replies to system messages go to, and the stand-ins of agents elsewhere (a remote
+/// hub's `name@hub`, a Claude Code team's `member@team`), which are this machine's outgoing
+/// queues to them.
+fn is_hub_own(agent: &AgentId, entry: &AgentEntry) -> bool {
+    agent.as_str() == SYSTEM_MAILBOX || agent.as_str().contains('@') || entry.hub().is_some()
 }
 
 /// The SHA-256 (hex) of an agent's bearer token, when it has one.
@@ -183,6 +235,73 @@ fn constant_time_eq(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `ops` and `system` without a token, `dev` with `dev-token`.
+    fn config() -> (tempfile::TempDir, Config) {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config::update(&dir.path().join("config.json"), |file| {
+            for agent in ["ops", "system", "dev", "bob@elsewhere"] {
+                file.set_mailbox(&AgentId::new(agent)?, dir.path().join(agent));
+            }
+            let dev = file.agents.get_mut(&AgentId::new("dev")?).unwrap();
+            dev.extra
+                .insert(TOKEN_FIELD.into(), sha256_hex("dev-token").into());
+            Ok(())
+        })
+        .unwrap();
+        (dir, config)
+    }
+
+    fn id(name: &str) -> AgentId {
+        AgentId::new(name).unwrap()
+    }
+
+    #[test]
+    fn who_acts_for_whom() {
+        let (_dir, config) = config();
+        let dev = Caller::from_authorization(&config, Some("bearer dev-token")).unwrap();
+        assert_eq!(
+            dev,
+            Caller::Agent(id("dev")),
+            "the scheme is case-insensitive"
+        );
+        assert!(matches!(
+            Caller::from_authorization(&config, Some("Basic dev-token")),
+            Err(Denied::MalformedAuthorization)
+        ));
+        assert!(dev.check(&config, &id("ops")).is_err());
+        let anonymous = Caller::Anonymous;
+        assert!(anonymous.check(&config, &id("ops")).is_ok());
+        assert!(matches!(
+            anonymous.check(&config, &id("dev")),
+            Err(Denied::TokenRequired(_))
+        ));
+        for own in ["system", "bob@elsewhere"] {
+            assert!(matches!(
+                anonymous.check(&config, &id(own)),
+                Err(Denied::HubOwn(_))
+            ));
+            assert!(Caller::Owner.check(&config, &id(own)).is_ok());
+        }
+        let visible: Vec<AgentId> = anonymous.visible(&config).collect();
+        assert_eq!(visible, [id("ops")]);
+        let stranger = Caller::Anonymous.on_network(true);
+        assert_eq!(stranger.visible(&config).count(), 0);
+        assert_eq!(Caller::Anonymous.on_network(false), Caller::Anonymous);
+        assert_eq!(dev.clone().on_network(true), dev);
+    }
+
+    #[test]
+    fn only_the_owner_runs_the_verbs_on_the_hosts_files() {
+        let teams = crate::verbs::find("list_teams").unwrap();
+        let list = crate::verbs::find("list_messages").unwrap();
+        assert!(Caller::Owner.may_run(teams).is_ok());
+        assert!(matches!(
+            Caller::Agent(id("dev")).may_run(teams),
+            Err(Denied::HostFiles("list_teams"))
+        ));
+        assert!(Caller::Anonymous.may_run(list).is_ok());
+    }
 
     #[test]
     fn tokens_are_random_and_hash_to_hex() {

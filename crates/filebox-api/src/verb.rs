@@ -177,6 +177,13 @@ impl VerbInfo {
         }
     }
 
+    /// Whether the verb works on the host's own files outside the mailboxes (a [`Standalone`]
+    /// verb: Claude Code's team inboxes), which only their owner may run
+    /// (`crate::access::Caller::may_run`).
+    pub fn uses_host_files(&self) -> bool {
+        self.call_standalone.is_some()
+    }
+
     /// The JSON Schema (2020-12) of the arguments: what a call accepts, written compactly
     /// (it is in every model's tool list).
     pub fn args_schema(&self) -> Map<String, Value> {

@@ -142,20 +142,19 @@ async fn stream(
     headers: HeaderMap,
 ) -> Response {
     let header_text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    let allowed = hub.config().map_err(Denied::Agent).and_then(|config| {
-        let caller =
-            Caller::from_authorization(&config, header_text(header::AUTHORIZATION.as_str()))?;
-        visible(&config, &caller, query.agent.as_deref())
-    });
-    let agents = match allowed {
-        Ok(agents) => agents,
-        Err(denied) => return refused(&denied).into_response(),
+    let access = Access {
+        hub: hub.clone(),
+        authorization: header_text(header::AUTHORIZATION.as_str()).map(str::to_owned),
+        wanted: query.agent,
     };
+    if let Err(denied) = access.agents() {
+        return refused(&denied).into_response();
+    }
     let log = hub.events();
     let (missed, resumed, receiver) = log.subscribe(header_text("last-event-id"));
     let state = Stream {
         log: Arc::clone(&log),
-        agents,
+        access,
         pending: missed.into(),
         resync: !resumed,
         receiver,
@@ -170,10 +169,28 @@ async fn stream(
         .into_response()
 }
 
-/// One client's stream: a resync notice if due, the missed events, then live ones.
+/// What a stream's client may see, asked again for every event: a token given to an agent
+/// after the stream opened, or a token replaced, takes effect at the next event.
+struct Access {
+    hub: Hub,
+    authorization: Option<String>,
+    wanted: Option<String>,
+}
+
+impl Access {
+    /// The agents whose events the client may see now.
+    fn agents(&self) -> Result<Vec<String>, Denied> {
+        let config = self.hub.config().map_err(Denied::Agent)?;
+        let caller = self.hub.caller(&config, self.authorization.as_deref())?;
+        visible(&config, &caller, self.wanted.as_deref())
+    }
+}
+
+/// One client's stream: a resync notice if due, the missed events, then live ones; it ends
+/// when the client may no longer see what it asked for.
 struct Stream {
     log: Arc<EventLog>,
-    agents: Vec<String>,
+    access: Access,
     pending: VecDeque<HubEvent>,
     resync: bool,
     receiver: broadcast::Receiver<HubEvent>,
@@ -200,8 +217,10 @@ impl Stream {
                     },
                 },
             };
-            if !self.agents.contains(&event.agent) {
-                continue;
+            match self.access.agents() {
+                Ok(agents) if agents.contains(&event.agent) => {}
+                Ok(_) => continue,
+                Err(_) => return None,
             }
             let data = serde_json::to_string(&event).unwrap_or_default();
             return Some(

@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
+use filebox_api::access::{Caller, Denied};
 use filebox_core::{AgentId, Config, LiveConfig};
 
 use crate::events::ring::EventLog;
@@ -61,6 +62,17 @@ impl Hub {
 
     pub fn config_path(&self) -> &Path {
         self.inner.config.path()
+    }
+
+    /// Who calls with this `Authorization` header (if any), as the access policy sees a caller
+    /// of this hub: without a token, a stranger when the hub listens beyond this machine.
+    pub(crate) fn caller(
+        &self,
+        config: &Config,
+        authorization: Option<&str>,
+    ) -> Result<Caller, Denied> {
+        let exposed = !self.listen().ip().to_canonical().is_loopback();
+        Ok(Caller::from_authorization(config, authorization)?.on_network(exposed))
     }
 
     /// The address the hub listens on.

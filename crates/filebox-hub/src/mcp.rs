@@ -31,8 +31,11 @@ pub(crate) fn routes(hub: &Hub) -> Router {
         let (hub, agent) = (hub.clone(), agent.clone());
         Arc::new(move || Ok(Caller::serve(&hub.config()?, &agent)?))
     };
+    // Its callers are never the owner of the files: the verbs on the host's own files are
+    // not offered (`filebox_api::access::Caller::may_run`).
     filebox_mcp::http_router(
         source,
+        filebox_mcp::HostFiles::Withheld,
         hub.allowed_hosts()
             .iter()
             .cloned()
@@ -57,7 +60,8 @@ async fn require_access(
         .get(header::AUTHORIZATION)
         .map(|v| v.to_str().unwrap_or_default().to_owned());
     let allowed = hub.config().map_err(Denied::Agent).and_then(|config| {
-        Caller::from_authorization(&config, authorization.as_deref())?.check(&config, &agent)
+        hub.caller(&config, authorization.as_deref())?
+            .check(&config, &agent)
     });
     match allowed {
         Ok(()) => next.run(request).await,

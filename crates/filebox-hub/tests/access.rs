@@ -4,7 +4,8 @@
 //! of the table must have a row, so a new verb cannot ship unchecked.
 //!
 //! The config: `me` (human), `dev` and `qa` (agents) hold tokens; `ops` has none and is the
-//! hub's own agent (`/mcp`, Connect without a token). `dev` sent `qa` a message, so the thread
+//! hub's own agent (`/mcp`, Connect without a token); `system` and `bob@elsewhere` (a stand-in
+//! of an agent elsewhere) have none and are the hub's own mailboxes. `dev` sent `qa` a message, so the thread
 //! is held only in token-protected mailboxes; `ops` sent `me` one.
 
 mod support;
@@ -48,6 +49,8 @@ impl World {
                 ("me", "human"),
                 ("dev", "agent"),
                 ("qa", "agent"),
+                ("system", "agent"),
+                ("bob@elsewhere", "agent"),
             ],
         );
         let hub = TestHub::start_in(dir, config).await;
@@ -158,6 +161,25 @@ impl World {
         Ok(session)
     }
 
+    /// The names of the tools an open MCP session (without a token) lists.
+    async fn mcp_list_tools(&self, session: &str) -> Vec<String> {
+        let list = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/list" });
+        let response = self.mcp_post(Caller::Nobody, Some(session), &list).await;
+        let data = response
+            .body
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .find(|data| data.contains("\"tools\""))
+            .unwrap_or_else(|| panic!("no tool list in {}", response.body));
+        let listed: Value = serde_json::from_str(data.trim()).unwrap();
+        listed["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
     /// A tool's result (structured content and text) in an open MCP session.
     async fn mcp_tool(&self, caller: Caller, session: &str, tool: &str, args: Value) -> Value {
         let call = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": tool, "arguments": args } });
@@ -241,6 +263,16 @@ fn shown(method: &str, params: &Value, answer: &Value) -> bool {
         answer["result"].is_object()
     } else {
         !refused(answer)
+    }
+}
+
+/// Who may call a verb of the table as `dev`: dev's own token, except for the verbs on the
+/// host's own files (Claude Code's team inboxes), which no caller of the hub may run.
+fn verb_callers(verb: &filebox_api::VerbInfo) -> &'static [Caller] {
+    if verb.uses_host_files() {
+        &[]
+    } else {
+        ONLY_OWN
     }
 }
 
@@ -340,6 +372,16 @@ fn method_rows(private: &str) -> Vec<(&'static str, Value, &'static [Caller])> {
             ONLY_OWN,
         ),
         ("questions.open", json!({ "agent": "dev" }), ONLY_OWN),
+        // A mailbox without a token: any caller without one, no token of another agent.
+        ("email.inbox", json!({ "agent": "ops" }), &[Caller::Nobody]),
+        // The hub's own mailboxes: no caller of the hub, though they have no token.
+        ("email.inbox", json!({ "agent": "system" }), &[]),
+        ("email.inbox", json!({ "agent": "bob@elsewhere" }), &[]),
+        (
+            "email.send",
+            json!({ "from": "system", "to": ["dev"], "subject": "s", "body": "b", "sourceType": "system" }),
+            &[],
+        ),
         // The directory of agents is no secret (counts are: see below).
         ("agents.list", json!({}), EVERYONE),
         ("rpc.discover", json!({}), EVERYONE),
@@ -365,14 +407,14 @@ async fn every_surface_asks_the_one_policy() {
                 format!("rpc {}", verb.name),
                 caller,
                 !refused(&tcp),
-                ONLY_OWN,
+                verb_callers(verb),
             );
             let socket = world.socket_rpc(caller, verb.name, args.clone()).await;
             check(
                 format!("socket {}", verb.name),
                 caller,
                 !refused(&socket),
-                ONLY_OWN,
+                verb_callers(verb),
             );
         }
     }
@@ -433,8 +475,14 @@ async fn a_caller_sees_nothing_of_mailboxes_out_of_its_reach() {
     let world = World::start().await;
     let private = world.private.clone();
 
-    // /mcp without a token (it serves ops): no body, thread or count of dev's and qa's mail.
+    // /mcp without a token (it serves ops): no body, thread or count of dev's and qa's mail,
+    // and no tool on the host's own files.
     let session = world.mcp_open(Caller::Nobody).await.unwrap();
+    let listed = world.mcp_list_tools(&session).await;
+    for verb in filebox_api::verbs::TABLE.iter().filter(|v| v.for_models) {
+        let offered = listed.contains(&verb.name.to_owned());
+        assert_eq!(offered, !verb.uses_host_files(), "{} on /mcp", verb.name);
+    }
     let found = world
         .mcp_tool(
             Caller::Nobody,
@@ -514,5 +562,37 @@ async fn a_caller_sees_nothing_of_mailboxes_out_of_its_reach() {
         .await;
     assert!(refused(&denied), "{denied}");
     assert_eq!(std::fs::read_to_string(&world.hub.config).unwrap(), before);
+    world.hub.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_event_stream_ends_when_its_agent_gets_a_token() {
+    let world = World::start().await;
+    let mut stream = tokio::net::TcpStream::connect(world.hub.addr)
+        .await
+        .unwrap();
+    let request = format!(
+        "GET /events?agent=ops HTTP/1.0\r\nHost: {}\r\n\r\n",
+        world.hub.addr
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut head = [0u8; 12];
+    stream.read_exact(&mut head).await.unwrap();
+    assert!(String::from_utf8_lossy(&head).contains("200"));
+    give_token(&world.hub, "ops");
+    world
+        .rpc(
+            Caller::Own,
+            "email.send",
+            json!({ "from": "dev", "to": ["ops"], "subject": "after-the-token", "body": "b", "sourceType": "agent" }),
+        )
+        .await;
+    // The stream ends at the first event after the token, without showing it.
+    let mut rest = String::new();
+    tokio::time::timeout(support::GIVE_UP, stream.read_to_string(&mut rest))
+        .await
+        .expect("the stream ended")
+        .unwrap();
+    assert!(!rest.contains("after-the-token"), "{rest}");
     world.hub.stop().await.unwrap();
 }

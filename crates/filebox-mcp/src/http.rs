@@ -13,6 +13,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::server::{FileboxServer, MailroomSource, fixed};
+use crate::tools::HostFiles;
 
 /// Hosts a request may name when nothing else is allowed: loopback only.
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
@@ -57,7 +58,12 @@ pub async fn serve_http(
         anyhow::bail!("{LOOPBACK_ONLY} (bound to {address})");
     }
     let sessions = CancellationToken::new();
-    let router = router(fixed(mailroom)?, allowed_hosts, sessions.child_token());
+    let router = router(
+        fixed(mailroom)?,
+        HostFiles::Offered,
+        allowed_hosts,
+        sessions.child_token(),
+    );
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
             shutdown.await;
@@ -72,6 +78,7 @@ pub async fn serve_http(
 /// cancelling `sessions` ends the open sessions (their SSE streams), so a server can stop.
 pub fn router(
     mailrooms: MailroomSource,
+    host_files: HostFiles,
     allowed_hosts: Vec<String>,
     sessions: CancellationToken,
 ) -> axum::Router {
@@ -84,7 +91,7 @@ pub fn router(
         )
         .with_cancellation_token(sessions);
     let service = StreamableHttpService::new(
-        move || Ok(FileboxServer::new(Arc::clone(&mailrooms))),
+        move || Ok(FileboxServer::new(Arc::clone(&mailrooms), host_files)),
         Arc::new(LocalSessionManager::default()),
         config,
     );

@@ -17,8 +17,9 @@ mod tools;
 pub use http::{check_listen_address, router as http_router, serve_http};
 pub use server::MailroomSource;
 pub use stdio::{serve_stdio, serve_transport};
+pub use tools::HostFiles;
 
 /// Every tool this server offers, as `tools/list` shows it (for snapshots and docs).
 pub fn tool_list() -> Vec<rmcp::model::Tool> {
-    tools::definitions()
+    tools::definitions(HostFiles::Offered)
 }

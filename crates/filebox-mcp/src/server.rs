@@ -14,13 +14,14 @@ use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, ServerHandler};
 
 use crate::subscriptions::{self, Subscriptions};
+use crate::tools::HostFiles;
 use crate::{prompts, resources, tools};
 
 /// What a client puts before the model when the session starts: what FileBox is, every tool
 /// offered by name and title (from the verb table, so none is left out), and the prompt.
 /// Kept short: a model pays for it by the character in every session.
-fn instructions() -> String {
-    let tools: Vec<String> = tools::offered()
+fn instructions(host_files: HostFiles) -> String {
+    let tools: Vec<String> = tools::offered(host_files)
         .map(|verb| format!("{} ({})", verb.name, verb.title))
         .collect();
     format!(
@@ -50,15 +51,17 @@ pub(crate) fn fixed(mailroom: Mailroom) -> anyhow::Result<MailroomSource> {
 #[derive(Clone)]
 pub(crate) struct FileboxServer {
     mailrooms: MailroomSource,
+    host_files: HostFiles,
     tools: Arc<Vec<Tool>>,
     subscriptions: Subscriptions,
 }
 
 impl FileboxServer {
-    pub(crate) fn new(mailrooms: MailroomSource) -> Self {
+    pub(crate) fn new(mailrooms: MailroomSource, host_files: HostFiles) -> Self {
         FileboxServer {
             mailrooms,
-            tools: Arc::new(tools::definitions()),
+            host_files,
+            tools: Arc::new(tools::definitions(host_files)),
             subscriptions: Subscriptions::default(),
         }
     }
@@ -87,7 +90,7 @@ impl ServerHandler for FileboxServer {
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("filebox", env!("CARGO_PKG_VERSION")))
-            .with_instructions(instructions())
+            .with_instructions(instructions(self.host_files))
     }
 
     async fn list_tools(
@@ -107,7 +110,7 @@ impl ServerHandler for FileboxServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        tools::call(&self.mailroom()?, request, &context)
+        tools::call(&self.mailroom()?, self.host_files, request, &context)
             .await
             .map(Into::into)
     }

@@ -260,7 +260,7 @@ fn asker(
     let config = hub.config()?;
     let caller = match user_token {
         Some(token) => Caller::from_token(&config, token)?,
-        None => Caller::from_authorization(&config, authorization)?,
+        None => hub.caller(&config, authorization)?,
     };
     let agent = match caller.agent() {
         Some(agent) => agent.clone(),

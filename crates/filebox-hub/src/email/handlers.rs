@@ -214,9 +214,10 @@ pub(crate) fn status(ctx: &Ctx, p: IdParams) -> Result<EmailStatus, RpcError> {
         ..MessageDetail::new(mailroom.me(), &copy, &message)
     };
     let email = agent_email(mailroom.me().as_str(), &detail);
-    let webhooks = match email.callback {
-        Some(_) => webhooks_of(&ctx.config, &email.id),
-        None => Vec::new(),
+    // The webhooks are the sender's business: a recipient learns nothing of other replies.
+    let webhooks = match &email.callback {
+        Some(_) if email.from == mailroom.me().as_str() => webhooks_of(&mailroom, &email.id),
+        _ => Vec::new(),
     };
     Ok(EmailStatus {
         email,

@@ -6,7 +6,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use filebox_api::access::{Caller, Denied};
+use filebox_api::access::Denied;
 use filebox_core::AgentId;
 use filebox_core::attachment::guess_mime;
 
@@ -35,7 +35,7 @@ async fn attachment(
         let mailroom = AgentId::new(&agent)
             .map_err(Denied::Agent)
             .and_then(|agent| {
-                Caller::from_authorization(&config, authorization.as_deref())?
+                hub.caller(&config, authorization.as_deref())?
                     .act_as(&config, &agent)
             })
             .map_err(|denied| refused(&denied))?;

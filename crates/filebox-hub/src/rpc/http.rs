@@ -8,8 +8,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde_json::{Value, json};
 
-use filebox_api::access::Caller;
-
 use super::{Ctx, RpcError, handle_body};
 use crate::hub::Hub;
 
@@ -31,7 +29,8 @@ async fn rpc(State(hub): State<Hub>, headers: HeaderMap, body: Body) -> Response
         .map(|v| v.to_str().unwrap_or_default().to_owned());
     let handled = tokio::task::spawn_blocking(move || {
         let config = hub.config()?;
-        let caller = Caller::from_authorization(&config, authorization.as_deref())
+        let caller = hub
+            .caller(&config, authorization.as_deref())
             .map_err(RpcError::from)?;
         Ok::<_, RpcError>(handle_body(&Ctx { config, caller }, &body))
     })

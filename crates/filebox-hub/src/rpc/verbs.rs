@@ -29,6 +29,7 @@ pub(crate) fn call(ctx: &Ctx, verb: &VerbInfo, mut params: Value) -> Result<Valu
             ctx.caller.act_as(&ctx.config, &me)?
         }
     };
+    ctx.caller.may_run(verb)?;
     let reply = verb.call(&filebox_api::VerbContext::new(&mailroom), params)?;
     Ok(reply.value)
 }

@@ -174,13 +174,12 @@ fn due_everywhere(config: &Config) -> Vec<(String, Webhook)> {
     due
 }
 
-/// Every webhook message `id` owes, in any mailbox (for `email.status`).
-pub(crate) fn webhooks_of(config: &Config, id: &str) -> Vec<Webhook> {
-    config
-        .file
-        .agents
-        .keys()
-        .flat_map(|agent| webhooks_in(config, agent, id).unwrap_or_default())
+/// Every webhook message `id` owes, in the mailboxes within `viewer`'s reach (for
+/// `email.status`).
+pub(crate) fn webhooks_of(viewer: &Mailroom, id: &str) -> Vec<Webhook> {
+    viewer
+        .reachable()
+        .flat_map(|agent| webhooks_in(viewer.config(), agent, id).unwrap_or_default())
         .collect()
 }
 

@@ -15,14 +15,26 @@ use rmcp::ErrorData;
 use rmcp::model::{CallToolRequestParams, CallToolResult, Tool, ToolAnnotations};
 use rmcp::service::{RequestContext, RoleServer};
 
+/// Whether a server offers the verbs that work on the host's own files outside the mailboxes
+/// (Claude Code's team inboxes): a server the files' owner runs does (stdio, `filebox mcp
+/// --listen`); the hub's `/mcp`, whose callers are not the owner, withholds them
+/// (`filebox_api::access::Caller::may_run`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostFiles {
+    Offered,
+    Withheld,
+}
+
 /// Every tool, in the order `tools/list` shows them.
-pub(crate) fn definitions() -> Vec<Tool> {
-    offered().map(definition).collect()
+pub(crate) fn definitions(host_files: HostFiles) -> Vec<Tool> {
+    offered(host_files).map(definition).collect()
 }
 
 /// The verbs MCP offers to models.
-pub(crate) fn offered() -> impl Iterator<Item = &'static VerbInfo> {
-    verbs::TABLE.iter().filter(|verb| verb.for_models)
+pub(crate) fn offered(host_files: HostFiles) -> impl Iterator<Item = &'static VerbInfo> {
+    verbs::TABLE.iter().filter(move |verb| {
+        verb.for_models && (host_files == HostFiles::Offered || !verb.uses_host_files())
+    })
 }
 
 /// A verb as a tool: name, title, description, schemas, and annotations from its effect.
@@ -53,16 +65,19 @@ fn definition(verb: &VerbInfo) -> Tool {
 /// a blocking thread, sees the request's cancellation, and reports progress while it lasts.
 pub(crate) async fn call(
     mailroom: &Arc<Mailroom>,
+    host_files: HostFiles,
     params: CallToolRequestParams,
     context: &RequestContext<RoleServer>,
 ) -> Result<CallToolResult, ErrorData> {
     let name = params.name.as_ref();
-    let verb = offered().find(|verb| verb.name == name).ok_or_else(|| {
-        ErrorData::invalid_params(
-            format!("unknown tool {name:?}: tools/list names the tools this server has"),
-            None,
-        )
-    })?;
+    let verb = offered(host_files)
+        .find(|verb| verb.name == name)
+        .ok_or_else(|| {
+            ErrorData::invalid_params(
+                format!("unknown tool {name:?}: tools/list names the tools this server has"),
+                None,
+            )
+        })?;
     let args = serde_json::Value::Object(params.arguments.unwrap_or_default());
     let total = args.get("timeout").and_then(serde_json::Value::as_f64);
     // The blocking call checks the request's token (a wait every few tens of milliseconds),

@@ -308,6 +308,9 @@ fn only_a_person_sends_as_human_on_every_surface() {
         .as_agent("dev")
         .args(["send", "lead", "ER", "x", "--source-type", "human"])
         .failure();
-    assert!(refused.contains("only a mailbox of kind human"), "{refused}");
+    assert!(
+        refused.contains("only a mailbox of kind human"),
+        "{refused}"
+    );
     assert!(t.files("lead", "inbox").is_empty());
 }
