@@ -144,7 +144,8 @@ pub fn agents(agents: &AgentsResult) -> String {
                 "{:>5}  {:>4}  {:>4}  {:>6}  {:>6}",
                 c.inbox, c.hold, c.done, c.outbox, c.cancel
             ),
-            None => format!("{:<33}", "(unusable mailbox)"),
+            // Unusable (a warning says why), or not the caller's to look into.
+            None => format!("{:<33}", "(not counted)"),
         };
         rows.push(format!(
             "{name:<width$}  {kind:<5}  {counts}  {}",
