@@ -1,4 +1,4 @@
-//! The method table: seed 004's method names, each mapped to a handler over
+//! The method table: the `email.*` and `agents.list` names, each mapped to a handler over
 //! `filebox_api::verbs` with its params and result types (which `rpc.discover` describes).
 
 use schemars::{Schema, SchemaGenerator};
