@@ -1,4 +1,4 @@
-// Connect RPC on `filebox serve` (seed 001's SrvAgentAssist): a client speaking the Connect
+// Connect RPC on `filebox serve` (Agent Assistant's SrvAgentAssist): a client speaking the Connect
 // unary protocol with raw fetch, the JSON codec as is and the binary codec through protobufjs
 // with the repo's agentassist.proto loaded at run time (so the hub's hand-written prost types
 // are checked against that file). AskQuestion and TaskFinish block until the human answers

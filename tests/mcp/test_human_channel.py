@@ -1,4 +1,4 @@
-"""Seed 001's human channel through the Python SDK: `ask_question` blocks until the human (the
+"""The human channel through the Python SDK: `ask_question` blocks until the human (the
 config's `kind: human` mailbox `me`) answers; the answer comes back as TextContent plus
 ImageContent with the attached file's bytes; a timeout leaves the question open for
 `get_answer`; `work_report` is `task_finish`; a cancelled call withdraws the question."""

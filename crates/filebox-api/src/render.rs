@@ -11,8 +11,8 @@ use crate::views::{
     ThreadsResult, TransitionResult,
 };
 
-/// What happened to a copy, in words: the status (the JSON's `status`, seed 004's names) read
-/// with the folder the copy is in. `replied` is `resolved` in done/ and `answered` elsewhere,
+/// What happened to a copy, in words: the status (the JSON's `status`) read with the folder
+/// the copy is in. `replied` is `resolved` in done/ and `answered` elsewhere,
 /// `failed` is `rejected`, `processing` is `on hold`, `pending` with a copy is `in flight`
 /// (queued for another machine's hub, not yet received there).
 pub fn status_word(status: Status, folder: Option<Folder>) -> &'static str {
@@ -29,8 +29,8 @@ pub fn status_word(status: Status, folder: Option<Folder>) -> &'static str {
     }
 }
 
-/// Seed 000's listing lines (`2025-06-27T153000 ER Title (file.md)`); the file name is a
-/// reference every verb accepts, and ends with the short id.
+/// Listing lines (`2025-06-27T153000 ER Title (file.md)`); the file name is a reference every
+/// verb accepts, and ends with the short id.
 pub fn message_lines(messages: &[MessageSummary], none: &str) -> String {
     if messages.is_empty() {
         return none.to_owned();

@@ -92,7 +92,7 @@ impl fmt::Debug for VerbContext<'_> {
 /// One verb, declared once: its names, effect, typed arguments and result (whose doc comments
 /// become the JSON Schema), what it does, and its one text rendering.
 pub trait Verb {
-    /// The MCP tool name, also the JSON-RPC method the hub maps seed 004's names onto.
+    /// The MCP tool name, also the JSON-RPC method the hub maps its `email.*` names onto.
     const NAME: &'static str;
     /// The CLI subcommand that runs it (`teams inbox`: `inbox` under `teams`), generated from
     /// [`Verb::Args`].

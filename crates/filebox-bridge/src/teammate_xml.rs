@@ -1,4 +1,4 @@
-//! `<teammate-message>` blocks (seed 002's `formatTeammateMessages`): how Claude Code puts
+//! `<teammate-message>` blocks (Claude Code's `formatTeammateMessages`): how Claude Code puts
 //! teammates' messages into a model's context. FileBox mail and team inbox messages render
 //! alike. Unlike the original, attribute values are escaped; bodies are kept as they are.
 

@@ -81,7 +81,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn accepts_seed_names_and_rejects_path_tricks() {
+    fn accepts_agent_names_and_rejects_path_tricks() {
         for ok in ["AI_Tool_A", "qa", "dev-1", "boom.ui", "researcher@Boom_UI"] {
             assert!(AgentId::new(ok).is_ok(), "{ok}");
         }

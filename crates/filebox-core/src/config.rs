@@ -1,4 +1,4 @@
-//! The configuration: seed 000's JSON (`current_agent_id`, `agents: {id: {mailbox_path}}`),
+//! The configuration: a JSON file (`current_agent_id`, `agents: {id: {mailbox_path}}`),
 //! with optional groups and limits; how it is found, and how it is changed safely.
 
 use std::collections::BTreeMap;

@@ -1,4 +1,4 @@
-//! Seed 004's timeline fork: a new message that starts again from an earlier node of a thread,
+//! A timeline fork: a new message that starts again from an earlier node of a thread,
 //! carrying compressed context and a reason; the nodes after that point on the old branch
 //! become obsolete. Nothing is deleted: obsolete messages get a `Status: obsolete` header in
 //! every copy within the forker's reach and in the fork's recipients' mailboxes (their copies

@@ -70,7 +70,7 @@ impl Envelope {
         }
     }
 
-    /// Seed 000's listing line: `2025-06-27T153000 ER Title (file-name.md)`.
+    /// The listing line: `2025-06-27T153000 ER Title (file-name.md)`.
     pub fn listing_line(&self) -> String {
         let when = time::listing_form(&self.compact_time()).unwrap_or_else(|| "-".into());
         format!(

@@ -1,4 +1,4 @@
-//! The human channel (seed 001): an agent's question or work report is a message of its own
+//! The human channel: an agent's question or work report is a message of its own
 //! type (`ASK`, `RPT`) to a human's mailbox, and the human's answer is the reply, which moves
 //! the file into the asker's inbox. So a question survives any restart, every page that shows
 //! the human's inbox sees it, a late answer still arrives, and the history is searchable.

@@ -1,9 +1,9 @@
-//! Where a reply goes (seed 004): the message's `Reply To` when set; for a message whose
-//! `Source Type` is `system`, the `system` mailbox; else whoever sent it to me, never myself.
+//! Where a reply goes: the message's `Reply To` when set; for a message whose `Source Type` is
+//! `system`, the `system` mailbox; else whoever sent it to me, never myself.
 //! And in which folder: a reply to a person's own request (`Source Type: human`, back to the
 //! `kind: human` mailbox that sent it) arrives in `done/`, marked done; any other in `inbox/`.
 //! And where the one who replies keeps its own copy: `done/` for a question it was asked (it is
-//! answered once, so answering finishes it), `outbox/` for any other reply (seed 000).
+//! answered once, so answering finishes it), `outbox/` for any other reply.
 
 use crate::agent::AgentId;
 use crate::config::{AgentEntry, Config};
@@ -15,7 +15,7 @@ use crate::message::is_question;
 use crate::message::{Header, field};
 use crate::send::SourceType;
 
-/// The mailbox replies to `system`-sourced messages go to (seed 004's system inbox).
+/// The mailbox replies to `system`-sourced messages go to (the system inbox).
 pub const SYSTEM_MAILBOX: &str = "system";
 
 /// The folders [`replier_copy_folder`] files a replier's own copy in, the usual one first
@@ -50,9 +50,9 @@ impl Mailroom {
         })
     }
 
-    /// The folder of `recipient` a reply to the message with `header` is delivered to: seed
-    /// 004 marks the answer to a human's request done, so it lands in `done/` of the person
-    /// who asked (replied, nothing left to handle); everything else lands in `inbox/`.
+    /// The folder of `recipient` a reply to the message with `header` is delivered to: the
+    /// answer to a human's request is marked done, so it lands in `done/` of the person who
+    /// asked (replied, nothing left to handle); everything else lands in `inbox/`.
     pub(crate) fn reply_folder(&self, header: &Header, recipient: &AgentId) -> Folder {
         let human_request =
             header.get(field::SOURCE_TYPE).and_then(SourceType::parse) == Some(SourceType::Human);
@@ -101,8 +101,8 @@ impl Mailroom {
 /// The folder where `replier` keeps its own copy of its reply to the message with `header`. A
 /// question (or work report) asked of the replier is answered once, so answering it finishes
 /// it: the copy is filed in `done/`, as a resolved message is, and a person finds what they
-/// answered among what they are done with. Any other reply keeps its full copy in `outbox/`
-/// (seed 000), the asker's follow-up to its own question included. The same rule files a
+/// answered among what they are done with. Any other reply keeps its full copy in `outbox/`,
+/// the asker's follow-up to its own question included. The same rule files a
 /// remote replier's copy in its stand-in mailbox (federation).
 pub fn replier_copy_folder(header: &Header, replier: &AgentId) -> Folder {
     let asked_of_replier =

@@ -1,5 +1,5 @@
 //! `send`: a new message to every recipient's inbox with a copy in my outbox, or, with
-//! `reply_to`, seed 000's reply: the conversation grows in the same file, which moves on.
+//! `reply_to`, a reply: the conversation grows in the same file, which moves on.
 
 use crate::agent::AgentId;
 use crate::attachment::{self, Attachment};
@@ -20,7 +20,7 @@ use crate::time;
 const DERIVED_TITLE_CHARS: usize = 80;
 
 choice! {
-    /// Seed 004's `priority`.
+    /// A message's priority.
     pub enum Priority("priority") {
         Normal => "normal",
         Urgent => "urgent",
@@ -28,7 +28,7 @@ choice! {
 }
 
 choice! {
-    /// Seed 004's `sourceType`: who sent it, which decides where replies go.
+    /// Who sent it, which decides where replies go.
     pub enum SourceType("source type") {
         Agent => "agent",
         Human => "human",
@@ -48,13 +48,13 @@ pub struct SendRequest {
     pub title: Option<String>,
     /// Markdown; kept byte for byte.
     pub body: String,
-    /// Seed 000 `--reply_to`: the message being answered.
+    /// The message being answered.
     pub reply_to: Option<MessageRef>,
     pub priority: Option<Priority>,
     /// Who is sending; `None`: `human` from a person's mailbox (`kind: human`), else nothing
     /// is written, which reads as `agent`.
     pub source_type: Option<SourceType>,
-    /// Seed 004 `replyTo`: where replies to this message should go instead of me.
+    /// Where replies to this message should go instead of me (`Reply To`).
     pub reply_to_agent: Option<AgentId>,
     /// Files stored in `attachments/<message-id>/` of every mailbox that gets a copy, and
     /// linked from the end of the body.

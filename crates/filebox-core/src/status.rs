@@ -1,4 +1,4 @@
-//! Seed 004's message status (pending → delivered → processing → replied / failed, and
+//! A message's status (pending → delivered → processing → replied / failed, and
 //! obsolete), derived from the folder each copy sits in, so that the two never disagree; only
 //! `obsolete`, which no folder expresses, is written as a `Status` header (by a fork).
 
@@ -160,7 +160,7 @@ impl Mailroom {
 
 /// Whether `owner`'s copy is an answer to `owner`'s own message: out of the outbox (in the
 /// inbox it came back to, or `done/` for a person's request), written by `owner`, its latest
-/// conversation entry someone else's. Seed 004's status is the sender's, so such a message is
+/// conversation entry someone else's. The status is the sender's view, so such a message is
 /// replied, whatever the copy's own folder says.
 fn answered(envelope: &Envelope, message: &Message, owner: &AgentId) -> bool {
     envelope.folder != Folder::Outbox

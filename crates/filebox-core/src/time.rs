@@ -35,7 +35,7 @@ pub fn age(timestamp: &str, now: Timestamp) -> Option<String> {
     })
 }
 
-/// `20250627T153000` → `2025-06-27T153000`, the form `filebox list` prints (seed 000 §3.9).
+/// `20250627T153000` → `2025-06-27T153000`, the form `filebox list` prints.
 pub fn listing_form(compact: &str) -> Option<String> {
     let bytes = compact.as_bytes();
     let well_formed = bytes.len() == 15

@@ -1,5 +1,5 @@
-//! `resolved`, `reject`, `onhold` (seed 000 §3.9): append to the processing history and move
-//! the message from my inbox to done/, cancel/ or hold/.
+//! `resolved`, `reject`, `onhold`: append to the processing history and move the message from
+//! my inbox to done/, cancel/ or hold/.
 
 use crate::error::{Error, Result};
 use crate::folder::Folder;

@@ -1,8 +1,8 @@
-//! The FileBox hub (`filebox serve`): seed 004's Email Hub as one more surface over the core.
+//! The FileBox hub (`filebox serve`): an email-style API as one more surface over the core.
 //! JSON-RPC 2.0 at `POST /rpc` and on `.filebox/hub.sock`, live events at `/events`, MCP at
 //! `/mcp`, `/healthz`, signed webhooks for messages with a `callback`, runners for agents that
 //! are not running, the Claude Code team bridges the config names (`bridges`), and the human
-//! channel's page at `/` (seed 001).
+//! channel's page at `/`.
 //!
 //! Translation only: every method calls `filebox_api::verbs` (or `filebox_core`) as the agent
 //! it names; the hub keeps no state that is not on disk (it re-reads the config for every

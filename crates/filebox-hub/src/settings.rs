@@ -1,4 +1,4 @@
-//! What the hub reads from the config besides seed 000's fields: the `hub` section
+//! What the hub reads from the config besides each agent's `mailbox_path`: the `hub` section
 //! (`callback_allow`, `webhook_secret`, `webhook_attempts`, `webhook_first_retry_ms`) and, per
 //! agent, `kind` and `runner` (tokens are the access policy's, `filebox_api::access`).
 

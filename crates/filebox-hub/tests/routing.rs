@@ -1,8 +1,8 @@
-//! Seed 004's reply routing, one test per row of its table: `agent` → the sender's inbox;
-//! `human` → the person's mailbox, marked done (`done/`); `system` → the `system` mailbox,
-//! created on demand; `external` → stored in the sender's inbox (the callback is in
-//! `webhook.rs`); and `replyTo` overrides the target in every case. Each answer carries the
-//! status and the times seed 004 asks for.
+//! Reply routing, one test per source type: `agent` → the sender's inbox; `human` → the
+//! person's mailbox, marked done (`done/`); `system` → the `system` mailbox, created on demand;
+//! `external` → stored in the sender's inbox (the callback is in `webhook.rs`); and `replyTo`
+//! overrides the target in every case. Each answer carries the status and the times
+//! (`createdAt`, `deliveredAt`, `repliedAt`).
 
 mod support;
 

@@ -1,4 +1,4 @@
-//! The hub in-process on port 0: seed 004's email.* methods over JSON-RPC, batches, error
+//! The hub in-process on port 0: the email.* methods over JSON-RPC, batches, error
 //! codes, the browser guards, the body limit and the Unix socket.
 
 mod support;

@@ -18,8 +18,8 @@ use crate::tools::HostFiles;
 /// Hosts a request may name when nothing else is allowed: loopback only.
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
-/// Why a listen address off this machine is refused (DESIGN §2.9: the hub binds loopback,
-/// and any other bind requires a token, which this server does not check).
+/// Why a listen address off this machine is refused: the hub binds loopback, and any other
+/// bind requires a token, which this server does not check.
 const LOOPBACK_ONLY: &str = "--listen must be a loopback address (127.0.0.1, ::1, localhost); \
      serving MCP beyond this machine needs a token, which the hub will provide";
 

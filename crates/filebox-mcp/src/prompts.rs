@@ -1,5 +1,6 @@
-//! The `process_inbox` prompt: seed 000 §3.7's rule for handling incoming mail, so a host can
-//! start inbox work with one command.
+//! The `process_inbox` prompt: the rule for handling incoming mail (classify each message as a
+//! bug or a small, large or unreasonable ER, then act on it), so a host can start inbox work
+//! with one command.
 
 use rmcp::ErrorData;
 use rmcp::model::{
@@ -8,7 +9,7 @@ use rmcp::model::{
 
 pub(crate) const NAME: &str = "process_inbox";
 
-/// Seed 000 §3.7, step 2: classify, then act.
+/// Classify, then act.
 const RULE: &str = "\
 Process the mail in your FileBox inbox.
 

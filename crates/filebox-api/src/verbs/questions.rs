@@ -1,8 +1,8 @@
-//! The human channel (seed 001): `ask_question` and `task_finish` (also `work_report`) send a
-//! question to the agent's human and block until the answer reaches the agent's own inbox;
-//! `get_answer` looks once; `open_questions` is what a human's page shows. The protocol (ask,
-//! wait, withdraw, take the answer) is the core's (`filebox_core::question`); these verbs map
-//! arguments onto it and its results onto views.
+//! The human channel: `ask_question` and `task_finish` (also `work_report`) send a question to
+//! the agent's human and block until the answer reaches the agent's own inbox; `get_answer`
+//! looks once; `open_questions` is what a human's page shows. The protocol (ask, wait, withdraw,
+//! take the answer) is the core's (`filebox_core::question`); these verbs map arguments onto it
+//! and its results onto views.
 
 use std::time::Duration;
 
@@ -90,7 +90,7 @@ impl Verb for TaskFinish {
     }
 }
 
-/// `task_finish` under the name seed 001's origin moved to ("finish" made models stop): the
+/// `task_finish` under the name Agent Assistant moved to ("finish" made models stop): the
 /// same call and result, offered to models too (its description points to `task_finish`'s).
 #[derive(Debug)]
 pub struct WorkReport;
@@ -173,8 +173,8 @@ impl Verb for OpenQuestions {
     }
 }
 
-/// How a client that shows an answer by kind of content (seed 001: text, image, audio,
-/// embedded resource) presents an attached file, by its MIME type.
+/// How a client that shows an answer by kind of content (MCP's text, image, audio, embedded
+/// resource) presents an attached file, by its MIME type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MediaKind {
     Image,

@@ -96,9 +96,9 @@ fn escape(value: &str) -> String {
 }
 
 /// `key="quoted" key=bare flag [key=value]`: lenient, never fails. An unterminated quote runs
-/// to the end of the line; brackets around a pair (the seed's `[reasoning=1]`) are dropped,
-/// doubled ones too (`[[reasoning=1]` is `reasoning=1`), so no key starts with `[` and every
-/// note renders to a line that reads back the same.
+/// to the end of the line; brackets around a pair (the format's own `[reasoning=1]`) are
+/// dropped, doubled ones too (`[[reasoning=1]` is `reasoning=1`), so no key starts with `[`
+/// and every note renders to a line that reads back the same.
 fn parse_attrs(text: &str) -> Vec<Attr> {
     let mut attrs = Vec::new();
     let mut chars = text.char_indices().peekable();
@@ -186,7 +186,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_the_seed_forms() {
+    fn reads_the_documented_forms() {
         let note = Note::parse(
             r#"[^3.ab12.1]: [tool] status="success" duration=0.5s [reasoning=1] history=exclude"#,
         )

@@ -1,5 +1,5 @@
 //! One cell of a message file: its heading (`#{1,5} %%` message, `#{1,5} %%%` output, optional
-//! title, optional `[^id]`), its footnote metadata, and what the seed says its content means
+//! title, optional `[^id]`), its footnote metadata, and what the format says its content means
 //! (the history setting, the first fenced block of a code cell, `stdout>`/`stderr>` lines,
 //! base64 output, the shape of dotted ids).
 
@@ -178,7 +178,7 @@ impl Cell {
         self.note.as_ref().and_then(|n| n.get(key))
     }
 
-    /// `history=`, include when absent (the seed's default).
+    /// `history=`, include when absent (the format's default).
     pub fn history(&self) -> History {
         self.attr("history")
             .and_then(History::parse)

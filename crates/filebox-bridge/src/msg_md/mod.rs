@@ -1,7 +1,8 @@
-//! Message files (seed 003, `../shared/reference/msg-md.md`): `.msg.md` transcripts in percent
-//! notation, and ordinary `.md` files whose last section holds the cells. `attrs` reads and
-//! writes footnote metadata, `cell` a cell, `transcript` a whole file, `speaker` who speaks in
-//! a cell; `export` writes a FileBox thread, `import` reads a file into FileBox mail.
+//! Message files (the textcase project's Message File format, its `reqs/REQ010.md`): `.msg.md`
+//! transcripts in percent notation, and ordinary `.md` files whose last section holds the
+//! cells. `attrs` reads and writes footnote metadata, `cell` a cell, `transcript` a whole file,
+//! `speaker` who speaks in a cell; `export` writes a FileBox thread, `import` reads a file into
+//! FileBox mail.
 
 mod attrs;
 mod cell;

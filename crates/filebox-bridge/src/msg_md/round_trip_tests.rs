@@ -1,4 +1,4 @@
-//! The fixtures in tests/bridges/fixtures/msg-md read as the seed describes, and files go
+//! The fixtures in tests/bridges/fixtures/msg-md read as the format describes, and files go
 //! through FileBox unchanged: import → export gives the file back byte for byte (fixtures and
 //! generated hand-written files), export → import → export of a FileBox thread is identical.
 

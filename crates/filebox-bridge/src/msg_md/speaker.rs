@@ -1,5 +1,5 @@
 //! Who speaks in a cell, as FileBox records it: the `from` attribute; else, for an output cell
-//! whose `[type]` is not one of the seed's cell, tool or code-output types, that type (the
+//! whose `[type]` is not one of the format's cell, tool or code-output types, that type (the
 //! agent's name); else `tool` for tool cells and `user` for message cells.
 
 use super::cell::Cell;

@@ -1,6 +1,6 @@
-//! Claude Code's team inboxes (seed 002): `{claude}/teams/{team}/inboxes/{agent}.json`, one
-//! JSON array per agent, guarded by proper-lockfile's `mkdir` lock. Names, the file format,
-//! structured messages, the lock, inbox operations and the roster each have a module.
+//! Claude Code's team inboxes: `{claude}/teams/{team}/inboxes/{agent}.json`, one JSON array per
+//! agent, guarded by proper-lockfile's `mkdir` lock. Names, the file format, structured
+//! messages, the lock, inbox operations and the roster each have a module.
 
 mod inbox;
 mod lock;

@@ -1,5 +1,5 @@
-//! File names: `YYYYMMDDTHHMMSS-TYPE-slug-id8.md` (seed 000 §3.10.2), and caller-given names
-//! validated so they cannot leave a folder.
+//! File names: `YYYYMMDDTHHMMSS-TYPE-slug-id8.md`, and caller-given names validated so they
+//! cannot leave a folder.
 
 use std::fmt;
 
@@ -120,7 +120,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_follow_the_seed_convention() {
+    fn names_follow_the_naming_rule() {
         let ts = "2025-06-27T15:30:00Z".parse().unwrap();
         let kind = MessageType::new("ER").unwrap();
         let name = file_name_for(ts, &kind, "New feature: batch import!", "60bd0e69-aaaa");

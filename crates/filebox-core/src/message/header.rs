@@ -2,7 +2,7 @@
 
 use super::kind::MessageType;
 
-/// The header field names, exactly as seed 000 §3.10 (v1.0) and the v1.1 additions spell them.
+/// The header field names, exactly as format 1.0 and the 1.1 additions spell them.
 pub mod field {
     pub const FORMAT_VERSION: &str = "Format Version";
     pub const MESSAGE_ID: &str = "Message ID";
@@ -25,7 +25,7 @@ pub mod field {
     pub const OBSOLETES: &str = "Obsoletes";
     pub const CALLBACK: &str = "Callback";
     pub const ATTACHMENTS: &str = "Attachments";
-    // v1.1, the human channel (seed 001)
+    // v1.1, the human channel
     pub const PROJECT_DIRECTORY: &str = "Project Directory";
     pub const CLIENT: &str = "Client";
     pub const OPTIONS: &str = "Options";

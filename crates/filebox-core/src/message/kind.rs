@@ -1,4 +1,4 @@
-//! `MessageType`: ER, BR, DIS, ACK, SU from seed 000, the human-channel types, or a custom one.
+//! `MessageType`: ER, BR, DIS, ACK, SU, the human-channel types ASK and RPT, or a custom one.
 
 use std::fmt;
 
@@ -15,7 +15,7 @@ pub fn is_question(kind: &str) -> bool {
 }
 
 /// A message type: 1–16 upper-case ASCII letters, digits or `_`, starting with a letter. The
-/// seeds define ER, BR, DIS, ACK, SU (enhancement request, bug report, discussion,
+/// known ones are ER, BR, DIS, ACK, SU (enhancement request, bug report, discussion,
 /// acknowledgement, status update), ASK and RPT (question, work report); any other word of
 /// the same form is a custom type.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

@@ -1,4 +1,5 @@
-//! The message model: a Markdown file in the seed 000 format (v1.0, and v1.1 with extra fields).
+//! The message model: a Markdown file (format 1.0, and 1.1 with extra fields): a `# TYPE: title`
+//! line, `**Key:** value` fields, the original content, conversation and processing histories.
 
 mod file_name;
 mod header;

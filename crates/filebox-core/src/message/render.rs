@@ -1,4 +1,5 @@
-//! Write a [`Message`] as Markdown in the seed 000 layout.
+//! Write a [`Message`] as Markdown: title line, fields, `---`, the original content, then the
+//! conversation and processing histories.
 
 use std::fmt::Write;
 

@@ -215,7 +215,7 @@ proptest! {
 }
 
 #[test]
-fn header_fields_are_named_as_in_seed_000() {
+fn header_fields_are_named_as_in_format_1_0() {
     let file = render(&Message {
         header: header("Batch import", false),
         body: "b".into(),

@@ -111,7 +111,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn recognises_the_seed_lines() {
+    fn recognises_the_structural_lines() {
         assert_eq!(
             structural("## Conversation History\r"),
             Some(Structural::Section(Section::Conversation))

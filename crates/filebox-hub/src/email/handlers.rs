@@ -1,6 +1,6 @@
-//! The `email.*` and `agents.list` handlers: each turns seed 004's params into the arguments
+//! The `email.*` and `agents.list` handlers: each turns the method's params into the arguments
 //! of a verb of `filebox_api::verbs` (or a `filebox_core::Mailroom` call where the verb has
-//! no argument for a seed-004 field: a new message's threadId, callback and metadata), acting
+//! no argument for an email field: a new message's threadId, callback and metadata), acting
 //! as the agent the params name, and answers with the stored copy as an `AgentEmail`.
 
 use filebox_api::access::token_sha256;
@@ -56,8 +56,8 @@ pub(crate) struct AgentView {
     pub(crate) has_token: bool,
 }
 
-/// Run a verb as `mailroom`'s agent; its value (a listing's warnings are not part of seed
-/// 004's answers).
+/// Run a verb as `mailroom`'s agent; its value (a listing's warnings are not part of the
+/// `email.*` answers).
 fn run<V: Verb>(mailroom: &Mailroom, args: V::Args) -> Result<V::Output, RpcError> {
     Ok(V::run(&VerbContext::new(mailroom), args)?.value)
 }

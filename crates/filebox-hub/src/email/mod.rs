@@ -1,5 +1,5 @@
-//! Seed 004's email API: wire types (`wire`), `AgentEmail` from a mailbox copy (`view`), and
-//! the method handlers (`handlers`).
+//! The email API (`email.*` methods): wire types (`wire`), `AgentEmail` from a mailbox copy
+//! (`view`), and the method handlers (`handlers`).
 
 pub(crate) mod handlers;
 pub(crate) mod view;

@@ -1,6 +1,7 @@
-//! `AgentEmail` from a mailbox copy (`filebox_api::MessageDetail`): header fields to seed
-//! 004's names, and the times seed 004 asks for, derived from the file. Who the message is
-//! from and to is the core's (`filebox_core::copy`), as the thread graph draws it.
+//! `AgentEmail` from a mailbox copy (`filebox_api::MessageDetail`): header fields to the wire's
+//! camelCase names, and the times (`createdAt`, `deliveredAt`, `repliedAt`) derived from the
+//! file. Who the message is from and to is the core's (`filebox_core::copy`), as the thread
+//! graph draws it.
 
 use filebox_api::MessageDetail;
 use filebox_core::message::{comma_list, field};
@@ -9,10 +10,10 @@ use filebox_core::{Priority, SourceType};
 
 use super::wire::{AgentEmail, EmailCallback, EmailEvent, EmailReply};
 
-/// The header field that keeps seed 004's `metadata` (one line of JSON).
+/// The header field that keeps an email's `metadata` (one line of JSON).
 pub(crate) const METADATA: &str = "Metadata";
 
-/// `owner`'s copy of a message as seed 004's `AgentEmail`.
+/// `owner`'s copy of a message as an `AgentEmail`.
 ///
 /// `createdAt` is the Timestamp header. Delivery is publication in the holder's folder, so
 /// `deliveredAt` is the time of the latest reply (when the file moved to its holder), else the

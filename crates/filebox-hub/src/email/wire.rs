@@ -1,4 +1,4 @@
-//! Seed 004's wire names: `AgentEmail` and the params of the `email.*` methods, camelCase,
+//! The wire types: `AgentEmail` and the params of the `email.*` methods, camelCase,
 //! with doc comments that become the OpenRPC schemas. Plain data; the handlers translate them
 //! to `filebox_api` arguments.
 
@@ -51,7 +51,7 @@ pub(crate) struct EmailEvent {
     pub(crate) details: String,
 }
 
-/// Seed 004's `AgentEmail`: one mailbox's copy of a message.
+/// `AgentEmail`: one mailbox's copy of a message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct AgentEmail {
@@ -82,7 +82,7 @@ pub(crate) struct AgentEmail {
     pub(crate) delivered_at: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) replied_at: Option<String>,
-    /// agent, human, system or external: where replies go (seed 004's routing table).
+    /// agent, human, system or external: decides where replies go.
     pub(crate) source_type: SourceType,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) reply_to: Option<String>,

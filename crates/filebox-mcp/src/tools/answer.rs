@@ -1,4 +1,4 @@
-//! A human's answer as MCP content (seed 001): the text comes from the verb's rendering; each
+//! A human's answer as MCP content: the text comes from the verb's rendering; each
 //! attached file becomes `ImageContent`, `AudioContent`, or an `EmbeddedResource` blob with
 //! its MIME type, read from the asker's mailbox.
 

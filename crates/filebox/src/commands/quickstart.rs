@@ -1,5 +1,6 @@
-//! `filebox quickstart`: seed 000 §3.7's exchange between a QA agent and a dev agent, run for
-//! real in a throwaway folder, each step printed as the command that does it.
+//! `filebox quickstart`: an exchange between a QA agent and a dev agent (send, list, read,
+//! reply, resolve), run for real in a throwaway folder, each step printed as the command that
+//! does it.
 
 use std::path::{Path, PathBuf};
 

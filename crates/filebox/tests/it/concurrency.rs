@@ -182,8 +182,8 @@ fn concurrent_reply_and_resolve_leave_the_message_in_one_place() {
         assert_eq!(in_folder("dev", "done"), resolved, "round {round}");
         assert_eq!(in_folder("qa", "inbox"), replied, "round {round}");
         if resolved && replied {
-            // Resolved first, then the reply went out from done/ (seed 000 allows replying to
-            // a handled message): the record stays, the reply carries the resolution.
+            // Resolved first, then the reply went out from done/ (a handled message can still be
+            // answered): the record stays, the reply carries the resolution.
             let copy = t.read_json("qa", "inbox", &id);
             assert_eq!(copy["processing"][0]["action"], "Resolved", "round {round}");
         }

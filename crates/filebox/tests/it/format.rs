@@ -1,4 +1,4 @@
-//! What `send` writes: seed 000's v1.0 file (v1.1 when extra fields are set), the
+//! What `send` writes: a format 1.0 message file (1.1 when extra fields are set), the
 //! `YYYYMMDDTHHMMSS-TYPE-slug-id8.md` name, and bodies that come back from `read --json`
 //! byte for byte, whatever they contain.
 
@@ -66,7 +66,7 @@ fn name_parts(name: &str) -> (String, String, String, String) {
 }
 
 #[test]
-fn a_sent_file_is_seed_000_v1_0_exactly() {
+fn a_sent_file_is_format_1_0_exactly() {
     let t = Test::new().agents(["qa", "dev"]);
     let id = t.send("qa", "dev", "ER", "Admins need a CSV upload.\n");
     let (name, text) = only_file(&t, "dev", "inbox");
@@ -118,7 +118,7 @@ fn a_sent_file_is_seed_000_v1_0_exactly() {
     assert_eq!(mode(&t.folder("dev", "inbox").join(&name)), 0o600);
     assert_eq!(mode(&t.folder("dev", "inbox")), 0o700);
 
-    // The listing line of seed 000 §3.9.
+    // The listing line: `2025-06-27T153000 ER Title (file.md)`.
     let listing = t.as_agent("dev").args(["list", "inbox"]).success();
     let expected_when = format!(
         "{}-{}-{}T{}",
@@ -152,7 +152,7 @@ fn extra_fields_make_a_v1_1_file() {
     assert!(text.contains("\n**Format Version:** 1.1\n"), "{text}");
     assert!(text.contains("\n**CC:** ops\n"), "{text}");
     assert!(text.contains("\n**Priority:** urgent\n"), "{text}");
-    // The seven v1.0 fields are all still there, spelled as in the seed.
+    // The seven v1.0 fields are all still there, spelled as before.
     for key in [
         "Message ID",
         "Sender",

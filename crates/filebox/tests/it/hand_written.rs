@@ -1,13 +1,13 @@
-//! Files FileBox did not write: seed 000's template filled in by hand or by another tool is
+//! Files FileBox did not write: the message template filled in by hand or by another tool is
 //! read and can be handled; unreadable files are reported and skipped, never fatal.
 
 use std::fs;
 
 use crate::support::Test;
 
-/// Seed 000 §3.10's template, filled in as a person would: `*   ` list items, a name that
+/// The message template, filled in as a person would: `*   ` list items, a name that
 /// does not follow the naming rule.
-const SEED_TEMPLATE: &str = "# ER: 新功能请求：用户管理模块增加批量导入功能
+const HAND_WRITTEN: &str = "# ER: 新功能请求：用户管理模块增加批量导入功能
 
 **Format Version:** 1.0
 **Message ID:** 60bd0e69-5c1a-4b7e-9f00-0123456789ab
@@ -46,9 +46,9 @@ name, email, role
 ";
 
 #[test]
-fn the_seed_template_filled_in_by_hand_is_read() {
+fn the_template_filled_in_by_hand_is_read() {
     let t = Test::new().agents(["qa", "dev"]);
-    t.put("dev", "inbox", "batch import request.md", SEED_TEMPLATE);
+    t.put("dev", "inbox", "batch import request.md", HAND_WRITTEN);
 
     let listing = t.as_agent("dev").args(["list", "inbox"]).success();
     assert_eq!(
@@ -147,7 +147,7 @@ fn a_foreign_file_keeps_its_unknown_fields_and_can_be_replied_to() {
 /// Files no listing may die on.
 fn unreadable_files() -> Vec<(&'static str, Vec<u8>)> {
     let ours = {
-        let mut file = SEED_TEMPLATE.as_bytes().to_vec();
+        let mut file = HAND_WRITTEN.as_bytes().to_vec();
         file.truncate(60); // cut inside the header: half-written by a careless tool
         file
     };

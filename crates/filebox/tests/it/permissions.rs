@@ -1,5 +1,5 @@
-//! Seed design §9: mailbox files are 0600 and folders 0700 whatever the umask of the process
-//! that wrote them (a umask can only take bits away, and one can take away the owner's too).
+//! Mailbox files are 0600 and folders 0700 whatever the umask of the process that wrote them
+//! (a umask can only take bits away, and one can take away the owner's too).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

@@ -1,5 +1,4 @@
-//! `reply`, `thread`, `threads` and `fork`: seed 004's threads and timeline forks on seed
-//! 000's files.
+//! `reply`, `thread`, `threads` and `fork`: threads and timeline forks over the mailbox files.
 
 use serde_json::Value;
 

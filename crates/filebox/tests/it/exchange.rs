@@ -1,4 +1,4 @@
-//! Seed 000 §3.7's exchange end to end: send, list, read, reply both ways, resolve.
+//! A QA agent and a dev agent's exchange end to end: send, list, read, reply both ways, resolve.
 
 use crate::support::Test;
 
