@@ -30,8 +30,11 @@ function run(command, args) {
   });
 }
 
-function claudeDir() {
+/** A Claude Code folder with the team's inboxes folder, removed when test `t` ends, passed or
+ * failed (writers still running after a failure may make the removal retry). */
+function claudeDir(t) {
   const dir = mkdtempSync(join(tmpdir(), "filebox-bridge-race-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
   mkdirSync(join(dir, "teams", TEAM, "inboxes"), { recursive: true });
   return dir;
 }
@@ -40,6 +43,13 @@ async function fileboxWriter(dir, name) {
   for (let i = 0; i < EACH; i++) {
     await run(FILEBOX, ["teams", "--claude-dir", dir, "send", TEAM, "target", `${name} #${i}`, "--from", name]);
   }
+}
+
+/** The writers' failure is the test's when it awaits them; if the reader fails first, the
+ * writers' later one must not end the whole run as an unhandled rejection (which would skip
+ * the `after` hooks that remove the folders). */
+function settleQuietly(promise) {
+  promise.catch(() => {});
 }
 
 /// Polls until `done()`, calling `look()` each time; returns how many looks were made.
@@ -62,9 +72,9 @@ function assertExact(messages, names) {
   }
 }
 
-test("Claude Code's writer and FileBox's append to one inbox at once", { timeout: 600_000 }, async () => {
+test("Claude Code's writer and FileBox's append to one inbox at once", { timeout: 600_000 }, async (t) => {
   assert.ok(FILEBOX, "FILEBOX_BIN names the filebox binary");
-  const dir = claudeDir();
+  const dir = claudeDir(t);
   const inbox = join(dir, "teams", TEAM, "inboxes", "target.json");
   const nodeNames = Array.from({ length: WRITERS }, (_, i) => `node-${i}`);
   const fileboxNames = Array.from({ length: WRITERS }, (_, i) => `filebox-${i}`);
@@ -73,6 +83,7 @@ test("Claude Code's writer and FileBox's append to one inbox at once", { timeout
     ...nodeNames.map((n) => run(process.execPath, [join(here, "claude-writer.mjs"), inbox, n, String(EACH)])),
     ...fileboxNames.map((n) => fileboxWriter(dir, n)),
   ]).finally(() => (finished = true));
+  settleQuietly(writers);
 
   let seen = 0;
   const looks = await poll(async () => {
@@ -89,17 +100,20 @@ test("Claude Code's writer and FileBox's append to one inbox at once", { timeout
     `figures: ${2 * WRITERS * EACH} messages from ${2 * WRITERS} writers; ${looks} filebox reads, none torn; ` +
       `Claude Code's lock gave up ${gaveUp} times (a call made again)`,
   );
-  rmSync(dir, { recursive: true, force: true });
 });
 
-test("FileBox's writes never tear, even for a reader that takes no lock", { timeout: 600_000 }, async () => {
-  const dir = claudeDir();
+test("FileBox's writes never tear, even for a reader that takes no lock", { timeout: 600_000 }, async (t) => {
+  const dir = claudeDir(t);
   const inbox = join(dir, "teams", TEAM, "inboxes", "target.json");
   const names = Array.from({ length: WRITERS }, (_, i) => `filebox-${i}`);
   let finished = false;
   const writers = Promise.all(names.map((n) => fileboxWriter(dir, n))).finally(() => (finished = true));
+  settleQuietly(writers);
   let torn = 0;
   const looks = await poll(async () => {
+    // Every look yields to the event loop, the one before the inbox exists too: otherwise
+    // writers that fail before creating it are never heard of and the loop never ends.
+    await new Promise((resolve) => setImmediate(resolve));
     let text;
     try {
       text = readFileSync(inbox, "utf-8");
@@ -112,11 +126,9 @@ test("FileBox's writes never tear, even for a reader that takes no lock", { time
     } catch {
       torn++;
     }
-    await new Promise((resolve) => setImmediate(resolve));
   }, () => finished);
   await writers;
   assert.equal(torn, 0, `${torn} of ${looks} lock-free reads saw torn JSON`);
   assertExact(JSON.parse(readFileSync(inbox, "utf-8")), names);
   console.log(`figures: ${looks} lock-free reads during ${WRITERS * EACH} FileBox writes, none torn`);
-  rmSync(dir, { recursive: true, force: true });
 });

@@ -2,15 +2,26 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 
 const bin = resolve(process.env.FILEBOX_BIN ?? "../../target/debug/filebox");
 
+/** A hub on a new temp folder; `stop()` ends it and removes the folder. */
 async function startHub() {
   const root = mkdtempSync(join(tmpdir(), "filebox-hub-node-"));
+  const remove = () => rmSync(root, { recursive: true, force: true });
+  try {
+    return await serveIn(root, remove);
+  } catch (error) {
+    remove();
+    throw error;
+  }
+}
+
+async function serveIn(root, remove) {
   const env = { ...process.env, HOME: root, FILEBOX_CONFIG: join(root, ".filebox", "config.json") };
   delete env.FILEBOX_AGENT;
   const filebox = (...args) => execFileSync(bin, args, { env, encoding: "utf8" });
@@ -28,11 +39,13 @@ async function startHub() {
     });
     return response.json();
   };
+  // The folder goes once the hub has exited: it writes there until then.
   const stop = () =>
     new Promise((ok) => {
+      if (child.exitCode !== null || child.signalCode !== null) return ok(child.exitCode);
       child.once("exit", (code) => ok(code));
       child.kill("SIGTERM");
-    });
+    }).finally(remove);
   return { url, rpc, stop, filebox };
 }
 

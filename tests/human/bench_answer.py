@@ -10,6 +10,7 @@ durable write of the answer). The page test's figure adds Chromium's own time to
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -71,6 +72,10 @@ def main() -> None:
         agent.stdin.close()
         agent.kill()
         hub.kill()
+        # The folder goes once both have exited: they write there until then.
+        agent.wait()
+        hub.wait()
+        shutil.rmtree(root, ignore_errors=True)
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"email.reply -> MCP tool result, {questions} questions: p50 {percentile(results, 50):.1f} ms, "
           f"p95 {percentile(results, 95):.1f} ms")

@@ -11,13 +11,13 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import protobuf from "protobufjs";
-import { PNG, filebox, mailroom, serve } from "./support.mjs";
+import { PNG, filebox, mailroom, serve, stop } from "./support.mjs";
 
 const here = new URL(".", import.meta.url).pathname;
 const proto = new protobuf.Root().loadSync(join(here, "../../crates/filebox-hub/proto/agentassist.proto"), { keepCase: true });
 const type = (name) => proto.lookupType(`agentassistproto.${name}`);
 const service = "agentassistproto.SrvAgentAssist";
-const { dir, env } = mailroom("filebox-connect-");
+const { dir, env, remove } = mailroom("filebox-connect-");
 
 /** The CLI as `agent` (asynchronous: the event loop keeps serving the calls in flight). */
 async function cli(agent, ...args) {
@@ -46,7 +46,10 @@ before(async () => {
   await cliExit("me", 3, "wait", "--timeout", "0");
 });
 
-after(() => hub?.kill());
+after(async () => {
+  await stop(hub);
+  remove();
+});
 
 /** The next question to reach the human (blocks on `filebox wait`, no polling). */
 async function nextQuestion() {

@@ -13,13 +13,13 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { PNG, filebox, mailroom, serve as serveOn, start as startWith } from "./support.mjs";
+import { PNG, filebox, mailroom, serve as serveOn, start as startWith, stop } from "./support.mjs";
 
 const here = new URL(".", import.meta.url).pathname;
 const python = join(here, ".venv/bin/python");
 const out = process.env.FILEBOX_TEST_OUT || join(here, "out");
 mkdirSync(out, { recursive: true });
-const { env } = mailroom("filebox-page-");
+const { env, remove } = mailroom("filebox-page-");
 
 /** A line-reading child process with the test's config. */
 const start = (command, args, extraEnv = {}) => startWith(command, args, { ...env, ...extraEnv });
@@ -76,9 +76,10 @@ before(async () => {
 
 after(async () => {
   agent?.stdin.end();
-  agent?.kill();
+  await stop(agent);
   await browser?.close();
-  hub?.kill();
+  await stop(hub);
+  remove();
 });
 
 test("a question shows on two pages; A answers with text and a pasted image; B sees it answered and is refused", async () => {

@@ -2,7 +2,8 @@
 // `qa` and a human `me`, line-reading child processes, and `filebox serve` started on it.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -16,7 +17,8 @@ export const PNG = Buffer.from(
 );
 
 /** A temp folder whose config names the agent `qa` (current) and the human `me`:
- * `{ dir, env }`, `env` pointing FILEBOX_CONFIG at it. */
+ * `{ dir, env, remove }`, `env` pointing FILEBOX_CONFIG at it; a suite's `after` calls
+ * `remove()` once the processes writing there have stopped (see `stop`). */
 export function mailroom(prefix) {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const config = join(dir, "config.json");
@@ -27,7 +29,19 @@ export function mailroom(prefix) {
       me: { mailbox_path: join(dir, "me"), kind: "human" },
     },
   }));
-  return { dir, env: { ...process.env, FILEBOX_CONFIG: config } };
+  return {
+    dir,
+    env: { ...process.env, FILEBOX_CONFIG: config },
+    remove: () => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }),
+  };
+}
+
+/** Stop a child process (SIGTERM) and wait until it has exited; nothing if it already has. */
+export async function stop(child) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, "exit");
+  child.kill();
+  await exited;
 }
 
 /** A child process whose stdout is read line by line: `child.nextLine()`. */

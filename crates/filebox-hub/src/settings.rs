@@ -4,13 +4,14 @@
 
 use filebox_core::Config;
 use serde::Deserialize;
+use url::Url;
 
 /// The config's `hub` section.
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct HubSection {
-    /// URL prefixes a message's `callback.endpoint` must start with.
+    /// Where a message's `callback.endpoint` may point: under one of these URLs.
     #[serde(default)]
-    pub(crate) callback_allow: Vec<String>,
+    pub(crate) callback_allow: Vec<CallbackAllow>,
     /// The key webhooks are signed with (Standard Webhooks: `whsec_` + base64, or any text).
     #[serde(default)]
     pub(crate) webhook_secret: Option<String>,
@@ -53,10 +54,178 @@ impl HubSection {
         }
     }
 
-    /// Whether a callback endpoint starts with an allowed prefix.
+    /// Whether a callback endpoint is under an entry of `callback_allow` (see
+    /// [`CallbackAllow::covers`]). An endpoint that is not a URL, or that carries a user name or
+    /// password (`http://127.0.0.1:2001@elsewhere/`, which names the host after the `@`), never
+    /// is.
     pub(crate) fn allows_callback(&self, endpoint: &str) -> bool {
-        self.callback_allow
-            .iter()
-            .any(|prefix| !prefix.is_empty() && endpoint.starts_with(prefix.as_str()))
+        let Ok(endpoint) = Url::parse(endpoint) else {
+            return false;
+        };
+        !has_userinfo(&endpoint) && self.callback_allow.iter().any(|a| a.covers(&endpoint))
+    }
+}
+
+/// An entry of `hub.callback_allow`: an absolute URL with a host and no user name, password,
+/// query or fragment; an entry that is none is a config error, reported when the hub starts.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(try_from = "String")]
+pub(crate) struct CallbackAllow(Url);
+
+impl TryFrom<String> for CallbackAllow {
+    type Error = String;
+
+    fn try_from(entry: String) -> Result<CallbackAllow, String> {
+        let refused = |why: &str| format!("callback_allow entry {entry:?} {why}");
+        let url = Url::parse(&entry).map_err(|e| refused(&format!("is not a URL ({e})")))?;
+        if url.host().is_none() {
+            return Err(refused("has no host"));
+        }
+        if has_userinfo(&url) {
+            return Err(refused("has a user name or password"));
+        }
+        if url.query().is_some() || url.fragment().is_some() {
+            return Err(refused("has a query or fragment"));
+        }
+        Ok(CallbackAllow(url))
+    }
+}
+
+impl CallbackAllow {
+    /// Whether `endpoint` is under this entry: the same scheme, host and port (the scheme's
+    /// default when none is written), and this entry's path as whole leading segments. So
+    /// `http://127.0.0.1:2001` covers neither port 20011 nor `http://127.0.0.1:2001@…`, and
+    /// `http://h/hooks` covers `/hooks` and `/hooks/a`, not `/hooksa`. (Dot segments are
+    /// resolved when a URL is parsed: `/hooks/../admin` is `/admin`.)
+    fn covers(&self, endpoint: &Url) -> bool {
+        let allowed = &self.0;
+        endpoint.scheme() == allowed.scheme()
+            && endpoint.host() == allowed.host()
+            && endpoint.port_or_known_default() == allowed.port_or_known_default()
+            && endpoint
+                .path_segments()
+                .is_some_and(|segments| starts_with(segments, directory(allowed)))
+    }
+}
+
+/// The path segments of `url` without a final empty one (`/hooks/` is `["hooks"]`, `/` none).
+fn directory(url: &Url) -> Vec<&str> {
+    let mut segments: Vec<&str> = url.path_segments().into_iter().flatten().collect();
+    if segments.last() == Some(&"") {
+        segments.pop();
+    }
+    segments
+}
+
+fn starts_with<'a>(mut segments: impl Iterator<Item = &'a str>, prefix: Vec<&str>) -> bool {
+    prefix
+        .into_iter()
+        .all(|wanted| segments.next() == Some(wanted))
+}
+
+fn has_userinfo(url: &Url) -> bool {
+    !url.username().is_empty() || url.password().is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn allowing(entries: &[&str]) -> HubSection {
+        let hub = serde_json::json!({ "callback_allow": entries });
+        serde_json::from_value(hub).unwrap()
+    }
+
+    #[test]
+    fn another_port_that_starts_with_the_allowed_one_is_refused() {
+        let hub = allowing(&["http://127.0.0.1:2001"]);
+        assert!(hub.allows_callback("http://127.0.0.1:2001/hook"));
+        assert!(hub.allows_callback("http://127.0.0.1:2001"));
+        assert!(!hub.allows_callback("http://127.0.0.1:20011/hook"));
+        assert!(!hub.allows_callback("http://127.0.0.1:200/hook"));
+        assert!(!hub.allows_callback("http://127.0.0.1/hook"), "port 80");
+    }
+
+    #[test]
+    fn a_user_name_before_another_host_is_refused() {
+        let hub = allowing(&["http://127.0.0.1:2001"]);
+        for endpoint in [
+            "http://127.0.0.1:2001@127.0.0.1:42817/hook",
+            "http://127.0.0.1:2001:pw@127.0.0.1:2001/hook",
+            "http://user@127.0.0.1:2001/hook",
+        ] {
+            assert!(!hub.allows_callback(endpoint), "{endpoint}");
+        }
+    }
+
+    #[test]
+    fn scheme_and_host_must_match_exactly() {
+        let hub = allowing(&["http://hooks.example:9000/"]);
+        assert!(
+            hub.allows_callback("http://HOOKS.example:9000/x"),
+            "hosts ignore case"
+        );
+        for endpoint in [
+            "https://hooks.example:9000/x",
+            "http://hooks.example.evil:9000/x",
+            "http://hooks.example:9000.evil/x",
+            "http://evil.hooks.example:9000/x",
+            "not a url",
+            "",
+        ] {
+            assert!(!hub.allows_callback(endpoint), "{endpoint}");
+        }
+    }
+
+    #[test]
+    fn the_path_is_compared_by_whole_segments() {
+        for entry in ["http://h:9000/hooks", "http://h:9000/hooks/"] {
+            let hub = allowing(&[entry]);
+            assert!(hub.allows_callback("http://h:9000/hooks"), "{entry}");
+            assert!(
+                hub.allows_callback("http://h:9000/hooks/filebox?x=1"),
+                "{entry}"
+            );
+            for endpoint in [
+                "http://h:9000/hooksx",
+                "http://h:9000/hook",
+                "http://h:9000/",
+                "http://h:9000/hooks/../admin",
+                "http://h:9000/other/hooks",
+            ] {
+                assert!(!hub.allows_callback(endpoint), "{entry} {endpoint}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_default_port_may_be_written_or_not() {
+        let hub = allowing(&["http://h/"]);
+        assert!(hub.allows_callback("http://h:80/x"));
+        assert!(!hub.allows_callback("http://h:8080/x"));
+    }
+
+    #[test]
+    fn an_entry_that_is_no_url_is_a_config_error() {
+        for (entry, why) in [
+            ("127.0.0.1:2001", "is not a URL"),
+            ("http://", "is not a URL"),
+            ("http://u@h/", "has a user name or password"),
+            ("http://h/?q", "has a query or fragment"),
+        ] {
+            let hub = serde_json::json!({ "callback_allow": [entry] });
+            let error = serde_json::from_value::<HubSection>(hub)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                error.contains(entry) && error.contains(why),
+                "{entry}: {error}"
+            );
+        }
+    }
+
+    #[test]
+    fn nothing_is_allowed_without_entries() {
+        assert!(!HubSection::default().allows_callback("http://127.0.0.1:2001/"));
     }
 }

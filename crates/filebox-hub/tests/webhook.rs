@@ -340,6 +340,51 @@ async fn an_endpoint_outside_the_allow_list_is_never_called() {
     assert!(receiver.received.try_recv().is_err(), "never called");
 }
 
+/// An entry of the allow list is a URL, not a string prefix. With `http://127.0.0.1:<the
+/// receiver's port without its last digit>` allowed, the receiver's port, which starts with it,
+/// is another port, and `http://<allowed>@<receiver>/` names the receiver behind a user name:
+/// `email.send` refuses both, and files that name them anyway are refused at every try and
+/// never called.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endpoint_that_only_starts_like_an_allowed_one_is_refused() {
+    let mut receiver = Receiver::start(&[]).await;
+    let authority = receiver
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned();
+    let allowed = format!("http://{}", &authority[..authority.len() - 1]);
+    let lookalikes = [receiver.url.clone(), format!("{allowed}@{authority}/")];
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_in(dir.path(), &allowed, 5);
+    let written: Vec<String> = lookalikes
+        .iter()
+        .map(|url| answered_while_down(&config, &callback(url)))
+        .collect();
+    let hub = TestHub::start_in(dir, config).await;
+    for url in &lookalikes {
+        let refused = hub
+            .call_err(
+                "email.send",
+                json!({ "from": "app", "to": ["dev"], "subject": "s", "body": "b", "sourceType": "external", "callback": callback(url) }),
+            )
+            .await;
+        assert_eq!(
+            refused["data"]["field"], "callback.endpoint",
+            "{url}: {refused}"
+        );
+    }
+    let mut app = Events::open(&hub, "?agent=app", None).await;
+    for id in &written {
+        let webhooks = webhooks_when(&hub, &mut app, id, |w| w[0]["state"] == "failed").await;
+        let outcome = webhooks[0]["lastOutcome"].as_str().unwrap();
+        assert!(outcome.contains("hub.callback_allow"), "{outcome}");
+        assert_eq!(webhooks[0]["attempts"], 0);
+    }
+    hub.stop().await.unwrap();
+    assert!(receiver.received.try_recv().is_err(), "never called");
+}
+
 /// `me`, a person, asks `dev` with a callback and `dev` answers: the answer lands in `me`'s
 /// done/, beside `me`'s outbox record of the request. The attempts are recorded in, and read
 /// back from, the same copy (the one that speaks for the message), so a failure is retried and

@@ -393,7 +393,7 @@ fn check_callback(hub: &HubSection, callback: &EmailCallback) -> Result<(), RpcE
     if !hub.allows_callback(&callback.endpoint) {
         return Err(RpcError::invalid_params(
             "callback.endpoint",
-            "not allowed: it must start with an entry of the config's hub.callback_allow",
+            "not allowed: it must be under an entry of the config's hub.callback_allow (the same scheme, host and port, the entry's path as whole segments, no user name)",
         ));
     }
     check_endpoint(&callback.endpoint)

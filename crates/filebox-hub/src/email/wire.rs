@@ -15,7 +15,8 @@ pub(crate) struct EmailCallback {
     /// `webhook` (the only kind this hub fires).
     #[serde(rename = "type")]
     pub(crate) kind: CallbackKind,
-    /// The URL; it must start with an entry of the config's `hub.callback_allow`.
+    /// The URL; it must be under an entry of the config's `hub.callback_allow` (the same
+    /// scheme, host and port; the entry's path as whole segments).
     pub(crate) endpoint: String,
     /// Extra headers sent with the POST.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

@@ -304,7 +304,7 @@ fn prepare(hub: &Hub, owner: &AgentId, message_id: &str, webhook_id: &str) -> an
     };
     if !settings.allows_callback(&callback.endpoint) {
         return refusal(format!(
-            "{} does not start with an entry of hub.callback_allow",
+            "{} is not under an entry of hub.callback_allow",
             callback.endpoint
         ));
     }

@@ -14,7 +14,8 @@ use tokio::net::TcpStream;
 /// How long one attempt may take, connecting included.
 pub(crate) const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Whether `endpoint` is a URL this client can POST to (`http://host[:port]/path`).
+/// Whether `endpoint` is a URL this client can POST to (`http://host[:port]/path`, no user
+/// name or password).
 pub(crate) fn check_endpoint(endpoint: &str) -> Result<hyper::Uri, String> {
     let uri: hyper::Uri = endpoint.parse().map_err(|e| format!("not a URL ({e})"))?;
     if uri.scheme_str() != Some("http") {
@@ -22,6 +23,12 @@ pub(crate) fn check_endpoint(endpoint: &str) -> Result<hyper::Uri, String> {
     }
     if uri.host().is_none_or(str::is_empty) {
         return Err("the URL has no host".into());
+    }
+    // `http://allowed@elsewhere/` names `elsewhere`: a user name only hides the real host.
+    if uri.authority().is_some_and(|a| a.as_str().contains('@')) {
+        return Err(
+            "the URL has a user name or password (the host is the part after the @)".into(),
+        );
     }
     Ok(uri)
 }

@@ -57,13 +57,21 @@ impl TestHub {
     }
 
     pub async fn start_in(dir: tempfile::TempDir, config: PathBuf) -> TestHub {
+        TestHub::start_with(dir, config, filebox_hub::Options::default()).await
+    }
+
+    /// [`TestHub::start_in`] with `options` (e.g. `--allow-host`).
+    pub async fn start_with(
+        dir: tempfile::TempDir,
+        config: PathBuf,
+        options: filebox_hub::Options,
+    ) -> TestHub {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
         let loaded = Config::load(&config).unwrap();
         // Bound before the task starts: the hub accepts on both addresses from here on.
-        let server =
-            filebox_hub::Server::bind(loaded, listener, filebox_hub::Options::default()).unwrap();
+        let server = filebox_hub::Server::bind(loaded, listener, options).unwrap();
         let task = tokio::spawn(server.serve(async move {
             let _ = stopped.await;
         }));

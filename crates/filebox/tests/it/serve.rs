@@ -67,6 +67,16 @@ impl Served {
     }
 }
 
+/// A test that fails before it stops its hub must not leave the hub running: it would go on
+/// writing in the test's temp folder while that is removed, and outlive the test.
+impl Drop for Served {
+    fn drop(&mut self) {
+        // After `kill` or `terminate` the child is reaped already, and both calls only say so.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// POST `body` to `path`: the status code and the response body, or `None` when the
 /// connection broke before an answer (a hub killed meanwhile).
 pub(crate) fn post(url: &str, path: &str, body: &[u8]) -> Option<(u16, String)> {
