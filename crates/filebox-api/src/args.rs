@@ -200,6 +200,10 @@ pub struct SendArgs {
     #[serde(default)]
     #[arg(long = "attach", value_name = "FILE", value_parser = attachment_file)]
     pub attachments: Option<Vec<AttachmentArg>>,
+    /// Retry-safe: a repeat within 24 h returns the first result.
+    #[serde(default)]
+    #[arg(long, value_name = "KEY")]
+    pub idempotency_key: Option<String>,
 }
 
 /// A file attached to a message.
@@ -258,6 +262,7 @@ impl SendArgs {
             reply_to_agent: None,
             attachments: None,
             content_file: None,
+            idempotency_key: None,
         }
     }
 }
@@ -381,6 +386,10 @@ pub struct ReplyArgs {
     #[serde(default)]
     #[arg(long = "attach", value_name = "FILE", value_parser = attachment_file)]
     pub attachments: Option<Vec<AttachmentArg>>,
+    /// Retry-safe: a repeat within 24 h returns the first result.
+    #[serde(default)]
+    #[arg(long, value_name = "KEY")]
+    pub idempotency_key: Option<String>,
 }
 
 /// Show a message's whole thread as a tree, across every mailbox: who said what, in order,

@@ -1,6 +1,8 @@
 //! `send_message` and `reply_message`: writing to other agents.
 
-use filebox_core::{AgentId, MessageRef, MessageType, Result, SYSTEM_MAILBOX, SendRequest};
+use filebox_core::{
+    AgentId, IdempotencyKey, MessageRef, MessageType, Result, SYSTEM_MAILBOX, SendRequest,
+};
 
 use crate::args::{AttachmentArg, Recipients, ReplyArgs, SendArgs};
 use crate::outcome::Outcome;
@@ -50,6 +52,11 @@ impl Verb for SendMessage {
                 .flatten()
                 .map(AttachmentArg::decode)
                 .collect::<Result<_>>()?,
+            idempotency_key: args
+                .idempotency_key
+                .as_deref()
+                .map(IdempotencyKey::new)
+                .transpose()?,
         };
         let receipt = cx.mailroom.send(&request)?;
         let me = cx.mailroom.me();
@@ -116,6 +123,7 @@ impl Verb for ReplyMessage {
         let mut send = SendArgs::new(target.to_string(), kind, args.content);
         send.reply_to = Some(args.id);
         send.attachments = args.attachments;
+        send.idempotency_key = args.idempotency_key;
         SendMessage::run(cx, send)
     }
 
