@@ -18,8 +18,7 @@ impl Verb for SendMessage {
     const NAME: &'static str = "send_message";
     const CLI: &'static str = "send";
     const TITLE: &'static str = "Send a message";
-    const DESCRIPTION: &'static str =
-        "Send Markdown to agents (your outbox keeps a copy). Returns its Message ID.";
+    const DESCRIPTION: &'static str = "Send Markdown to agents; returns its Message ID.";
     const EFFECT: Effect = Effect::Additive;
     type Args = SendArgs;
     type Output = SendResult;
