@@ -321,11 +321,7 @@ fn a_keyed_send_or_reply_repeated_by_name_writes_once() {
     let replied = call(&dev, "reply_message", reply.clone()).unwrap().value;
     assert_eq!(call(&dev, "reply_message", reply).unwrap().value, replied);
     let read = call(&qa, "read_message", json!({"id": id})).unwrap().value;
-    assert_eq!(
-        read["conversation"].as_array().unwrap().len(),
-        1,
-        "{read}"
-    );
+    assert_eq!(read["conversation"].as_array().unwrap().len(), 1, "{read}");
     let listed = call(&dev, "list_messages", json!({"folder": "outbox"}))
         .unwrap()
         .value;

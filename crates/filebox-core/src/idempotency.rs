@@ -13,9 +13,9 @@ use std::time::{Duration, SystemTime};
 use crate::agent::AgentId;
 use crate::attachment::Attachment;
 use crate::error::{Error, Result};
+use crate::folder::Folder;
 use crate::mailbox::{Envelope, Mailbox};
 use crate::message::field;
-use crate::reply::REPLIER_COPY_FOLDERS;
 use crate::store;
 
 /// How long a key keeps its first result: a repeat later than this after the first write is
@@ -113,19 +113,21 @@ pub(crate) fn lock_path(mailbox: &Mailbox, key: &IdempotencyKey) -> PathBuf {
         .join(format!("idempotency-{:016x}.lock", hash.0))
 }
 
-/// My record of an earlier write with `key` within [`WINDOW`]: a file of my `outbox/` or
-/// `done/` written (published: every store write is a new file) since then, whose header says
-/// I wrote its latest version with this key. Read from the files themselves; only headers of
-/// the files of the window are read.
+/// An earlier write of mine with `key` within [`WINDOW`] in `folders` of `mailbox` (my
+/// record: my `outbox/`, or `done/` for an answered question; a recipient's `inbox/`): a file
+/// written (published: every store write is a new file) since then, whose header says I wrote
+/// its latest version with this key. Read from the files themselves; only the headers of the
+/// files of the window are read.
 pub(crate) fn find_earlier(
     mailbox: &Mailbox,
+    folders: &[Folder],
     me: &AgentId,
     key: &IdempotencyKey,
 ) -> Result<Option<Envelope>> {
     let since = SystemTime::now()
         .checked_sub(WINDOW)
         .unwrap_or(SystemTime::UNIX_EPOCH);
-    for folder in REPLIER_COPY_FOLDERS {
+    for &folder in folders {
         let (entries, _not_messages) = mailbox.file_entries_unsorted(folder)?;
         let dir = mailbox.folder_path(folder);
         for (name, _) in entries {
@@ -275,6 +277,39 @@ mod tests {
                 .unwrap()
                 .starts_with("r1 ")
         );
+    }
+
+    /// The writer was killed after qa's copy and before its own: the retry finds qa's copy,
+    /// makes the missing ones (here also me's, whom the kill left without) and answers with it.
+    #[test]
+    fn a_retry_finishes_a_send_killed_before_the_senders_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let dev = dev_and_qa(dir.path());
+        let me = AgentId::new("me").unwrap();
+        let config = Config::update(&dir.path().join(".filebox/config.json"), |file| {
+            file.agents.insert(
+                me.clone(),
+                crate::AgentEntry::new(dir.path().join("mailboxes/me")),
+            );
+            Ok(())
+        })
+        .unwrap();
+        let dev = Mailroom::new(config, Some(dev.me())).unwrap();
+        let both = SendRequest {
+            to: vec!["qa,me".into()],
+            ..keyed("k1", "build it")
+        };
+        let first = dev.send(&both).unwrap();
+        let unlink = |agent: &AgentId, folder| {
+            let mailbox = dev.mailbox(agent).unwrap();
+            std::fs::remove_file(mailbox.folder_path(folder).join(&first.file)).unwrap();
+        };
+        unlink(dev.me(), Folder::Outbox);
+        unlink(&me, Folder::Inbox);
+        assert_eq!(dev.send(&both).unwrap(), first);
+        assert_eq!(files(&dev), (1, 1));
+        let mine = dev.mailbox(&me).unwrap();
+        assert_eq!(mine.file_names(Folder::Inbox).unwrap().0.len(), 1);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::mailroom::Mailroom;
 use crate::message::{
     ConversationEntry, Header, Message, MessageType, field, file_name_for, is_question, render,
 };
-use crate::reply::replier_copy_folder;
+use crate::reply::{REPLIER_COPY_FOLDERS, replier_copy_folder};
 use crate::store::{self, Destination, Moved};
 use crate::time;
 
@@ -155,14 +155,30 @@ impl Mailroom {
         let stamp = fingerprint.stamp(key);
         let mine = self.my_mailbox()?;
         store::with_lock(&idempotency::lock_path(&mine, key), || {
-            let Some(earlier) = idempotency::find_earlier(&mine, self.me(), key)? else {
-                return write(Some(&stamp));
+            let records = idempotency::find_earlier(&mine, &REPLIER_COPY_FOLDERS, self.me(), key)?;
+            let earlier = match records {
+                Some(record) => record,
+                // A reply is one two-phase move that opening my mailbox finished or undid; a
+                // new message may have reached recipients before a killed writer made my copy.
+                None => {
+                    let delivered = match reply_to {
+                        None => self.interrupted(recipients, key)?,
+                        Some(_) => None,
+                    };
+                    match delivered {
+                        Some(delivered) => delivered,
+                        None => return write(Some(&stamp)),
+                    }
+                }
             };
             if earlier.header.get(field::IDEMPOTENCY_KEY) != Some(stamp.as_str()) {
                 return Err(Error::KeyReused {
                     key: key.as_str().to_owned(),
                     id: earlier.header.id().to_owned(),
                 });
+            }
+            if earlier.folder == Folder::Inbox {
+                self.finish_interrupted(&earlier, recipients)?;
             }
             Ok(SendReceipt {
                 id: earlier.header.id().to_owned(),
@@ -320,6 +336,52 @@ impl Mailroom {
             file: name.to_string(),
             delivered_to: delivered,
         })
+    }
+
+    /// A recipient's copy of a keyed new message of mine that my outbox lacks: its writer was
+    /// killed between the deliveries and my copy. A mailbox that cannot be opened holds none.
+    fn interrupted(
+        &self,
+        recipients: &[AgentId],
+        key: &IdempotencyKey,
+    ) -> Result<Option<Envelope>> {
+        for recipient in recipients {
+            let Ok(mailbox) = self.mailbox(recipient) else {
+                continue;
+            };
+            let found = idempotency::find_earlier(&mailbox, &[Folder::Inbox], self.me(), key)?;
+            if found.is_some() {
+                return Ok(found);
+            }
+        }
+        Ok(None)
+    }
+
+    /// Finish what a killed writer began, from `delivered`, one recipient's copy: the same file
+    /// for each recipient that holds none in any folder, and my outbox copy.
+    fn finish_interrupted(&self, delivered: &Envelope, recipients: &[AgentId]) -> Result<()> {
+        let bytes = store::read_regular(&delivered.path)?;
+        let name = delivered.file.as_str();
+        let mut missing = Vec::new();
+        for recipient in recipients {
+            let mailbox = self.mailbox(recipient)?;
+            let held = Folder::ALL
+                .iter()
+                .any(|folder| store::modified(&mailbox.folder_path(*folder).join(name)).is_some());
+            if !held {
+                missing.push((mailbox.tmp(), mailbox.folder_path(Folder::Inbox)));
+            }
+        }
+        let mine = self.my_mailbox()?;
+        missing.push((mine.tmp(), mine.folder_path(Folder::Outbox)));
+        for (tmp, dir) in missing {
+            match store::publish_new_linked(Some(&delivered.path), &tmp, &dir, name, &bytes) {
+                // Published meanwhile (a recipient's copy moved back in): there already.
+                Err(e) if store::already_exists(&e) => {}
+                published => drop(published?),
+            }
+        }
+        Ok(())
     }
 
     fn send_reply(
