@@ -131,7 +131,7 @@ pub(crate) fn find_earlier(
         let (entries, _not_messages) = mailbox.file_entries_unsorted(folder)?;
         let dir = mailbox.folder_path(folder);
         for (name, _) in entries {
-            if !store::modified(&dir.join(name.as_str())).is_some_and(|written| written >= since) {
+            if store::modified(&dir.join(name.as_str())).is_none_or(|written| written < since) {
                 continue;
             }
             let envelope = match mailbox.envelope(folder, &name) {
