@@ -57,6 +57,7 @@ pub fn kind(error: &Error) -> &'static str {
         Error::NoReplyTarget { .. } => "no_reply_target",
         Error::NotSent { .. } => "not_sent",
         Error::Undelivered { .. } => "partly_delivered",
+        Error::KeyReused { .. } => "idempotency_key_reused",
         Error::TooLarge { .. } => "too_large",
         Error::Malformed { .. } => "malformed_message",
         Error::Foreign { .. } => "foreign_file",
@@ -122,6 +123,9 @@ pub fn next_step(error: &Error, surface: Surface) -> String {
         ),
         Error::Undelivered { .. } => "Do not send it again (the others already have it); tell the \
             human who runs FileBox which mailboxes failed."
+            .to_owned(),
+        Error::KeyReused { .. } => "Nothing was sent: to send this content, give it a new \
+            idempotency key; to get the first result, repeat the first call exactly."
             .to_owned(),
         Error::TooLarge { .. } => {
             "Shorten the content, or split it into several messages.".to_owned()

@@ -124,10 +124,10 @@ pub struct ReadArgs {
 /// (--json: the whole result).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct SendArgs {
-    /// Agent id, comma-separated ids, @all or @group.
+    /// Agent ids (comma-separated), @all or @group.
     #[arg(value_name = "TARGET", value_parser = recipients)]
     pub to: Recipients,
-    /// Agents to copy, as in `to`.
+    /// CC, as in `to`.
     // The command line's `to` is TARGET.
     #[serde(default)]
     #[arg(
@@ -167,7 +167,7 @@ pub struct SendArgs {
         help = "Read the content from this file instead"
     )]
     pub content_file: Option<std::path::PathBuf>,
-    /// Answer this message (it moves to `to`).
+    /// Answer this message (moves to `to`).
     // `--reply_to` as the original command line spelt it; `--reply-to` too.
     #[serde(default)]
     #[arg(
@@ -200,6 +200,16 @@ pub struct SendArgs {
     #[serde(default)]
     #[arg(long = "attach", value_name = "FILE", value_parser = attachment_file)]
     pub attachments: Option<Vec<AttachmentArg>>,
+    /// Retry-safe, 24 h.
+    // The tool list's budget keeps the schema's words few; a command line can say it all.
+    #[serde(default)]
+    #[arg(
+        long,
+        value_name = "KEY",
+        help = "Make this safe to retry: a repeat with the same KEY within 24 h returns the first \
+                result and writes nothing (the same KEY with other content is refused)"
+    )]
+    pub idempotency_key: Option<String>,
 }
 
 /// A file attached to a message.
@@ -207,7 +217,7 @@ pub struct SendArgs {
 pub struct AttachmentArg {
     /// File name.
     pub name: String,
-    /// Default: from the name.
+    /// Default: by name.
     #[serde(default, alias = "mimeType")]
     pub mime_type: Option<String>,
     /// Base64.
@@ -258,6 +268,7 @@ impl SendArgs {
             reply_to_agent: None,
             attachments: None,
             content_file: None,
+            idempotency_key: None,
         }
     }
 }
@@ -278,7 +289,7 @@ pub struct RejectArgs {
     /// Id or short id.
     #[arg(value_name = "MESSAGE")]
     pub id: String,
-    /// Why, so the sender can do better.
+    /// Why, for the sender.
     pub reason: String,
 }
 
@@ -329,7 +340,7 @@ pub struct SearchArgs {
     #[serde(default)]
     #[arg(long, value_parser = choice::<Status>())]
     pub status: Option<Status>,
-    /// Only activity since (2025-06-27[T15:30:00Z]).
+    /// Activity since 2025-06-27[T15:30:00Z].
     #[serde(default)]
     #[arg(long, value_name = "DATE")]
     pub since: Option<String>,
@@ -381,13 +392,23 @@ pub struct ReplyArgs {
     #[serde(default)]
     #[arg(long = "attach", value_name = "FILE", value_parser = attachment_file)]
     pub attachments: Option<Vec<AttachmentArg>>,
+    /// Retry-safe, 24 h.
+    // The tool list's budget keeps the schema's words few; a command line can say it all.
+    #[serde(default)]
+    #[arg(
+        long,
+        value_name = "KEY",
+        help = "Make this safe to retry: a repeat with the same KEY within 24 h returns the first \
+                result and writes nothing (the same KEY with other content is refused)"
+    )]
+    pub idempotency_key: Option<String>,
 }
 
 /// Show a message's whole thread as a tree, across every mailbox: who said what, in order,
 /// with replies and fork branches (obsolete nodes marked).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct ThreadArgs {
-    /// Any message of it (or id#n, its n-th reply).
+    /// Any message of it, or id#n (reply n).
     #[arg(value_name = "MESSAGE")]
     pub id: String,
 }
@@ -405,7 +426,7 @@ pub struct ThreadsArgs {
 /// context; what followed the fork point becomes obsolete (kept, marked).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct ForkArgs {
-    /// Message id or id#n (its n-th reply).
+    /// Id or id#n (its n-th reply).
     #[arg(long, value_name = "ID")]
     pub from: String,
     /// context-compression: conclusions; direction-change: lessons, new plan.
@@ -442,7 +463,7 @@ pub struct WaitArgs {
     #[serde(default)]
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<u64>,
-    /// xml: also each message whole as <teammate-message>, marked read.
+    /// xml: also each whole, as <teammate-message> (marks read).
     // On the command line a flag: the one format besides the listing lines.
     #[serde(default)]
     #[arg(
@@ -534,7 +555,7 @@ pub struct SendTeamMessageArgs {
     #[serde(default)]
     #[arg(long, value_name = "TEXT")]
     pub summary: Option<String>,
-    /// Sender's colour (red, blue, ...).
+    /// Sender's colour (red, ...).
     #[serde(default)]
     #[arg(long, value_name = "NAME")]
     pub color: Option<String>,

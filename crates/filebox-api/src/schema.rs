@@ -120,7 +120,7 @@ fn drop_null_type(schema: &mut Map<String, Value>) {
 }
 
 /// The branches of a described `anyOf`, and the items of a described array, lose their own
-/// descriptions: the property's says what it takes (`to`: "Agent id, comma-separated ids,
+/// descriptions: the property's says what it takes (`to`: "Agent ids (comma-separated),
 /// @all or @group", a string or a list).
 fn undescribe_branches(schema: &mut Map<String, Value>) {
     if !schema.contains_key("description") {

@@ -305,3 +305,51 @@ fn a_listing_marks_what_i_have_not_read() {
     .unwrap();
     assert_eq!(resolved.value["id"], ids[1].as_str());
 }
+
+/// `send_message` and `reply_message` with `idempotency_key`: a repeat returns the first result
+/// and writes nothing; the key with other content is refused with its own kind and next step.
+#[test]
+fn a_keyed_send_or_reply_repeated_by_name_writes_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let qa = mailroom(&dir, "qa");
+    let dev = mailroom(&dir, "dev");
+    let send = json!({"to": "dev", "type": "ER", "content": "build it", "idempotency_key": "s-1"});
+    let first = call(&qa, "send_message", send.clone()).unwrap().value;
+    assert_eq!(call(&qa, "send_message", send).unwrap().value, first);
+    let id = first["id"].as_str().unwrap();
+    let reply = json!({"id": id, "content": "built", "idempotency_key": "r-1"});
+    let replied = call(&dev, "reply_message", reply.clone()).unwrap().value;
+    assert_eq!(call(&dev, "reply_message", reply).unwrap().value, replied);
+    let read = call(&qa, "read_message", json!({"id": id})).unwrap().value;
+    assert_eq!(read["conversation"].as_array().unwrap().len(), 1, "{read}");
+    let listed = call(&dev, "list_messages", json!({"folder": "outbox"}))
+        .unwrap()
+        .value;
+    assert_eq!(listed["messages"].as_array().unwrap().len(), 1, "{listed}");
+
+    let other =
+        json!({"to": "dev", "type": "ER", "content": "something else", "idempotency_key": "s-1"});
+    match call(&qa, "send_message", other) {
+        Err(CallError::Failed(error)) => {
+            assert_eq!(filebox_api::advice::kind(&error), "idempotency_key_reused");
+            assert!(error.to_string().contains("\"s-1\""), "{error}");
+            let advice = filebox_api::advice::advice(&error);
+            assert!(advice.contains("new idempotency key"), "{advice}");
+        }
+        other => panic!("expected the key to be refused, got {other:?}"),
+    }
+    match call(
+        &qa,
+        "send_message",
+        json!({"to": "dev", "type": "ER", "content": "x", "idempotency_key": "has space"}),
+    ) {
+        Err(CallError::Failed(error)) => {
+            assert_eq!(
+                filebox_api::advice::kind(&error),
+                "invalid_argument",
+                "{error}"
+            );
+        }
+        other => panic!("expected an invalid key, got {other:?}"),
+    }
+}

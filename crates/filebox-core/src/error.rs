@@ -67,6 +67,12 @@ pub enum Error {
         delivered: Vec<String>,
         failed: Vec<String>,
     },
+    /// An idempotency key used again within its window for a different message or reply;
+    /// nothing was written.
+    #[error(
+        "idempotency key {key:?} was already used for a different message ({id}); nothing was sent"
+    )]
+    KeyReused { key: String, id: String },
     /// A body larger than the configured limit.
     #[error(
         "the message body is {size} bytes, over the limit of {limit} bytes (max_body_bytes in the config)"

@@ -18,6 +18,7 @@ mod fork;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod group_commit;
+pub mod idempotency;
 pub mod index;
 mod journal;
 mod live_config;
@@ -48,6 +49,7 @@ pub use feed::{Baseline, Change, ChangeKind, Feed, Wake};
 pub use folder::Folder;
 pub use foreign::{ForeignDelivery, ForeignMessage};
 pub use fork::{ForkReason, ForkReceipt, ForkRequest};
+pub use idempotency::IdempotencyKey;
 pub use live_config::LiveConfig;
 pub use mailbox::{Envelope, Listing, Mailbox, MessageRef, Problem};
 pub use mailroom::{Mailroom, Reach, Unusable};

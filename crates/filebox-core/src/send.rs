@@ -7,12 +7,13 @@ use crate::choice::choice;
 use crate::copy;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
+use crate::idempotency::{self, Fingerprint, IdempotencyKey};
 use crate::mailbox::{Envelope, MessageRef, parse_bytes};
 use crate::mailroom::Mailroom;
 use crate::message::{
     ConversationEntry, Header, Message, MessageType, field, file_name_for, is_question, render,
 };
-use crate::reply::replier_copy_folder;
+use crate::reply::{REPLIER_COPY_FOLDERS, replier_copy_folder};
 use crate::store::{self, Destination, Moved};
 use crate::time;
 
@@ -59,6 +60,9 @@ pub struct SendRequest {
     /// Files stored in `attachments/<message-id>/` of every mailbox that gets a copy, and
     /// linked from the end of the body.
     pub attachments: Vec<Attachment>,
+    /// A repeat of this send with the same key within [`idempotency::WINDOW`] returns the
+    /// first send's receipt and writes nothing; with other content it is refused.
+    pub idempotency_key: Option<IdempotencyKey>,
 }
 
 impl SendRequest {
@@ -75,6 +79,7 @@ impl SendRequest {
             source_type: None,
             reply_to_agent: None,
             attachments: Vec::new(),
+            idempotency_key: None,
         }
     }
 }
@@ -91,10 +96,17 @@ impl Mailroom {
     /// Send a new message, or a reply when `request.reply_to` is set.
     pub fn send(&self, request: &SendRequest) -> Result<SendReceipt> {
         let (to, cc, recipients) = self.recipients(request)?;
-        match &request.reply_to {
-            None => self.send_new(request, &to, &cc, &recipients, &[]),
-            Some(reference) => self.send_reply(request, reference, &to, &recipients),
-        }
+        let reply_to = request.reply_to.as_ref();
+        self.once(
+            request,
+            reply_to,
+            (&to, &cc, &recipients),
+            &[],
+            |stamp| match reply_to {
+                None => self.send_new(request, &to, &cc, &recipients, &with_stamp(&[], stamp)),
+                Some(reference) => self.send_reply(request, reference, &to, &recipients, stamp),
+            },
+        )
     }
 
     /// Send a new message with extra header fields (a fork's links; the hub's Thread ID,
@@ -105,7 +117,75 @@ impl Mailroom {
         extra: &[(&str, &str)],
     ) -> Result<SendReceipt> {
         let (to, cc, recipients) = self.recipients(request)?;
-        self.send_new(request, &to, &cc, &recipients, extra)
+        self.once(request, None, (&to, &cc, &recipients), extra, |stamp| {
+            self.send_new(request, &to, &cc, &recipients, &with_stamp(extra, stamp))
+        })
+    }
+
+    /// Run `write` once per idempotency key: without a key it just runs; with one, under the
+    /// key's lock, an earlier write of mine with that key within the window answers instead
+    /// (the same request: its receipt, nothing written; another: `KeyReused`), else `write`
+    /// runs with the stamp its copies must carry (`idempotency.rs`).
+    fn once(
+        &self,
+        request: &SendRequest,
+        reply_to: Option<&MessageRef>,
+        (to, cc, recipients): (&[AgentId], &[AgentId], &[AgentId]),
+        extra: &[(&str, &str)],
+        write: impl FnOnce(Option<&str>) -> Result<SendReceipt>,
+    ) -> Result<SendReceipt> {
+        let Some(key) = &request.idempotency_key else {
+            return write(None);
+        };
+        let mut fingerprint = Fingerprint::new();
+        fingerprint
+            .add(request.kind.as_str())
+            .add_option(request.title.as_deref())
+            .add(&request.body)
+            .add(join(to))
+            .add(join(cc))
+            .add_option(reply_to.map(MessageRef::text))
+            .add_option(request.priority.map(|p| p.as_str()))
+            .add_option(request.source_type.map(|s| s.as_str()))
+            .add_option(request.reply_to_agent.as_ref().map(AgentId::as_str))
+            .add_attachments(&request.attachments);
+        for (name, value) in extra {
+            fingerprint.add(name).add(value);
+        }
+        let stamp = fingerprint.stamp(key);
+        let mine = self.my_mailbox()?;
+        store::with_lock(&idempotency::lock_path(&mine, key), || {
+            let records = idempotency::find_earlier(&mine, &REPLIER_COPY_FOLDERS, self.me(), key)?;
+            let earlier = match records {
+                Some(record) => record,
+                // A reply is one two-phase move that opening my mailbox finished or undid; a
+                // new message may have reached recipients before a killed writer made my copy.
+                None => {
+                    let delivered = match reply_to {
+                        None => self.interrupted(recipients, key)?,
+                        Some(_) => None,
+                    };
+                    match delivered {
+                        Some(delivered) => delivered,
+                        None => return write(Some(&stamp)),
+                    }
+                }
+            };
+            if earlier.header.get(field::IDEMPOTENCY_KEY) != Some(stamp.as_str()) {
+                return Err(Error::KeyReused {
+                    key: key.as_str().to_owned(),
+                    id: earlier.header.id().to_owned(),
+                });
+            }
+            if earlier.folder == Folder::Inbox {
+                self.finish_interrupted(&earlier, recipients)?;
+            }
+            Ok(SendReceipt {
+                id: earlier.header.id().to_owned(),
+                file: earlier.file.to_string(),
+                delivered_to: recipients.to_vec(),
+            })
+        })
     }
 
     /// The Source Type a new message carries: the one asked for, else `human` when I am a
@@ -269,12 +349,59 @@ impl Mailroom {
         })
     }
 
+    /// A recipient's copy of a keyed new message of mine that my outbox lacks: its writer was
+    /// killed between the deliveries and my copy. A mailbox that cannot be opened holds none.
+    fn interrupted(
+        &self,
+        recipients: &[AgentId],
+        key: &IdempotencyKey,
+    ) -> Result<Option<Envelope>> {
+        for recipient in recipients {
+            let Ok(mailbox) = self.mailbox(recipient) else {
+                continue;
+            };
+            let found = idempotency::find_earlier(&mailbox, &[Folder::Inbox], self.me(), key)?;
+            if found.is_some() {
+                return Ok(found);
+            }
+        }
+        Ok(None)
+    }
+
+    /// Finish what a killed writer began, from `delivered`, one recipient's copy: the same file
+    /// for each recipient that holds none in any folder, and my outbox copy.
+    fn finish_interrupted(&self, delivered: &Envelope, recipients: &[AgentId]) -> Result<()> {
+        let bytes = store::read_regular(&delivered.path)?;
+        let name = delivered.file.as_str();
+        let mut missing = Vec::new();
+        for recipient in recipients {
+            let mailbox = self.mailbox(recipient)?;
+            let held = Folder::ALL
+                .iter()
+                .any(|folder| store::modified(&mailbox.folder_path(*folder).join(name)).is_some());
+            if !held {
+                missing.push((mailbox.tmp(), mailbox.folder_path(Folder::Inbox)));
+            }
+        }
+        let mine = self.my_mailbox()?;
+        missing.push((mine.tmp(), mine.folder_path(Folder::Outbox)));
+        for (tmp, dir) in missing {
+            match store::publish_new_linked(Some(&delivered.path), &tmp, &dir, name, &bytes) {
+                // Published meanwhile (a recipient's copy moved back in): there already.
+                Err(e) if store::already_exists(&e) => {}
+                published => drop(published?),
+            }
+        }
+        Ok(())
+    }
+
     fn send_reply(
         &self,
         request: &SendRequest,
         reference: &MessageRef,
         to: &[AgentId],
         recipients: &[AgentId],
+        stamp: Option<&str>,
     ) -> Result<SendReceipt> {
         let mine = self.my_mailbox()?;
         let found = mine.find_settled(reference, &Folder::ALL)?;
@@ -325,6 +452,11 @@ impl Mailroom {
             message.header.set(field::SENDER, me.as_str());
             message.header.set(field::RECEIVER, &receiver);
             message.header.set(field::CURRENT_OWNER, &receiver);
+            // The stamp says whose keyed write made this version: an earlier one's goes.
+            message.header.remove(field::IDEMPOTENCY_KEY);
+            if let Some(stamp) = stamp {
+                message.header.set(field::IDEMPOTENCY_KEY, stamp);
+            }
             let bytes = render(&message).into_bytes();
             Ok(vec![bytes; copies])
         };
@@ -431,6 +563,13 @@ fn refuse_second_answer(found: &Envelope, me: &AgentId, reference: &MessageRef) 
         });
     }
     Ok(())
+}
+
+/// `extra` header fields plus the idempotency stamp, when there is one.
+fn with_stamp<'a>(extra: &[(&'a str, &'a str)], stamp: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
+    let mut fields = extra.to_vec();
+    fields.extend(stamp.map(|stamp| (field::IDEMPOTENCY_KEY, stamp)));
+    fields
 }
 
 /// The body's first non-blank line without leading `#`, shortened.

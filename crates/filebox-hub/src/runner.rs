@@ -303,6 +303,7 @@ fn finish(hub: &Hub, agent: &AgentId, id: &str, ending: Ending) -> Result<(), Rp
                 body,
                 kind: None,
                 attachments: None,
+                idempotency_key: None,
             },
         )
         .map(|_| ()),

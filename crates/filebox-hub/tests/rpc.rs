@@ -624,3 +624,45 @@ fn collect_refs(value: &Value, out: &mut Vec<String>) {
         _ => {}
     }
 }
+/// `idempotencyKey` on `email.send` and `email.reply`, `idempotency_key` on `send_message` by
+/// its name: a repeat (also several at once) answers with the first message and writes
+/// nothing; the key with other content is error 1014, `idempotency_key_reused`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_send_or_reply_repeated_with_its_key_is_written_once() {
+    let hub = TestHub::start().await;
+    let mut params = send_params("dev", "qa", "once", "agent");
+    params["idempotencyKey"] = json!("email-1");
+    let calls: Vec<_> = (0..6)
+        .map(|_| hub.call("email.send", params.clone()))
+        .collect();
+    let answers = futures_util::future::join_all(calls).await;
+    assert!(
+        answers.iter().all(|a| a["id"] == answers[0]["id"]),
+        "{answers:?}"
+    );
+    assert_eq!(answers[0]["folder"], "outbox");
+    assert_eq!(hub.files("qa", "inbox").len(), 1);
+    assert_eq!(hub.files("dev", "outbox").len(), 1);
+
+    let id = answers[0]["id"].clone();
+    let reply = json!({ "from": "qa", "id": id, "body": "done", "idempotencyKey": "reply-1" });
+    let replied = hub.call("email.reply", reply.clone()).await;
+    assert_eq!(hub.call("email.reply", reply).await["id"], replied["id"]);
+    let back = hub.call("email.inbox", json!({ "agent": "dev" })).await;
+    assert_eq!(back[0]["replies"].as_array().unwrap().len(), 1, "{back}");
+
+    params["body"] = json!("other content");
+    let error = hub.call_err("email.send", params).await;
+    assert_eq!(error["code"], 1014, "{error}");
+    assert_eq!(error["data"]["kind"], "idempotency_key_reused");
+    assert!(
+        error["message"].as_str().unwrap().contains("email-1"),
+        "{error}"
+    );
+
+    let by_name = json!({ "agent": "dev", "to": "qa", "type": "ER", "content": "by name", "idempotency_key": "verb-1" });
+    let sent = hub.call("send_message", by_name.clone()).await;
+    assert_eq!(hub.call("send_message", by_name).await, sent);
+    assert_eq!(hub.files("dev", "outbox").len(), 2);
+    hub.stop().await.unwrap();
+}

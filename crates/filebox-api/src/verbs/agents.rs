@@ -16,8 +16,7 @@ impl Verb for ListAgents {
     const NAME: &'static str = "list_agents";
     const CLI: &'static str = "agents";
     const TITLE: &'static str = "List agents";
-    const DESCRIPTION: &'static str =
-        "The agents (ids to send to), which one you are, message counts.";
+    const DESCRIPTION: &'static str = "Agents (ids to send to), which one you are, message counts.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ListAgentsArgs;
     type Output = AgentsResult;

@@ -17,7 +17,7 @@ impl Verb for ListMessages {
     const NAME: &'static str = "list_messages";
     const CLI: &'static str = "list";
     const TITLE: &'static str = "List messages";
-    const DESCRIPTION: &'static str = "A folder's messages, 50 a page: unread (*), short id (every tool takes it), type, sender, age, title.";
+    const DESCRIPTION: &'static str = "A folder's messages, 50 a page: unread *, short id (any tool takes it), type, sender, age, title.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ListArgs;
     type Output = ListResult;
@@ -151,7 +151,7 @@ impl Verb for ReadMessage {
     const CLI: &'static str = "read";
     const TITLE: &'static str = "Read a message";
     const DESCRIPTION: &'static str =
-        "One message whole: header, content, conversation, processing history.";
+        "A whole message: header, content, conversation, processing history.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ReadArgs;
     type Output = ReadResult;
@@ -190,7 +190,7 @@ impl Verb for WaitForMessages {
     const NAME: &'static str = "wait_for_messages";
     const CLI: &'static str = "wait";
     const TITLE: &'static str = "Wait for messages";
-    const DESCRIPTION: &'static str = "New inbox mail no earlier wait returned, at once or on arrival; empty on timeout. A first wait skips what is there.";
+    const DESCRIPTION: &'static str = "New inbox mail no earlier wait returned, now or on arrival; empty on timeout. A first wait skips what is there.";
     const EFFECT: Effect = Effect::Updating;
     type Args = WaitArgs;
     type Output = WaitResult;

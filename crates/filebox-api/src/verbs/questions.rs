@@ -65,7 +65,7 @@ impl Verb for TaskFinish {
     const NAME: &'static str = "task_finish";
     const CLI: &'static str = "report";
     const TITLE: &'static str = "Report finished work";
-    const DESCRIPTION: &'static str = "Before calling a task done, report it to your human and wait for confirmation, corrections or the next task; timeout: no objection.";
+    const DESCRIPTION: &'static str = "Before calling a task done, report it to your human and wait for approval, corrections or the next task; timeout: no objection.";
     const EFFECT: Effect = Effect::Updating;
     type Args = ReportArgs;
     type Output = QuestionResult;

@@ -1,6 +1,8 @@
 //! `send_message` and `reply_message`: writing to other agents.
 
-use filebox_core::{AgentId, MessageRef, MessageType, Result, SYSTEM_MAILBOX, SendRequest};
+use filebox_core::{
+    AgentId, IdempotencyKey, MessageRef, MessageType, Result, SYSTEM_MAILBOX, SendRequest,
+};
 
 use crate::args::{AttachmentArg, Recipients, ReplyArgs, SendArgs};
 use crate::outcome::Outcome;
@@ -16,8 +18,7 @@ impl Verb for SendMessage {
     const NAME: &'static str = "send_message";
     const CLI: &'static str = "send";
     const TITLE: &'static str = "Send a message";
-    const DESCRIPTION: &'static str =
-        "Send Markdown to agents (your outbox keeps a copy). Returns its Message ID.";
+    const DESCRIPTION: &'static str = "Send Markdown to agents; returns its Message ID.";
     const EFFECT: Effect = Effect::Additive;
     type Args = SendArgs;
     type Output = SendResult;
@@ -50,6 +51,11 @@ impl Verb for SendMessage {
                 .flatten()
                 .map(AttachmentArg::decode)
                 .collect::<Result<_>>()?,
+            idempotency_key: args
+                .idempotency_key
+                .as_deref()
+                .map(IdempotencyKey::new)
+                .transpose()?,
         };
         let receipt = cx.mailroom.send(&request)?;
         let me = cx.mailroom.me();
@@ -116,6 +122,7 @@ impl Verb for ReplyMessage {
         let mut send = SendArgs::new(target.to_string(), kind, args.content);
         send.reply_to = Some(args.id);
         send.attachments = args.attachments;
+        send.idempotency_key = args.idempotency_key;
         SendMessage::run(cx, send)
     }
 

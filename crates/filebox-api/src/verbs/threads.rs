@@ -20,7 +20,7 @@ impl Verb for ListThreads {
     const CLI: &'static str = "threads";
     const TITLE: &'static str = "List threads";
     const DESCRIPTION: &'static str =
-        "Your threads, latest activity first: id, title, counts, last activity.";
+        "Your threads by latest activity: id, title, counts, last activity.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ThreadsArgs;
     type Output = ThreadsResult;
@@ -55,7 +55,8 @@ impl Verb for GetThread {
     const NAME: &'static str = "get_thread";
     const CLI: &'static str = "thread";
     const TITLE: &'static str = "Get a thread";
-    const DESCRIPTION: &'static str = "A message's thread as a tree (replies: id#n): sender, recipient, status, forks; no bodies.";
+    const DESCRIPTION: &'static str =
+        "A message's thread as a tree (replies: id#n): who to whom, status, forks; no bodies.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ThreadArgs;
     type Output = ThreadResult;
@@ -79,7 +80,7 @@ impl Verb for ForkThread {
     const NAME: &'static str = "fork_thread";
     const CLI: &'static str = "fork";
     const TITLE: &'static str = "Fork a thread";
-    const DESCRIPTION: &'static str = "Restart a thread from an earlier node with compressed context; that branch's later nodes become obsolete (kept).";
+    const DESCRIPTION: &'static str = "Restart a thread from an earlier node with compressed context; its later nodes become obsolete (kept).";
     const EFFECT: Effect = Effect::Updating;
     type Args = ForkArgs;
     type Output = ForkResult;

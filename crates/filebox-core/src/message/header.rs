@@ -25,13 +25,16 @@ pub mod field {
     pub const OBSOLETES: &str = "Obsoletes";
     pub const CALLBACK: &str = "Callback";
     pub const ATTACHMENTS: &str = "Attachments";
+    /// `KEY FINGERPRINT`: the caller's idempotency key of the write that made this version
+    /// (`idempotency.rs`).
+    pub const IDEMPOTENCY_KEY: &str = "Idempotency Key";
     // v1.1, the human channel
     pub const PROJECT_DIRECTORY: &str = "Project Directory";
     pub const CLIENT: &str = "Client";
     pub const OPTIONS: &str = "Options";
 
     /// The fields whose presence makes a file format version 1.1.
-    pub(crate) const V1_1: [&str; 16] = [
+    pub(crate) const V1_1: [&str; 17] = [
         CC,
         THREAD_ID,
         IN_REPLY_TO,
@@ -45,6 +48,7 @@ pub mod field {
         OBSOLETES,
         CALLBACK,
         ATTACHMENTS,
+        IDEMPOTENCY_KEY,
         PROJECT_DIRECTORY,
         CLIENT,
         OPTIONS,

@@ -87,9 +87,10 @@ impl From<filebox_core::Error> for ConnectError {
     fn from(error: filebox_core::Error) -> Self {
         use filebox_core::Error;
         let code = match &error {
-            Error::Invalid { .. } | Error::Ambiguous { .. } | Error::TooLarge { .. } => {
-                Code::InvalidArgument
-            }
+            Error::Invalid { .. }
+            | Error::Ambiguous { .. }
+            | Error::TooLarge { .. }
+            | Error::KeyReused { .. } => Code::InvalidArgument,
             Error::UnknownAgent(_) | Error::NotFound { .. } => Code::NotFound,
             Error::AlreadyHandled { .. }
             | Error::NotInThread { .. }

@@ -16,7 +16,8 @@ use filebox_api::{
 };
 use filebox_core::message::field;
 use filebox_core::{
-    AgentId, Folder, Mailroom, MessageRef, MessageType, REPLIER_COPY_FOLDERS, SendRequest,
+    AgentId, Folder, IdempotencyKey, Mailroom, MessageRef, MessageType, REPLIER_COPY_FOLDERS,
+    SendRequest,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -77,6 +78,7 @@ pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
                 cc: p.cc.clone().map(Recipients::Many),
                 reply_to: Some(answered.clone()),
                 attachments: p.attachments.clone(),
+                idempotency_key: p.idempotency_key.clone(),
                 ..SendArgs::new(p.to.join(","), kind, p.body.clone())
             },
         )?;
@@ -102,6 +104,11 @@ pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
             .flatten()
             .map(filebox_api::AttachmentArg::decode)
             .collect::<Result<_, _>>()?,
+        idempotency_key: p
+            .idempotency_key
+            .as_deref()
+            .map(IdempotencyKey::new)
+            .transpose()?,
     };
     let callback = p.callback.as_ref().map(serde_json::to_string).transpose()?;
     let metadata = p.metadata.as_ref().map(serde_json::to_string).transpose()?;
@@ -169,6 +176,7 @@ pub(crate) fn reply(ctx: &Ctx, p: ReplyParams) -> Result<AgentEmail, RpcError> {
             content: p.body,
             kind,
             attachments: p.attachments,
+            idempotency_key: p.idempotency_key,
         },
     )?;
     stored_copy(&mailroom, &sent.id, &REPLIER_COPY_FOLDERS)

@@ -146,6 +146,10 @@ pub(crate) struct SendParams {
     /// Files to attach, as `email.reply` takes them.
     #[serde(default)]
     pub(crate) attachments: Option<Vec<filebox_api::AttachmentArg>>,
+    /// A retry with the same key within 24 h returns the first result and writes nothing;
+    /// with other content it is refused (`idempotency_key_reused`).
+    #[serde(default)]
+    pub(crate) idempotency_key: Option<String>,
 }
 
 /// Params of `email.inbox`.
@@ -198,6 +202,10 @@ pub(crate) struct ReplyParams {
     /// message and linked from the end of the reply.
     #[serde(default)]
     pub(crate) attachments: Option<Vec<filebox_api::AttachmentArg>>,
+    /// A retry with the same key within 24 h returns the first result and writes nothing;
+    /// with other content it is refused (`idempotency_key_reused`).
+    #[serde(default)]
+    pub(crate) idempotency_key: Option<String>,
 }
 
 /// Params of `email.threads`.

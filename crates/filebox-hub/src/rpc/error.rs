@@ -42,6 +42,7 @@ fn app_code(error: &filebox_core::Error) -> i64 {
         Error::Foreign { .. } => 1011,
         Error::NotMine { .. } => 1012,
         Error::NotParticipant { .. } => 1013,
+        Error::KeyReused { .. } => 1014,
         Error::Invalid { .. } => INVALID_PARAMS,
         Error::Config { .. }
         | Error::NoConfig

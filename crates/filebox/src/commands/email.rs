@@ -49,6 +49,7 @@ pub(crate) fn run(global: &Global, action: EmailAction) -> anyhow::Result<Outcom
                 content: text_or_stdin(&body)?,
                 kind: None,
                 attachments: None,
+                idempotency_key: None,
             };
             run_typed_verb::<ReplyMessage>(&mailroom(global)?, global, args)
         }

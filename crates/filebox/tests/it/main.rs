@@ -18,6 +18,7 @@ mod format;
 mod hand_written;
 mod hostile;
 mod hub_crash;
+mod idempotency;
 mod limits;
 mod list_filters;
 mod mcp;
