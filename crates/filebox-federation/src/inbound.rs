@@ -1,10 +1,11 @@
 //! The receiver: this hub's durable pull consumer on `filebox.<me>.>`. Messages are applied
-//! one at a time in stream order (so mail from one sender arrives in the order it was sent) on
-//! a blocking thread, and acknowledged only once the files are durable (the core fsyncs before
+//! one at a time in stream order (so mail from one sender arrives in the order it was sent,
+//! across a crash too: the server hands out one message at a time) on a blocking thread, and acknowledged only once the files are durable (the core fsyncs before
 //! it returns) and, for mail, once the delivery receipt to the sending hub is in the stream;
 //! a crash before the acknowledgement means a redelivery, which the core's idempotent
-//! delivery absorbs (and the receipt's `Nats-Msg-Id` deduplicates). What can never be applied is set aside in
-//! `federation/refused` beside the config, with the reason, and terminated.
+//! delivery absorbs (and the receipt's `Nats-Msg-Id` deduplicates). What can never be applied
+//! is set aside in `federation/refused` beside the config, with the reason, and terminated;
+//! for mail, a refusal goes back to the sending hub first, as a receipt does.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -25,7 +26,13 @@ use crate::wire::{self, Addressed, Event};
 /// How long the stream waits for an acknowledgement before it redelivers (a hub killed with
 /// messages in hand gets them again this long after it returns).
 const ACK_WAIT: Duration = Duration::from_secs(10);
-/// How many messages are pulled at once: few, so all are applied well within [`ACK_WAIT`].
+/// How many messages the server hands out before the first is acknowledged: one, so a hub
+/// killed with a message in hand gets that one again before any later one (the stream's order,
+/// so each sender's, survives a crash: with more in hand, those not yet acknowledged would come
+/// back only after [`ACK_WAIT`], behind the later ones).
+const MAX_ACK_PENDING: i64 = 1;
+/// How many messages one pull asks for (the server still hands out [`MAX_ACK_PENDING`] at a
+/// time).
 const BATCH: usize = 16;
 /// How long one pull waits on the server, and the heartbeat that tells a dead connection
 /// (a restarted NATS) from a quiet one: the consumer is opened again after two missed beats.
@@ -39,6 +46,8 @@ pub(crate) struct Inbound {
     pub(crate) config: Arc<LiveConfig>,
     pub(crate) me: String,
     pub(crate) js: jetstream::Context,
+    /// The stream's replicas, when this hub creates it.
+    pub(crate) replicas: usize,
     pub(crate) published: Arc<Mutex<Published>>,
 }
 
@@ -63,19 +72,18 @@ impl Inbound {
     }
 
     async fn consume(&self, stop: &CancellationToken) -> anyhow::Result<()> {
-        let stream = connect::stream(&self.js).await?;
+        let stream = connect::stream(&self.js, self.replicas).await?;
         let name = wire::consumer_for(&self.me);
+        // Created, or updated to this config (a consumer an older hub made in-flight more).
         let consumer: consumer::PullConsumer = stream
-            .get_or_create_consumer(
-                &name,
-                consumer::pull::Config {
-                    durable_name: Some(name.clone()),
-                    filter_subject: wire::filter_for(&self.me),
-                    ack_policy: consumer::AckPolicy::Explicit,
-                    ack_wait: ACK_WAIT,
-                    ..Default::default()
-                },
-            )
+            .create_consumer(consumer::pull::Config {
+                durable_name: Some(name.clone()),
+                filter_subject: wire::filter_for(&self.me),
+                ack_policy: consumer::AckPolicy::Explicit,
+                ack_wait: ACK_WAIT,
+                max_ack_pending: MAX_ACK_PENDING,
+                ..Default::default()
+            })
             .await
             .with_context(|| format!("opening the durable consumer {name}"))?;
         let mut messages = consumer
@@ -125,7 +133,7 @@ impl Inbound {
         match applied {
             Ok(receipt) => {
                 if let Some(receipt) = receipt {
-                    self.send_receipt(&receipt).await?;
+                    self.send_event(&receipt).await?;
                 }
                 message
                     .double_ack()
@@ -147,6 +155,16 @@ impl Inbound {
                     "filebox serve: federation (hub {}): refused {}: {e:#}",
                     self.me, message.subject
                 );
+                // Mail: its sending hub learns why, as it learns of a delivery, so its status
+                // says failed instead of in flight (before the termination: a failure here
+                // means the mail comes again, and so does the refusal).
+                if let Some(Addressed::Mail { from, agent }) =
+                    wire::addressed(&message.subject, &self.me)
+                    && let Some(refusal) = receive::refusal(&self.me, &agent, &message.payload, &e)
+                {
+                    self.send_event(&outbound::event(&from, &self.me, refusal)?)
+                        .await?;
+                }
                 set_aside(self.config.path(), &message.subject, &e, &message.payload)?;
                 message
                     .double_ack_with(AckKind::Term)
@@ -164,18 +182,18 @@ struct Headers {
 }
 
 impl Inbound {
-    /// Hand a delivery receipt to the stream (before the mail it is for is acknowledged: a
-    /// failure here means the mail comes again, and so does its receipt).
-    async fn send_receipt(&self, receipt: &Outgoing) -> anyhow::Result<()> {
+    /// Hand a delivery receipt or a refusal to the stream (before the mail it is for is
+    /// acknowledged: a failure here means the mail comes again, and so does its answer).
+    async fn send_event(&self, event: &Outgoing) -> anyhow::Result<()> {
         let publish = PublishMessage::build()
-            .payload(receipt.payload.clone().into())
-            .message_id(&receipt.key);
+            .payload(event.payload.clone().into())
+            .message_id(&event.key);
         self.js
-            .send_publish(receipt.subject.clone(), publish)
+            .send_publish(event.subject.clone(), publish)
             .await
-            .context("publishing a delivery receipt")?
+            .with_context(|| format!("publishing {}", event.key))?
             .await
-            .context("the stream's acknowledgement of a delivery receipt")?;
+            .with_context(|| format!("the stream's acknowledgement of {}", event.key))?;
         Ok(())
     }
 }

@@ -394,7 +394,13 @@ fn stored_copy(
     let mailbox = mailroom.my_mailbox()?;
     // Settled: a webhook attempt being recorded, or a transition, may be moving the file.
     let (envelope, message) = mailbox.read_settled(&MessageRef::parse(reference)?, folders)?;
-    let detail = MessageDetail::new(mailroom.me(), &envelope, &message);
+    let mut detail = MessageDetail::new(mailroom.me(), &envelope, &message);
+    // A sender's record stands for how far its recipients got, as `email.status` says (mail
+    // to another machine is pending until its hub has it, so it has no deliveredAt yet).
+    if envelope.folder == Folder::Outbox {
+        let id = MessageRef::Id(message.header.id().to_owned());
+        detail.status = mailroom.status(&id)?.status.to_string();
+    }
     Ok(agent_email(mailroom.me().as_str(), &detail))
 }
 
