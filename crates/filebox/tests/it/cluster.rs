@@ -40,6 +40,36 @@ impl Nats {
         Nats::prepare().run(conf)
     }
 
+    /// `count` servers clustered with each other (JetStream clustered: a stream can have
+    /// replicas on them), each on a port of its choosing for clients.
+    pub(crate) fn cluster(count: usize) -> Vec<Nats> {
+        // Ports for the routes between them, found free now and named in every config.
+        let routes: Vec<u16> = (0..count)
+            .map(|_| {
+                std::net::TcpListener::bind("127.0.0.1:0")
+                    .unwrap()
+                    .local_addr()
+                    .unwrap()
+                    .port()
+            })
+            .collect();
+        let urls: Vec<String> = routes
+            .iter()
+            .map(|port| format!("nats-route://127.0.0.1:{port}"))
+            .collect();
+        routes
+            .iter()
+            .enumerate()
+            .map(|(n, port)| {
+                Nats::start_with(&format!(
+                    "server_name: n{n}\ncluster {{ name: filebox, listen: \"127.0.0.1:{port}\", \
+                     routes: [{}] }}\n",
+                    urls.join(", ")
+                ))
+            })
+            .collect()
+    }
+
     /// A folder for a server not started yet, to put files in before [`NatsDir::run`].
     pub(crate) fn prepare() -> NatsDir {
         NatsDir(

@@ -749,3 +749,27 @@ fn a_question_withdrawn_on_the_askers_machine_leaves_the_persons_page_on_theirs(
     let said = String::from_utf8_lossy(&late.stderr);
     assert!(said.contains("withdrawn"), "{said}");
 }
+
+#[test]
+fn a_stream_of_three_replicas_carries_mail_with_one_nats_server_down() {
+    let mut servers = Nats::cluster(3);
+    let mut laptop = Hub::new("laptop", &servers[0], &["alice"], &["bob@ci-1"]);
+    let mut ci = Hub::new("ci-1", &servers[1], &["bob"], &[]);
+    for hub in [&laptop, &ci] {
+        hub.configure(|config| config["federation"]["replicas"] = json!(3));
+    }
+    laptop.start();
+    ci.start();
+    let first = laptop.ok("alice", &["send", "bob@ci-1", "ER", "on three servers"]);
+    let first = first.trim();
+    ci.wait_for_id("bob", Folder::Inbox, first);
+    wait_receipt(&laptop, "bob@ci-1", first);
+    let report = laptop.json("alice", &["federation", "status"]);
+    assert_eq!(report["stream"]["replicas"], 3, "{report}");
+    // The third server goes: the other two still hold a majority of the stream.
+    drop(servers.pop());
+    let second = laptop.ok("alice", &["send", "bob@ci-1", "ER", "on two of them"]);
+    let second = second.trim();
+    ci.wait_for_id("bob", Folder::Inbox, second);
+    wait_receipt(&laptop, "bob@ci-1", second);
+}
