@@ -395,9 +395,12 @@ fn stored_copy(
     // Settled: a webhook attempt being recorded, or a transition, may be moving the file.
     let (envelope, message) = mailbox.read_settled(&MessageRef::parse(reference)?, folders)?;
     let mut detail = MessageDetail::new(mailroom.me(), &envelope, &message);
-    // A sender's record stands for how far its recipients got, as `email.status` says (mail
-    // to another machine is pending until its hub has it, so it has no deliveredAt yet).
-    if envelope.folder == Folder::Outbox {
+    // The record of a message I started stands for how far its recipients got, as
+    // `email.status` says (mail to another machine is pending until its hub has it, so it has
+    // no deliveredAt yet); a reply's record stays mine (replied).
+    if envelope.folder == Folder::Outbox
+        && filebox_core::copy::sender(&message) == mailroom.me().as_str()
+    {
         let id = MessageRef::Id(message.header.id().to_owned());
         detail.status = mailroom.status(&id)?.status.to_string();
     }
