@@ -73,19 +73,7 @@ impl Inbound {
 
     async fn consume(&self, stop: &CancellationToken) -> anyhow::Result<()> {
         let stream = connect::stream(&self.js, self.replicas).await?;
-        let name = wire::consumer_for(&self.me);
-        // Created, or updated to this config (a consumer an older hub made in-flight more).
-        let consumer: consumer::PullConsumer = stream
-            .create_consumer(consumer::pull::Config {
-                durable_name: Some(name.clone()),
-                filter_subject: wire::filter_for(&self.me),
-                ack_policy: consumer::AckPolicy::Explicit,
-                ack_wait: ACK_WAIT,
-                max_ack_pending: MAX_ACK_PENDING,
-                ..Default::default()
-            })
-            .await
-            .with_context(|| format!("opening the durable consumer {name}"))?;
+        let consumer = open_consumer(&stream, &self.me).await?;
         let mut messages = consumer
             .stream()
             .max_messages_per_batch(BATCH)
@@ -173,6 +161,26 @@ impl Inbound {
             }
         }
     }
+}
+
+/// This hub's durable consumer, created, or updated to this config (a consumer an older hub
+/// made hands out up to 1,000 messages at a time).
+async fn open_consumer(
+    stream: &jetstream::stream::Stream,
+    me: &str,
+) -> anyhow::Result<consumer::PullConsumer> {
+    let name = wire::consumer_for(me);
+    stream
+        .create_consumer(consumer::pull::Config {
+            durable_name: Some(name.clone()),
+            filter_subject: wire::filter_for(me),
+            ack_policy: consumer::AckPolicy::Explicit,
+            ack_wait: ACK_WAIT,
+            max_ack_pending: MAX_ACK_PENDING,
+            ..Default::default()
+        })
+        .await
+        .with_context(|| format!("opening the durable consumer {name}"))
 }
 
 /// The headers of a message of the stream that say what it carries.
@@ -272,3 +280,36 @@ fn set_aside(
 
 /// The file of refused messages (JSON lines), in the federation's folder.
 pub(crate) const REFUSED: &str = "refused";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::local_nats::LocalNats;
+
+    #[tokio::test]
+    async fn a_consumer_an_older_hub_made_hands_out_one_message_at_a_time_after_a_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = LocalNats::start(&dir.path().join("jetstream")).unwrap();
+        let client = async_nats::connect(server.url()).await.unwrap();
+        let js = connect::jetstream(client);
+        let stream = connect::stream(&js, 1).await.unwrap();
+        // As a hub before this version made it: the server's default in flight.
+        let name = wire::consumer_for("ci-1");
+        let older: consumer::PullConsumer = stream
+            .create_consumer(consumer::pull::Config {
+                durable_name: Some(name.clone()),
+                filter_subject: wire::filter_for("ci-1"),
+                ack_policy: consumer::AckPolicy::Explicit,
+                ack_wait: ACK_WAIT,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_ne!(older.cached_info().config.max_ack_pending, MAX_ACK_PENDING);
+        let mut opened = open_consumer(&stream, "ci-1").await.unwrap();
+        assert_eq!(
+            opened.info().await.unwrap().config.max_ack_pending,
+            MAX_ACK_PENDING
+        );
+    }
+}

@@ -77,38 +77,7 @@ pub(crate) fn outgoing(
     let spool_hub = hub_of(config, agent);
     let id = message.header.id();
     if let (Some(hub), Folder::Inbox) = (&spool_hub, envelope.folder) {
-        let local = names::localise(agent.as_str(), hub);
-        for name in linked_attachments(message) {
-            let bytes = match mailbox.read_attachment(id, &name) {
-                Ok(bytes) => bytes,
-                // A link that dangles here dangles there too; the mail still goes.
-                Err(Error::Io { source, .. }) if source.kind() == ErrorKind::NotFound => continue,
-                Err(e) => return Err(e.into()),
-            };
-            out.push(Outgoing {
-                hub: hub.clone(),
-                subject: wire::attachment_subject(hub, me, &local),
-                key: wire::attachment_id(hub, &local, id, &name, &bytes),
-                headers: vec![
-                    (wire::MESSAGE_ID_HEADER, id.to_owned()),
-                    (wire::FILE_HEADER, name),
-                ],
-                payload: bytes,
-            });
-        }
-        let mut wire_message = message.clone();
-        wire_message
-            .processing
-            .retain(|p| !travelled::is_receipt(p));
-        names::to_wire(&mut wire_message, me);
-        let markdown = render(&wire_message);
-        out.push(Outgoing {
-            hub: hub.clone(),
-            subject: wire::mail_subject(hub, me, &local),
-            key: wire::mail_id(hub, &local, id, message.conversation.len(), &markdown),
-            headers: vec![(wire::FILE_HEADER, envelope.file.to_string())],
-            payload: markdown.into_bytes(),
-        });
+        out.extend(spooled(me, hub, mailbox, envelope, message)?);
     }
     // A question to a person there, withdrawn here (its asker stopped waiting): the asker
     // moved the stand-in's copy to cancel/ with a `Withdrawn` line.
@@ -167,6 +136,52 @@ pub(crate) fn outgoing(
             }
         }
     }
+    Ok(out)
+}
+
+/// What a spool copy (the inbox of `mailbox`, the stand-in of an agent of hub `hub`) is to
+/// publish: the attachments its conversation links to, then the mail itself (last).
+fn spooled(
+    me: &str,
+    hub: &str,
+    mailbox: &Mailbox,
+    envelope: &Envelope,
+    message: &Message,
+) -> anyhow::Result<Vec<Outgoing>> {
+    let mut out = Vec::new();
+    let id = message.header.id();
+    let local = names::localise(mailbox.owner().as_str(), hub);
+    for name in linked_attachments(message) {
+        let bytes = match mailbox.read_attachment(id, &name) {
+            Ok(bytes) => bytes,
+            // A link that dangles here dangles there too; the mail still goes.
+            Err(Error::Io { source, .. }) if source.kind() == ErrorKind::NotFound => continue,
+            Err(e) => return Err(e.into()),
+        };
+        out.push(Outgoing {
+            hub: hub.to_owned(),
+            subject: wire::attachment_subject(hub, me, &local),
+            key: wire::attachment_id(hub, &local, id, &name, &bytes),
+            headers: vec![
+                (wire::MESSAGE_ID_HEADER, id.to_owned()),
+                (wire::FILE_HEADER, name),
+            ],
+            payload: bytes,
+        });
+    }
+    let mut wire_message = message.clone();
+    wire_message
+        .processing
+        .retain(|p| !travelled::is_receipt(p));
+    names::to_wire(&mut wire_message, me);
+    let markdown = render(&wire_message);
+    out.push(Outgoing {
+        hub: hub.to_owned(),
+        subject: wire::mail_subject(hub, me, &local),
+        key: wire::mail_id(hub, &local, id, message.conversation.len(), &markdown),
+        headers: vec![(wire::FILE_HEADER, envelope.file.to_string())],
+        payload: markdown.into_bytes(),
+    });
     Ok(out)
 }
 
@@ -491,7 +506,7 @@ fn candidate(
 
 /// Mail in a spool that has no delivery receipt yet: what this hub owes.
 pub(crate) struct Owed {
-    /// Its attachments, then the mail itself (what [`outgoing`] gives for the spool copy).
+    /// Its attachments, then the mail itself ([`spooled`]).
     pub(crate) items: Vec<Outgoing>,
     /// When the spool copy was last written (it entered the spool).
     pub(crate) since: SystemTime,
@@ -518,9 +533,9 @@ impl Owed {
 pub(crate) fn owed(config: &Config, me: &str) -> anyhow::Result<Vec<Owed>> {
     let mut out = Vec::new();
     for (agent, mailbox) in config.readable_mailboxes() {
-        if hub_of(config, agent).is_none() {
+        let Some(hub) = hub_of(config, agent) else {
             continue;
-        }
+        };
         let (files, _) = mailbox.file_names(Folder::Inbox)?;
         for file in files {
             let path = mailbox.folder_path(Folder::Inbox).join(file.as_str());
@@ -542,7 +557,7 @@ pub(crate) fn owed(config: &Config, me: &str) -> anyhow::Result<Vec<Owed>> {
                 u32::try_from(meta.ctime_nsec()).unwrap_or_default(),
             );
             out.push(Owed {
-                items: outgoing(config, me, &mailbox, &envelope, &message)?,
+                items: spooled(me, &hub, &mailbox, &envelope, &message)?,
                 since: UNIX_EPOCH + changed,
             });
         }
