@@ -640,6 +640,20 @@ fn a_send_to_another_machine_is_queued_on_every_surface_until_its_receipt() {
         json!({ "id": email["id"], "agent": "alice" }),
     );
     assert_eq!(seen["status"], email["status"], "{seen}");
+    let read = laptop.rpc("email.read", json!({ "id": email["id"], "agent": "alice" }));
+    assert_eq!(read["status"], "pending", "{read}");
+    let outbox = laptop.rpc(
+        "email.inbox",
+        json!({ "agent": "alice", "folder": "outbox" }),
+    );
+    assert!(
+        outbox
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["status"] == "pending"),
+        "{outbox}"
+    );
 }
 
 #[test]
