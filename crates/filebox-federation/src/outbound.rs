@@ -350,13 +350,12 @@ impl Outbound {
         stop: &dyn Fn() -> bool,
     ) -> anyhow::Result<()> {
         let now = Instant::now();
-        let owed: Vec<Owed> = {
+        let mut owed = owed(config, &self.me)?;
+        // Only what was handed to the stream can have been lost by it.
+        {
             let published = self.published.lock().expect("published keys");
-            owed(config, &self.me)?
-                .into_iter()
-                .filter(|o| published.contains(&o.mail().key))
-                .collect()
-        };
+            owed.retain(|o| published.contains(&o.mail().key));
+        }
         let overdue = |o: &Owed| match sent.get(&o.mail().key) {
             Some(at) => now.duration_since(*at) >= self.resend_after,
             None => o.age() >= self.resend_after,
@@ -517,7 +516,7 @@ impl Owed {
     pub(crate) fn mail(&self) -> &Outgoing {
         self.items
             .last()
-            .expect("outgoing gives the mail of a spool copy")
+            .expect("a spool copy's items end with its mail")
     }
 
     /// How long it has been owed.
