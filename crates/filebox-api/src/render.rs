@@ -191,18 +191,20 @@ pub fn search(found: &SearchResult) -> String {
 
 /// Where a message stands, then each recipient's copy.
 pub fn status(s: &StatusResult) -> String {
-    // For a message I sent, the overall status is the least advanced recipient's.
-    let overall_folder = s
-        .recipients
-        .iter()
-        .find(|r| r.status == s.status)
-        .map_or(Some(s.folder), |r| r.folder);
+    // For a message I sent, the overall status is the least advanced recipient's; failed
+    // because another machine's hub refused it reads `refused`.
+    let overall = s.recipients.iter().find(|r| r.status == s.status);
+    let overall_folder = overall.map_or(Some(s.folder), |r| r.folder);
+    let overall_word = match overall {
+        Some(r) if r.refused.is_some() => "refused",
+        _ => status_word(s.status, overall_folder),
+    };
     let mut text = format!(
         "{} {} \"{}\" is {} (your copy: {} in {}, {}; thread {}; from {}, source {}, priority {})",
         s.kind,
         s.id,
         s.title,
-        status_word(s.status, overall_folder),
+        overall_word,
         status_word(s.copy_status, Some(s.folder)),
         s.folder,
         s.file,

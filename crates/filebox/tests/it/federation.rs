@@ -669,7 +669,8 @@ fn mail_the_receiving_hub_refuses_comes_back_failed_with_the_reason() {
     wait_status(&laptop, "alice", "bob@ci-1", id, Folder::Cancel, "failed");
     let text = laptop.ok("alice", &["status", id]);
     assert!(
-        text.contains("- bob@ci-1: refused by its hub: hub ci-1 has no agent bob"),
+        text.contains("\"to nobody\" is refused")
+            && text.contains("- bob@ci-1: refused by its hub: hub ci-1 has no agent bob"),
         "{text}"
     );
     let seen = laptop.rpc("email.status", json!({ "id": id, "agent": "alice" }));
@@ -679,10 +680,11 @@ fn mail_the_receiving_hub_refuses_comes_back_failed_with_the_reason() {
         seen["recipients"][0]["refused"], "hub ci-1 has no agent bob",
         "{seen}"
     );
-    // ci-1 keeps the file, and nothing is owed any more.
+    // ci-1 keeps the file, and the laptop owes nothing any more.
     let report = ci.json("carol", &["federation", "status"]);
     assert_eq!(report["refused"], 1, "{report}");
     assert!(laptop.list("bob@ci-1", Folder::Inbox).is_empty());
+    assert_eq!(hub_report(&laptop, "alice", "ci-1")["owed"], 0);
 }
 
 /// `hub`'s line of `federation status` on `from`.
