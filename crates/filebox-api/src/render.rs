@@ -92,14 +92,26 @@ pub fn brief_lines(messages: &[MessageSummary], none: &str) -> String {
 /// The length of a short id, the id's first characters that `MessageRef` accepts.
 const SHORT_ID: usize = 8;
 
-/// `Sent 0a1b… to dev, ops (file.md)`.
+/// `Sent 0a1b… to dev, ops (file.md)`; `Sent 0a1b… to dev, queued for bob@ci-1 (file.md)`.
 pub fn sent(verb: &str, sent: &SendResult) -> String {
     format!(
-        "{verb} {} to {} ({})",
+        "{verb} {} {} ({})",
         sent.id,
-        sent.delivered_to.join(", "),
+        recipients(&sent.delivered_to, &sent.queued_for),
         sent.file
     )
+}
+
+/// `to dev, ops`, `to dev, queued for bob@ci-1`, `queued for bob@ci-1`: recipients of another
+/// machine are queued (in flight), never called delivered.
+pub fn recipients(delivered: &[String], queued: &[String]) -> String {
+    let delivered = (!delivered.is_empty()).then(|| format!("to {}", delivered.join(", ")));
+    let queued = (!queued.is_empty()).then(|| format!("queued for {}", queued.join(", ")));
+    delivered
+        .into_iter()
+        .chain(queued)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `0a1b… -> done/file.md`.
@@ -180,18 +192,20 @@ pub fn search(found: &SearchResult) -> String {
 
 /// Where a message stands, then each recipient's copy.
 pub fn status(s: &StatusResult) -> String {
-    // For a message I sent, the overall status is the least advanced recipient's.
-    let overall_folder = s
-        .recipients
-        .iter()
-        .find(|r| r.status == s.status)
-        .map_or(Some(s.folder), |r| r.folder);
+    // For a message I sent, the overall status is the least advanced recipient's; failed
+    // because another machine's hub refused it reads `refused`.
+    let overall = s.recipients.iter().find(|r| r.status == s.status);
+    let overall_folder = overall.map_or(Some(s.folder), |r| r.folder);
+    let overall_word = match overall {
+        Some(r) if r.refused.is_some() => "refused",
+        _ => status_word(s.status, overall_folder),
+    };
     let mut text = format!(
         "{} {} \"{}\" is {} (your copy: {} in {}, {}; thread {}; from {}, source {}, priority {})",
         s.kind,
         s.id,
         s.title,
-        status_word(s.status, overall_folder),
+        overall_word,
         status_word(s.copy_status, Some(s.folder)),
         s.folder,
         s.file,
@@ -204,6 +218,10 @@ pub fn status(s: &StatusResult) -> String {
         text.push_str(&format!("\nreplies go to {reply_to}"));
     }
     for r in &s.recipients {
+        if let Some(why) = &r.refused {
+            text.push_str(&format!("\n- {}: refused by its hub: {why}", r.agent));
+            continue;
+        }
         match r.folder {
             Some(folder) => text.push_str(&format!(
                 "\n- {}: {} ({folder})",
@@ -300,12 +318,12 @@ pub fn fork(fork: &ForkResult) -> String {
         fork.obsoleted.join(", ")
     };
     format!(
-        "Forked thread {} from {} ({}): new message {} to {} ({}). Now obsolete: {obsoleted}.",
+        "Forked thread {} from {} ({}): new message {} {} ({}). Now obsolete: {obsoleted}.",
         fork.thread,
         fork.forked_from,
         fork.reason,
         fork.id,
-        fork.delivered_to.join(", "),
+        recipients(&fork.delivered_to, &fork.queued_for),
         fork.file
     )
 }

@@ -174,7 +174,11 @@ pub struct SendResult {
     /// The Message ID (for a reply: the id of the message answered).
     pub id: String,
     pub file: String,
+    /// Recipients of this machine: the file is in their mailbox.
     pub delivered_to: Vec<String>,
+    /// Recipients on another machine: pending until their hub has the file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queued_for: Vec<String>,
 }
 
 /// The result of `resolved`, `reject` and `onhold`.
@@ -289,6 +293,9 @@ pub struct RecipientView {
     /// The folder its copy is in; null when it holds none.
     pub folder: Option<Folder>,
     pub status: Status,
+    /// When another machine's hub refused the mail (status failed): why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
 }
 
 /// The result of `status`.
@@ -346,6 +353,7 @@ impl From<&filebox_core::StatusReport> for StatusResult {
                     agent: r.agent.to_string(),
                     folder: r.folder,
                     status: r.status,
+                    refused: r.refused.clone(),
                 })
                 .collect(),
         }
@@ -458,6 +466,9 @@ pub struct ForkResult {
     /// the fork still lists them).
     pub obsoleted: Vec<String>,
     pub delivered_to: Vec<String>,
+    /// Recipients on another machine: pending until their hub has the file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queued_for: Vec<String>,
 }
 
 /// What `filebox init` set up.

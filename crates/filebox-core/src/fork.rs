@@ -57,6 +57,8 @@ pub struct ForkReceipt {
     /// The node ids now obsolete.
     pub obsoleted: Vec<String>,
     pub delivered_to: Vec<AgentId>,
+    /// Recipients on another machine: in the outgoing spool (see [`crate::SendReceipt`]).
+    pub queued_for: Vec<AgentId>,
     /// Obsoleted messages whose files could not be marked `Status: obsolete`, and why.
     pub unmarked: Vec<String>,
     /// Mailboxes that could not be read: copies there are neither in the tree nor marked.
@@ -134,7 +136,7 @@ impl Mailroom {
         // fork, or a retry would fork twice: it is reported in the receipt instead.
         let marked: Vec<&AgentId> = self
             .agents()
-            .filter(|agent| self.reaches(agent) || receipt.delivered_to.contains(agent))
+            .filter(|agent| self.reaches(agent) || receipt.recipients().any(|r| r == *agent))
             .collect();
         let unmarked = obsoleted
             .iter()
@@ -154,6 +156,7 @@ impl Mailroom {
             forked_from: point_id,
             obsoleted,
             delivered_to: receipt.delivered_to,
+            queued_for: receipt.queued_for,
         })
     }
 

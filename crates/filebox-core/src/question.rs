@@ -341,12 +341,55 @@ impl Mailroom {
         let asked = sent_question(&self.mailbox_to_read(self.me())?, reference)?;
         let theirs = self.mailbox(&receiver(&asked)?)?;
         let id = MessageRef::Id(asked.header.id().to_owned());
-        let found = match theirs.find_settled(&id, &[Folder::Inbox, Folder::Hold]) {
-            Ok(found) => found,
-            Err(Error::NotFound { .. }) => return Ok(false),
-            Err(e) => return Err(e),
-        };
-        self.record_move(&theirs, &found, Folder::Cancel, WITHDRAWN, details)
+        self.withdraw_from(&theirs, &id, details, |_| Ok(()))
+    }
+
+    /// Move the open copy of question `id` in `theirs` (inbox or hold) to `cancel/` with a
+    /// `Withdrawn` line, once `check` accepts it. `false` when there is none (answered).
+    fn withdraw_from(
+        &self,
+        theirs: &Mailbox,
+        id: &MessageRef,
+        details: &str,
+        check: impl Fn(&Envelope) -> Result<()>,
+    ) -> Result<bool> {
+        // A move that finds the copy gone lost a race: to an answer (then it is not open any
+        // more), or to a rewrite in place (a delivery receipt recorded on a spool copy, a read
+        // mark), after which the copy is found again and withdrawn.
+        loop {
+            let found = match theirs.find_settled(id, &[Folder::Inbox, Folder::Hold]) {
+                Ok(found) => found,
+                Err(Error::NotFound { .. }) => return Ok(false),
+                Err(e) => return Err(e),
+            };
+            check(&found)?;
+            if self.record_move(theirs, &found, Folder::Cancel, WITHDRAWN, details)? {
+                return Ok(true);
+            }
+        }
+    }
+
+    /// Withdraw, for me its asker on another machine, question `id` waiting in the inbox or
+    /// hold of `human` here (the asker's hub said it was withdrawn there): the copy moves to
+    /// `cancel/` with a `Withdrawn` line, as on one machine, so it leaves the page and a late
+    /// answer is refused. `false` if it was no longer open (answered: the answer is on its way).
+    pub fn withdraw_travelled(&self, human: &AgentId, id: &str, details: &str) -> Result<bool> {
+        let theirs = self.mailbox(human)?;
+        self.withdraw_from(&theirs, &MessageRef::parse(id)?, details, |found| {
+            let asker = found
+                .header
+                .get(field::ORIGINAL_SENDER)
+                .or_else(|| found.header.get(field::SENDER));
+            if is_question(&found.header.kind) && asker == Some(self.me().as_str()) {
+                Ok(())
+            } else {
+                Err(Error::invalid(
+                    "withdrawal",
+                    id,
+                    "only the agent that asked a question can withdraw it",
+                ))
+            }
+        })
     }
 
     /// A question's state as the asking call gets it. An answer that just arrived in my inbox

@@ -89,7 +89,18 @@ impl SendRequest {
 pub struct SendReceipt {
     pub id: String,
     pub file: String,
+    /// Recipients of this machine: the file is in their mailbox.
     pub delivered_to: Vec<AgentId>,
+    /// Recipients on another machine (`name@hub`): the file is in this machine's outgoing
+    /// spool, pending (in flight) until their hub sends its delivery receipt, as `status` says.
+    pub queued_for: Vec<AgentId>,
+}
+
+impl SendReceipt {
+    /// Everyone who got a copy, here or in the spool.
+    pub fn recipients(&self) -> impl Iterator<Item = &AgentId> {
+        self.delivered_to.iter().chain(&self.queued_for)
+    }
 }
 
 impl Mailroom {
@@ -342,11 +353,7 @@ impl Mailroom {
                 failed,
             });
         }
-        Ok(SendReceipt {
-            id,
-            file: name.to_string(),
-            delivered_to: delivered,
-        })
+        Ok(self.receipt(id, name.to_string(), delivered))
     }
 
     /// A recipient's copy of a keyed new message of mine that my outbox lacks: its writer was
@@ -505,11 +512,23 @@ impl Mailroom {
                 }
             }
         })?;
-        Ok(SendReceipt {
-            id: found.header.id().to_owned(),
-            file: found.file.to_string(),
-            delivered_to: recipients.to_vec(),
-        })
+        Ok(self.receipt(
+            found.header.id().to_owned(),
+            found.file.to_string(),
+            recipients.to_vec(),
+        ))
+    }
+
+    /// The receipt of a send whose copies reached `recipients`: those on another machine are
+    /// queued, not delivered (the one rule `status` follows too: [`Mailroom::is_remote`]).
+    fn receipt(&self, id: String, file: String, recipients: Vec<AgentId>) -> SendReceipt {
+        let (queued_for, delivered_to) = recipients.into_iter().partition(|r| self.is_remote(r));
+        SendReceipt {
+            id,
+            file,
+            delivered_to,
+            queued_for,
+        }
     }
 
     /// `body` with links to `attachments`, stored first in the mailboxes of `recipients` and

@@ -78,6 +78,9 @@ pub struct RecipientStatus {
     /// Where its copy is; `None` when it holds none.
     pub folder: Option<Folder>,
     pub status: Status,
+    /// For an agent on another machine whose hub refused the mail: why (its copy is in
+    /// cancel/, failed).
+    pub refused: Option<String>,
 }
 
 /// What `status` reports about a message.
@@ -131,6 +134,7 @@ impl Mailroom {
                     Ok((copy, theirs)) => recipients.push(RecipientStatus {
                         status: self.recipient_status(&agent, &copy, &theirs),
                         folder: Some(copy.folder),
+                        refused: crate::travelled::refusal(&copy, &theirs),
                         agent,
                     }),
                     // No copy: not delivered (yet).
@@ -138,6 +142,7 @@ impl Mailroom {
                         agent,
                         folder: None,
                         status: Status::Pending,
+                        refused: None,
                     }),
                     Err(e) => unusable.push(Unusable::new(&agent, &e)),
                 }
@@ -177,15 +182,24 @@ impl Mailroom {
     /// delivery receipt.
     fn recipient_status(&self, agent: &AgentId, copy: &Envelope, message: &Message) -> Status {
         let status = copy_status(copy, message, agent);
-        let remote = self
-            .config()
-            .agent(agent)
-            .is_ok_and(|entry| entry.hub().is_some());
-        if remote && status == Status::Delivered && !crate::travelled::received(message) {
+        if self.is_remote(agent)
+            && status == Status::Delivered
+            && !crate::travelled::received(message)
+        {
             Status::Pending
         } else {
             status
         }
+    }
+}
+
+impl Mailroom {
+    /// Whether `agent` lives on another machine's hub (`name@hub`): its mailbox here is a
+    /// stand-in whose inbox is the outgoing spool.
+    pub fn is_remote(&self, agent: &AgentId) -> bool {
+        self.config()
+            .agent(agent)
+            .is_ok_and(|entry| entry.hub().is_some())
     }
 }
 

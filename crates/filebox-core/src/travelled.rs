@@ -18,6 +18,11 @@ use crate::time;
 /// is for has the file on disk. Bookkeeping of the sending machine: it never travels.
 pub const RECEIVED: &str = "Received";
 
+/// The processing-history action of a refusal: the hub of the agent this spool copy was for
+/// refused it (it has no such agent, the file was malformed there, ...); the copy is in
+/// cancel/, failed, with the reason as the line's details.
+pub const REFUSED: &str = "Refused";
+
 /// What writing a travelled copy did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Travelled {
@@ -145,6 +150,44 @@ impl Mailroom {
         Ok(matches!(rewritten, Moved::Done))
     }
 
+    /// Record that `agent`'s hub refused the version of message `id` with `conversation`
+    /// entries, and why: its spool copy (the stand-in's inbox) moves to cancel/ with a
+    /// `Refused` line by `agent`, so `status` says failed, and why, instead of in flight; and
+    /// nothing publishes it again. `false` when no such copy waits there.
+    pub fn record_refusal(
+        &self,
+        agent: &AgentId,
+        id: &str,
+        conversation: usize,
+        reason: &str,
+    ) -> Result<bool> {
+        let mailbox = self.mailbox(agent)?;
+        let spooled = read_copies(&mailbox, id)?
+            .into_iter()
+            .find(|(envelope, copy)| {
+                envelope.folder == Folder::Inbox && copy.conversation.len() == conversation
+            });
+        let Some((envelope, _)) = spooled else {
+            return Ok(false);
+        };
+        let target = Destination {
+            tmp: mailbox.tmp(),
+            dir: mailbox.folder_path(Folder::Cancel),
+            name: envelope.file.to_string(),
+        };
+        let moved = store::move_message(&mailbox.tmp(), &envelope.path, &[target], |bytes| {
+            let mut message = crate::mailbox::parse_bytes(&envelope.path, bytes)?;
+            message.processing.push(ProcessingEntry {
+                timestamp: time::iso(time::now()),
+                action: REFUSED.to_owned(),
+                by: agent.to_string(),
+                details: reason.to_owned(),
+            });
+            Ok(vec![render(&message).into_bytes()])
+        })?;
+        Ok(matches!(moved, Moved::Done))
+    }
+
     fn check_size(&self, message: &Message) -> Result<()> {
         let limit = self.config().max_body_bytes();
         let size = message.body.len()
@@ -163,6 +206,19 @@ impl Mailroom {
 /// Whether a copy carries a delivery receipt.
 pub fn received(message: &Message) -> bool {
     message.processing.iter().any(is_receipt)
+}
+
+/// Why another machine's hub refused this copy, when it did and the copy is in cancel/.
+pub fn refusal(envelope: &Envelope, message: &Message) -> Option<String> {
+    if envelope.folder != Folder::Cancel {
+        return None;
+    }
+    message
+        .processing
+        .iter()
+        .rev()
+        .find(|p| p.action == REFUSED)
+        .map(|p| p.details.clone())
 }
 
 /// Whether a processing-history line is a delivery receipt.

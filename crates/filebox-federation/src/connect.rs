@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use async_nats::jetstream::{self, stream};
+use futures_util::StreamExt;
 
 use crate::settings::Settings;
 use crate::wire::{PREFIX, STREAM};
@@ -64,16 +65,39 @@ pub(crate) fn jetstream(client: async_nats::Client) -> jetstream::Context {
     jetstream::new(client)
 }
 
-/// The mail stream, created when it does not exist yet.
-pub(crate) async fn stream(js: &jetstream::Context) -> anyhow::Result<stream::Stream> {
+/// The mail stream, created when it does not exist yet, on disk (`File` storage) with
+/// `replicas` copies. That is all of durability a client sets on any server version: how
+/// often a server fsyncs is its own option (`jetstream { sync_interval: always }`, 2.10 and
+/// later; DEPLOY.md), and a stream's `persist_mode` (2.12 and later) is left at its default,
+/// which acknowledges a publish only once stored.
+pub(crate) async fn stream(
+    js: &jetstream::Context,
+    replicas: usize,
+) -> anyhow::Result<stream::Stream> {
     js.get_or_create_stream(stream::Config {
         name: STREAM.to_owned(),
         subjects: vec![format!("{PREFIX}.>")],
         retention: stream::RetentionPolicy::WorkQueue,
         storage: stream::StorageType::File,
+        num_replicas: replicas,
         duplicate_window: DUPLICATE_WINDOW,
         ..Default::default()
     })
     .await
     .with_context(|| format!("opening the JetStream stream {STREAM}"))
+}
+
+/// How many messages the stream holds on subjects matching `filter`.
+pub(crate) async fn messages_on(stream: &stream::Stream, filter: &str) -> anyhow::Result<u64> {
+    let mut subjects = stream
+        .info_builder()
+        .subjects(filter)
+        .fetch()
+        .await
+        .with_context(|| format!("reading the stream's subjects {filter}"))?;
+    let mut total = 0u64;
+    while let Some(subject) = subjects.next().await {
+        total += subject.context("reading the stream's subjects")?.1 as u64;
+    }
+    Ok(total)
 }

@@ -1,10 +1,11 @@
 //! The receiver: this hub's durable pull consumer on `filebox.<me>.>`. Messages are applied
-//! one at a time in stream order (so mail from one sender arrives in the order it was sent) on
-//! a blocking thread, and acknowledged only once the files are durable (the core fsyncs before
+//! one at a time in stream order (so mail from one sender arrives in the order it was sent,
+//! across a crash too: the server hands out one message at a time) on a blocking thread, and acknowledged only once the files are durable (the core fsyncs before
 //! it returns) and, for mail, once the delivery receipt to the sending hub is in the stream;
 //! a crash before the acknowledgement means a redelivery, which the core's idempotent
-//! delivery absorbs (and the receipt's `Nats-Msg-Id` deduplicates). What can never be applied is set aside in
-//! `federation/refused` beside the config, with the reason, and terminated.
+//! delivery absorbs (and the receipt's `Nats-Msg-Id` deduplicates). What can never be applied
+//! is set aside in `federation/refused` beside the config, with the reason, and terminated;
+//! for mail, a refusal goes back to the sending hub first, as a receipt does.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -25,7 +26,13 @@ use crate::wire::{self, Addressed, Event};
 /// How long the stream waits for an acknowledgement before it redelivers (a hub killed with
 /// messages in hand gets them again this long after it returns).
 const ACK_WAIT: Duration = Duration::from_secs(10);
-/// How many messages are pulled at once: few, so all are applied well within [`ACK_WAIT`].
+/// How many messages the server hands out before the first is acknowledged: one, so a hub
+/// killed with a message in hand gets that one again before any later one (the stream's order,
+/// so each sender's, survives a crash: with more in hand, those not yet acknowledged would come
+/// back only after [`ACK_WAIT`], behind the later ones).
+const MAX_ACK_PENDING: i64 = 1;
+/// How many messages one pull asks for (the server still hands out [`MAX_ACK_PENDING`] at a
+/// time).
 const BATCH: usize = 16;
 /// How long one pull waits on the server, and the heartbeat that tells a dead connection
 /// (a restarted NATS) from a quiet one: the consumer is opened again after two missed beats.
@@ -39,6 +46,8 @@ pub(crate) struct Inbound {
     pub(crate) config: Arc<LiveConfig>,
     pub(crate) me: String,
     pub(crate) js: jetstream::Context,
+    /// The stream's replicas, when this hub creates it.
+    pub(crate) replicas: usize,
     pub(crate) published: Arc<Mutex<Published>>,
 }
 
@@ -63,21 +72,8 @@ impl Inbound {
     }
 
     async fn consume(&self, stop: &CancellationToken) -> anyhow::Result<()> {
-        let stream = connect::stream(&self.js).await?;
-        let name = wire::consumer_for(&self.me);
-        let consumer: consumer::PullConsumer = stream
-            .get_or_create_consumer(
-                &name,
-                consumer::pull::Config {
-                    durable_name: Some(name.clone()),
-                    filter_subject: wire::filter_for(&self.me),
-                    ack_policy: consumer::AckPolicy::Explicit,
-                    ack_wait: ACK_WAIT,
-                    ..Default::default()
-                },
-            )
-            .await
-            .with_context(|| format!("opening the durable consumer {name}"))?;
+        let stream = connect::stream(&self.js, self.replicas).await?;
+        let consumer = open_consumer(&stream, &self.me).await?;
         let mut messages = consumer
             .stream()
             .max_messages_per_batch(BATCH)
@@ -125,7 +121,7 @@ impl Inbound {
         match applied {
             Ok(receipt) => {
                 if let Some(receipt) = receipt {
-                    self.send_receipt(&receipt).await?;
+                    self.send_event(&receipt).await?;
                 }
                 message
                     .double_ack()
@@ -147,6 +143,16 @@ impl Inbound {
                     "filebox serve: federation (hub {}): refused {}: {e:#}",
                     self.me, message.subject
                 );
+                // Mail: its sending hub learns why, as it learns of a delivery, so its status
+                // says failed instead of in flight (before the termination: a failure here
+                // means the mail comes again, and so does the refusal).
+                if let Some(Addressed::Mail { from, agent }) =
+                    wire::addressed(&message.subject, &self.me)
+                    && let Some(refusal) = receive::refusal(&self.me, &agent, &message.payload, &e)
+                {
+                    self.send_event(&outbound::event(&from, &self.me, refusal)?)
+                        .await?;
+                }
                 set_aside(self.config.path(), &message.subject, &e, &message.payload)?;
                 message
                     .double_ack_with(AckKind::Term)
@@ -157,6 +163,26 @@ impl Inbound {
     }
 }
 
+/// This hub's durable consumer, created, or updated to this config (a consumer an older hub
+/// made hands out up to 1,000 messages at a time).
+async fn open_consumer(
+    stream: &jetstream::stream::Stream,
+    me: &str,
+) -> anyhow::Result<consumer::PullConsumer> {
+    let name = wire::consumer_for(me);
+    stream
+        .create_consumer(consumer::pull::Config {
+            durable_name: Some(name.clone()),
+            filter_subject: wire::filter_for(me),
+            ack_policy: consumer::AckPolicy::Explicit,
+            ack_wait: ACK_WAIT,
+            max_ack_pending: MAX_ACK_PENDING,
+            ..Default::default()
+        })
+        .await
+        .with_context(|| format!("opening the durable consumer {name}"))
+}
+
 /// The headers of a message of the stream that say what it carries.
 struct Headers {
     file: Option<String>,
@@ -164,18 +190,18 @@ struct Headers {
 }
 
 impl Inbound {
-    /// Hand a delivery receipt to the stream (before the mail it is for is acknowledged: a
-    /// failure here means the mail comes again, and so does its receipt).
-    async fn send_receipt(&self, receipt: &Outgoing) -> anyhow::Result<()> {
+    /// Hand a delivery receipt or a refusal to the stream (before the mail it is for is
+    /// acknowledged: a failure here means the mail comes again, and so does its answer).
+    async fn send_event(&self, event: &Outgoing) -> anyhow::Result<()> {
         let publish = PublishMessage::build()
-            .payload(receipt.payload.clone().into())
-            .message_id(&receipt.key);
+            .payload(event.payload.clone().into())
+            .message_id(&event.key);
         self.js
-            .send_publish(receipt.subject.clone(), publish)
+            .send_publish(event.subject.clone(), publish)
             .await
-            .context("publishing a delivery receipt")?
+            .with_context(|| format!("publishing {}", event.key))?
             .await
-            .context("the stream's acknowledgement of a delivery receipt")?;
+            .with_context(|| format!("the stream's acknowledgement of {}", event.key))?;
         Ok(())
     }
 }
@@ -254,3 +280,36 @@ fn set_aside(
 
 /// The file of refused messages (JSON lines), in the federation's folder.
 pub(crate) const REFUSED: &str = "refused";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::local_nats::LocalNats;
+
+    #[tokio::test]
+    async fn a_consumer_an_older_hub_made_hands_out_one_message_at_a_time_after_a_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = LocalNats::start(&dir.path().join("jetstream")).unwrap();
+        let client = async_nats::connect(server.url()).await.unwrap();
+        let js = connect::jetstream(client);
+        let stream = connect::stream(&js, 1).await.unwrap();
+        // As a hub before this version made it: the server's default in flight.
+        let name = wire::consumer_for("ci-1");
+        let older: consumer::PullConsumer = stream
+            .create_consumer(consumer::pull::Config {
+                durable_name: Some(name.clone()),
+                filter_subject: wire::filter_for("ci-1"),
+                ack_policy: consumer::AckPolicy::Explicit,
+                ack_wait: ACK_WAIT,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_ne!(older.cached_info().config.max_ack_pending, MAX_ACK_PENDING);
+        let mut opened = open_consumer(&stream, "ci-1").await.unwrap();
+        assert_eq!(
+            opened.info().await.unwrap().config.max_ack_pending,
+            MAX_ACK_PENDING
+        );
+    }
+}

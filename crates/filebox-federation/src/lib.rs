@@ -63,14 +63,17 @@ pub async fn start(
         config: Arc::clone(live),
         me: settings.hub.clone(),
         js: js.clone(),
+        replicas: settings.replicas,
         published: published.clone(),
     };
     let outbound = outbound::Outbound {
         config: Arc::clone(live),
         me: settings.hub.clone(),
         js,
+        replicas: settings.replicas,
         runtime: tokio::runtime::Handle::current(),
         published,
+        resend_after: Duration::from_secs(settings.resend_after_secs),
     };
     let receiving = tokio::spawn(inbound.run(stop.clone()));
     let publishing = tokio::task::spawn_blocking(move || {

@@ -68,6 +68,15 @@ impl LocalNats {
         Ok(())
     }
 
+    /// Kill the server (SIGKILL), remove its store (a disk lost: every stream and consumer
+    /// with it) and start it again on the same port and config.
+    pub fn restart_with_empty_store(&mut self) -> anyhow::Result<()> {
+        self.stop();
+        std::fs::remove_dir_all(&self.store)
+            .with_context(|| format!("removing {}", self.store.display()))?;
+        self.restart()
+    }
+
     fn stop(&mut self) {
         // Already gone is fine: the point is that it is not running.
         let _ = self.child.kill();

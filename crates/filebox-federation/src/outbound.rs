@@ -10,25 +10,33 @@
 //! - State: a local agent's copy of a message from a remote agent moved to hold/, done/ or
 //!   cancel/ (resolve, reject, hold): the copy goes to the sender's hub.
 //! - Obsolete: any copy marked `Status: obsolete` (a fork) that names agents of other hubs.
+//! - Withdrawn: a question to a remote person that its asker here withdrew (the stand-in's copy
+//!   in cancel/ with a `Withdrawn` line): the person's hub takes it off their page.
 //!
 //! Candidates are published in the order their files changed (inode change time), so mail
 //! from one sender reaches the stream in the order it was sent.
+//!
+//! Published is not delivered: the stream can lose what it acknowledged (a NATS store lost
+//! with its disk). Mail stays owed until its delivery receipt; what is owed longer than
+//! `resend_after_secs` while the stream no longer holds it is published again.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::ErrorKind;
 use std::os::unix::fs::MetadataExt;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
 use async_nats::jetstream::{self, message::PublishMessage};
 use filebox_core::attachment::split_links;
 use filebox_core::message::{FileName, field, render};
+use filebox_core::question::WITHDRAWN;
 use filebox_core::{
     AgentId, ChangeKind, Config, Envelope, Error, Feed, Folder, LiveConfig, Mailbox, Message,
     Status, travelled,
 };
 
+use crate::connect;
 use crate::names;
 use crate::published::Published;
 use crate::settings::hub_of;
@@ -38,6 +46,9 @@ use crate::wire::{self, Event};
 const CONFIG_LOOK: Duration = Duration::from_secs(2);
 /// The longest pause between two attempts to publish while NATS is away.
 const MAX_RETRY_DELAY: Duration = Duration::from_secs(2);
+/// The longest pause between two looks for mail the stream lost (a quarter of
+/// `resend_after`, within 1 s and this).
+const MAX_OWED_LOOK: Duration = Duration::from_secs(60);
 
 /// One thing to publish.
 #[derive(Debug, Clone)]
@@ -66,38 +77,23 @@ pub(crate) fn outgoing(
     let spool_hub = hub_of(config, agent);
     let id = message.header.id();
     if let (Some(hub), Folder::Inbox) = (&spool_hub, envelope.folder) {
-        let local = names::localise(agent.as_str(), hub);
-        for name in linked_attachments(message) {
-            let bytes = match mailbox.read_attachment(id, &name) {
-                Ok(bytes) => bytes,
-                // A link that dangles here dangles there too; the mail still goes.
-                Err(Error::Io { source, .. }) if source.kind() == ErrorKind::NotFound => continue,
-                Err(e) => return Err(e.into()),
-            };
-            out.push(Outgoing {
-                hub: hub.clone(),
-                subject: wire::attachment_subject(hub, me, &local),
-                key: wire::attachment_id(hub, &local, id, &name, &bytes),
-                headers: vec![
-                    (wire::MESSAGE_ID_HEADER, id.to_owned()),
-                    (wire::FILE_HEADER, name),
-                ],
-                payload: bytes,
-            });
-        }
-        let mut wire_message = message.clone();
-        wire_message
-            .processing
-            .retain(|p| !travelled::is_receipt(p));
-        names::to_wire(&mut wire_message, me);
-        let markdown = render(&wire_message);
-        out.push(Outgoing {
-            hub: hub.clone(),
-            subject: wire::mail_subject(hub, me, &local),
-            key: wire::mail_id(hub, &local, id, message.conversation.len(), &markdown),
-            headers: vec![(wire::FILE_HEADER, envelope.file.to_string())],
-            payload: markdown.into_bytes(),
-        });
+        out.extend(spooled(me, hub, mailbox, envelope, message)?);
+    }
+    // A question to a person there, withdrawn here (its asker stopped waiting): the asker
+    // moved the stand-in's copy to cancel/ with a `Withdrawn` line.
+    if let (Some(hub), Folder::Cancel) = (&spool_hub, envelope.folder)
+        && let Some(withdrawn) = message.processing.last().filter(|p| p.action == WITHDRAWN)
+    {
+        out.push(event(
+            hub,
+            me,
+            Event::Withdrawn {
+                asker: names::qualify(&withdrawn.by, me),
+                agent: agent.to_string(),
+                id: id.to_owned(),
+                details: withdrawn.details.clone(),
+            },
+        )?);
     }
     if is_obsolete(message) {
         let mut hubs: Vec<String> = names::people(message)
@@ -140,6 +136,52 @@ pub(crate) fn outgoing(
             }
         }
     }
+    Ok(out)
+}
+
+/// What a spool copy (the inbox of `mailbox`, the stand-in of an agent of hub `hub`) is to
+/// publish: the attachments its conversation links to, then the mail itself (last).
+fn spooled(
+    me: &str,
+    hub: &str,
+    mailbox: &Mailbox,
+    envelope: &Envelope,
+    message: &Message,
+) -> anyhow::Result<Vec<Outgoing>> {
+    let mut out = Vec::new();
+    let id = message.header.id();
+    let local = names::localise(mailbox.owner().as_str(), hub);
+    for name in linked_attachments(message) {
+        let bytes = match mailbox.read_attachment(id, &name) {
+            Ok(bytes) => bytes,
+            // A link that dangles here dangles there too; the mail still goes.
+            Err(Error::Io { source, .. }) if source.kind() == ErrorKind::NotFound => continue,
+            Err(e) => return Err(e.into()),
+        };
+        out.push(Outgoing {
+            hub: hub.to_owned(),
+            subject: wire::attachment_subject(hub, me, &local),
+            key: wire::attachment_id(hub, &local, id, &name, &bytes),
+            headers: vec![
+                (wire::MESSAGE_ID_HEADER, id.to_owned()),
+                (wire::FILE_HEADER, name),
+            ],
+            payload: bytes,
+        });
+    }
+    let mut wire_message = message.clone();
+    wire_message
+        .processing
+        .retain(|p| !travelled::is_receipt(p));
+    names::to_wire(&mut wire_message, me);
+    let markdown = render(&wire_message);
+    out.push(Outgoing {
+        hub: hub.to_owned(),
+        subject: wire::mail_subject(hub, me, &local),
+        key: wire::mail_id(hub, &local, id, message.conversation.len(), &markdown),
+        headers: vec![(wire::FILE_HEADER, envelope.file.to_string())],
+        payload: markdown.into_bytes(),
+    });
     Ok(out)
 }
 
@@ -190,7 +232,8 @@ fn may_matter(config: &Config, agent: &AgentId, envelope: &Envelope) -> bool {
         .any(|sender| hub_of(config, &sender).is_some());
     obsolete
         || match hub_of(config, agent) {
-            Some(_) => envelope.folder == Folder::Inbox,
+            // The spool, and what was withdrawn from it.
+            Some(_) => matches!(envelope.folder, Folder::Inbox | Folder::Cancel),
             None => {
                 from_remote
                     && matches!(
@@ -214,8 +257,13 @@ pub(crate) struct Outbound {
     pub(crate) config: Arc<LiveConfig>,
     pub(crate) me: String,
     pub(crate) js: jetstream::Context,
+    /// The stream's replicas, when this hub creates it.
+    pub(crate) replicas: usize,
     pub(crate) runtime: tokio::runtime::Handle,
     pub(crate) published: Arc<Mutex<Published>>,
+    /// How long mail may go without its delivery receipt before it is published again (the
+    /// config's `federation.resend_after_secs`).
+    pub(crate) resend_after: Duration,
 }
 
 impl Outbound {
@@ -223,6 +271,10 @@ impl Outbound {
     pub(crate) fn run(&self, stop: &dyn Fn() -> bool) -> anyhow::Result<()> {
         let mut feed = Feed::new();
         let mut watched: HashSet<AgentId> = HashSet::new();
+        // When this process last handed each owed mail to the stream (by its key).
+        let mut sent: HashMap<String, Instant> = HashMap::new();
+        let look_every = (self.resend_after / 4).clamp(Duration::from_secs(1), MAX_OWED_LOOK);
+        let mut next_look = Instant::now() + look_every;
         while !stop() {
             let config = self.config.current()?;
             let mut candidates = Vec::new();
@@ -271,6 +323,74 @@ impl Outbound {
                         c.folder, c.file, c.agent
                     );
                 }
+            }
+            if Instant::now() >= next_look {
+                if let Err(e) = self.resend_lost(&config, &mut sent, stop) {
+                    eprintln!(
+                        "filebox serve: federation (hub {}): looking for lost mail: {e:#}",
+                        self.me
+                    );
+                }
+                next_look = Instant::now() + look_every;
+            }
+        }
+        Ok(())
+    }
+
+    /// Publish again the mail the stream lost: mail without its delivery receipt for longer
+    /// than `resend_after` (since this process last published it, else since it entered the
+    /// spool), when the stream holds fewer messages on its subject than this hub published
+    /// and still owes there (so mail that only waits for a hub that is away is not published
+    /// twice). The receiving hub delivers by Message ID and conversation, so a copy that was
+    /// not lost after all is absorbed.
+    fn resend_lost(
+        &self,
+        config: &Config,
+        sent: &mut HashMap<String, Instant>,
+        stop: &dyn Fn() -> bool,
+    ) -> anyhow::Result<()> {
+        let now = Instant::now();
+        let mut owed = owed(config, &self.me)?;
+        // Only what was handed to the stream can have been lost by it.
+        {
+            let published = self.published.lock().expect("published keys");
+            owed.retain(|o| published.contains(&o.mail().key));
+        }
+        let overdue = |o: &Owed| match sent.get(&o.mail().key) {
+            Some(at) => now.duration_since(*at) >= self.resend_after,
+            None => o.age() >= self.resend_after,
+        };
+        // Per mail subject: how many this hub owes there, and which of them are overdue.
+        let mut by_subject: BTreeMap<&str, (u64, Vec<&Owed>)> = BTreeMap::new();
+        for o in &owed {
+            let (count, late) = by_subject.entry(&o.mail().subject).or_default();
+            *count += 1;
+            if overdue(o) {
+                late.push(o);
+            }
+        }
+        for (subject, (count, late)) in by_subject {
+            if late.is_empty() {
+                continue;
+            }
+            let held = self.runtime.block_on(async {
+                let stream = connect::stream(&self.js, self.replicas).await?;
+                connect::messages_on(&stream, subject).await
+            })?;
+            let lost = held < count;
+            for o in late {
+                if lost {
+                    eprintln!(
+                        "filebox serve: federation: {} had no receipt for {}s and the stream \
+                         lost it: publishing it again",
+                        o.mail().key,
+                        o.age().as_secs()
+                    );
+                    for item in &o.items {
+                        self.publish(item, stop)?;
+                    }
+                }
+                sent.insert(o.mail().key.clone(), now);
             }
         }
         Ok(())
@@ -381,6 +501,68 @@ fn candidate(
         changed: (meta.ctime(), meta.ctime_nsec()),
         file,
     })
+}
+
+/// Mail in a spool that has no delivery receipt yet: what this hub owes.
+pub(crate) struct Owed {
+    /// Its attachments, then the mail itself ([`spooled`]).
+    pub(crate) items: Vec<Outgoing>,
+    /// When the spool copy was last written (it entered the spool).
+    pub(crate) since: SystemTime,
+}
+
+impl Owed {
+    /// The mail itself.
+    pub(crate) fn mail(&self) -> &Outgoing {
+        self.items
+            .last()
+            .expect("a spool copy's items end with its mail")
+    }
+
+    /// How long it has been owed.
+    pub(crate) fn age(&self) -> Duration {
+        SystemTime::now()
+            .duration_since(self.since)
+            .unwrap_or_default()
+    }
+}
+
+/// The mail every spool (the inbox of each remote agent's stand-in) holds without a delivery
+/// receipt, oldest first.
+pub(crate) fn owed(config: &Config, me: &str) -> anyhow::Result<Vec<Owed>> {
+    let mut out = Vec::new();
+    for (agent, mailbox) in config.readable_mailboxes() {
+        let Some(hub) = hub_of(config, agent) else {
+            continue;
+        };
+        let (files, _) = mailbox.file_names(Folder::Inbox)?;
+        for file in files {
+            let path = mailbox.folder_path(Folder::Inbox).join(file.as_str());
+            // Gone since the listing, or unreadable: moved on, nothing owed.
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                continue;
+            };
+            let Some(envelope) = mailbox.envelope(Folder::Inbox, &file).ok().flatten() else {
+                continue;
+            };
+            let Ok(message) = mailbox.read(&envelope) else {
+                continue;
+            };
+            if travelled::received(&message) {
+                continue;
+            }
+            let changed = Duration::new(
+                u64::try_from(meta.ctime()).unwrap_or_default(),
+                u32::try_from(meta.ctime_nsec()).unwrap_or_default(),
+            );
+            out.push(Owed {
+                items: spooled(me, &hub, &mailbox, &envelope, &message)?,
+                since: UNIX_EPOCH + changed,
+            });
+        }
+    }
+    out.sort_by_key(|o| o.since);
+    Ok(out)
 }
 
 /// Everything the files call for now, published or not (for `federation status`).

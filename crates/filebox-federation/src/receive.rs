@@ -2,7 +2,8 @@
 //! mail is delivered with `Mailroom::deliver_travelled` (idempotent: a redelivery writes
 //! nothing) and answered with a delivery receipt, its attachments are kept beside it, a
 //! copy's new state is mirrored into the sender's stand-in mailbox, a fork's obsolete marks
-//! are written with `Mailroom::mark_obsolete`, a receipt marks the spool copy it is for. Every
+//! are written with `Mailroom::mark_obsolete`, a receipt marks the spool copy it is for, and a
+//! refusal moves it to cancel/ with the reason (`Mailroom::record_refusal`). Every
 //! name is checked against the hub the subject says it came from: a hub speaks only for its
 //! own agents.
 
@@ -43,7 +44,11 @@ fn refused(message: impl std::fmt::Display) -> Failure {
 
 /// The agent of this hub a subject's agent token names.
 fn local_agent(config: &Config, me: &str, agent_token: &str) -> Result<AgentId, Failure> {
-    let agent = names::from_subject_token(agent_token)?;
+    check_local(config, me, names::from_subject_token(agent_token)?)
+}
+
+/// `agent`, when it is an agent of this hub.
+fn check_local(config: &Config, me: &str, agent: AgentId) -> Result<AgentId, Failure> {
     match config.agent(&agent) {
         Ok(entry) if entry.hub().is_none() => Ok(agent),
         Ok(_) => Err(refused(format!("{agent} is not an agent of hub {me}"))),
@@ -187,22 +192,81 @@ pub(crate) fn event(
             id,
             conversation,
         } => {
-            if names::hub_of_name(agent) != Some(from) {
-                return Err(refused(format!(
-                    "hub {from} may only send receipts of its own agents, not {agent:?}"
-                )));
-            }
-            MessageRef::parse(id)?;
-            let agent = AgentId::new(agent)?;
-            if config.agent(&agent)?.hub() != Some(from) {
-                return Err(refused(format!(
-                    "{agent} is not an agent of hub {from} here"
-                )));
-            }
+            let agent = own_agent(&config, from, agent, id)?;
             Mailroom::new(config, Some(&agent))?.record_receipt(&agent, id, *conversation)?;
+        }
+        Event::Withdrawn {
+            asker,
+            agent,
+            id,
+            details,
+        } => {
+            if names::hub_of_name(asker) != Some(from) {
+                return Err(refused(format!(
+                    "hub {from} may only withdraw its own agents' questions, not {asker:?}"
+                )));
+            }
+            let human = check_local(&config, me, AgentId::new(&names::localise(agent, me))?)?;
+            let asker = AgentId::new(asker)?;
+            if config.agent(&asker)?.hub() != Some(from) {
+                return Err(refused(format!(
+                    "{asker} is not an agent of hub {from} here"
+                )));
+            }
+            Mailroom::new(config, Some(&asker))?.withdraw_travelled(&human, id, details)?;
+        }
+        Event::Refused {
+            agent,
+            id,
+            conversation,
+            reason,
+        } => {
+            let agent = own_agent(&config, from, agent, id)?;
+            Mailroom::new(config, Some(&agent))?.record_refusal(
+                &agent,
+                id,
+                *conversation,
+                reason,
+            )?;
         }
     }
     Ok(event)
+}
+
+/// The agent a receipt or refusal from hub `from` is about, when it is one of that hub's (a
+/// hub speaks only for its own agents), and the message id it names well-formed.
+fn own_agent(config: &Config, from: &str, agent: &str, id: &str) -> Result<AgentId, Failure> {
+    if names::hub_of_name(agent) != Some(from) {
+        return Err(refused(format!(
+            "hub {from} may only speak for its own agents, not {agent:?}"
+        )));
+    }
+    MessageRef::parse(id)?;
+    let agent = AgentId::new(agent)?;
+    if config.agent(&agent)?.hub() != Some(from) {
+        return Err(refused(format!(
+            "{agent} is not an agent of hub {from} here"
+        )));
+    }
+    Ok(agent)
+}
+
+/// The refusal to send back to hub `from` for a mail to `agent_token` of hub `me` it could not
+/// take, when the payload says which message it was.
+pub(crate) fn refusal(
+    me: &str,
+    agent_token: &str,
+    payload: &[u8],
+    reason: &anyhow::Error,
+) -> Option<Event> {
+    let message = parse_payload(payload).ok()?;
+    let agent = names::from_subject_token(agent_token).ok()?;
+    Some(Event::Refused {
+        agent: names::qualify(agent.as_str(), me),
+        id: message.header.id().to_owned(),
+        conversation: message.conversation.len(),
+        reason: format!("{reason:#}"),
+    })
 }
 
 fn parse_payload(payload: &[u8]) -> Result<Message, Failure> {

@@ -1,7 +1,8 @@
 //! The config's `federation` section: `{"nats": "nats://host:4222", "hub": "laptop",
 //! "credentials": "hub.creds", "tls": {"ca": "ca.pem", "cert": "hub.pem", "key": "hub.key"}}`
-//! (or, instead of `credentials`, `"nkey": "hub.nk"` or `"user"` and `"password"`), and which
-//! agents live on other hubs (`"hub": "ci-1"` in their entry).
+//! (or, instead of `credentials`, `"nkey": "hub.nk"` or `"user"` and `"password"`;
+//! `"resend_after_secs": 300` and `"replicas": 3` optional), and which agents live on other hubs (`"hub": "ci-1"`
+//! in their entry).
 
 use std::path::PathBuf;
 
@@ -11,6 +12,11 @@ use serde::Deserialize;
 
 /// The longest hub name accepted.
 const MAX_HUB_LEN: usize = 64;
+/// How long mail may go without its delivery receipt before the publisher looks whether the
+/// stream lost it, when the config does not say.
+const RESEND_AFTER_SECS: u64 = 300;
+/// The most replicas JetStream keeps of a stream.
+const MAX_REPLICAS: usize = 5;
 
 /// The config's `federation` section.
 #[derive(Debug, Clone, Deserialize)]
@@ -35,6 +41,23 @@ pub struct Settings {
     /// TLS to the NATS server; relative paths resolve against the config's folder.
     #[serde(default)]
     pub tls: Option<Tls>,
+    /// Seconds mail may go without its delivery receipt before it is published again if the
+    /// stream no longer holds it (default 300).
+    #[serde(default = "resend_after_default")]
+    pub resend_after_secs: u64,
+    /// How many NATS servers keep each message of the stream when this hub is the one that
+    /// creates it (default 1; 3 on a three-node cluster: a publish is acknowledged once a
+    /// majority stored it).
+    #[serde(default = "replicas_default")]
+    pub replicas: usize,
+}
+
+fn replicas_default() -> usize {
+    1
+}
+
+fn resend_after_default() -> u64 {
+    RESEND_AFTER_SECS
 }
 
 /// TLS settings: a CA to trust, and a client certificate when the server asks for one.
@@ -77,6 +100,18 @@ impl Settings {
         if settings.user.is_some() != settings.password.is_some() {
             anyhow::bail!(
                 "config {}: federation.user needs federation.password, and the other way round",
+                config.path.display()
+            );
+        }
+        if !(1..=MAX_REPLICAS).contains(&settings.replicas) {
+            anyhow::bail!(
+                "config {}: federation.replicas must be 1 to {MAX_REPLICAS}",
+                config.path.display()
+            );
+        }
+        if settings.resend_after_secs == 0 {
+            anyhow::bail!(
+                "config {}: federation.resend_after_secs must be at least 1",
                 config.path.display()
             );
         }

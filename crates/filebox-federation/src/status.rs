@@ -1,10 +1,10 @@
 //! `filebox federation status`: the connection, each known hub with what waits for it in the
-//! stream (its lag: work-queue retention keeps a message until its hub acknowledges it), and
-//! what this hub has not handed to the stream yet.
+//! stream (its lag: work-queue retention keeps a message until its hub acknowledges it), what
+//! this hub has not handed to the stream yet, and the mail it still owes (no delivery receipt
+//! yet) with the age of the oldest.
 
 use std::collections::BTreeMap;
 
-use async_nats::jetstream;
 use filebox_core::Config;
 use futures_util::StreamExt;
 use serde::Serialize;
@@ -36,6 +36,10 @@ pub struct Report {
 pub struct StreamFigures {
     pub messages: u64,
     pub bytes: u64,
+    /// How many servers keep each message.
+    pub replicas: usize,
+    /// The version of the NATS server this status came through.
+    pub server: String,
 }
 
 /// One hub, as seen from here.
@@ -52,6 +56,12 @@ pub struct HubReport {
     pub waiting: Option<u64>,
     /// What this hub has not handed to the stream for it yet.
     pub queued: usize,
+    /// Mail for its agents without a delivery receipt yet (queued or in the stream): what this
+    /// hub owes it.
+    pub owed: usize,
+    /// How long the oldest owed mail has waited, in seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oldest_owed_secs: Option<u64>,
 }
 
 /// The status of `config`'s federation.
@@ -74,6 +84,12 @@ pub async fn report(config: &Config) -> anyhow::Result<Report> {
         if !published.contains(&item.key) {
             entry(&mut hubs, &item.hub).queued += 1;
         }
+    }
+    // Oldest first: the first one of each hub sets its age.
+    for owed in outbound::owed(config, &settings.hub)? {
+        let report = entry(&mut hubs, &owed.mail().hub);
+        report.owed += 1;
+        report.oldest_owed_secs.get_or_insert(owed.age().as_secs());
     }
     let refused = std::fs::read_to_string(config.config_dir().join(DIR).join(REFUSED))
         .map(|text| text.lines().count())
@@ -101,7 +117,8 @@ async fn stream_figures(
 ) -> anyhow::Result<StreamFigures> {
     let client = connect::connect(settings, false).await?;
     let js = connect::jetstream(client);
-    let mut stream = connect::stream(&js).await?;
+    let server = js.client().server_info().version;
+    let mut stream = connect::stream(&js, settings.replicas).await?;
     let info = stream.info().await?.clone();
     let mut consumers = stream.consumer_names();
     let mut consuming = Vec::new();
@@ -115,11 +132,13 @@ async fn stream_figures(
     }
     for report in hubs.values_mut() {
         report.consumer = Some(consuming.contains(&report.hub));
-        report.waiting = Some(waiting_for(&stream, &report.hub).await?);
+        report.waiting = Some(connect::messages_on(&stream, &wire::filter_for(&report.hub)).await?);
     }
     Ok(StreamFigures {
         messages: info.state.messages,
         bytes: info.state.bytes,
+        replicas: info.config.num_replicas,
+        server,
     })
 }
 
@@ -131,21 +150,9 @@ fn entry<'a>(hubs: &'a mut BTreeMap<String, HubReport>, hub: &str) -> &'a mut Hu
         consumer: None,
         waiting: None,
         queued: 0,
+        owed: 0,
+        oldest_owed_secs: None,
     })
-}
-
-/// Messages in the stream addressed to `hub`.
-async fn waiting_for(stream: &jetstream::stream::Stream, hub: &str) -> anyhow::Result<u64> {
-    let mut subjects = stream
-        .info_builder()
-        .subjects(wire::filter_for(hub))
-        .fetch()
-        .await?;
-    let mut total = 0u64;
-    while let Some(subject) = subjects.next().await {
-        total += subject?.1 as u64;
-    }
-    Ok(total)
 }
 
 /// The report as text.
@@ -156,10 +163,12 @@ pub fn render(report: &Report) -> String {
     )];
     if let Some(stream) = &report.stream {
         lines.push(format!(
-            "stream {}: {} messages, {} bytes",
+            "stream {}: {} messages, {} bytes, {} replica(s), nats-server {}",
             wire::STREAM,
             stream.messages,
-            stream.bytes
+            stream.bytes,
+            stream.replicas,
+            stream.server
         ));
     }
     for hub in &report.hubs {
@@ -176,8 +185,12 @@ pub fn render(report: &Report) -> String {
             Some(false) => " · never connected",
             None => "",
         };
+        let owed = match hub.oldest_owed_secs {
+            Some(age) => format!(" · {} owed a receipt, the oldest for {age} s", hub.owed),
+            None => String::new(),
+        };
         lines.push(format!(
-            "{}{me}: {} agents known here · {waiting} · {} queued here{consumer}",
+            "{}{me}: {} agents known here · {waiting} · {} queued here{owed}{consumer}",
             hub.hub, hub.agents, hub.queued
         ));
     }

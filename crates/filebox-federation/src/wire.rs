@@ -11,7 +11,7 @@
 //!   published just before the mail (headers `Filebox-Message-Id` and `Filebox-File` = its
 //!   name), so the receiver has it on disk when the file that links to it appears;
 //! - `filebox.<to-hub>.<from-hub>.event`: a small JSON [`Event`] (a copy's new state, an
-//!   obsolete mark, a delivery receipt).
+//!   obsolete mark, a question withdrawn, a delivery receipt, a refusal).
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -103,6 +103,23 @@ pub(crate) enum Event {
         id: String,
         conversation: usize,
     },
+    /// A question withdrawn: `asker` (a wire name of the sending hub) stopped waiting for the
+    /// answer of `agent` (of the receiving hub) to question `id`; `details` say why.
+    Withdrawn {
+        asker: String,
+        agent: String,
+        id: String,
+        details: String,
+    },
+    /// A refusal: the hub of `agent` (a wire name of the sending hub) refused the version of
+    /// message `id` with `conversation` entries (no such agent there, a malformed file), for
+    /// `reason`; it keeps the file in its `federation/refused`.
+    Refused {
+        agent: String,
+        id: String,
+        conversation: usize,
+        reason: String,
+    },
 }
 
 /// The `Nats-Msg-Id` of a mail: destination, Message ID, and the version (conversation length
@@ -143,6 +160,13 @@ pub(crate) fn event_id(to: &str, event: &Event) -> String {
             id,
             conversation,
         } => format!("{to}.received.{agent}.{id}.{conversation}"),
+        Event::Refused {
+            agent,
+            id,
+            conversation,
+            ..
+        } => format!("{to}.refused.{agent}.{id}.{conversation}"),
+        Event::Withdrawn { agent, id, .. } => format!("{to}.withdrawn.{agent}.{id}"),
     }
 }
 

@@ -70,6 +70,11 @@ pub(crate) fn unusable_warnings(unusable: &[filebox_core::Unusable]) -> Vec<Stri
         .collect()
 }
 
+/// Agent ids as the views carry them.
+pub(crate) fn names(agents: &[filebox_core::AgentId]) -> Vec<String> {
+    agents.iter().map(ToString::to_string).collect()
+}
+
 /// The verb with this name (MCP tool name), if any.
 pub fn find(name: &str) -> Option<&'static VerbInfo> {
     TABLE.iter().find(|verb| verb.name == name)

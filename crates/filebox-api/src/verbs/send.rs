@@ -4,6 +4,7 @@ use filebox_core::{
     AgentId, IdempotencyKey, MessageRef, MessageType, Result, SYSTEM_MAILBOX, SendRequest,
 };
 
+use super::names;
 use crate::args::{AttachmentArg, Recipients, ReplyArgs, SendArgs};
 use crate::outcome::Outcome;
 use crate::render;
@@ -60,22 +61,25 @@ impl Verb for SendMessage {
         let receipt = cx.mailroom.send(&request)?;
         let me = cx.mailroom.me();
         // Delivered all the same: a note, not a warning (nothing was left out).
-        let notes = if receipt.delivered_to.contains(me) {
-            vec![format!(
+        let mut notes = Vec::new();
+        if receipt.delivered_to.contains(me) {
+            notes.push(format!(
                 "{me} is you: this message went to your own inbox (act as another agent to \
                  write to {me})"
-            )]
-        } else {
-            Vec::new()
-        };
+            ));
+        }
+        if !receipt.queued_for.is_empty() {
+            notes.push(format!(
+                "queued for {}: in flight until their hub has the file (filebox status {})",
+                names(&receipt.queued_for).join(", "),
+                receipt.id
+            ));
+        }
         Ok(Outcome::clean(SendResult {
             id: receipt.id,
             file: receipt.file,
-            delivered_to: receipt
-                .delivered_to
-                .iter()
-                .map(ToString::to_string)
-                .collect(),
+            delivered_to: names(&receipt.delivered_to),
+            queued_for: names(&receipt.queued_for),
         })
         .noting(notes))
     }
@@ -126,9 +130,12 @@ impl Verb for ReplyMessage {
         SendMessage::run(cx, send)
     }
 
-    /// `ID -> AGENT`: the Message ID and who got the answer.
+    /// `ID -> AGENT`: the Message ID and who got the answer (`AGENT (queued)` on another
+    /// machine).
     fn render(sent: &SendResult) -> String {
-        format!("{} -> {}", sent.id, sent.delivered_to.join(", "))
+        let queued = sent.queued_for.iter().map(|q| format!("{q} (queued)"));
+        let to: Vec<String> = sent.delivered_to.iter().cloned().chain(queued).collect();
+        format!("{} -> {}", sent.id, to.join(", "))
     }
 
     fn brief(sent: &SendResult) -> String {

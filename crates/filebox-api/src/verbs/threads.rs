@@ -2,6 +2,7 @@
 
 use filebox_core::{ForkRequest, Result};
 
+use super::names;
 use crate::args::{ForkArgs, Recipients, ThreadArgs, ThreadsArgs};
 use crate::outcome::Outcome;
 use crate::render;
@@ -108,11 +109,8 @@ impl Verb for ForkThread {
                 forked_from: receipt.forked_from,
                 reason: request.reason,
                 obsoleted: receipt.obsoleted,
-                delivered_to: receipt
-                    .delivered_to
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect(),
+                delivered_to: names(&receipt.delivered_to),
+                queued_for: names(&receipt.queued_for),
             },
             warnings,
         ))

@@ -157,7 +157,7 @@ pub(crate) fn read(ctx: &Ctx, p: ReadParams) -> Result<AgentEmail, RpcError> {
             folder: None,
         },
     )?;
-    Ok(agent_email(mailroom.me().as_str(), &read.message))
+    email_of(&mailroom, read.message)
 }
 
 /// A reply goes where `filebox_core::Mailroom::reply_target` says (the message's `replyTo`,
@@ -392,7 +392,22 @@ fn stored_copy(
     let mailbox = mailroom.my_mailbox()?;
     // Settled: a webhook attempt being recorded, or a transition, may be moving the file.
     let (envelope, message) = mailbox.read_settled(&MessageRef::parse(reference)?, folders)?;
-    let detail = MessageDetail::new(mailroom.me(), &envelope, &message);
+    email_of(
+        mailroom,
+        MessageDetail::new(mailroom.me(), &envelope, &message),
+    )
+}
+
+/// `me`'s copy as an `AgentEmail`. The record of a message I started stands for how far its
+/// recipients got, as `email.status` says (mail to another machine is pending until its hub
+/// has it, so it has no deliveredAt yet); any other copy, a reply's record included, for itself.
+fn email_of(mailroom: &Mailroom, mut detail: MessageDetail) -> Result<AgentEmail, RpcError> {
+    if detail.folder == Folder::Outbox && detail.original_sender == mailroom.me().as_str() {
+        detail.status = mailroom
+            .status(&MessageRef::Id(detail.id.clone()))?
+            .status
+            .to_string();
+    }
     Ok(agent_email(mailroom.me().as_str(), &detail))
 }
 

@@ -12,6 +12,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use filebox_core::question::{AnswerWait, Asked, QuestionKind, QuestionRequest};
 use filebox_core::{Config, Envelope, Feed, Folder, Mailbox, Mailroom, MessageType, SendRequest};
 use filebox_federation::local_nats::LocalNats;
 use serde_json::{Value, json};
@@ -39,6 +40,36 @@ impl Nats {
         Nats::prepare().run(conf)
     }
 
+    /// `count` servers clustered with each other (JetStream clustered: a stream can have
+    /// replicas on them), each on a port of its choosing for clients.
+    pub(crate) fn cluster(count: usize) -> Vec<Nats> {
+        // Ports for the routes between them, found free now and named in every config.
+        let routes: Vec<u16> = (0..count)
+            .map(|_| {
+                std::net::TcpListener::bind("127.0.0.1:0")
+                    .unwrap()
+                    .local_addr()
+                    .unwrap()
+                    .port()
+            })
+            .collect();
+        let urls: Vec<String> = routes
+            .iter()
+            .map(|port| format!("nats-route://127.0.0.1:{port}"))
+            .collect();
+        routes
+            .iter()
+            .enumerate()
+            .map(|(n, port)| {
+                Nats::start_with(&format!(
+                    "server_name: n{n}\ncluster {{ name: filebox, listen: \"127.0.0.1:{port}\", \
+                     routes: [{}] }}\n",
+                    urls.join(", ")
+                ))
+            })
+            .collect()
+    }
+
     /// A folder for a server not started yet, to put files in before [`NatsDir::run`].
     pub(crate) fn prepare() -> NatsDir {
         NatsDir(
@@ -56,6 +87,12 @@ impl Nats {
     /// Kill the server (SIGKILL) and start it again on the same port and store.
     pub(crate) fn restart(&mut self) {
         self.server.restart().unwrap();
+    }
+
+    /// Kill the server, remove its store and start it again on the same port: what the
+    /// stream held is lost.
+    pub(crate) fn restart_with_empty_store(&mut self) {
+        self.server.restart_with_empty_store().unwrap();
     }
 }
 
@@ -270,6 +307,33 @@ impl Hub {
             ..SendRequest::new(to, kind, body)
         };
         mailroom.send(&request).unwrap().id
+    }
+
+    /// Ask `agent`'s human in this process and wait (as the MCP `ask_question` does) until
+    /// the answer comes or `cancelled()` says the call was cancelled (the question is then
+    /// withdrawn).
+    pub(crate) fn ask_in_process(
+        &self,
+        agent: &str,
+        text: &str,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Asked {
+        let config = Config::load(&self.config_path()).unwrap();
+        let agent = filebox_core::AgentId::new(agent).unwrap();
+        let mailroom = Mailroom::new(config, Some(&agent)).unwrap();
+        let request = QuestionRequest {
+            kind: QuestionKind::Question,
+            project_directory: "/src/app".into(),
+            text: text.into(),
+            options: Vec::new(),
+            client: None,
+        };
+        let wait = AnswerWait {
+            timeout: Some(PATIENCE),
+            cancelled,
+            stopping: &|| false,
+        };
+        mailroom.ask_and_wait(&request, &wait).unwrap()
     }
 
     /// The bytes of an attachment of message `id` in `agent`'s mailbox.

@@ -8,9 +8,11 @@
 use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use filebox_core::message::field;
+use filebox_core::question::QuestionState;
 use filebox_core::{Attachment, Folder};
 use serde_json::{Value, json};
 
@@ -210,6 +212,8 @@ fn two_hubs_every_verb_crosses() {
     // federation status: connected, both hubs known, nothing queued.
     let report = laptop.json("alice", &["federation", "status"]);
     assert_eq!(report["connection"], "connected", "{report}");
+    assert_eq!(report["stream"]["replicas"], 1, "{report}");
+    assert!(report["stream"]["server"].is_string(), "{report}");
     let hubs: Vec<&str> = report["hubs"]
         .as_array()
         .unwrap()
@@ -306,22 +310,32 @@ fn a_hub_offline_while_500_messages_are_sent_receives_all_in_order_per_sender() 
     let inbox = ci.wait_for("bob", Folder::Inbox, "all 500", |l| l.len() >= COUNT);
     assert_eq!(inbox.len(), COUNT);
     assert_unique(&inbox);
-    // In the order each sender sent: delivery order is the files' inode change order.
+    assert_in_order_per_sender(&ci, &inbox, &["alice", "carol"], COUNT / 2);
+}
+
+/// Each sender's messages (bodies `SENDER N`) arrived in the order sent: delivery order is the
+/// files' inode change order; `each` of them per sender.
+fn assert_in_order_per_sender(
+    hub: &Hub,
+    inbox: &[filebox_core::Envelope],
+    senders: &[&str],
+    each: usize,
+) {
     let mut arrivals: Vec<(i64, i64, String)> = inbox
         .iter()
         .map(|e| {
             let meta = std::fs::metadata(&e.path).unwrap();
-            let text = ci.text(e);
+            let text = hub.text(e);
             let body = text
                 .lines()
-                .find(|l| l.starts_with("alice ") || l.starts_with("carol "))
+                .find(|l| senders.iter().any(|s| l.starts_with(&format!("{s} "))))
                 .unwrap()
                 .to_owned();
             (meta.ctime(), meta.ctime_nsec(), body)
         })
         .collect();
     arrivals.sort();
-    for sender in ["alice", "carol"] {
+    for sender in senders {
         let numbers: Vec<usize> = arrivals
             .iter()
             .filter_map(|(_, _, body)| body.strip_prefix(&format!("{sender} ")))
@@ -330,8 +344,33 @@ fn a_hub_offline_while_500_messages_are_sent_receives_all_in_order_per_sender() 
         let mut sorted = numbers.clone();
         sorted.sort_unstable();
         assert_eq!(numbers, sorted, "{sender}'s messages arrived out of order");
-        assert_eq!(numbers.len(), COUNT / 2);
+        assert_eq!(numbers.len(), each);
     }
+}
+
+#[test]
+fn a_hub_killed_with_mail_in_hand_still_receives_each_senders_mail_in_order() {
+    const COUNT: usize = 120;
+    let nats = Nats::start();
+    let mut laptop = Hub::new("laptop", &nats, &["alice", "carol"], &["bob@ci-1"]);
+    let mut ci = Hub::new("ci-1", &nats, &["bob"], &[]);
+    laptop.start();
+    for n in 0..COUNT {
+        let sender = if n % 2 == 0 { "alice" } else { "carol" };
+        laptop.send_in_process(sender, "bob@ci-1", &format!("{sender} {n}"));
+    }
+    until("the mail in the stream", || {
+        waiting_in_stream(&laptop, "ci-1") == COUNT as u64
+    });
+    // ci-1 dies while taking the mail, and comes back.
+    ci.start();
+    ci.wait_for("bob", Folder::Inbox, "the first mail", |l| l.len() >= 10);
+    ci.kill();
+    ci.start();
+    let inbox = ci.wait_for("bob", Folder::Inbox, "all of it", |l| l.len() >= COUNT);
+    assert_eq!(inbox.len(), COUNT);
+    assert_unique(&inbox);
+    assert_in_order_per_sender(&ci, &inbox, &["alice", "carol"], COUNT / 2);
 }
 
 /// Messages waiting in the stream for `hub`, as `federation status` on `from` reports them.
@@ -567,4 +606,186 @@ fn ask_question_is_answered_on_another_machines_page_and_the_blocking_call_retur
         let outbox = hub.list(agent, Folder::Outbox);
         assert!(outbox.iter().all(|e| e.header.id() != id), "{agent}");
     }
+}
+
+#[test]
+fn a_send_to_another_machine_is_queued_on_every_surface_until_its_receipt() {
+    let nats = Nats::start();
+    let mut laptop = Hub::new("laptop", &nats, &["alice", "carol"], &["bob@ci-1"]);
+    // No NATS and no hub: the mail can only reach the spool.
+    drop(nats);
+    let sent = laptop.json("alice", &["send", "bob@ci-1,carol", "ER", "from the CLI"]);
+    assert_eq!(sent["delivered_to"], json!(["carol"]), "{sent}");
+    assert_eq!(sent["queued_for"], json!(["bob@ci-1"]), "{sent}");
+    let id = sent["id"].as_str().unwrap();
+    assert_eq!(status(&laptop, "alice", id), "pending");
+    let text = laptop.cli("alice", &["send", "bob@ci-1", "ER", "in words"]);
+    assert!(text.status.success());
+    let said = String::from_utf8_lossy(&text.stderr);
+    assert!(said.contains("queued for bob@ci-1"), "{said}");
+
+    // The hub's answer to email.send is what email.status says of the same id.
+    laptop.start();
+    let email = laptop.rpc(
+        "email.send",
+        json!({
+            "from": "alice", "to": ["bob@ci-1"], "subject": "s", "body": "from the page",
+            "sourceType": "agent",
+        }),
+    );
+    assert_eq!(email["status"], "pending", "{email}");
+    assert!(email.get("deliveredAt").is_none(), "{email}");
+    let seen = laptop.rpc(
+        "email.status",
+        json!({ "id": email["id"], "agent": "alice" }),
+    );
+    assert_eq!(seen["status"], email["status"], "{seen}");
+    let read = laptop.rpc("email.read", json!({ "id": email["id"], "agent": "alice" }));
+    assert_eq!(read["status"], "pending", "{read}");
+    let outbox = laptop.rpc(
+        "email.inbox",
+        json!({ "agent": "alice", "folder": "outbox" }),
+    );
+    assert!(
+        outbox
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["status"] == "pending"),
+        "{outbox}"
+    );
+}
+
+#[test]
+fn mail_the_receiving_hub_refuses_comes_back_failed_with_the_reason() {
+    let nats = Nats::start();
+    // The laptop believes in bob@ci-1; ci-1 has no bob.
+    let mut laptop = Hub::new("laptop", &nats, &["alice"], &["bob@ci-1"]);
+    let mut ci = Hub::new("ci-1", &nats, &["carol"], &[]);
+    laptop.start();
+    ci.start();
+    let id = laptop.ok("alice", &["send", "bob@ci-1", "ER", "to nobody"]);
+    let id = id.trim();
+    wait_status(&laptop, "alice", "bob@ci-1", id, Folder::Cancel, "failed");
+    let text = laptop.ok("alice", &["status", id]);
+    assert!(
+        text.contains("\"to nobody\" is refused")
+            && text.contains("- bob@ci-1: refused by its hub: hub ci-1 has no agent bob"),
+        "{text}"
+    );
+    let seen = laptop.rpc("email.status", json!({ "id": id, "agent": "alice" }));
+    assert_eq!(seen["status"], "failed", "{seen}");
+    assert_eq!(seen["recipients"][0]["status"], "failed", "{seen}");
+    assert_eq!(
+        seen["recipients"][0]["refused"], "hub ci-1 has no agent bob",
+        "{seen}"
+    );
+    // ci-1 keeps the file, and the laptop owes nothing any more.
+    let report = ci.json("carol", &["federation", "status"]);
+    assert_eq!(report["refused"], 1, "{report}");
+    assert!(laptop.list("bob@ci-1", Folder::Inbox).is_empty());
+    assert_eq!(hub_report(&laptop, "alice", "ci-1")["owed"], 0);
+}
+
+/// `hub`'s line of `federation status` on `from`.
+fn hub_report(from: &Hub, agent: &str, hub: &str) -> Value {
+    let report = from.json(agent, &["federation", "status"]);
+    report["hubs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["hub"] == hub)
+        .cloned()
+        .unwrap_or_else(|| panic!("no {hub} in {report}"))
+}
+
+#[test]
+fn mail_the_stream_lost_is_published_again_until_its_receipt() {
+    const COUNT: usize = 5;
+    let mut nats = Nats::start();
+    let mut laptop = Hub::new("laptop", &nats, &["alice"], &["bob@ci-1"]);
+    laptop.configure(|config| config["federation"]["resend_after_secs"] = json!(2));
+    let mut ci = Hub::new("ci-1", &nats, &["bob"], &[]);
+    laptop.start();
+    // ci-1 is away: the mail waits in the stream, owed a receipt.
+    let sent: Vec<String> = (0..COUNT)
+        .map(|n| laptop.send_in_process("alice", "bob@ci-1", &format!("lost {n}")))
+        .collect();
+    until("the mail in the stream", || {
+        waiting_in_stream(&laptop, "ci-1") == COUNT as u64
+    });
+    let owed = hub_report(&laptop, "alice", "ci-1");
+    assert_eq!(owed["owed"], COUNT, "{owed}");
+    assert!(owed["oldest_owed_secs"].is_u64(), "{owed}");
+    // The NATS store is lost with everything it acknowledged; then ci-1 comes.
+    nats.restart_with_empty_store();
+    ci.start();
+    let inbox = ci.wait_for("bob", Folder::Inbox, "the lost mail", |l| l.len() >= COUNT);
+    assert_unique(&inbox);
+    let got: HashSet<String> = ids(&inbox).into_iter().collect();
+    assert_eq!(got, sent.iter().cloned().collect::<HashSet<_>>());
+    for id in &sent {
+        wait_receipt(&laptop, "bob@ci-1", id);
+    }
+    let settled = hub_report(&laptop, "alice", "ci-1");
+    assert_eq!(settled["owed"], 0, "{settled}");
+}
+
+#[test]
+fn a_question_withdrawn_on_the_askers_machine_leaves_the_persons_page_on_theirs() {
+    let nats = Nats::start();
+    let mut laptop = Hub::new("laptop", &nats, &["coder"], &["pat@srv"]);
+    let mut srv = Hub::new("srv", &nats, &["pat"], &[]);
+    laptop.configure(|config| config["agents"]["coder"]["human"] = json!("pat@srv"));
+    srv.configure(|config| config["agents"]["pat"]["kind"] = json!("human"));
+    laptop.start();
+    srv.start();
+    let withdraw = AtomicBool::new(false);
+    let asked = std::thread::scope(|scope| {
+        let asking = scope.spawn(|| {
+            laptop.ask_in_process("coder", "Which database?", &|| {
+                withdraw.load(Ordering::SeqCst)
+            })
+        });
+        srv.wait_for("pat", Folder::Inbox, "the question", |l| !l.is_empty());
+        // The asking call is cancelled on the laptop.
+        withdraw.store(true, Ordering::SeqCst);
+        asking.join().unwrap()
+    });
+    assert!(
+        matches!(asked.state, QuestionState::Withdrawn(_)),
+        "{asked:?}"
+    );
+    // On srv it leaves the page, as on one machine, and a late answer is refused.
+    srv.wait_for_id("pat", Folder::Cancel, &asked.id);
+    let open = srv.rpc("questions.open", json!({ "agent": "pat" }));
+    assert_eq!(open["questions"], json!([]), "{open}");
+    let late = srv.cli("pat", &["reply", &asked.id, "Postgres"]);
+    assert!(!late.status.success(), "a late answer was accepted");
+    let said = String::from_utf8_lossy(&late.stderr);
+    assert!(said.contains("withdrawn"), "{said}");
+}
+
+#[test]
+fn a_stream_of_three_replicas_carries_mail_with_one_nats_server_down() {
+    let mut servers = Nats::cluster(3);
+    let mut laptop = Hub::new("laptop", &servers[0], &["alice"], &["bob@ci-1"]);
+    let mut ci = Hub::new("ci-1", &servers[1], &["bob"], &[]);
+    for hub in [&laptop, &ci] {
+        hub.configure(|config| config["federation"]["replicas"] = json!(3));
+    }
+    laptop.start();
+    ci.start();
+    let first = laptop.ok("alice", &["send", "bob@ci-1", "ER", "on three servers"]);
+    let first = first.trim();
+    ci.wait_for_id("bob", Folder::Inbox, first);
+    wait_receipt(&laptop, "bob@ci-1", first);
+    let report = laptop.json("alice", &["federation", "status"]);
+    assert_eq!(report["stream"]["replicas"], 3, "{report}");
+    // The third server goes: the other two still hold a majority of the stream.
+    drop(servers.pop());
+    let second = laptop.ok("alice", &["send", "bob@ci-1", "ER", "on two of them"]);
+    let second = second.trim();
+    ci.wait_for_id("bob", Folder::Inbox, second);
+    wait_receipt(&laptop, "bob@ci-1", second);
 }
