@@ -191,11 +191,11 @@ impl Mailroom {
             if earlier.folder == Folder::Inbox {
                 self.finish_interrupted(&earlier, recipients)?;
             }
-            Ok(SendReceipt {
-                id: earlier.header.id().to_owned(),
-                file: earlier.file.to_string(),
-                delivered_to: recipients.to_vec(),
-            })
+            Ok(self.receipt(
+                earlier.header.id().to_owned(),
+                earlier.file.to_string(),
+                recipients.to_vec(),
+            ))
         })
     }
 
