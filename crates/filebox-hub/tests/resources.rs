@@ -5,7 +5,7 @@
 
 mod support;
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::time::Duration;
 
 use filebox_core::{Config, ConfigFile};
@@ -25,7 +25,7 @@ async fn hub_with(section: Value) -> TestHub {
     TestHub::start_in(dir, config).await
 }
 
-fn with_section(config: &PathBuf, section: Value) {
+fn with_section(config: &Path, section: Value) {
     Config::update(config, |file: &mut ConfigFile| {
         file.extra.insert("hub".into(), section);
         Ok(())
