@@ -8,6 +8,8 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use anyhow::Context;
+
 use crate::hub::Hub;
 
 /// The wait before the first retry; it doubles after each failure in a row.
@@ -84,7 +86,7 @@ where
         };
         let error = match run(this_run).await {
             Ok(()) => return,
-            Err(error) => format!("{error:#}"),
+            Err(error) => describe(&error),
         };
         if stop.is_cancelled() {
             return;
@@ -101,18 +103,51 @@ where
     }
 }
 
-/// `work` on a blocking thread, as a run's result: a panic is a failure like any other.
+/// An error and its causes on one line, each cause once: a core error already says the I/O
+/// error it carries, which is also its source.
+fn describe(error: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in error.chain().map(ToString::to_string) {
+        if text.contains(&cause) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&cause);
+    }
+    text
+}
+
+/// `work` on a thread of its own, as a run's result: a panic is a failure like any other.
+/// Not tokio's blocking pool: a runtime dropped without the hub being stopped (a test that
+/// ends) waits for every task of that pool, and these run until the hub stops.
 pub(crate) async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> anyhow::Result<T> + Send + 'static,
 ) -> anyhow::Result<T> {
-    tokio::task::spawn_blocking(work)
+    let (sender, result) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .spawn(move || {
+            let _ = sender.send(work());
+        })
+        .context("starting a thread for a task")?;
+    result
         .await
-        .map_err(|e| anyhow::anyhow!("the task's thread ended abnormally: {e}"))?
+        .map_err(|_| anyhow::anyhow!("the task's thread ended abnormally (it panicked)"))?
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_is_described_with_each_cause_once() {
+        let io = std::io::Error::other("Too many open files");
+        let error = anyhow::Error::new(io).context("reading /m/inbox: Too many open files");
+        assert_eq!(describe(&error), "reading /m/inbox: Too many open files");
+        let error = anyhow::anyhow!("refused").context("starting the federation");
+        assert_eq!(describe(&error), "starting the federation: refused");
+    }
 
     #[test]
     fn a_task_is_reported_down_with_its_error_until_it_is_up_again() {
