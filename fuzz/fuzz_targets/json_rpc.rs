@@ -18,7 +18,7 @@ use serde_json::Value;
 /// (-32603) for the calls that need one (`agents.list`).
 const CODES: &[i64] = &[
     -32700, -32600, -32601, -32602, -32603, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009,
-    1010, 1011, 1012, 1020, 1021,
+    1010, 1011, 1012, 1013, 1020, 1021, 1022, 1023,
 ];
 
 /// A project folder holding only `.filebox/config.json` with no agents, made once per process.

@@ -104,6 +104,9 @@ pub trait Verb {
     const EFFECT: Effect;
     /// Whether MCP offers it to models (maintenance verbs are CLI and JSON-RPC only).
     const FOR_MODELS: bool = true;
+    /// Whether a call blocks until something happens (mail arrives, a human answers): a
+    /// server bounds how many such calls it holds at once.
+    const WAITS: bool = false;
 
     /// The arguments: JSON (serde), their JSON Schema, and the CLI's arguments (clap).
     type Args: DeserializeOwned + JsonSchema + clap::Args;
@@ -138,6 +141,8 @@ pub struct VerbInfo {
     pub description: &'static str,
     pub effect: Effect,
     pub for_models: bool,
+    /// [`Verb::WAITS`].
+    pub waits: bool,
     args_schema: fn() -> Map<String, Value>,
     output_schema: fn() -> Map<String, Value>,
     call: fn(&VerbContext<'_>, Value) -> Result<Reply, CallError>,
@@ -160,6 +165,7 @@ impl VerbInfo {
             description: V::DESCRIPTION,
             effect: V::EFFECT,
             for_models: V::FOR_MODELS,
+            waits: V::WAITS,
             args_schema: schema::input::<V::Args>,
             output_schema: schema::output::<Outcome<V::Output>>,
             call: call_erased::<V>,

@@ -3,7 +3,7 @@
 //! (`mailbox` defaults to the current agent, `claude_dir` to `CLAUDE_CONFIG_DIR`, else
 //! `~/.claude`). Each bridge runs pass after pass on a blocking thread until the hub stops;
 //! a failed pass is reported on stderr and tried again (a team that does not exist yet is
-//! waited for).
+//! waited for), and a bridge whose thread ends abnormally is started again (`tasks.rs`).
 
 use std::path::PathBuf;
 
@@ -14,6 +14,9 @@ use filebox_core::{AgentId, Config};
 use serde::Deserialize;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+
+use crate::hub::Hub;
+use crate::tasks::{self, Run, keep_running};
 
 /// One entry of the config's `bridges`.
 #[derive(Debug, Clone, Deserialize)]
@@ -63,29 +66,32 @@ pub(crate) fn plan(config: &Config) -> anyhow::Result<Vec<Planned>> {
         .collect()
 }
 
-/// Start every planned bridge; they stop when `stop` is cancelled.
-pub(crate) fn start(
-    config: &Config,
-    planned: Vec<Planned>,
-    stop: CancellationToken,
-) -> Vec<JoinHandle<()>> {
+/// Start every planned bridge; they stop when the hub does.
+pub(crate) fn start(hub: &Hub, config: &Config, planned: Vec<Planned>) -> Vec<JoinHandle<()>> {
     planned
         .into_iter()
         .map(|plan| {
-            let config = config.clone();
-            let stop = stop.clone();
-            tokio::task::spawn_blocking(move || run(&config, &plan, &stop))
+            let (hub, config) = (hub.clone(), config.clone());
+            let label = format!("bridge {} ↔ {}", plan.team, plan.agent);
+            tokio::spawn(keep_running(hub.clone(), label.clone(), move |run| {
+                let (config, plan, label, stop) =
+                    (config.clone(), plan.clone(), label.clone(), hub.sessions());
+                tasks::blocking(move || {
+                    bridge(&config, &plan, &label, &stop, &run);
+                    Ok(())
+                })
+            }))
         })
         .collect()
 }
 
-fn run(config: &Config, plan: &Planned, stop: &CancellationToken) {
-    let label = format!("bridge {} ↔ {}", plan.team, plan.agent);
+fn bridge(config: &Config, plan: &Planned, label: &str, stop: &CancellationToken, run: &Run) {
     let mut waiting_reported = false;
     while !stop.is_cancelled() {
         match Bridge::new(config, &plan.claude_dir, &plan.team, &plan.agent) {
             Ok(bridge) => {
                 eprintln!("filebox serve: {label} started");
+                run.up();
                 bridge.run(
                     POLL_INTERVAL,
                     &|| stop.is_cancelled(),

@@ -7,6 +7,10 @@
 //! run, still in the ring, gets what it missed; otherwise (a restarted hub, an id too old, a client
 //! too slow to keep up) it first gets a `resync` event: re-list with `email.inbox`, the files
 //! are the truth.
+//!
+//! The follower is kept running (`tasks.rs`): when it fails (a folder it cannot read, no file
+//! descriptor left), it is started again with backoff, over the config as it is then, and
+//! publishes a `resync` first, since changes made while it was down were not seen.
 
 pub(crate) mod ring;
 
@@ -30,7 +34,9 @@ use filebox_api::access::{Caller, Denied};
 
 use crate::hub::Hub;
 use crate::refusal::refused;
+use crate::tasks::{self, keep_running};
 
+use crate::limits::{Full, Slot};
 use ring::EventLog;
 pub(crate) use ring::HubEvent;
 
@@ -59,11 +65,7 @@ impl Follower {
     }
 
     /// Publish every change until `stopped()`. Blocking: run it on its own thread.
-    pub(crate) fn run(
-        mut self,
-        log: &EventLog,
-        stopped: &dyn Fn() -> bool,
-    ) -> filebox_core::Result<()> {
+    fn run(mut self, log: &EventLog, stopped: &dyn Fn() -> bool) -> filebox_core::Result<()> {
         while !stopped() {
             for change in self.feed.next(None, stopped)? {
                 let mailbox = self.mailboxes.iter().find(|m| *m.owner() == change.agent);
@@ -72,6 +74,30 @@ impl Follower {
         }
         Ok(())
     }
+}
+
+/// Follow the mailboxes until the hub stops: `first` (watching since the hub was bound), and
+/// after a failure a new follower, announced by a `resync` event.
+pub(crate) async fn follow(hub: Hub, first: Follower) {
+    let mut first = Some(first);
+    keep_running(hub.clone(), "events".into(), |run| {
+        let hub = hub.clone();
+        let first = first.take();
+        tasks::blocking(move || {
+            let follower = match first {
+                Some(follower) => follower,
+                None => {
+                    let follower = Follower::watch(&hub.config()?)?;
+                    hub.events().publish(HubEvent::resync());
+                    follower
+                }
+            };
+            run.up();
+            follower.run(&hub.events(), &|| hub.stopping())?;
+            Ok(())
+        })
+    })
+    .await;
 }
 
 /// The event of a change, from the file's header when it arrived.
@@ -150,6 +176,10 @@ async fn stream(
     if let Err(denied) = access.agents() {
         return refused(&denied).into_response();
     }
+    let slot = match hub.streams().enter() {
+        Ok(slot) => slot,
+        Err(full) => return busy(&full),
+    };
     let log = hub.events();
     let (missed, resumed, receiver) = log.subscribe(header_text("last-event-id"));
     let state = Stream {
@@ -159,6 +189,7 @@ async fn stream(
         resync: !resumed,
         receiver,
         stop: hub.sessions(),
+        _slot: slot,
     };
     let events = futures_util::stream::unfold(state, |mut state| async move {
         let event = state.next().await?;
@@ -195,6 +226,18 @@ struct Stream {
     resync: bool,
     receiver: broadcast::Receiver<HubEvent>,
     stop: tokio_util::sync::CancellationToken,
+    /// This stream's place among `hub.max_event_streams`, given back when it ends.
+    _slot: Slot,
+}
+
+/// 503 with `Retry-After`: every event stream the hub allows is open.
+fn busy(full: &Full) -> Response {
+    (
+        axum::http::StatusCode::SERVICE_UNAVAILABLE,
+        [(header::RETRY_AFTER, "5")],
+        format!("{full}\n"),
+    )
+        .into_response()
 }
 
 impl Stream {
@@ -217,6 +260,10 @@ impl Stream {
                     },
                 },
             };
+            if event.is_resync() {
+                self.resync = true;
+                continue;
+            }
             match self.access.agents() {
                 Ok(agents) if agents.contains(&event.agent) => {}
                 Ok(_) => continue,

@@ -5,7 +5,9 @@ use filebox_api::access::Caller;
 use filebox_core::Config;
 use serde_json::Value;
 
+use crate::limits::Bound;
 use crate::rpc::{Ctx, handle_body};
+use crate::settings::HubSection;
 
 /// Answer a JSON-RPC request body under `config` as a caller without a token: `None` when
 /// the body held only notifications.
@@ -14,6 +16,7 @@ pub fn answer(config: Config, body: &[u8]) -> Option<Value> {
         &Ctx {
             config,
             caller: Caller::Anonymous,
+            waits: Bound::waits(HubSection::default().max_waiting_calls),
         },
         body,
     )

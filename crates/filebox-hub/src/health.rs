@@ -1,4 +1,6 @@
-//! `GET /healthz`: the hub answers and can read its config.
+//! `GET /healthz`: 200 when the hub can read its config and every long-lived task (the event
+//! follower, webhooks, runners, bridges, federation) is up; else 503 and, one per line, what
+//! is wrong: a hub that answers but no longer sees the mailboxes is not healthy.
 
 use axum::Router;
 use axum::extract::State;
@@ -15,8 +17,18 @@ pub(crate) fn routes(hub: &Hub) -> Router {
 }
 
 async fn healthz(State(hub): State<Hub>) -> (StatusCode, String) {
-    match hub.config() {
-        Ok(_) => (StatusCode::OK, "ok\n".into()),
-        Err(e) => (StatusCode::SERVICE_UNAVAILABLE, format!("{e}\n")),
+    let mut problems: Vec<String> = hub
+        .tasks()
+        .down()
+        .into_iter()
+        .map(|(task, error)| format!("{task} is down (retrying): {error}"))
+        .collect();
+    if let Err(e) = hub.config() {
+        problems.insert(0, e.to_string());
+    }
+    if problems.is_empty() {
+        (StatusCode::OK, "ok\n".into())
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, problems.join("\n") + "\n")
     }
 }

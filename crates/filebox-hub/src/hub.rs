@@ -10,6 +10,9 @@ use filebox_api::access::{Caller, Denied};
 use filebox_core::{AgentId, Config, LiveConfig};
 
 use crate::events::ring::EventLog;
+use crate::limits::Bound;
+use crate::settings::HubSection;
+use crate::tasks::Tasks;
 use tokio_util::sync::CancellationToken;
 
 /// Cheap to clone; every route group gets one.
@@ -27,12 +30,19 @@ struct Inner {
     body_limit: usize,
     shutdown: CancellationToken,
     events: Arc<EventLog>,
+    /// The open `/events` streams (`hub.max_event_streams`).
+    streams: Bound,
+    /// The waiting calls under way, JSON-RPC and Connect together (`hub.max_waiting_calls`).
+    waits: Bound,
+    /// The long-lived tasks and whether each is up, for `/healthz`.
+    tasks: Arc<Tasks>,
 }
 
 impl Hub {
     pub(crate) fn new(
         live: Arc<LiveConfig>,
         config: &Config,
+        section: &HubSection,
         listen: SocketAddr,
         mcp_agent: Option<AgentId>,
         allowed_hosts: Vec<String>,
@@ -46,6 +56,9 @@ impl Hub {
                 body_limit: body_limit(config.max_body_bytes()),
                 shutdown: CancellationToken::new(),
                 events: Arc::new(EventLog::new()),
+                streams: Bound::streams(section.max_event_streams),
+                waits: Bound::waits(section.max_waiting_calls),
+                tasks: Arc::default(),
             }),
         }
     }
@@ -99,6 +112,21 @@ impl Hub {
     /// The live events and the recent ones.
     pub(crate) fn events(&self) -> Arc<EventLog> {
         Arc::clone(&self.inner.events)
+    }
+
+    /// The bound on open event streams.
+    pub(crate) fn streams(&self) -> &Bound {
+        &self.inner.streams
+    }
+
+    /// The bound on waiting calls.
+    pub(crate) fn waits(&self) -> &Bound {
+        &self.inner.waits
+    }
+
+    /// The long-lived tasks.
+    pub(crate) fn tasks(&self) -> Arc<Tasks> {
+        Arc::clone(&self.inner.tasks)
     }
 
     /// Whether the hub is stopping.

@@ -10,6 +10,7 @@
 
 mod bridges;
 mod connect;
+mod connections;
 mod email;
 mod events;
 #[cfg(feature = "fuzzing")]
@@ -18,6 +19,7 @@ mod guard;
 mod health;
 mod hub;
 mod human;
+mod limits;
 mod mcp;
 mod refusal;
 pub mod routes;
@@ -25,6 +27,7 @@ mod rpc;
 mod runner;
 mod server;
 mod settings;
+mod tasks;
 mod webhook;
 
 pub use filebox_api::access::{TOKEN_FIELD, new_token, sha256_hex};

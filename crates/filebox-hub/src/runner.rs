@@ -14,6 +14,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
+use anyhow::Context;
 use filebox_api::access::Caller;
 use filebox_api::verbs::{HoldMessage, ReadMessage};
 use filebox_api::{HoldArgs, ReadArgs, Verb, VerbContext};
@@ -27,6 +28,7 @@ use crate::email::wire::{ReplyParams, TransitionParams};
 use crate::events::HubEvent;
 use crate::hub::Hub;
 use crate::rpc::{Ctx, RpcError};
+use crate::tasks::{Run, keep_running};
 
 /// The processing-history details a runner's claim writes; a hold with them is resumed.
 const CLAIMED: &str = "runner: started";
@@ -73,12 +75,26 @@ pub(crate) fn check(config: &Config) -> anyhow::Result<()> {
     runners(config).map(|_| ())
 }
 
-/// Run the runners until the hub stops: the mail waiting now, then each new arrival.
-pub(crate) async fn supervise(hub: Hub, mut arrivals: broadcast::Receiver<HubEvent>) {
-    let Ok(config) = hub.config() else { return };
-    let Ok(specs) = runners(&config) else { return };
+/// Run the runners until the hub stops: the mail waiting now, then each new arrival; kept
+/// running (`tasks.rs`), with `arrivals` for the first run and a new subscription after.
+pub(crate) async fn supervise(hub: Hub, arrivals: broadcast::Receiver<HubEvent>) {
+    let mut first = Some(arrivals);
+    keep_running(hub.clone(), "runners".into(), |run| {
+        let arrivals = first.take().unwrap_or_else(|| hub.events().live());
+        run_runners(hub.clone(), arrivals, run)
+    })
+    .await;
+}
+
+async fn run_runners(
+    hub: Hub,
+    mut arrivals: broadcast::Receiver<HubEvent>,
+    run: Run,
+) -> anyhow::Result<()> {
+    let config = hub.config().context("reading the config for the runners")?;
+    let specs = runners(&config)?;
     if specs.is_empty() {
-        return;
+        return Ok(());
     }
     let limits: HashMap<AgentId, Arc<Semaphore>> = specs
         .iter()
@@ -107,15 +123,25 @@ pub(crate) async fn supervise(hub: Hub, mut arrivals: broadcast::Receiver<HubEve
         let config = config.clone();
         tokio::task::spawn_blocking(move || waiting_mail(&config, &agents))
     };
-    if let Ok(found) = waiting(specs.keys().cloned().collect()).await {
-        for (agent, file, claimed) in found {
-            start(&agent, file, claimed);
-        }
+    let found = waiting(specs.keys().cloned().collect())
+        .await
+        .context("looking for the mail waiting for the runners")?;
+    for (agent, file, claimed) in found {
+        start(&agent, file, claimed);
     }
+    run.up();
+    // What was claimed is running already: only the inboxes are looked at again.
+    let rescan = || async {
+        if let Ok(found) = waiting(specs.keys().cloned().collect()).await {
+            for (agent, file, claimed) in found.into_iter().filter(|(_, _, c)| !c) {
+                start(&agent, file, claimed);
+            }
+        }
+    };
     let stop = hub.sessions();
     loop {
         let event = tokio::select! {
-            _ = stop.cancelled() => return,
+            _ = stop.cancelled() => return Ok(()),
             event = arrivals.recv() => event,
         };
         match event {
@@ -127,17 +153,12 @@ pub(crate) async fn supervise(hub: Hub, mut arrivals: broadcast::Receiver<HubEve
                     start(&agent, event.file, false);
                 }
             }
-            Ok(_) => {}
             // Events were lost: look at the inboxes again (a message already taken is skipped
             // by its claim).
-            Err(broadcast::error::RecvError::Lagged(_)) => {
-                if let Ok(found) = waiting(specs.keys().cloned().collect()).await {
-                    for (agent, file, claimed) in found.into_iter().filter(|(_, _, c)| !c) {
-                        start(&agent, file, claimed);
-                    }
-                }
-            }
-            Err(broadcast::error::RecvError::Closed) => return,
+            Ok(event) if event.is_resync() => rescan().await,
+            Ok(_) => {}
+            Err(broadcast::error::RecvError::Lagged(_)) => rescan().await,
+            Err(broadcast::error::RecvError::Closed) => return Ok(()),
         }
     }
 }
@@ -288,6 +309,7 @@ fn finish(hub: &Hub, agent: &AgentId, id: &str, ending: Ending) -> Result<(), Rp
     let ctx = Ctx {
         config: hub.config()?,
         caller: Caller::Agent(agent.clone()),
+        waits: hub.waits().clone(),
     };
     let transition = |details: String| TransitionParams {
         agent: agent.to_string(),

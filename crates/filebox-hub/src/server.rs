@@ -1,5 +1,6 @@
-//! Running the hub: the checks before listening, the TCP and Unix-socket servers, and a
-//! graceful stop.
+//! Running the hub: the checks before listening, the TCP and Unix-socket servers
+//! (`connections.rs`), the long-lived tasks each kept running (`tasks.rs`), and a graceful
+//! stop.
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -9,9 +10,11 @@ use anyhow::Context;
 use filebox_core::{AgentId, Config, LiveConfig};
 use tokio::net::{TcpListener, UnixListener};
 
+use crate::connections::{self, ConnectionSettings};
 use crate::hub::Hub;
 use crate::routes::{self, GROUPS};
 use crate::settings::HubSection;
+use crate::tasks::keep_running;
 use crate::{events, runner, webhook};
 use filebox_api::access::token_sha256;
 
@@ -57,6 +60,7 @@ pub struct Server {
     follower: events::Follower,
     config: Config,
     bridges: Vec<crate::bridges::Planned>,
+    connections: ConnectionSettings,
     listener: TcpListener,
     socket: UnixListener,
     socket_path: PathBuf,
@@ -70,7 +74,8 @@ impl Server {
             .context("reading the listener's address")?;
         check_exposure(&config, address.ip())?;
         runner::check(&config)?;
-        check_webhooks(&config)?;
+        let section = check_section(&config)?;
+        raise_open_file_limit();
         let bridges = crate::bridges::plan(&config)?;
         filebox_federation::Settings::of(&config)?;
         let socket_path = socket_path(&config);
@@ -81,12 +86,14 @@ impl Server {
             hub: Hub::new(
                 Arc::new(LiveConfig::load(&config.path)?),
                 &config,
+                &section,
                 address,
                 options.agent,
                 options.allowed_hosts,
             ),
             config,
             bridges,
+            connections: ConnectionSettings::of(&section),
             listener,
             socket,
             socket_path,
@@ -103,64 +110,93 @@ impl Server {
             follower,
             config,
             bridges,
+            connections,
             listener,
             socket,
             socket_path,
         } = self;
-        let bridges = crate::bridges::start(&config, bridges, hub.sessions());
-        let federation = filebox_federation::start(hub.live_config(), hub.sessions()).await?;
-        let address = hub.listen();
         let router = routes::router(&hub, GROUPS);
         // Subscribed before the feed starts: no arrival is missed between the two.
-        let runners = tokio::spawn(runner::supervise(hub.clone(), hub.events().live()));
-        let webhooks = tokio::spawn(webhook::supervise(hub.clone(), hub.events().live()));
-        let follower = {
-            let hub = hub.clone();
-            std::thread::spawn(move || follower.run(&hub.events(), &|| hub.stopping()))
-        };
+        let tasks = vec![
+            tokio::spawn(runner::supervise(hub.clone(), hub.events().live())),
+            tokio::spawn(webhook::supervise(hub.clone(), hub.events().live())),
+            tokio::spawn(events::follow(hub.clone(), follower)),
+            tokio::spawn(federation(hub.clone())),
+        ];
+        let bridges = crate::bridges::start(&hub, &config, bridges);
         let socket_server = {
-            let router = router.clone();
-            let stop = hub.sessions();
+            let (router, connections, stop) = (router.clone(), connections.clone(), hub.sessions());
             tokio::spawn(async move {
-                axum::serve(socket, router)
-                    .with_graceful_shutdown(async move { stop.cancelled().await })
-                    .await
+                connections::serve(socket, router, &connections, stop.cancelled_owned()).await;
             })
         };
         let stopping = hub.clone();
-        let served = axum::serve(listener, router)
-            .with_graceful_shutdown(async move {
-                shutdown.await;
-                stopping.shut_down();
-            })
-            .await
-            .with_context(|| format!("serving on {address}"));
+        connections::serve(listener, router, &connections, async move {
+            shutdown.await;
+            stopping.shut_down();
+        })
+        .await;
         hub.shut_down();
         let socket_served = socket_server.await;
         for bridge in bridges {
             // A bridge stops within one pass of the shutdown; it only ever reports on stderr.
             let _ = bridge.await;
         }
-        if let Some(federation) = federation {
-            // Both halves stop at the shutdown; unacknowledged mail is redelivered next time.
-            federation.stopped().await;
-        }
         // The socket is ours: we bound it. A failure to remove it is harmless (the next start
         // replaces it), so it is not reported over the result of serving.
         let _ = std::fs::remove_file(&socket_path);
-        let followed = follower.join();
-        // Runs in flight are dropped (their commands killed); a restart resumes them.
-        runners.abort();
-        // Deliveries stop at the shutdown; what is still due is in the files for the next start.
-        webhooks.abort();
-        served?;
-        match followed {
-            Ok(result) => result.context("following the mailboxes for live events")?,
-            Err(_) => anyhow::bail!("the live-event thread panicked"),
+        // Each task ends at the shutdown: the follower within one look, the federation once
+        // both halves stopped (unacknowledged mail is redelivered next time), runs in flight
+        // are dropped (their commands killed; a restart resumes them), and what webhooks still
+        // owe is in the files for the next start.
+        for task in tasks {
+            task.await
+                .context("a task of the hub ended abnormally at the shutdown")?;
         }
         socket_served
-            .context("the Unix socket server stopped abnormally")?
+            .context("the Unix socket server stopped abnormally")
             .with_context(|| format!("serving on {}", socket_path.display()))
+    }
+}
+
+/// The federation, when the config has a `federation` section: connected again with backoff
+/// when NATS cannot be reached, until the hub stops.
+async fn federation(hub: Hub) {
+    let name = "federation".to_owned();
+    keep_running(hub.clone(), name, |run| {
+        let hub = hub.clone();
+        async move {
+            let started = filebox_federation::start(hub.live_config(), hub.sessions())
+                .await
+                .context("starting the federation")?;
+            if let Some(federation) = started {
+                run.up();
+                federation.stopped().await;
+            }
+            Ok(())
+        }
+    })
+    .await;
+}
+
+/// Raise the soft limit of open files to the hard one: every connection, event stream and
+/// watched folder holds a descriptor, and the usual soft limit (1024) is soon reached. Best
+/// effort: a hub that cannot raise it still serves, and says so.
+fn raise_open_file_limit() {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    if limit.current == limit.maximum {
+        return;
+    }
+    let raised = rustix::process::Rlimit {
+        current: limit.maximum,
+        maximum: limit.maximum,
+    };
+    if let Err(e) = setrlimit(Resource::Nofile, raised) {
+        eprintln!(
+            "filebox serve: could not raise the open-file limit from {:?} to {:?}: {e}",
+            limit.current, limit.maximum
+        );
     }
 }
 
@@ -191,14 +227,16 @@ fn bind_socket(path: &Path) -> anyhow::Result<UnixListener> {
     Ok(listener)
 }
 
-/// The `hub` section must be readable, and a webhook secret usable, before serving.
-fn check_webhooks(config: &Config) -> anyhow::Result<()> {
-    let settings = HubSection::of(config)?;
-    if let Some(secret) = &settings.webhook_secret {
-        webhook::Secret::parse(secret)
-            .map_err(|why| anyhow::anyhow!("config {}: {why}", config.path.display()))?;
+/// The `hub` section must be readable, its bounds sane and a webhook secret usable, before
+/// serving.
+fn check_section(config: &Config) -> anyhow::Result<HubSection> {
+    let section = HubSection::of(config)?;
+    let refuse = |why: String| anyhow::anyhow!("config {}: {why}", config.path.display());
+    section.check_bounds().map_err(refuse)?;
+    if let Some(secret) = &section.webhook_secret {
+        webhook::Secret::parse(secret).map_err(|why| refuse(why.to_string()))?;
     }
-    Ok(())
+    Ok(section)
 }
 
 /// Off loopback, every agent must have a token: no one on the network may act for an agent

@@ -192,6 +192,7 @@ impl Verb for WaitForMessages {
     const TITLE: &'static str = "Wait for messages";
     const DESCRIPTION: &'static str = "New inbox mail no earlier wait returned, now or on arrival; empty on timeout. A first wait skips what is there.";
     const EFFECT: Effect = Effect::Updating;
+    const WAITS: bool = true;
     type Args = WaitArgs;
     type Output = WaitResult;
 

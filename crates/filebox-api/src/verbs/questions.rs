@@ -34,6 +34,7 @@ impl Verb for AskQuestion {
     const TITLE: &'static str = "Ask the human";
     const DESCRIPTION: &'static str = "Ask your human (decision, clarification, feedback: don't guess) and wait for the answer (text, images, audio, files); timed out: get_answer.";
     const EFFECT: Effect = Effect::Updating;
+    const WAITS: bool = true;
     type Args = AskArgs;
     type Output = QuestionResult;
 
@@ -67,6 +68,7 @@ impl Verb for TaskFinish {
     const TITLE: &'static str = "Report finished work";
     const DESCRIPTION: &'static str = "Before calling a task done, report it to your human and wait for approval, corrections or the next task; timeout: no objection.";
     const EFFECT: Effect = Effect::Updating;
+    const WAITS: bool = true;
     type Args = ReportArgs;
     type Output = QuestionResult;
 
@@ -101,6 +103,7 @@ impl Verb for WorkReport {
     const TITLE: &'static str = "Report work";
     const DESCRIPTION: &'static str = "Same as task_finish.";
     const EFFECT: Effect = Effect::Updating;
+    const WAITS: bool = true;
     type Args = ReportArgs;
     type Output = QuestionResult;
 

@@ -25,6 +25,7 @@ use super::answer;
 use super::codec::{ACCEPTED, Codec};
 use super::error::{Code, ConnectError};
 use super::proto::{AnswerResponse, AskQuestionRequest, TaskFinishRequest};
+use crate::connections::{BodyError, read_body};
 use crate::hub::Hub;
 
 /// The route group: `POST /agentassistproto.SrvAgentAssist/{AskQuestion,TaskFinish}`.
@@ -156,11 +157,12 @@ async fn call<P: Procedure>(
     check_protocol(headers)?;
     let deadline_secs = connect_timeout_secs(headers)?;
     let limit = hub.body_limit();
-    let body = axum::body::to_bytes(body, limit).await.map_err(|_| {
-        ConnectError::new(
-            Code::ResourceExhausted,
-            format!("the request body is over {limit} bytes"),
-        )
+    let body = read_body(body, limit).await.map_err(|error| {
+        let code = match error {
+            BodyError::TooLarge(_) => Code::ResourceExhausted,
+            BodyError::Unread(_) => Code::InvalidArgument,
+        };
+        ConnectError::new(code, error.to_string())
     })?;
     let request: P = codec.decode(&body)?;
     let timeout = wait_secs(request.timeout(), deadline_secs)?;
@@ -169,6 +171,11 @@ async fn call<P: Procedure>(
         .get(header::AUTHORIZATION)
         .map(|v| v.to_str().unwrap_or_default().to_owned());
 
+    // Each call waits for an answer on a blocking thread: at the bound, refused.
+    let slot = hub
+        .waits()
+        .enter()
+        .map_err(|full| ConnectError::new(Code::ResourceExhausted, full.to_string()))?;
     let hung_up = HangUp::default();
     let cancelled = hung_up.flag();
     let stop = hub.sessions();
@@ -183,6 +190,7 @@ async fn call<P: Procedure>(
             .with_client(Some(CLIENT));
         let id = request.id().to_owned();
         let result = request.run(&cx, timeout)?;
+        drop(slot);
         Ok::<_, ConnectError>(answer::response(&mailroom, id, &result))
     });
     let joined = task.await;

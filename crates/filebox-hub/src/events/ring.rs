@@ -18,7 +18,8 @@ const RING: usize = 4096;
 pub(crate) struct HubEvent {
     #[serde(skip)]
     pub(crate) seq: u64,
-    /// delivered, reply, fork, sent, processing, replied, failed or left.
+    /// delivered, reply, fork, sent, processing, replied, failed or left; `resync` when
+    /// changes may have been missed.
     #[serde(rename = "type")]
     pub(crate) kind: &'static str,
     pub(crate) agent: String,
@@ -34,6 +35,31 @@ pub(crate) struct HubEvent {
     /// The file has a `Callback` (the webhooks look only at those).
     #[serde(skip)]
     pub(crate) has_callback: bool,
+}
+
+/// The kind of the event that says changes may have been missed (the follower was down):
+/// every subscriber looks at the files again, as after lagging behind.
+const RESYNC: &str = "resync";
+
+impl HubEvent {
+    /// Changes may have been missed: see [`RESYNC`]. It concerns every mailbox.
+    pub(crate) fn resync() -> HubEvent {
+        HubEvent {
+            seq: 0,
+            kind: RESYNC,
+            agent: String::new(),
+            folder: Folder::Inbox,
+            file: String::new(),
+            message_id: None,
+            subject: None,
+            from: None,
+            has_callback: false,
+        }
+    }
+
+    pub(crate) fn is_resync(&self) -> bool {
+        self.kind == RESYNC
+    }
 }
 
 /// The recent events and the live channel.

@@ -56,6 +56,10 @@ fn app_code(error: &filebox_core::Error) -> i64 {
 const UNAUTHORIZED: (i64, &str) = (1020, "unauthorized");
 /// A token used for another agent's mailbox or thread.
 const FORBIDDEN: (i64, &str) = (1021, "forbidden");
+/// The hub is at its bound for this kind of call (waiting calls): try again later.
+const BUSY: (i64, &str) = (1022, "busy");
+/// A batch's answer reached its bound: this call was not run.
+const ANSWER_TOO_LARGE: (i64, &str) = (1023, "answer_too_large");
 
 impl RpcError {
     fn new(code: i64, message: impl Into<String>, data: Option<Value>) -> Self {
@@ -103,6 +107,23 @@ impl RpcError {
     /// A token used for another agent's mailbox.
     pub(crate) fn forbidden(message: impl Into<String>) -> Self {
         RpcError::app(FORBIDDEN, message)
+    }
+
+    /// Too many calls of this kind are under way (`full` says which bound): retry later.
+    pub(crate) fn busy(full: crate::limits::Full) -> Self {
+        RpcError::app(BUSY, full.to_string())
+    }
+
+    /// A call of a batch whose answer already holds `bound` bytes: it was not run.
+    pub(crate) fn answer_too_large(bound: usize) -> Self {
+        RpcError::app(
+            ANSWER_TOO_LARGE,
+            format!(
+                "not run: the batch's answer grew past {} MiB before this call; send it again \
+                 in a smaller batch",
+                bound >> 20
+            ),
+        )
     }
 
     /// Whether this is the missing or unknown token error (HTTP answers it with 401).

@@ -9,6 +9,7 @@ use axum::routing::post;
 use serde_json::{Value, json};
 
 use super::{Ctx, RpcError, handle_body};
+use crate::connections::{BodyError, read_body};
 use crate::hub::Hub;
 
 /// The route group: `POST /rpc`.
@@ -20,9 +21,18 @@ pub(crate) fn routes(hub: &Hub) -> Router {
 
 async fn rpc(State(hub): State<Hub>, headers: HeaderMap, body: Body) -> Response {
     let limit = hub.body_limit();
-    let Ok(body) = axum::body::to_bytes(body, limit).await else {
-        let error = RpcError::invalid_request(format!("the request body is over {limit} bytes"));
-        return answer(StatusCode::PAYLOAD_TOO_LARGE, error_body(error));
+    let body = match read_body(body, limit).await {
+        Ok(body) => body,
+        Err(error) => {
+            let status = match error {
+                BodyError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+                BodyError::Unread(_) => StatusCode::REQUEST_TIMEOUT,
+            };
+            return answer(
+                status,
+                error_body(RpcError::invalid_request(error.to_string())),
+            );
+        }
     };
     let authorization = headers
         .get(header::AUTHORIZATION)
@@ -32,7 +42,15 @@ async fn rpc(State(hub): State<Hub>, headers: HeaderMap, body: Body) -> Response
         let caller = hub
             .caller(&config, authorization.as_deref())
             .map_err(RpcError::from)?;
-        Ok::<_, RpcError>(handle_body(&Ctx { config, caller }, &body))
+        let waits = hub.waits().clone();
+        Ok::<_, RpcError>(handle_body(
+            &Ctx {
+                config,
+                caller,
+                waits,
+            },
+            &body,
+        ))
     })
     .await;
     match handled {

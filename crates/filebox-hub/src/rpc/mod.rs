@@ -1,5 +1,9 @@
 //! JSON-RPC 2.0: one request or a batch in, responses out, each call dispatched through the
 //! method table ([`methods`]). The same function serves `POST /rpc` and the Unix socket.
+//!
+//! A batch is bounded twice, so one small body cannot make the hub build a huge answer: at
+//! most [`MAX_BATCH_CALLS`] calls, and once the answers reach [`MAX_ANSWER_BYTES`] the calls
+//! left are not run and each answers [`RpcError::answer_too_large`].
 
 mod casing;
 mod discover;
@@ -13,13 +17,17 @@ use filebox_core::{AgentId, Config, Mailroom};
 use serde_json::{Map, Value, json};
 
 pub(crate) use error::RpcError;
+
+use crate::limits::Bound;
 pub(crate) use methods::{ALIASES, METHODS};
 
-/// What a handler knows about its call: the config as read for this request, and who calls.
+/// What a handler knows about its call: the config as read for this request, who calls, and
+/// the bound on calls that wait (`wait_for_messages`, `ask_question`, ...).
 #[derive(Debug)]
 pub(crate) struct Ctx {
     pub(crate) config: Config,
     pub(crate) caller: Caller,
+    pub(crate) waits: Bound,
 }
 
 impl Ctx {
@@ -29,6 +37,12 @@ impl Ctx {
         Ok(self.caller.act_as(&self.config, &agent)?)
     }
 }
+
+/// The most calls one batch may hold; a longer batch is refused whole, before any call runs.
+pub(crate) const MAX_BATCH_CALLS: usize = 100;
+/// Once a batch's answers add up to this many bytes (as JSON), its remaining calls are not
+/// run. The call that crosses the bound keeps its answer, so any single call still works.
+pub(crate) const MAX_ANSWER_BYTES: usize = 2 << 20;
 
 /// Answer a request body: `None` when it held only notifications (nothing to send back).
 /// Blocking (mailbox I/O): run it where blocking is allowed.
@@ -42,15 +56,69 @@ pub(crate) fn handle_body(ctx: &Ctx, body: &[u8]) -> Option<Value> {
             Value::Null,
             Err(RpcError::invalid_request("an empty batch")),
         )),
-        Value::Array(calls) => {
-            let answers: Vec<Value> = calls
-                .into_iter()
-                .filter_map(|c| handle_one(ctx, c))
-                .collect();
-            (!answers.is_empty()).then_some(Value::Array(answers))
-        }
+        Value::Array(calls) if calls.len() > MAX_BATCH_CALLS => Some(response(
+            Value::Null,
+            Err(RpcError::invalid_request(format!(
+                "a batch of {} calls: at most {MAX_BATCH_CALLS} are taken at once, send the rest \
+                 in further batches (none of these was run)",
+                calls.len()
+            ))),
+        )),
+        Value::Array(calls) => handle_batch(ctx, calls),
         call => handle_one(ctx, call),
     }
+}
+
+/// The calls of a batch in order, until the answers reach [`MAX_ANSWER_BYTES`]; every call
+/// after that answers an error without being run (a notification among them is dropped).
+fn handle_batch(ctx: &Ctx, calls: Vec<Value>) -> Option<Value> {
+    let mut answers = Vec::new();
+    let mut size = 0;
+    for call in calls {
+        if size >= MAX_ANSWER_BYTES {
+            if let Some(id) = call_id(&call) {
+                answers.push(response(
+                    id,
+                    Err(RpcError::answer_too_large(MAX_ANSWER_BYTES)),
+                ));
+            }
+            continue;
+        }
+        if let Some(answer) = handle_one(ctx, call) {
+            size += json_size(&answer);
+            answers.push(answer);
+        }
+    }
+    (!answers.is_empty()).then_some(Value::Array(answers))
+}
+
+/// The id an answer to `call` carries, `None` for a notification (as [`handle_one`] decides).
+fn call_id(call: &Value) -> Option<Value> {
+    match call {
+        Value::Object(call) => match call.get("id")? {
+            id @ (Value::String(_) | Value::Number(_) | Value::Null) => Some(id.clone()),
+            _ => Some(Value::Null),
+        },
+        _ => Some(Value::Null),
+    }
+}
+
+/// How many bytes `value` takes as compact JSON, counted without building the text.
+fn json_size(value: &Value) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    // Writing a `Value` into a sink that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0
 }
 
 /// One call; `None` for a notification (no `id`), which is still carried out.
@@ -105,6 +173,11 @@ pub(crate) fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, 
         .find(|(alias, _)| *alias == method)
         .map_or(method, |(_, verb)| verb);
     if let Some(verb) = filebox_api::verbs::find(verb_name) {
+        // A verb that waits holds a blocking thread until it returns: at the bound, refused.
+        let _slot = match verb.waits {
+            true => Some(ctx.waits.enter().map_err(RpcError::busy)?),
+            false => None,
+        };
         return verbs::call(ctx, verb, params);
     }
     let method = METHODS

@@ -16,6 +16,7 @@ use std::collections::{BTreeSet, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use anyhow::Context;
 use filebox_api::MessageDetail;
 use filebox_core::message::field;
 use filebox_core::{AgentId, Config, Envelope, Folder, Mailbox, Mailroom, Message, MessageRef};
@@ -29,6 +30,7 @@ use crate::email::view::{agent_email, parse_callback};
 use crate::events::HubEvent;
 use crate::hub::Hub;
 use crate::settings::HubSection;
+use crate::tasks::{Run, keep_running};
 
 /// The longest wait between two tries.
 const MAX_BACKOFF: Duration = Duration::from_secs(3600);
@@ -41,24 +43,45 @@ const RESERVED_HEADERS: &[&str] = &[
     "connection",
 ];
 
-/// Deliver webhooks until the hub stops: what is due now, then what changes make due.
-pub(crate) async fn supervise(hub: Hub, mut changes: broadcast::Receiver<HubEvent>) {
+/// Deliver webhooks until the hub stops: what is due now, then what changes make due; kept
+/// running (`tasks.rs`), with `changes` for the first run and a new subscription after.
+pub(crate) async fn supervise(hub: Hub, changes: broadcast::Receiver<HubEvent>) {
     let flights = Flights::default();
+    let mut first = Some(changes);
+    keep_running(hub.clone(), "webhooks".into(), |run| {
+        let changes = first.take().unwrap_or_else(|| hub.events().live());
+        send(hub.clone(), flights.clone(), changes, run)
+    })
+    .await;
+}
+
+/// One run of the sender: a scan of every mailbox, then the changes as they come (and a scan
+/// again whenever events were lost).
+async fn send(
+    hub: Hub,
+    flights: Flights,
+    mut changes: broadcast::Receiver<HubEvent>,
+    run: Run,
+) -> anyhow::Result<()> {
     let stop = hub.sessions();
     let mut rescan = true;
     loop {
         if std::mem::take(&mut rescan) {
-            let config = hub.config();
-            let found = tokio::task::spawn_blocking(move || config.map(|c| due_everywhere(&c)));
-            if let Ok(Ok(due)) = found.await {
-                launch(&hub, &flights, due);
-            }
+            let config = hub
+                .config()
+                .context("reading the config for the webhooks")?;
+            let due = tokio::task::spawn_blocking(move || due_everywhere(&config))
+                .await
+                .context("looking for the webhooks due")?;
+            launch(&hub, &flights, due);
+            run.up();
         }
         let event = tokio::select! {
-            _ = stop.cancelled() => return,
+            _ = stop.cancelled() => return Ok(()),
             event = changes.recv() => event,
         };
         match event {
+            Ok(event) if event.is_resync() => rescan = true,
             Ok(event) if event.has_callback => {
                 let (Ok(agent), Some(id)) = (AgentId::new(&event.agent), event.message_id) else {
                     continue;
@@ -73,7 +96,7 @@ pub(crate) async fn supervise(hub: Hub, mut changes: broadcast::Receiver<HubEven
             }
             Ok(_) => {}
             Err(broadcast::error::RecvError::Lagged(_)) => rescan = true,
-            Err(broadcast::error::RecvError::Closed) => return,
+            Err(broadcast::error::RecvError::Closed) => return Ok(()),
         }
     }
 }

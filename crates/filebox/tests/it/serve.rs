@@ -44,6 +44,11 @@ impl Served {
         post(&self.url, path, body)
     }
 
+    /// The process id (of the hub itself: the commands here `exec` it).
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// SIGKILL: the hub dies at once, whatever it was doing.
     pub(crate) fn kill(mut self) {
         self.child.kill().unwrap();
@@ -118,6 +123,51 @@ fn serve_prints_its_url_answers_json_rpc_and_stops_on_sigterm() {
     let (status, stderr) = served.terminate();
     assert!(status.success(), "exit {status}: {stderr}");
     assert!(!socket.exists(), "SIGTERM removes the socket");
+}
+
+/// `command` run with the open-file limits `soft` and `hard` (through `sh -c 'ulimit ...;
+/// exec ...'`, so the process is the command's own).
+fn with_open_file_limits(command: &Command, soft: u64, hard: u64) -> Command {
+    let mut sh = Command::new("sh");
+    sh.arg("-c")
+        .arg(format!(
+            "ulimit -Sn {soft} && ulimit -Hn {hard} && exec \"$0\" \"$@\""
+        ))
+        .arg(command.get_program())
+        .args(command.get_args())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    for (name, value) in command.get_envs() {
+        match value {
+            Some(value) => sh.env(name, value),
+            None => sh.env_remove(name),
+        };
+    }
+    if let Some(dir) = command.get_current_dir() {
+        sh.current_dir(dir);
+    }
+    sh
+}
+
+#[test]
+fn serve_raises_its_open_file_limit_to_the_hard_limit() {
+    let t = Test::new().agents(["dev"]);
+    let serve = t
+        .as_agent("dev")
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .command();
+    let served = Served::start(with_open_file_limits(&serve, 256, 4096));
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", served.pid())).unwrap();
+    let open_files: Vec<&str> = limits
+        .lines()
+        .find(|line| line.starts_with("Max open files"))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(open_files[3..5], ["4096", "4096"], "{limits}");
+    let (status, stderr) = served.terminate();
+    assert!(status.success(), "exit {status}: {stderr}");
 }
 
 #[test]
