@@ -666,3 +666,19 @@ async fn a_send_or_reply_repeated_with_its_key_is_written_once() {
     assert_eq!(hub.files("dev", "outbox").len(), 2);
     hub.stop().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agents_list_marks_the_configs_current_agent() {
+    // `me` (the first, current agent), `dev`, `qa`: the view without a token is the current one.
+    let hub = TestHub::start().await;
+    let agents = hub.call("agents.list", json!({})).await;
+    let current: Vec<&str> = agents
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["current"] == true)
+        .filter_map(|a| a["id"].as_str())
+        .collect();
+    assert_eq!(current, ["me"], "{agents}");
+    hub.stop().await.unwrap();
+}

@@ -321,14 +321,21 @@ pub(crate) fn agents(ctx: &Ctx, _p: NoParams) -> Result<Vec<AgentView>, RpcError
 }
 
 /// Whose view a call that looks across mailboxes runs from: `agent`, the token's agent, or
-/// (without a token) the first mailbox the caller may look into; its reach is the caller's.
+/// (without a token) the config's current agent, else the first mailbox the caller may look
+/// into; its reach is the caller's.
 fn viewer(ctx: &Ctx, agent: Option<&str>) -> Result<Mailroom, RpcError> {
     if let Some(agent) = agent {
         return ctx.act_as(agent, "agent");
     }
     let first = match ctx.caller.agent() {
         Some(me) => Some(me.clone()),
-        None => ctx.caller.visible(&ctx.config).next(),
+        // The config's current agent when the caller may act as it, else the first it may.
+        None => ctx
+            .config
+            .current_agent(None)
+            .ok()
+            .filter(|current| ctx.caller.check(&ctx.config, current).is_ok())
+            .or_else(|| ctx.caller.visible(&ctx.config).next()),
     };
     let first = first.ok_or_else(|| {
         RpcError::unauthorized("every mailbox has a token: send `Authorization: Bearer <token>`")
