@@ -10,9 +10,8 @@
 
 mod support;
 
-use filebox_core::{AgentId, Config};
 use serde_json::{Value, json};
-use support::{TestHub, write_config};
+use support::{TestHub, give_token, write_config};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Who calls.
@@ -230,21 +229,6 @@ impl World {
             .unwrap_or_default();
         (response.status, code)
     }
-}
-
-/// Give `agent` a token (as `filebox agents token` does) and return it.
-fn give_token(hub: &TestHub, agent: &str) -> String {
-    let token = filebox_hub::new_token().unwrap();
-    let hash = filebox_hub::sha256_hex(&token);
-    Config::update(&hub.config, |file| {
-        let entry = file.agents.get_mut(&AgentId::new(agent)?).unwrap();
-        entry
-            .extra
-            .insert(filebox_hub::TOKEN_FIELD.into(), hash.clone().into());
-        Ok(())
-    })
-    .unwrap();
-    token
 }
 
 /// Whether a JSON-RPC answer is the access policy's refusal (anything else, a result or a

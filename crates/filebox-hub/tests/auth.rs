@@ -3,24 +3,8 @@
 
 mod support;
 
-use filebox_core::{AgentId, Config};
 use serde_json::{Value, json};
-use support::TestHub;
-
-/// Give `agent` a token (as `filebox agents token` does) and return it.
-fn give_token(hub: &TestHub, agent: &str) -> String {
-    let token = filebox_hub::new_token().unwrap();
-    let hash = filebox_hub::sha256_hex(&token);
-    Config::update(&hub.config, |file| {
-        let entry = file.agents.get_mut(&AgentId::new(agent)?).unwrap();
-        entry
-            .extra
-            .insert(filebox_hub::TOKEN_FIELD.into(), hash.clone().into());
-        Ok(())
-    })
-    .unwrap();
-    token
-}
+use support::{TestHub, give_token};
 
 async fn call_with(
     hub: &TestHub,

@@ -12,6 +12,21 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+/// Give `agent` a token (as `filebox agents token` does) and return it.
+pub fn give_token(hub: &TestHub, agent: &str) -> String {
+    let token = filebox_hub::new_token().unwrap();
+    let hash = filebox_hub::sha256_hex(&token);
+    Config::update(&hub.config, |file| {
+        let entry = file.agents.get_mut(&AgentId::new(agent)?).unwrap();
+        entry
+            .extra
+            .insert(filebox_hub::TOKEN_FIELD.into(), hash.clone().into());
+        Ok(())
+    })
+    .unwrap();
+    token
+}
+
 /// A running hub and the folder its config lives in.
 pub struct TestHub {
     pub dir: tempfile::TempDir,
