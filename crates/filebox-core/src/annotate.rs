@@ -58,21 +58,10 @@ impl Mailroom {
 
 #[cfg(test)]
 mod tests {
-    use crate::{AgentId, Config, Folder, Mailroom, MessageRef, MessageType, SendRequest};
+    use crate::{Folder, Mailroom, MessageRef, MessageType, SendRequest};
 
     fn mailrooms(dir: &std::path::Path) -> (Mailroom, Mailroom) {
-        let path = dir.join(".filebox/config.json");
-        let config = Config::update(&path, |file| {
-            for id in ["dev", "qa"] {
-                file.agents.insert(
-                    AgentId::new(id)?,
-                    crate::AgentEntry::new(dir.join("mailboxes").join(id)),
-                );
-            }
-            Ok(())
-        })
-        .unwrap();
-        let open = |id| Mailroom::new(config.clone(), Some(&AgentId::new(id).unwrap())).unwrap();
+        let open = |me| crate::test_mailroom::dev_and_qa_as(dir, me);
         (open("dev"), open("qa"))
     }
 

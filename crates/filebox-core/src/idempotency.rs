@@ -161,20 +161,8 @@ mod tests {
         acting_as(dir, "dev")
     }
 
-    /// The mailroom of dev and qa in `dir` (made on first use), acting as `me`.
     fn acting_as(dir: &std::path::Path, me: &str) -> Mailroom {
-        let path = dir.join(".filebox/config.json");
-        let config = Config::update(&path, |file| {
-            for id in ["dev", "qa"] {
-                file.agents.insert(
-                    AgentId::new(id)?,
-                    crate::AgentEntry::new(dir.join("mailboxes").join(id)),
-                );
-            }
-            Ok(())
-        })
-        .unwrap();
-        Mailroom::new(config, Some(&AgentId::new(me).unwrap())).unwrap()
+        crate::test_mailroom::dev_and_qa_as(dir, me)
     }
 
     /// A message to qa with `body`, under `key`.

@@ -33,6 +33,8 @@ mod search;
 mod send;
 mod status;
 mod store;
+#[cfg(test)]
+mod test_mailroom;
 mod thread;
 pub mod time;
 mod transition;
