@@ -176,7 +176,7 @@ describe("Streamable HTTP Host checks (DNS rebinding)", () => {
   });
   after(() => mailroom?.remove());
 
-  const post = (port, host) =>
+  const post = (port, host, origin) =>
     new Promise((done, fail) => {
       const body = JSON.stringify({
         jsonrpc: "2.0", id: 1, method: "initialize",
@@ -185,7 +185,10 @@ describe("Streamable HTTP Host checks (DNS rebinding)", () => {
       const req = request(
         {
           host: "127.0.0.1", port, path: "/mcp", method: "POST",
-          headers: { Host: host, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+          headers: {
+            Host: host, "Content-Type": "application/json", Accept: "application/json, text/event-stream",
+            ...(origin ? { Origin: origin } : {}),
+          },
         },
         (res) => {
           res.resume();
@@ -201,6 +204,20 @@ describe("Streamable HTTP Host checks (DNS rebinding)", () => {
     try {
       assert.equal(await post(server.port, `evil.example:${server.port}`), 403);
       assert.equal(await post(server.port, `localhost:${server.port}`), 200);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("a page of another origin is refused, the server's own page is not", async () => {
+    const server = await startHttpServer(mailroom);
+    const host = `localhost:${server.port}`;
+    try {
+      // Another local server's page (a dev server on another port), and a foreign site.
+      assert.equal(await post(server.port, host, "http://localhost:3000"), 403);
+      assert.equal(await post(server.port, host, "https://evil.example"), 403);
+      assert.equal(await post(server.port, host, `http://localhost:${server.port}`), 200);
+      assert.equal(await post(server.port, host, `http://127.0.0.1:${server.port}`), 200);
     } finally {
       await server.stop();
     }

@@ -5,8 +5,9 @@
 //!
 //! A link carries the MIME type as its Markdown title: `![a.png](../attachments/ID/a.png "image/png")`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use crate::beneath::{self, Place};
 use crate::error::{Error, Result};
 use crate::mailbox::Mailbox;
 use crate::store;
@@ -146,6 +147,11 @@ impl Mailbox {
         Ok(self.root().join(FOLDER).join(id_folder(id)?))
     }
 
+    /// Create the attachment folder `dir` of a message, never through a symlink.
+    fn create_attachment_dir(&self, dir: &Path) -> Result<()> {
+        beneath::create_dir(self.root(), dir).map_err(|e| store::refuse_link(dir, e))
+    }
+
     /// Read an attachment of message `id`. Only names [`safe_name`] would produce are accepted,
     /// so no caller can reach outside the folder; symlinks are not followed.
     pub fn read_attachment(&self, id: &str, name: &str) -> Result<Vec<u8>> {
@@ -156,7 +162,8 @@ impl Mailbox {
                 "not the name of a stored attachment",
             ));
         }
-        store::read_regular(&self.attachment_dir(id)?.join(name))
+        let path = self.attachment_dir(id)?.join(name);
+        store::read_regular_in(Place::new(self.root(), &path))
     }
 
     /// Store an attachment of message `id` that travelled from another machine under the name
@@ -172,7 +179,7 @@ impl Mailbox {
             ));
         }
         let dir = self.attachment_dir(id)?;
-        store::create_private_dir(&dir)?;
+        self.create_attachment_dir(&dir)?;
         match store::publish_new(&self.tmp(), &dir, name, bytes) {
             Ok(_) => Ok(true),
             Err(e) if store::already_exists(&e) => {
@@ -256,7 +263,7 @@ fn store_one(mailboxes: &[Mailbox], id: &str, name: &str, bytes: &[u8]) -> Resul
         let mut taken = false;
         for mailbox in mailboxes {
             let dir = mailbox.attachment_dir(id)?;
-            store::create_private_dir(&dir)?;
+            mailbox.create_attachment_dir(&dir)?;
             match store::publish_new(&mailbox.tmp(), &dir, &candidate, bytes) {
                 Ok(_) => {}
                 Err(e) if store::already_exists(&e) => {

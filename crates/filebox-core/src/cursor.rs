@@ -8,11 +8,12 @@
 //! moves the same file name back in) has a new inode, so it counts as new. Derived state:
 //! deleting the file only makes the next wait start from the inbox as it is.
 
+use rustix::fs::OFlags;
 use std::collections::HashSet;
 use std::fmt::Write;
 use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 
+use crate::beneath::Place;
 use crate::error::{IoContext, Result};
 use crate::feed::Baseline;
 use crate::folder::Folder;
@@ -27,14 +28,10 @@ const LOCK: &str = "inbox-cursor.lock";
 /// The files already returned; `None` when no wait ever ran (or the cursor was deleted).
 pub(crate) fn load(mailbox: &Mailbox) -> Result<Option<Baseline>> {
     let path = mailbox.state_dir().join(FILE);
-    let mut file = match std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&path)
-    {
+    let mut file = match Place::new(mailbox.root(), &path).open(OFlags::RDONLY, 0) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e).at(&path),
+        Err(e) => return Err(store::refuse_link(&path, e)),
     };
     let mut text = String::new();
     file.read_to_string(&mut text).at(&path)?;
@@ -95,7 +92,8 @@ impl Claim {
 /// is reported and left out of the cursor, so a later claim returns it once it can be read
 /// (another tool may still be writing it).
 pub(crate) fn claim_new_mail(mailbox: &Mailbox) -> Result<(Arrivals, Claim)> {
-    let lock = store::Lock::take(&mailbox.state_dir().join(LOCK))?;
+    let lock_path = mailbox.state_dir().join(LOCK);
+    let lock = store::Lock::take(Place::new(mailbox.root(), &lock_path))?;
     let (entries, _problems) = mailbox.file_entries(Folder::Inbox)?;
     claim_listed(mailbox, lock, entries)
 }
@@ -163,7 +161,8 @@ mod tests {
         "# DIS: hi\n\n**Message ID:** 00000009-0000\n\n---\n\n## Original Request/Content\n\nx\n";
 
     fn claim(mailbox: &Mailbox, entries: Vec<(FileName, u64)>) -> Vec<String> {
-        let lock = store::Lock::take(&mailbox.state_dir().join(LOCK)).unwrap();
+        let lock_path = mailbox.state_dir().join(LOCK);
+        let lock = store::Lock::take(Place::new(mailbox.root(), &lock_path)).unwrap();
         let (arrivals, claim) = claim_listed(mailbox, lock, entries).unwrap();
         claim.commit().unwrap();
         let ids = arrivals.messages.iter().map(|m| m.header.id().to_owned());

@@ -13,11 +13,14 @@
 //! journal that cannot be written never fails a delivery: the change is made unrecorded, which
 //! the chain shows.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use rustix::fs::OFlags;
+
+use crate::beneath::Place;
 use crate::folder::Folder;
 use crate::store;
 
@@ -100,12 +103,12 @@ pub(crate) fn record<T>(
 
 fn open_to_append(path: &Path) -> Option<File> {
     let open = |create: bool| {
-        OpenOptions::new()
-            .append(true)
-            .create(create)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(path)
+        let create = if create {
+            OFlags::CREATE
+        } else {
+            OFlags::empty()
+        };
+        Place::file(path).open(OFlags::WRONLY | OFlags::APPEND | create, 0o600)
     };
     match open(false) {
         Ok(file) => Some(file),
@@ -153,13 +156,7 @@ impl Since {
 /// Under the journal's shared lock (no change of the folder under way): the folder's metadata
 /// and the journal's entries `since` a position read before.
 pub(crate) fn snapshot(dir: &Path, since: Since) -> io::Result<Snapshot> {
-    let journal = path_of(dir).and_then(|path| {
-        OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(path)
-            .ok()
-    });
+    let journal = path_of(dir).and_then(|path| Place::file(&path).open(OFlags::RDONLY, 0).ok());
     if let Some(journal) = &journal {
         journal.lock_shared()?;
     }
@@ -316,7 +313,7 @@ mod tests {
         assert_eq!(at(ino + 1, 0), None);
         assert_eq!(at(ino, len + 1), None);
         let journal = root.path().join(".filebox/changes.inbox");
-        let mut file = OpenOptions::new().append(true).open(&journal).unwrap();
+        let mut file = fs::OpenOptions::new().append(true).open(&journal).unwrap();
         file.write_all(b"1\t2\t+\t3").unwrap();
         assert_eq!(at(ino, len), None);
         // Deleted: the position names a journal that is gone.

@@ -6,6 +6,7 @@
 mod agent;
 mod annotate;
 pub mod attachment;
+mod beneath;
 mod choice;
 pub mod config;
 pub mod copy;

@@ -6,6 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::agent::AgentId;
+use crate::beneath;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::message::{self, FileName, Header, Message, MessageIdShort};
@@ -183,6 +184,7 @@ impl MessageRef {
 impl Mailbox {
     /// Open (creating its folders on first use) and clean up after crashed writers.
     pub fn open(owner: AgentId, root: PathBuf) -> Result<Mailbox> {
+        store::create_private_dir(&root)?;
         let mailbox = Mailbox { owner, root };
         for dir in Folder::ALL
             .iter()
@@ -192,7 +194,8 @@ impl Mailbox {
             match fs::symlink_metadata(&dir) {
                 Ok(meta) if meta.file_type().is_dir() => {}
                 Ok(_) => return Err(not_a_folder(dir)),
-                Err(_) => store::create_private_dir(&dir)?,
+                Err(_) => beneath::create_dir(&mailbox.root, &dir)
+                    .map_err(|e| store::refuse_link(&dir, e))?,
             }
         }
         store::recover(&mailbox.tmp())?;
@@ -233,6 +236,13 @@ impl Mailbox {
 
     pub(crate) fn tmp(&self) -> PathBuf {
         self.root.join("tmp")
+    }
+
+    /// Create `.filebox/` (and the mailbox folder) unless it is there, never through a symlink.
+    pub(crate) fn create_state_dir(&self) -> Result<()> {
+        store::create_private_dir(&self.root)?;
+        let dir = self.state_dir();
+        beneath::create_dir(&self.root, &dir).map_err(|e| store::refuse_link(&dir, e))
     }
 
     /// Derived state (index, locks): `<root>/.filebox/`.

@@ -9,11 +9,13 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::{Read, Write};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-use std::path::Path;
+use std::os::unix::fs::MetadataExt;
 
+use rustix::fs::OFlags;
+
+use crate::beneath::{self, Place};
 use crate::cursor;
-use crate::error::{Error, IoContext, Result};
+use crate::error::{IoContext, Result};
 use crate::folder::Folder;
 use crate::mailbox::{Envelope, Mailbox};
 use crate::store;
@@ -27,15 +29,11 @@ impl Mailbox {
     pub fn mark_read(&self, envelope: &Envelope) -> Result<()> {
         let ino = std::fs::metadata(&envelope.path).at(&envelope.path)?.ino();
         let dir = self.state_dir();
-        store::create_private_dir(&dir)?;
+        beneath::create_dir(self.root(), &dir).map_err(|e| store::refuse_link(&dir, e))?;
         let path = dir.join(FILE);
-        let mut file = std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&path)
-            .map_err(|e| refuse_symlink(&path, e))?;
+        let mut file = Place::new(self.root(), &path)
+            .open(OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE, 0o600)
+            .map_err(|e| store::refuse_link(&path, e))?;
         store::make_private(&file, &path)?;
         // One write of one short line: with O_APPEND it lands whole at the end.
         let line = format!("{ino}\t{}\n", envelope.header.id());
@@ -73,15 +71,12 @@ impl Mailbox {
 
     fn read_marks(&self) -> Result<HashSet<(u64, String)>> {
         let path = self.state_dir().join(FILE);
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&path);
+        let file = Place::new(self.root(), &path).open(OFlags::RDONLY, 0);
         let mut text = String::new();
         match file {
             Ok(mut file) => file.read_to_string(&mut text).at(&path)?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashSet::new()),
-            Err(e) => return Err(refuse_symlink(&path, e)),
+            Err(e) => return Err(store::refuse_link(&path, e)),
         };
         Ok(cursor::inode_lines(&text)
             .map(|(ino, id)| (ino, id.to_owned()))
@@ -91,16 +86,6 @@ impl Mailbox {
 
 /// The error for opening the read marks: a symlink in their place is refused, not followed
 /// (appending through it would write wherever it points).
-fn refuse_symlink(path: &Path, error: std::io::Error) -> Error {
-    match error.raw_os_error() {
-        Some(libc::ELOOP) => Error::Malformed {
-            path: path.to_owned(),
-            reason: "the read marks must be a regular file (symlinks are not followed)".into(),
-        },
-        _ => Error::io(path, error),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,7 +99,10 @@ mod tests {
         std::fs::write(&elsewhere, "1\tplanted\n").unwrap();
         std::os::unix::fs::symlink(&elsewhere, mb.state_dir().join(FILE)).unwrap();
         let error = mb.read_marks().unwrap_err();
-        assert!(matches!(error, Error::Malformed { .. }), "{error}");
+        assert!(
+            matches!(error, crate::error::Error::Malformed { .. }),
+            "{error}"
+        );
         let envelope = Envelope {
             folder: Folder::Inbox,
             file: crate::message::FileName::new("20250101T000000-DIS-hi-00000001.md").unwrap(),
@@ -125,7 +113,10 @@ mod tests {
             ),
         };
         let error = mb.mark_read(&envelope).unwrap_err();
-        assert!(matches!(error, Error::Malformed { .. }), "{error}");
+        assert!(
+            matches!(error, crate::error::Error::Malformed { .. }),
+            "{error}"
+        );
         assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "1\tplanted\n");
     }
 }

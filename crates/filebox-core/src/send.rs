@@ -3,6 +3,7 @@
 
 use crate::agent::AgentId;
 use crate::attachment::{self, Attachment};
+use crate::beneath::Place;
 use crate::choice::choice;
 use crate::copy;
 use crate::error::{Error, Result};
@@ -165,7 +166,8 @@ impl Mailroom {
         }
         let stamp = fingerprint.stamp(key);
         let mine = self.my_mailbox()?;
-        store::with_lock(&idempotency::lock_path(&mine, key), || {
+        let lock = idempotency::lock_path(&mine, key);
+        store::with_lock(Place::new(mine.root(), &lock), || {
             let records = idempotency::find_earlier(&mine, &REPLIER_COPY_FOLDERS, self.me(), key)?;
             let earlier = match records {
                 Some(record) => record,
@@ -473,7 +475,7 @@ impl Mailroom {
             .state_dir()
             .join("locks")
             .join(format!("{}.lock", found.file));
-        store::with_lock(&lock, || {
+        store::with_lock(Place::new(mine.root(), &lock), || {
             let id = MessageRef::Id(found.header.id().to_owned());
             let versions = mine.read_copies(&id, &Folder::ALL)?;
             // The reply continues the copy that speaks for the message, so nothing said or done

@@ -23,6 +23,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+use rustix::fs::OFlags;
+
+use crate::beneath::{self, Place};
 use crate::error::{Error, IoContext, Result};
 use crate::group_commit;
 use crate::journal::{self, Kind};
@@ -77,6 +80,11 @@ fn op_id() -> String {
     uuid::Uuid::new_v4().simple().to_string()
 }
 
+/// The mailbox whose `tmp/` is `tmp`.
+fn mailbox_of_tmp(tmp: &Path) -> &Path {
+    tmp.parent().unwrap_or(tmp)
+}
+
 /// A file being written in `tmp/`: created exclusively, owner-only, locked until dropped.
 struct Staged {
     path: PathBuf,
@@ -84,8 +92,9 @@ struct Staged {
 }
 
 impl Staged {
-    fn create(path: PathBuf, bytes: &[u8]) -> Result<Staged> {
-        let mut file = Staged::create_locked(&path)?;
+    /// Stage `bytes` at `path`, resolved beneath the folder `mailbox`.
+    fn create(mailbox: &Path, path: PathBuf, bytes: &[u8]) -> Result<Staged> {
+        let mut file = Staged::create_locked(Place::new(mailbox, &path))?;
         file.write_all(bytes).at(&path)?;
         // The data must be on disk before any name points at it.
         file.sync_all().at(&path)?;
@@ -95,14 +104,12 @@ impl Staged {
     /// Create `path` and lock it. Between the create and the lock, another process's
     /// [`recover`] can see the file unlocked, take it for a dead writer's and remove it; so
     /// after locking, check that the name still points at our file, and start again if not.
-    fn create_locked(path: &Path) -> Result<File> {
+    fn create_locked(place: Place) -> Result<File> {
+        let path = place.path;
         loop {
-            let file = OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(path)
-                .at(path)?;
+            let file = place
+                .open(OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL, 0o600)
+                .map_err(|e| refuse_link(path, e))?;
             make_private(&file, path)?;
             file.lock().at(path)?;
             if names_file(path, &file) {
@@ -140,11 +147,17 @@ fn same_inode(a: io::Result<fs::Metadata>, b: io::Result<fs::Metadata>) -> bool 
 /// Publish `bytes` as the new file `dir/name`. Never replaces: an existing name is
 /// `ErrorKind::AlreadyExists`. Returns the published path.
 pub(crate) fn publish_new(tmp: &Path, dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf> {
+    let mailbox = mailbox_of_tmp(tmp);
     let dest = dir.join(name);
-    let staged = Staged::create(tmp.join(format!("{}.{STAGED}", op_id())), bytes)?;
+    let staged = Staged::create(mailbox, tmp.join(format!("{}.{STAGED}", op_id())), bytes)?;
+    let (from, to) = (
+        Place::new(mailbox, &staged.path),
+        Place::new(mailbox, &dest),
+    );
     // link(2) fails if the destination exists, unlike rename(2), which replaces silently.
-    let linked = changing(&dest, Kind::Added, || fs::hard_link(&staged.path, &dest)).at(&dest);
-    let _ = fs::remove_file(&staged.path);
+    let linked =
+        changing(&dest, Kind::Added, || beneath::link(from, to)).map_err(|e| refuse_link(&dest, e));
+    let _ = beneath::remove(from);
     drop(staged.file);
     linked?;
     sync_dir(dir)?;
@@ -153,9 +166,15 @@ pub(crate) fn publish_new(tmp: &Path, dir: &Path, name: &str, bytes: &[u8]) -> R
 
 /// Publish `bytes` as `dir/name`, atomically replacing an older version of the same file.
 pub(crate) fn publish_replace(tmp: &Path, dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf> {
+    let mailbox = mailbox_of_tmp(tmp);
     let dest = dir.join(name);
-    let staged = Staged::create(tmp.join(format!("{}.{STAGED}", op_id())), bytes)?;
-    changing(&dest, Kind::Added, || fs::rename(&staged.path, &dest)).at(&dest)?;
+    let staged = Staged::create(mailbox, tmp.join(format!("{}.{STAGED}", op_id())), bytes)?;
+    let (from, to) = (
+        Place::new(mailbox, &staged.path),
+        Place::new(mailbox, &dest),
+    );
+    changing(&dest, Kind::Added, || beneath::rename(from, to))
+        .map_err(|e| refuse_link(&dest, e))?;
     drop(staged.file);
     sync_dir(dir)?;
     Ok(dest)
@@ -173,7 +192,13 @@ pub(crate) fn publish_new_linked(
     bytes: &[u8],
 ) -> Result<PathBuf> {
     let dest = dir.join(name);
-    match published.map(|source| changing(&dest, Kind::Added, || fs::hard_link(source, &dest))) {
+    let to = Place::new(mailbox_of_tmp(tmp), &dest);
+    let link = |source| {
+        changing(&dest, Kind::Added, || {
+            beneath::link(Place::file(source), to)
+        })
+    };
+    match published.map(link) {
         Some(Ok(())) => {
             sync_dir(dir)?;
             Ok(dest)
@@ -186,29 +211,31 @@ pub(crate) fn publish_new_linked(
 /// Open a file of `tmp/` (a record, a claim, a staged version) to lock it: never through a
 /// symlink, never hanging on a FIFO.
 fn open_no_follow(path: &Path) -> io::Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
+    Place::file(path).open(OFlags::RDONLY | OFlags::NONBLOCK, 0)
 }
 
-/// Open a message file for reading. A symlink is refused, not followed (it could point out of
-/// the mailbox); `O_NONBLOCK` keeps a FIFO planted under a message's name from hanging us.
-fn open_message(path: &Path) -> Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| match e.raw_os_error() {
-            Some(libc::ELOOP) => not_regular(path),
-            _ => Error::io(path, e),
-        })
+/// Open a file inside a mailbox for reading. A symlink at any component below the mailbox is
+/// refused, not followed (it could point out of the mailbox); `O_NONBLOCK` keeps a FIFO
+/// planted under a message's name from hanging us.
+fn open_message(place: Place) -> Result<File> {
+    place
+        .open(OFlags::RDONLY | OFlags::NONBLOCK, 0)
+        .map_err(|e| refuse_link(place.path, e))
+}
+
+/// The error of an operation at `path` inside a mailbox: a symlink met on the way is named.
+pub(crate) fn refuse_link(path: &Path, error: io::Error) -> Error {
+    match error.raw_os_error() {
+        Some(libc::ELOOP | libc::EXDEV | libc::ENOTDIR) => not_regular(path),
+        _ => Error::io(path, error),
+    }
 }
 
 fn not_regular(path: &Path) -> Error {
     Error::Malformed {
         path: path.to_owned(),
-        reason: "not a regular file (symlinks are not followed)".into(),
+        reason: "not a regular file in the mailbox (symlinks inside a mailbox are not followed)"
+            .into(),
     }
 }
 
@@ -217,9 +244,16 @@ fn not_regular(path: &Path) -> Error {
 /// folder (a 1 GB sparse file, a log) cannot exhaust memory or stall a listing or search.
 pub(crate) const MAX_FILE_BYTES: u64 = 256 << 20;
 
-/// Read a whole message file; one over [`MAX_FILE_BYTES`] is refused as malformed.
+/// Read a whole message file (`<mailbox>/<folder>/<name>`); one over [`MAX_FILE_BYTES`] is
+/// refused as malformed.
 pub(crate) fn read_regular(path: &Path) -> Result<Vec<u8>> {
-    let file = open_message(path)?;
+    read_regular_in(Place::file(path))
+}
+
+/// [`read_regular`] of any file inside a mailbox.
+pub(crate) fn read_regular_in(place: Place) -> Result<Vec<u8>> {
+    let path = place.path;
+    let file = open_message(place)?;
     let meta = file.metadata().at(path)?;
     if !meta.file_type().is_file() {
         return Err(not_regular(path));
@@ -250,7 +284,7 @@ pub(crate) fn read_regular(path: &Path) -> Result<Vec<u8>> {
 /// and no more. (A short read of a regular file means its end; a file of `limit` bytes or more
 /// is reported incomplete and the caller reads it whole if it needs to.)
 pub(crate) fn read_prefix(path: &Path, limit: usize, buffer: &mut Vec<u8>) -> Result<bool> {
-    let mut file = open_message(path)?;
+    let mut file = open_message(Place::file(path))?;
     buffer.resize(limit, 0);
     let n = loop {
         match file.read(buffer) {
@@ -345,22 +379,29 @@ pub(crate) fn move_message(
             .collect(),
     };
     // 1. Record the intent, locked for as long as this process works on it.
-    let staged = Staged::create(tmp.join(format!("{op}.{STAGED}")), &intent.encode())?;
+    let mailbox = mailbox_of_tmp(tmp);
+    let staged = Staged::create(
+        mailbox,
+        tmp.join(format!("{op}.{STAGED}")),
+        &intent.encode(),
+    )?;
     let intent_path = tmp.join(format!("{op}.{INTENT}"));
-    fs::rename(&staged.path, &intent_path).at(&intent_path)?;
+    let intent_place = Place::new(mailbox, &intent_path);
+    beneath::rename(Place::new(mailbox, &staged.path), intent_place).at(&intent_path)?;
     sync_dir(tmp)?;
     let lock = staged.file;
 
     // 2. Claim: the one rename that decides which process handles the message.
-    match changing(origin, Kind::Removed, || fs::rename(origin, &intent.claim)) {
+    let claim = || beneath::rename(Place::file(origin), Place::new(mailbox, &intent.claim));
+    match changing(origin, Kind::Removed, claim) {
         Ok(()) => {}
         Err(e) if e.kind() == ErrorKind::NotFound => {
-            let _ = fs::remove_file(&intent_path);
+            let _ = beneath::remove(intent_place);
             return Ok(Moved::Gone);
         }
         Err(e) => {
-            let _ = fs::remove_file(&intent_path);
-            return Err(Error::io(origin, e));
+            let _ = beneath::remove(intent_place);
+            return Err(refuse_link(origin, e));
         }
     }
     if let Some(dir) = origin.parent() {
@@ -376,7 +417,7 @@ pub(crate) fn move_message(
         Err(e) => {
             // If the message could not be put back, the intent stays for the next recovery.
             if roll_back(&intent) {
-                let _ = fs::remove_file(&intent_path);
+                let _ = beneath::remove(intent_place);
             }
             return Err(e);
         }
@@ -384,13 +425,14 @@ pub(crate) fn move_message(
 
     // 4. Commit.
     let commit_path = tmp.join(format!("{op}.{COMMIT}"));
-    fs::rename(&intent_path, &commit_path).at(&commit_path)?;
+    let commit_place = Place::new(mailbox, &commit_path);
+    beneath::rename(intent_place, commit_place).at(&commit_path)?;
     sync_dir(tmp)?;
 
     // 5. Publish, then forget the claim.
     roll_forward(&intent)?;
     drop(staged_files);
-    let _ = fs::remove_file(&commit_path);
+    let _ = beneath::remove(commit_place);
     drop(lock);
     Ok(Moved::Done)
 }
@@ -422,7 +464,9 @@ fn stage_all(intent: &Intent, versions: &[Vec<u8>]) -> Result<Vec<File>> {
         .outputs
         .iter()
         .zip(versions)
-        .map(|((staged, _), bytes)| Staged::create(staged.clone(), bytes).map(|s| s.file))
+        .map(|((staged, _), bytes)| {
+            Staged::create(Place::file(staged).mailbox, staged.clone(), bytes).map(|s| s.file)
+        })
         .collect()
 }
 
@@ -431,9 +475,9 @@ fn stage_all(intent: &Intent, versions: &[Vec<u8>]) -> Result<Vec<File>> {
 /// its record stay for the next recovery to try again: nothing is deleted that is not safe.
 fn roll_back(intent: &Intent) -> bool {
     for (staged, _) in &intent.outputs {
-        let _ = fs::remove_file(staged);
+        let _ = beneath::remove(Place::file(staged));
     }
-    if !intent.claim.exists() {
+    if fs::symlink_metadata(&intent.claim).is_err() {
         return true;
     }
     let aside = recovered_name(&intent.origin, &intent.claim);
@@ -453,7 +497,7 @@ fn roll_back(intent: &Intent) -> bool {
     if restored.is_err() {
         return false;
     }
-    let _ = fs::remove_file(&intent.claim);
+    let _ = beneath::remove(Place::file(&intent.claim));
     if let Some(dir) = intent.origin.parent() {
         let _ = sync_dir(dir);
     }
@@ -466,13 +510,7 @@ fn roll_back(intent: &Intent) -> bool {
 /// took the message on); elsewhere a link, which the caller's unlink of the claim completes.
 fn put_back(claim: &Path, to: &Path) -> io::Result<()> {
     changing(to, Kind::Added, || {
-        use rustix::fs::{CWD, RenameFlags, renameat_with};
-        match renameat_with(CWD, claim, CWD, to, RenameFlags::NOREPLACE) {
-            Err(e) if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS => {
-                fs::hard_link(claim, to)
-            }
-            other => other.map_err(io::Error::from),
-        }
+        beneath::rename_no_replace(Place::file(claim), Place::file(to))
     })
 }
 
@@ -492,16 +530,17 @@ fn recovered_name(origin: &Path, claim: &Path) -> PathBuf {
 /// Finish a committed move: publish what is still staged, then drop the claim.
 fn roll_forward(intent: &Intent) -> Result<()> {
     for (staged, dest) in &intent.outputs {
-        match changing(dest, Kind::Added, || fs::rename(staged, dest)) {
+        let publish = || beneath::rename(Place::file(staged), Place::file(dest));
+        match changing(dest, Kind::Added, publish) {
             Ok(()) => {}
             Err(e) if e.kind() == ErrorKind::NotFound => {} // published before a crash
-            Err(e) => return Err(Error::io(dest, e)),
+            Err(e) => return Err(refuse_link(dest, e)),
         }
         if let Some(dir) = dest.parent() {
             sync_dir(dir)?;
         }
     }
-    let _ = fs::remove_file(&intent.claim);
+    let _ = beneath::remove(Place::file(&intent.claim));
     Ok(())
 }
 
@@ -569,7 +608,7 @@ pub(crate) fn recover(tmp: &Path) -> Result<Recovery> {
                 }
             }
         }
-        let _ = fs::remove_file(&path);
+        let _ = beneath::remove(Place::file(&path));
     }
     Ok(report)
 }
@@ -607,8 +646,12 @@ pub(crate) fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let staged = Staged::create(dir.join(format!(".{name}.{}.{STAGED}", op_id())), bytes)?;
-    fs::rename(&staged.path, path).at(path)?;
+    let staged = Staged::create(
+        dir,
+        dir.join(format!(".{name}.{}.{STAGED}", op_id())),
+        bytes,
+    )?;
+    beneath::rename(Place::new(dir, &staged.path), Place::new(dir, path)).at(path)?;
     sync_dir(dir)
 }
 
@@ -627,9 +670,9 @@ pub(crate) fn create_private_file(path: &Path) -> Result<()> {
     }
 }
 
-/// Hold an exclusive lock on `path` (created if needed) while `f` runs.
-pub(crate) fn with_lock<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
-    let lock = Lock::take(path)?;
+/// Hold an exclusive lock on the lock file `place` (created if needed) while `f` runs.
+pub(crate) fn with_lock<T>(place: Place, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let lock = Lock::take(place)?;
     let result = f();
     drop(lock);
     result
@@ -642,19 +685,16 @@ pub(crate) struct Lock {
 }
 
 impl Lock {
-    /// Wait for and take the lock on `path` (created if needed).
-    pub(crate) fn take(path: &Path) -> Result<Lock> {
+    /// Wait for and take the lock on the lock file `place` (created if needed, with its
+    /// folders, beneath its mailbox).
+    pub(crate) fn take(place: Place) -> Result<Lock> {
+        let path = place.path;
         if let Some(dir) = path.parent() {
-            create_private_dir(dir)?;
+            beneath::create_dir(place.mailbox, dir).map_err(|e| refuse_link(dir, e))?;
         }
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(path)
-            .at(path)?;
+        let file = place
+            .open(OFlags::WRONLY | OFlags::CREATE, 0o600)
+            .map_err(|e| refuse_link(path, e))?;
         make_private(&file, path)?;
         file.lock().at(path)?;
         Ok(Lock { _held: file })
@@ -890,7 +930,7 @@ mod tests {
     #[test]
     fn recovery_leaves_live_writers_alone() {
         let (_root, tmp, _, _) = setup();
-        let live = Staged::create(tmp.join("live.part"), b"x").unwrap();
+        let live = Staged::create(mailbox_of_tmp(&tmp), tmp.join("live.part"), b"x").unwrap();
         assert_eq!(recover(&tmp).unwrap(), Recovery::default());
         assert!(live.path.exists());
     }
@@ -902,7 +942,7 @@ mod tests {
         fs::write(&outside, b"keep").unwrap();
         let lock = root.path().join("state.lock");
         std::os::unix::fs::symlink(&outside, &lock).unwrap();
-        assert!(with_lock(&lock, || Ok(())).is_err());
+        assert!(with_lock(Place::new(root.path(), &lock), || Ok(())).is_err());
         std::os::unix::fs::symlink(&outside, tmp.join("op.1.new")).unwrap();
         recover(&tmp).unwrap();
         assert_eq!(fs::read(&outside).unwrap(), b"keep");

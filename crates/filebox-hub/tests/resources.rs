@@ -99,6 +99,38 @@ async fn a_request_body_that_stops_coming_is_cut_off() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_the_client_stops_taking_is_cut_off() {
+    let hub = hub_with(json!({ "idle_timeout_secs": 1 })).await;
+    // An answer far larger than the socket buffers on both sides can hold.
+    const SIZE: usize = 64 << 20;
+    let folder = hub.mailbox("qa").join("attachments").join("big-1");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("big.bin"), vec![b'x'; SIZE]).unwrap();
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut stream = socket.connect(hub.addr).await.unwrap();
+    let request = format!(
+        "GET /attachments/qa/big-1/big.bin HTTP/1.1\r\nHost: {}\r\n\r\n",
+        hub.addr
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    // The client takes nothing for longer than the idle timeout ...
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    // ... and then finds the connection closed before the answer's end.
+    let mut taken = Vec::new();
+    let read = tokio::time::timeout(GIVE_UP, stream.read_to_end(&mut taken)).await;
+    assert!(read.is_ok(), "the hub kept the connection open");
+    assert!(
+        taken.len() < SIZE,
+        "the whole answer was sent: {} bytes",
+        taken.len()
+    );
+    // The hub serves others meanwhile and after.
+    assert_eq!(hub.get("/healthz", &[]).await.status, 200);
+    hub.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn past_the_connection_cap_a_client_is_served_once_another_closed() {
     // Two slots, both held by clients that send nothing: a third is served only after the
     // header timeout closed one of them (without the cap it would be served at once).
@@ -181,6 +213,10 @@ async fn waiting_calls_past_their_bound_answer_busy_on_json_rpc_and_connect() {
     assert_eq!(connect.status, 429, "{}", connect.body);
     let error: Value = serde_json::from_str(&connect.body).unwrap();
     assert_eq!(error["code"], "resource_exhausted", "{error}");
+    // A tool that waits, called at `/mcp`, counts against the same bound.
+    let mcp = mcp_call(&hub, "wait_for_messages", json!({ "timeout": 1 })).await;
+    assert_eq!(mcp["error"]["code"], 1022, "{mcp}");
+    assert_eq!(mcp["id"], 7, "{mcp}");
     // Calls that do not wait are served meanwhile.
     hub.call("email.inbox", json!({ "agent": "qa" })).await;
 
@@ -200,6 +236,35 @@ async fn waiting_calls_past_their_bound_answer_busy_on_json_rpc_and_connect() {
         .await;
     assert!(waited["messages"].is_array(), "{waited}");
     hub.stop().await.unwrap();
+}
+
+/// One `tools/call` in a new MCP session at `/mcp`: the JSON-RPC answer (id 7).
+async fn mcp_call(hub: &TestHub, tool: &str, arguments: Value) -> Value {
+    let mut headers = vec![
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
+    let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "bound", "version": "1" } } });
+    let opened = hub
+        .post("/mcp", &headers, initialize.to_string().as_bytes())
+        .await;
+    let session = opened.header("mcp-session-id").unwrap().to_owned();
+    headers.push(("Mcp-Session-Id", &session));
+    let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+    hub.post("/mcp", &headers, initialized.to_string().as_bytes())
+        .await;
+    let call = json!({ "jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": { "name": tool, "arguments": arguments } });
+    let answer = hub
+        .post("/mcp", &headers, call.to_string().as_bytes())
+        .await;
+    // A JSON body, or an event stream whose data line holds it.
+    let json = answer
+        .body
+        .lines()
+        .map(|line| line.strip_prefix("data:").unwrap_or(line).trim())
+        .find(|line| line.starts_with('{'))
+        .unwrap_or_else(|| panic!("no answer in {}", answer.body));
+    serde_json::from_str(json).unwrap()
 }
 
 /// A JSON-RPC batch of `count` calls of `method`.

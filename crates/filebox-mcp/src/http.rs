@@ -1,5 +1,6 @@
 //! `filebox mcp --listen ADDR`: the server over Streamable HTTP at `/mcp`, with rmcp's
-//! DNS-rebinding protection (the Host header must name an allowed host).
+//! DNS-rebinding protection (the Host header must name an allowed host) and its Origin check
+//! (a request from a page must come from one of this server's own origins).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -12,6 +13,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+use crate::origins::{own_origins, with_port};
 use crate::server::{FileboxServer, MailroomSource, fixed};
 use crate::tools::HostFiles;
 
@@ -58,10 +60,14 @@ pub async fn serve_http(
         anyhow::bail!("{LOOPBACK_ONLY} (bound to {address})");
     }
     let sessions = CancellationToken::new();
+    let origins = own_origins(address, &allowed_hosts);
     let router = router(
         fixed(mailroom)?,
         HostFiles::Offered,
-        allowed_hosts,
+        Browsers {
+            hosts: allowed_hosts,
+            origins,
+        },
         sessions.child_token(),
     );
     axum::serve(listener, router)
@@ -73,13 +79,22 @@ pub async fn serve_http(
         .with_context(|| format!("serving MCP over HTTP on {address}"))
 }
 
+/// Whom a browser may reach the server as.
+pub struct Browsers {
+    /// Added to the loopback hosts the Host header may name.
+    pub hosts: Vec<String>,
+    /// The server's own origins ([`own_origins`]): a request with any other `Origin` is
+    /// refused (403); one without `Origin` (not from a page) is not.
+    pub origins: Vec<url::Origin>,
+}
+
 /// The MCP service mounted at `/mcp`, for this server and for the hub (which merges it into
-/// its own router), each request running in the mailroom `mailrooms` gives. `allowed_hosts` adds to the loopback hosts the Host header may name;
-/// cancelling `sessions` ends the open sessions (their SSE streams), so a server can stop.
+/// its own router), each request running in the mailroom `mailrooms` gives. Cancelling
+/// `sessions` ends the open sessions (their SSE streams), so a server can stop.
 pub fn router(
     mailrooms: MailroomSource,
     host_files: HostFiles,
-    allowed_hosts: Vec<String>,
+    browsers: Browsers,
     sessions: CancellationToken,
 ) -> axum::Router {
     let config = StreamableHttpServerConfig::default()
@@ -87,8 +102,10 @@ pub fn router(
             LOOPBACK_HOSTS
                 .iter()
                 .map(|host| (*host).to_owned())
-                .chain(allowed_hosts),
+                .chain(browsers.hosts),
         )
+        .with_allowed_origins(browsers.origins.iter().filter_map(with_port))
+        .enforce_origin_validation()
         .with_cancellation_token(sessions);
     let service = StreamableHttpService::new(
         move || Ok(FileboxServer::new(Arc::clone(&mailrooms), host_files)),

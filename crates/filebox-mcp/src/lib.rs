@@ -7,6 +7,7 @@
 mod blocking;
 mod http;
 mod inbox;
+mod origins;
 mod prompts;
 mod resources;
 mod server;
@@ -14,7 +15,8 @@ mod stdio;
 mod subscriptions;
 mod tools;
 
-pub use http::{check_listen_address, router as http_router, serve_http};
+pub use http::{Browsers, check_listen_address, router as http_router, serve_http};
+pub use origins::own_origins;
 pub use server::MailroomSource;
 pub use stdio::{serve_stdio, serve_transport};
 pub use tools::HostFiles;

@@ -16,6 +16,7 @@ use std::time::Duration;
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 
+use crate::beneath::Place;
 use crate::error::{Error, Result};
 use crate::mailbox::Mailbox;
 use crate::store;
@@ -92,7 +93,7 @@ impl Index {
     /// Open (creating or rebuilding as needed) and bring up to date with the files.
     pub fn open(mailbox: &Mailbox) -> Result<Index> {
         let path = mailbox.state_dir().join("index.db");
-        store::create_private_dir(&mailbox.state_dir())?;
+        mailbox.create_state_dir()?;
         let conn = match connect(&path)? {
             Opened::Ready(conn) => conn,
             // A damaged file, or another version's schema: it is only a cache, start again.
@@ -162,7 +163,10 @@ enum Opened {
 fn connect(path: &Path) -> Result<Opened> {
     store::create_private_file(path)?;
     let setup = || -> rusqlite::Result<Opened> {
-        let mut conn = Connection::open(path)?;
+        // SQLite opens by path: `.filebox` was just checked to be a real folder of the mailbox
+        // (`create_state_dir`) and the database file itself is never a link.
+        let flags = rusqlite::OpenFlags::default() | rusqlite::OpenFlags::SQLITE_OPEN_NOFOLLOW;
+        let mut conn = Connection::open_with_flags(path, flags)?;
         conn.busy_timeout(BUSY)?;
         // A derived index may lose its last transactions in a power cut: the next sync redoes
         // them from the files (ARCHITECTURE.md, "Index durability"). In WAL mode a commit then
@@ -212,7 +216,7 @@ fn connect(path: &Path) -> Result<Opened> {
 /// Delete a stale database and create a new one, under `lock`: rebuilders take turns, and
 /// the one that comes second finds the index already rebuilt.
 fn replace_stale(lock: &Path, path: &Path) -> Result<Connection> {
-    store::with_lock(lock, || {
+    store::with_lock(Place::file(lock), || {
         if let Opened::Ready(conn) = connect(path)? {
             return Ok(conn);
         }
@@ -256,8 +260,9 @@ pub fn remove_database(path: &Path) -> Result<()> {
 pub fn rebuild(mailbox: &Mailbox) -> Result<Index> {
     let state = mailbox.state_dir();
     let path = state.join("index.db");
-    store::create_private_dir(&state)?;
-    store::with_lock(&state.join(LOCK), || {
+    mailbox.create_state_dir()?;
+    let lock = state.join(LOCK);
+    store::with_lock(Place::new(mailbox.root(), &lock), || {
         match connect(&path)? {
             Opened::Ready(mut conn) => empty(&mut conn).map_err(|e| index_error(&path, e))?,
             Opened::Stale => remove_database(&path)?,

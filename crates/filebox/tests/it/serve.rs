@@ -82,6 +82,19 @@ impl Drop for Served {
     }
 }
 
+/// GET `path` from the hub at `authority`: the status code, or `None` without an answer.
+fn get_status(authority: &str, path: &str) -> Option<u16> {
+    let mut stream = TcpStream::connect(authority).ok()?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut head = String::new();
+    BufReader::new(stream).read_line(&mut head).ok()?;
+    head.split_whitespace().nth(1)?.parse().ok()
+}
+
 /// POST `body` to `path`: the status code and the response body, or `None` when the
 /// connection broke before an answer (a hub killed meanwhile).
 pub(crate) fn post(url: &str, path: &str, body: &[u8]) -> Option<(u16, String)> {
@@ -166,6 +179,84 @@ fn serve_raises_its_open_file_limit_to_the_hard_limit() {
         .split_whitespace()
         .collect();
     assert_eq!(open_files[3..5], ["4096", "4096"], "{limits}");
+    let (status, stderr) = served.terminate();
+    assert!(status.success(), "exit {status}: {stderr}");
+}
+
+#[test]
+fn a_hub_out_of_file_descriptors_serves_events_again_once_they_are_free() {
+    let t = Test::new()
+        .agents(["dev", "qa"])
+        .config("hub", json!({ "header_read_timeout_secs": 300 }));
+    let serve = t
+        .as_agent("dev")
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .command();
+    // A hard limit the hub cannot raise.
+    let served = Served::start(with_open_file_limits(&serve, 128, 128));
+    let authority = served
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches('/');
+    let mut events = TcpStream::connect(authority).unwrap();
+    write!(
+        events,
+        "GET /events?agent=qa HTTP/1.1\r\nHost: {authority}\r\n\r\n"
+    )
+    .unwrap();
+    events
+        .set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    let mut events = BufReader::new(events);
+    // The stream is open (its header read) before the descriptors run out.
+    let mut line = String::new();
+    while events.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+        assert!(
+            !line.starts_with("HTTP/1.1 ") || line.contains("200"),
+            "{line}"
+        );
+        line.clear();
+    }
+
+    // Idle connections take every descriptor the hub has; mail arrives meanwhile.
+    let idle: Vec<TcpStream> = (0..200)
+        .map(|_| TcpStream::connect(authority).unwrap())
+        .collect();
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    t.send(
+        "dev",
+        "qa",
+        "DIS",
+        "sent while the hub had no descriptor left",
+    );
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    drop(idle);
+
+    // Once they are free, `/healthz` says the hub is whole again (its event follower up) ...
+    let healthy = (0..600).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        get_status(authority, "/healthz") == Some(200)
+    });
+    assert!(healthy, "/healthz never came back to 200");
+    // ... and it hears of new mail again and tells the event stream that stayed open.
+    t.send("dev", "qa", "DIS", "sent after the descriptors came back");
+    let give_up = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut seen = String::new();
+    let heard = loop {
+        seen.push_str(&line);
+        line.clear();
+        match events.read_line(&mut line) {
+            Ok(0) | Err(_) => break false,
+            Ok(_) if line.contains("sent after the descriptors came back") => break true,
+            Ok(_) if std::time::Instant::now() > give_up => break false,
+            Ok(_) => continue,
+        }
+    };
+    if !heard {
+        let (_, stderr) = served.terminate();
+        panic!("no event for mail sent after the descriptors were free: {seen}\n{stderr}");
+    }
+    assert!(served.rpc("agents.list", json!({}))["result"].is_array());
     let (status, stderr) = served.terminate();
     assert!(status.success(), "exit {status}: {stderr}");
 }
