@@ -97,6 +97,9 @@ fn bridge(config: &Config, plan: &Planned, label: &str, stop: &CancellationToken
                     &|| stop.is_cancelled(),
                     &mut |pass| match pass {
                         Ok(report) => {
+                            for notice in report.notices {
+                                eprintln!("filebox serve: {label}: {notice}");
+                            }
                             for problem in report.problems {
                                 eprintln!("filebox serve: {label}: {problem}");
                             }

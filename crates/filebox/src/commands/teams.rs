@@ -90,7 +90,8 @@ fn print_pass(json: bool, report: &PassReport) -> anyhow::Result<()> {
     for problem in &report.problems {
         output::warn(problem);
     }
-    let idle = report.carried.is_empty() && report.members_added.is_empty();
+    let idle =
+        report.carried.is_empty() && report.members_added.is_empty() && report.notices.is_empty();
     if json {
         if !idle {
             output::lines([serde_json::to_string(report)?])?;
@@ -107,5 +108,5 @@ fn print_pass(json: bool, report: &PassReport) -> anyhow::Result<()> {
             c.direction, c.from, c.to, c.title, c.id
         )
     });
-    output::lines(added.chain(carried))
+    output::lines(report.notices.iter().cloned().chain(added).chain(carried))
 }
