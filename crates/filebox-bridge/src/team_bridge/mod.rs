@@ -81,7 +81,8 @@ pub struct Bridge {
 }
 
 impl Bridge {
-    /// Check the team exists and the agent is configured.
+    /// Check the team exists (or is a session team that ended: its first pass says so and
+    /// refuses the mail waiting for it) and the agent is configured.
     pub fn new(
         config: &Config,
         claude_dir: &Path,
@@ -89,9 +90,15 @@ impl Bridge {
         agent: &AgentId,
     ) -> Result<Bridge, BridgeError> {
         config.agent(agent)?;
+        let teams = Teams::new(claude_dir);
+        let team = match teams.existing_team(team) {
+            Ok(team) => team,
+            Err(TeamError::Ended { .. }) => teams.team(team),
+            Err(e) => return Err(e.into()),
+        };
         Ok(Bridge {
             config_path: config.path.clone(),
-            team: Teams::new(claude_dir).existing_team(team)?,
+            team,
             agent: agent.clone(),
             alive: AtomicBool::new(true),
         })

@@ -25,10 +25,15 @@ pub fn session_team(session_id: &str) -> String {
     format!("{SESSION_TEAM_PREFIX}{start}")
 }
 
-/// Whether a team name is a session team's (which lives only as long as its session).
+/// Whether a team name is a session team's (which lives only as long as its session): a
+/// session id is a UUID, so its first 8 characters are lower-case hex digits.
 pub fn is_session_team(name: &str) -> bool {
-    name.strip_prefix(SESSION_TEAM_PREFIX)
-        .is_some_and(|rest| rest.len() == 8 && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
+    name.strip_prefix(SESSION_TEAM_PREFIX).is_some_and(|rest| {
+        rest.len() == 8
+            && rest
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
 }
 
 /// `sanitizePathComponent`: every character but ASCII letters, digits, `_` and `-` becomes `-`.
