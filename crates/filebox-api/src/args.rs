@@ -512,9 +512,11 @@ pub struct TeamInboxArgs {
     /// Team name.
     // Not required: Claude Code's own fallback. The tool list pays for every word.
     #[serde(default)]
-    #[arg(help = "Team name [default: as Claude Code picks it: $CLAUDE_CODE_TEAM_NAME, else the \
+    #[arg(
+        help = "Team name [default: as Claude Code picks it: $CLAUDE_CODE_TEAM_NAME, else the \
                   session's team (session-<first 8 characters of $CLAUDE_CODE_SESSION_ID>) while \
-                  it exists, else default]")]
+                  it exists, else default]"
+    )]
     pub team: Option<String>,
     /// Member (the lead: team-lead).
     pub member: String,
@@ -538,9 +540,11 @@ pub struct ReadTeamInboxArgs {
     /// Team name.
     // Not required: Claude Code's own fallback. The tool list pays for every word.
     #[serde(default)]
-    #[arg(help = "Team name [default: as Claude Code picks it: $CLAUDE_CODE_TEAM_NAME, else the \
+    #[arg(
+        help = "Team name [default: as Claude Code picks it: $CLAUDE_CODE_TEAM_NAME, else the \
                   session's team (session-<first 8 characters of $CLAUDE_CODE_SESSION_ID>) while \
-                  it exists, else default]")]
+                  it exists, else default]"
+    )]
     pub team: Option<String>,
     /// Member (the lead: team-lead).
     pub member: String,

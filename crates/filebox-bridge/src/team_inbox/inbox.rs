@@ -160,16 +160,18 @@ impl Inbox {
         }
         let mut marked = 0;
         let mut refused = None;
-        self.change(|inbox| match MarkStyle::for_inbox(inbox) {
-            Ok(style) => {
-                marked = inbox.mark_read(identities, style);
-                marked > 0
-            }
-            Err(reason) => {
-                refused = Some(reason);
-                false
-            }
-        })?;
+        self.change(
+            |inbox| match MarkStyle::for_inbox(inbox, || self.team_flags()) {
+                Ok(style) => {
+                    marked = inbox.mark_read(identities, style);
+                    marked > 0
+                }
+                Err(reason) => {
+                    refused = Some(reason);
+                    false
+                }
+            },
+        )?;
         match refused {
             Some(reason) => Err(InboxError::Setting {
                 path: self.path.clone(),
@@ -177,6 +179,26 @@ impl Inbox {
             }),
             None => Ok(marked),
         }
+    }
+
+    /// Whether another inbox of the team has a message flagged `read: true` (a Claude Code
+    /// that flags polls the team). Inboxes that cannot be read say nothing.
+    fn team_flags(&self) -> bool {
+        let Some(dir) = self.path.parent() else {
+            return false;
+        };
+        let Ok(entries) = fs::read_dir(dir) else {
+            return false;
+        };
+        entries.filter_map(Result::ok).any(|entry| {
+            let path = entry.path();
+            path != self.path
+                && path.extension().is_some_and(|e| e == "json")
+                && fs::read(&path)
+                    .ok()
+                    .and_then(|bytes| InboxFile::parse(&bytes).ok())
+                    .is_some_and(|file| file.messages().any(TeammateMessage::is_read))
+        })
     }
 
     fn check_schema(&self, messages: &[TeammateMessage]) -> Result<(), InboxError> {

@@ -18,13 +18,17 @@ pub enum MarkStyle {
 }
 
 impl MarkStyle {
-    /// The setting's style, else the file's: an entry with `read: true` means a Claude Code
-    /// that flags polls this inbox; otherwise an entry in the current shape (`msg_id`) means
-    /// one that prunes; an inbox showing neither is flagged, which keeps every message.
-    pub fn for_inbox(file: &InboxFile) -> Result<MarkStyle, String> {
+    /// The setting's style, else what the files show: an entry with `read: true`, in this
+    /// inbox or another of the team (`team_flags`), means a Claude Code that flags polls the
+    /// team; otherwise an entry in the current shape (`msg_id`) means one that prunes; an
+    /// inbox showing neither is flagged, which keeps every message.
+    pub fn for_inbox(
+        file: &InboxFile,
+        team_flags: impl FnOnce() -> bool,
+    ) -> Result<MarkStyle, String> {
         match std::env::var(SETTING) {
             Ok(value) if !value.trim().is_empty() => MarkStyle::parse(&value),
-            _ => Ok(MarkStyle::detect(file)),
+            _ => Ok(MarkStyle::detect(file, team_flags)),
         }
     }
 
@@ -39,9 +43,9 @@ impl MarkStyle {
         }
     }
 
-    /// What the file shows (see [`MarkStyle::for_inbox`]).
-    pub fn detect(file: &InboxFile) -> MarkStyle {
-        if file.messages().any(|m| m.is_read()) {
+    /// What the files show (see [`MarkStyle::for_inbox`]).
+    pub fn detect(file: &InboxFile, team_flags: impl FnOnce() -> bool) -> MarkStyle {
+        if file.messages().any(|m| m.is_read()) || team_flags() {
             MarkStyle::Flag
         } else if file.messages().any(|m| m.msg_id.is_some()) {
             MarkStyle::Prune
@@ -62,12 +66,19 @@ mod tests {
     #[test]
     fn the_file_shows_which_claude_code_polls_it() {
         let old = r#"[{"from":"a","text":"x","timestamp":"2026-04-01T10:30:00.000Z","read":true}]"#;
-        assert_eq!(MarkStyle::detect(&inbox(old)), MarkStyle::Flag);
+        let no = || false;
+        assert_eq!(MarkStyle::detect(&inbox(old), no), MarkStyle::Flag);
         let current = r#"[{"type":"message","from":"a","text":"x","timestamp":"2026-04-01T10:30:00.000Z","msgV":1,"msg_id":"0b6c5d5e-8f7a-4c1b-9a0e-3d2f1e4c5b6a"}]"#;
-        assert_eq!(MarkStyle::detect(&inbox(current)), MarkStyle::Prune);
-        let unknown = r#"[{"from":"a","text":"x","timestamp":"2026-04-01T10:30:00.000Z","read":false}]"#;
-        assert_eq!(MarkStyle::detect(&inbox(unknown)), MarkStyle::Flag);
-        assert_eq!(MarkStyle::detect(&InboxFile::default()), MarkStyle::Flag);
+        assert_eq!(MarkStyle::detect(&inbox(current), no), MarkStyle::Prune);
+        // FileBox's own entries in a team whose Claude Code flags: flagged.
+        assert_eq!(MarkStyle::detect(&inbox(current), || true), MarkStyle::Flag);
+        let unknown =
+            r#"[{"from":"a","text":"x","timestamp":"2026-04-01T10:30:00.000Z","read":false}]"#;
+        assert_eq!(MarkStyle::detect(&inbox(unknown), no), MarkStyle::Flag);
+        assert_eq!(
+            MarkStyle::detect(&InboxFile::default(), no),
+            MarkStyle::Flag
+        );
         assert_eq!(MarkStyle::parse(" prune\n"), Ok(MarkStyle::Prune));
         assert!(MarkStyle::parse("yes").unwrap_err().contains("`flag`"));
     }

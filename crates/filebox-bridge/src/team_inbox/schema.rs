@@ -8,7 +8,10 @@ use super::message::{ENTRY_TYPE, TeammateMessage};
 /// Whether Claude Code would read this entry as a message: its `type`, when it has one, is
 /// `message` (the other fields are typed by [`TeammateMessage`] already).
 pub(super) fn readable(message: &TeammateMessage) -> bool {
-    message.kind.as_deref().is_none_or(|kind| kind == ENTRY_TYPE)
+    message
+        .kind
+        .as_deref()
+        .is_none_or(|kind| kind == ENTRY_TYPE)
 }
 
 /// Why Claude Code would refuse this entry, if it would: FileBox writes none such.

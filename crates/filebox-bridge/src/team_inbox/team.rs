@@ -112,7 +112,9 @@ impl From<TeamError> for filebox_core::Error {
                 path.display().to_string(),
                 format!("not written: Claude Code would refuse this entry: {reason}"),
             ),
-            TeamError::Inbox(InboxError::Setting { path, reason }) => Error::Config { path, reason },
+            TeamError::Inbox(InboxError::Setting { path, reason }) => {
+                Error::Config { path, reason }
+            }
             TeamError::Inbox(InboxError::TeamGone { name, teams }) => {
                 TeamError::Ended { name, teams }.into()
             }

@@ -31,7 +31,8 @@ pub(crate) fn assert_uuid(value: &Value) {
     let groups: Vec<usize> = text.split('-').map(str::len).collect();
     assert_eq!(groups, [8, 4, 4, 4, 12], "not a UUID: {value}");
     assert!(
-        text.chars().all(|c| c == '-' || matches!(c, '0'..='9' | 'a'..='f')),
+        text.chars()
+            .all(|c| c == '-' || matches!(c, '0'..='9' | 'a'..='f')),
         "not a UUID: {value}"
     );
 }
@@ -186,7 +187,10 @@ fn send_writes_claude_codes_fields_and_broadcast_skips_the_sender() {
         .args(["teams", "send", TEAM, "tester", "Run the suite again"])
         .args(&dir)
         .failure();
-    assert!(err.contains("no sender: FileBox writes as no one it is not"), "{err}");
+    assert!(
+        err.contains("no sender: FileBox writes as no one it is not"),
+        "{err}"
+    );
     let t = t.agents(["alice"]);
     let out = json_of(
         &t.run()
@@ -276,7 +280,15 @@ fn an_unreadable_inbox_fails_the_send_and_is_left_alone() {
     fs::write(&path, "[{\"from\": \"team-lead\", \"te").unwrap();
     let err = t
         .run()
-        .args(["teams", "send", TEAM, "tester", "hello", "--from", "team-lead"])
+        .args([
+            "teams",
+            "send",
+            TEAM,
+            "tester",
+            "hello",
+            "--from",
+            "team-lead",
+        ])
         .args(&dir)
         .failure();
     assert!(
@@ -396,7 +408,11 @@ fn a_current_inbox_lists_as_a_session_team_and_hides_what_its_schema_refuses() {
         .iter()
         .map(|m| {
             let count = |k: &str| m[k].as_u64().unwrap();
-            (m["name"].as_str().unwrap(), count("messages"), count("unread"))
+            (
+                m["name"].as_str().unwrap(),
+                count("messages"),
+                count("unread"),
+            )
         })
         .collect();
     // team-lead's fifth entry has `type: "note"`: Claude Code drops it, FileBox does not show it.
@@ -432,12 +448,22 @@ fn sending_keeps_what_others_wrote_and_reading_prunes_as_claude_code_does() {
     let (t, dir) = current();
     let before = current_inbox(&t, "researcher");
     t.run()
-        .args(["teams", "send", SESSION_TEAM, "researcher", "Auth routes next"])
+        .args([
+            "teams",
+            "send",
+            SESSION_TEAM,
+            "researcher",
+            "Auth routes next",
+        ])
         .args(&dir)
         .success();
     let after = current_inbox(&t, "researcher");
     let after = after.as_array().unwrap();
-    assert_eq!(after[..3], before.as_array().unwrap()[..], "lead_sig, msg_id kept");
+    assert_eq!(
+        after[..3],
+        before.as_array().unwrap()[..],
+        "lead_sig, msg_id kept"
+    );
     assert_eq!(after[3]["from"], "alice");
     assert_eq!(after[3]["type"], "message");
     assert_uuid(&after[3]["msg_id"]);
@@ -509,9 +535,15 @@ fn a_team_not_named_is_the_one_claude_code_would_use() {
         "CLAUDE_CODE_SESSION_ID",
         "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
     )]);
-    assert_eq!(json_of(&String::from_utf8_lossy(&session.stdout))["team"], SESSION_TEAM);
+    assert_eq!(
+        json_of(&String::from_utf8_lossy(&session.stdout))["team"],
+        SESSION_TEAM
+    );
     let named = inbox_of(&[
-        ("CLAUDE_CODE_SESSION_ID", "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"),
+        (
+            "CLAUDE_CODE_SESSION_ID",
+            "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+        ),
         ("CLAUDE_CODE_TEAM_NAME", "elsewhere"),
     ]);
     let refused = |output: &std::process::Output| {
