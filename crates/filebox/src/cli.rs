@@ -397,15 +397,20 @@ pub(crate) struct ExportArgs {
     /// The format to write
     #[arg(long, value_enum)]
     pub(crate) format: TranscriptFormat,
-    /// Write to this file instead of standard output
+    /// Write to this file instead of standard output (never over an existing file without
+    /// --force)
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
+    /// Replace the file -o names if it exists
+    #[arg(long, requires = "output")]
+    pub(crate) force: bool,
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct ImportArgs {
-    /// The file: `*.msg.md`, or an ordinary `*.md` whose last section (`Discussion`, or the
-    /// one its frontmatter's `message_section` names) holds the cells
+    /// The file: `*.msg.md`, or an ordinary `*.md` whose frontmatter says it holds messages
+    /// (`messages: true`, or `message_section: NAME`) in its last section (`Discussion`, or
+    /// the one named)
     pub(crate) file: PathBuf,
     /// Deliver into this agent's inbox [default: me]
     #[arg(long, value_name = "AGENT")]
