@@ -18,7 +18,7 @@ const SECTION_KEYS: [&str; 3] = ["message_section", "discussion_section", "secti
 /// The frontmatter key by which an ordinary `.md` file says it holds messages in its
 /// `Discussion` section: `messages: true` (naming the section, `message_section: NAME`, says
 /// it too).
-pub const OPT_IN_KEY: &str = "messages";
+const OPT_IN_KEY: &str = "messages";
 
 /// Which kind of file: a `.msg.md` is all messages; an ordinary `.md` keeps them in its last
 /// section.

@@ -270,6 +270,29 @@ fn a_session_team_that_ends_refuses_mail_back_and_says_so() {
 }
 
 #[test]
+fn a_bridge_without_a_team_follows_the_session_team() {
+    let shape = CURRENT;
+    let (t, dir) = setup(shape);
+    teammate_sends(&t, shape, &dir, "alice", "tester", "Suite is green");
+    let mut command = t
+        .run()
+        .args(["--json", "teams", "bridge", "--once", "--claude-dir"])
+        .args([&dir])
+        .command();
+    command.env_remove("CLAUDE_CODE_TEAM_NAME");
+    command.env(
+        "CLAUDE_CODE_SESSION_ID",
+        "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+    );
+    let out = command.output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        report["carried"][0]["from"], "tester@session-1a2b3c4d",
+        "{report}"
+    );
+}
+
+#[test]
 fn the_foreground_bridge_delivers_as_messages_arrive() {
     let (t, dir) = setup(OLDER);
     // The first wait starts from the inbox as it is: take that baseline before anything moves.
