@@ -347,7 +347,7 @@ mod tests {
         // FileBox's own entries are in the current shape: marking read prunes.
         assert_eq!(inbox.mark_read(&[first.identity()]).unwrap(), 1);
         let left: Vec<_> = inbox.read().unwrap().messages().cloned().collect();
-        assert_eq!(left, [second.clone()]);
+        assert_eq!(left, std::slice::from_ref(&second));
         assert_eq!(inbox.mark_read(&[first.identity()]).unwrap(), 0, "gone");
         assert!(!inbox.lock_path().exists());
         let leftovers = fs::read_dir(dir.path().join("inboxes")).unwrap().count();
