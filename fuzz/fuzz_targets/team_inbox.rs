@@ -1,12 +1,13 @@
 //! The Claude Code team-inbox reader: any bytes never panic it; whatever it reads renders to
 //! a file that reads back the same (elements it does not know kept verbatim) and renders to
-//! the same bytes; marking messages read by identity marks exactly those; and an inbox built
+//! the same bytes; marking messages read by identity, flagged or pruned, marks exactly those;
+//! and an inbox built
 //! from arbitrary messages, as FileBox writes one, reads back the same. Each message's
 //! structured kind, its one-line description and its `<teammate-message>` block never
 //! panic, and Claude Code's name sanitizers give one safe path component.
 #![no_main]
 
-use filebox_bridge::team_inbox::{InboxFile, Structured, TeammateMessage, names};
+use filebox_bridge::team_inbox::{InboxFile, MarkStyle, Structured, TeammateMessage, names};
 use filebox_bridge::teammate_xml::{self, Block};
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
@@ -30,29 +31,50 @@ fn any_file(data: &[u8]) {
         }
         let _ = teammate_xml::render(&[Block::from(message)]);
     }
-    // Mark every other unread message read, by identity: those, and no other, become read
-    // (a message read already stays read, even when an unread one shares its identity).
-    let was_read: Vec<bool> = inbox.messages().map(|m| m.read).collect();
+    // Mark every other unread message read, by identity, flagged or pruned: those, and no
+    // other, become read or go (a message read already stays, even when an unread one shares
+    // its identity).
+    let style = match data.first().is_some_and(|b| b % 2 == 0) {
+        true => MarkStyle::Flag,
+        false => MarkStyle::Prune,
+    };
+    let before: Vec<_> = inbox
+        .messages()
+        .map(|m| (m.identity(), m.is_read()))
+        .collect();
     let unread: Vec<_> = inbox
         .messages()
-        .filter(|m| !m.read)
+        .filter(|m| !m.is_read())
         .map(TeammateMessage::identity)
         .collect();
     let chosen: Vec<_> = unread.iter().step_by(2).cloned().collect();
-    let marked = inbox.mark_read(&chosen);
+    let marked = inbox.mark_read(&chosen, style);
     assert!(
         marked >= chosen.len(),
         "{marked} marked of {} chosen",
         chosen.len()
     );
-    for (message, was_read) in inbox.messages().zip(was_read) {
-        let identity = message.identity();
-        if was_read {
-            assert!(message.read, "{identity:?} was read and is unread now");
-        } else if chosen.contains(&identity) {
-            assert!(message.read, "{identity:?} not marked");
-        } else {
-            assert!(!message.read, "{identity:?} marked without being chosen");
+    match style {
+        MarkStyle::Flag => {
+            for (message, (identity, was_read)) in inbox.messages().zip(before) {
+                if was_read {
+                    assert!(message.is_read(), "{identity:?} was read and is unread now");
+                } else if chosen.contains(&identity) {
+                    assert!(message.is_read(), "{identity:?} not marked");
+                } else {
+                    assert!(!message.is_read(), "{identity:?} marked without being chosen");
+                }
+            }
+        }
+        MarkStyle::Prune => {
+            let left: Vec<_> = inbox.messages().map(TeammateMessage::identity).collect();
+            let kept: Vec<_> = before
+                .iter()
+                .filter(|(identity, was_read)| *was_read || !chosen.contains(identity))
+                .map(|(identity, _)| identity.clone())
+                .collect();
+            assert_eq!(left, kept, "exactly the chosen unread messages go");
+            assert_eq!(marked, before.len() - left.len());
         }
     }
     reads_back(&inbox);

@@ -1,5 +1,6 @@
 // FileBox and Claude Code writing one team inbox at once: 8 Node writers using proper-lockfile
-// exactly as Claude Code does, and 8 `filebox teams send` writers. Nothing may be lost or
+// exactly as Claude Code does (2.1.88's in-place rewrite, and the current version's entry shape
+// and atomic replace), and 8 `filebox teams send` writers. Nothing may be lost or
 // duplicated, and a polling `filebox teams inbox` reader must never see torn JSON. A second
 // run with FileBox writers alone shows that its writes (temp + fsync + rename under the lock)
 // never tear even for a reader that takes no lock.
@@ -16,9 +17,9 @@ const EACH = Number(process.env.BRIDGE_MESSAGES_EACH ?? 20);
 const TEAM = "race";
 const here = new URL(".", import.meta.url).pathname;
 
-function run(command, args) {
+function run(command, args, env = process.env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], env });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -72,15 +73,17 @@ function assertExact(messages, names) {
   }
 }
 
-test("Claude Code's writer and FileBox's append to one inbox at once", { timeout: 600_000 }, async (t) => {
+for (const shape of ["2.1.88", "2.1.331"]) {
+test(`Claude Code's writer (${shape}) and FileBox's append to one inbox at once`, { timeout: 600_000 }, async (t) => {
   assert.ok(FILEBOX, "FILEBOX_BIN names the filebox binary");
   const dir = claudeDir(t);
   const inbox = join(dir, "teams", TEAM, "inboxes", "target.json");
   const nodeNames = Array.from({ length: WRITERS }, (_, i) => `node-${i}`);
   const fileboxNames = Array.from({ length: WRITERS }, (_, i) => `filebox-${i}`);
   let finished = false;
+  const env = { ...process.env, CLAUDE_SHAPE: shape };
   const writers = Promise.all([
-    ...nodeNames.map((n) => run(process.execPath, [join(here, "claude-writer.mjs"), inbox, n, String(EACH)])),
+    ...nodeNames.map((n) => run(process.execPath, [join(here, "claude-writer.mjs"), inbox, n, String(EACH)], env)),
     ...fileboxNames.map((n) => fileboxWriter(dir, n)),
   ]).finally(() => (finished = true));
   settleQuietly(writers);
@@ -94,13 +97,21 @@ test("Claude Code's writer and FileBox's append to one inbox at once", { timeout
   const reports = (await writers).slice(0, WRITERS).map((out) => JSON.parse(out));
   const gaveUp = reports.reduce((sum, r) => sum + r.gaveUp, 0);
 
-  assertExact(JSON.parse(readFileSync(inbox, "utf-8")), [...nodeNames, ...fileboxNames]);
+  const written = JSON.parse(readFileSync(inbox, "utf-8"));
+  assertExact(written, [...nodeNames, ...fileboxNames]);
+  // FileBox's entries are in the current shape whatever the other writers' are.
+  for (const m of written.filter((m) => m.from.startsWith("filebox-"))) {
+    assert.equal(m.type, "message");
+    assert.equal(m.msgV, 1);
+    assert.match(m.msg_id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  }
   assert.equal(readFileSync(inbox, "utf-8").startsWith("[\n  {\n"), true);
   console.log(
-    `figures: ${2 * WRITERS * EACH} messages from ${2 * WRITERS} writers; ${looks} filebox reads, none torn; ` +
+    `figures (${shape}): ${2 * WRITERS * EACH} messages from ${2 * WRITERS} writers; ${looks} filebox reads, none torn; ` +
       `Claude Code's lock gave up ${gaveUp} times (a call made again)`,
   );
 });
+}
 
 test("FileBox's writes never tear, even for a reader that takes no lock", { timeout: 600_000 }, async (t) => {
   const dir = claudeDir(t);

@@ -1,7 +1,9 @@
 """The Claude Code team tools (`list_teams`, `team_inbox`, `read_team_inbox`,
 `send_team_message`) and `wait_for_messages` with `format: "xml"`, called through the official
 Python SDK over stdio. The team folder is a copy of tests/bridges/fixtures/claude (inboxes in
-Claude Code's exact format), found the way Claude Code finds it: `CLAUDE_CONFIG_DIR`."""
+Claude Code 2.1.88's exact format) or of tests/bridges/fixtures/claude-2.1.331 (the current
+shape: a session team, `msg_id`s, delivered messages removed), found the way Claude Code finds
+it: `CLAUDE_CONFIG_DIR`."""
 
 import json
 import re
@@ -19,6 +21,9 @@ pytestmark = pytest.mark.anyio
 
 FIXTURE = REPO / "tests/bridges/fixtures/claude"
 TEAM = "Boom_UI"
+CURRENT = REPO / "tests/bridges/fixtures/claude-2.1.331"
+SESSION_ID = "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+SESSION_TEAM = "session-1a2b3c4d"
 
 
 def text(result) -> str:
@@ -36,8 +41,9 @@ def inbox(claude_dir: Path, member: str) -> list[dict]:
     return json.loads((claude_dir / "teams" / TEAM / "inboxes" / f"{member}.json").read_text())
 
 
-def team_client(mailroom: Mailroom, claude_dir: Path, mode: str) -> Client:
-    env = dict(mailroom.env("qa"), CLAUDE_CONFIG_DIR=str(claude_dir))
+def team_client(mailroom: Mailroom, claude_dir: Path, mode: str, **env: str) -> Client:
+    env = dict(mailroom.env("qa"), CLAUDE_CONFIG_DIR=str(claude_dir), **env)
+    env.pop("CLAUDE_CODE_TEAM_NAME", None)
     return Client(StdioServerParameters(command=filebox_bin(), args=["mcp"], env=env), mode=mode)
 
 
@@ -76,12 +82,15 @@ async def test_a_message_sent_to_a_member_is_read_once_and_marked_read(
         )
         assert not sent.is_error, text(sent)
         assert sent.structured_content["to"] == ["tester"]
-        assert sent.structured_content["from"] == "team-lead"
+        # From the server's own FileBox agent: FileBox claims no one else's name.
+        assert sent.structured_content["from"] == "qa"
         written = inbox(claude_dir, "tester")
         assert len(written) == already + 1
         last = written[-1]
-        assert {k: last[k] for k in ("from", "text", "read", "summary")} == {
-            "from": "team-lead",
+        assert {k: last[k] for k in ("from", "text", "read", "summary", "type", "msgV")} == {
+            "type": "message",
+            "msgV": 1,
+            "from": "qa",
             "text": "Please rerun npm test",
             "read": False,
             "summary": "rerun the tests",
@@ -102,6 +111,30 @@ async def test_a_message_sent_to_a_member_is_read_once_and_marked_read(
         missing = await client.call_tool("team_inbox", {"team": "no-such-team", "member": "tester"})
         assert missing.is_error and missing.structured_content is None
         assert "no-such-team" in text(missing), text(missing)
+
+
+async def test_the_current_shape_the_session_team_by_default_and_reads_pruned(
+    mailroom: Mailroom, tmp_path: Path, mode: str
+):
+    claude_dir = tmp_path / "claude"
+    shutil.copytree(CURRENT, claude_dir)
+    path = claude_dir / "teams" / SESSION_TEAM / "inboxes" / "tester.json"
+    async with team_client(mailroom, claude_dir, mode, CLAUDE_CODE_SESSION_ID=SESSION_ID) as client:
+        listed = await client.call_tool("list_teams", {})
+        [team] = listed.structured_content["teams"]
+        assert team["name"] == SESSION_TEAM and team["session"] is True
+        # No team named: the session's, as Claude Code picks it.
+        sent = await client.call_tool("send_team_message", {"to": "tester", "text": "Auth tests next"})
+        assert not sent.is_error, text(sent)
+        assert sent.structured_content["team"] == SESSION_TEAM
+        last = json.loads(path.read_text())[-1]
+        assert last["from"] == "qa" and last["type"] == "message" and last["msgV"] == 1
+        assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", last["msg_id"])
+        read = await client.call_tool("read_team_inbox", {"member": "tester"})
+        assert not read.is_error, text(read)
+        assert read.structured_content["marked_read"] == 3
+        # Delivered messages are removed, as current Claude Code does.
+        assert json.loads(path.read_text()) == []
 
 
 async def test_a_wait_with_format_xml_returns_teammate_message_blocks(mailroom: Mailroom, mode: str):

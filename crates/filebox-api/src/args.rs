@@ -507,9 +507,17 @@ pub struct ListTeamsArgs {
 /// Show a member's inbox, unread first, without marking anything read. Structured messages
 /// (idle notifications, shutdown and plan approval requests, ...) are shown by kind.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
+#[command(allow_missing_positional = true)]
 pub struct TeamInboxArgs {
     /// Team name.
-    pub team: String,
+    // Not required: Claude Code's own fallback. The tool list pays for every word.
+    #[serde(default)]
+    #[arg(
+        help = "Team name [default: as Claude Code picks it: $CLAUDE_CODE_TEAM_NAME, else the \
+                  session's team (session-<first 8 characters of $CLAUDE_CODE_SESSION_ID>) while \
+                  it exists, else default]"
+    )]
+    pub team: Option<String>,
     /// Member (the lead: team-lead).
     pub member: String,
     /// Only unread.
@@ -523,11 +531,21 @@ pub struct TeamInboxArgs {
 }
 
 /// Print a member's unread messages and mark exactly those read (by their identity, so a
-/// message arriving meanwhile stays unread).
+/// message arriving meanwhile stays unread), as the installed Claude Code marks them: `read:
+/// true` (up to 2.1.112), or removed (current versions); FILEBOX_CLAUDE_MARK_READ=flag|prune
+/// says which when the inbox does not show it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
+#[command(allow_missing_positional = true)]
 pub struct ReadTeamInboxArgs {
     /// Team name.
-    pub team: String,
+    // Not required: Claude Code's own fallback. The tool list pays for every word.
+    #[serde(default)]
+    #[arg(
+        help = "Team name [default: as Claude Code picks it: $CLAUDE_CODE_TEAM_NAME, else the \
+                  session's team (session-<first 8 characters of $CLAUDE_CODE_SESSION_ID>) while \
+                  it exists, else default]"
+    )]
+    pub team: Option<String>,
     /// Member (the lead: team-lead).
     pub member: String,
     /// The Claude config folder holding `teams/` [default: $CLAUDE_CONFIG_DIR, else ~/.claude]
@@ -537,19 +555,30 @@ pub struct ReadTeamInboxArgs {
 }
 
 /// Append a message to a member's inbox (or with `*` to every member but the sender), taking
-/// the lock Claude Code takes.
+/// the lock Claude Code takes, in Claude Code's current entry shape (`type`, `msgV`, a
+/// `msg_id`). It is from the FileBox agent unless --from names another sender.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct SendTeamMessageArgs {
     /// Team name.
-    pub team: String,
+    // Not required in JSON (Claude Code's fallback); the command line's three positionals
+    // cannot leave out the first.
+    #[serde(default)]
+    #[arg(required = true)]
+    pub team: Option<String>,
     /// A member, or * (all but the sender).
     pub to: String,
     /// Plain text, or a structured message as JSON.
     #[arg(allow_hyphen_values = true)]
     pub text: String,
-    /// Sender (default team-lead).
+    /// Sender (default: me).
     #[serde(default)]
-    #[arg(long, value_name = "NAME")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        help = "The sender's name [default: the FileBox agent's]. Claude Code ignores mode \
+                changes and permission updates from an inbox, and plan approvals not verifiably \
+                from team-lead"
+    )]
     pub from: Option<String>,
     /// A 5-10 word preview.
     #[serde(default)]

@@ -413,16 +413,22 @@ pub fn open_questions(open: &OpenQuestions) -> String {
         .join("\n\n")
 }
 
-/// Each team, then its members: `  researcher (3 messages, 1 unread)`.
+/// Each team (a session team said to be one), then its members: `  researcher (3 messages,
+/// 1 unread)`.
 pub fn teams(listed: &TeamsResult) -> String {
     if listed.teams.is_empty() {
         return format!("No teams in {}.", listed.teams_dir);
     }
     let mut lines = Vec::new();
     for team in &listed.teams {
+        let session = if team.session {
+            " (session team: ends with its Claude Code session)"
+        } else {
+            ""
+        };
         lines.push(match &team.description {
-            Some(d) => format!("{} — {d}", team.name),
-            None => team.name.clone(),
+            Some(d) => format!("{}{session} — {d}", team.name),
+            None => format!("{}{session}", team.name),
         });
         lines.extend(team.members.iter().map(|m| {
             format!(

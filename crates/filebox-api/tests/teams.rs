@@ -33,9 +33,10 @@ fn inbox(claude: &Path, member: &str) -> PathBuf {
 
 fn send(claude: &Path, to: &str, text: &str) -> SendTeamMessageArgs {
     SendTeamMessageArgs {
-        team: "crew".into(),
+        team: Some("crew".into()),
         to: to.into(),
         text: text.into(),
+        from: Some("team-lead".into()),
         claude_dir: Some(claude.to_path_buf()),
         ..SendTeamMessageArgs::default()
     }
@@ -69,7 +70,7 @@ fn a_message_to_every_member_is_listed_shown_and_read_once() {
     assert_eq!(members, [("team-lead", 0), ("ann", 1), ("bob", 1)]);
 
     let shown = TeamInbox::run_standalone(TeamInboxArgs {
-        team: "crew".into(),
+        team: Some("crew".into()),
         member: "ann".into(),
         unread: Some(true),
         claude_dir: Some(claude.clone()),
@@ -81,7 +82,7 @@ fn a_message_to_every_member_is_listed_shown_and_read_once() {
     );
     let read = || {
         ReadTeamInbox::run_standalone(ReadTeamInboxArgs {
-            team: "crew".into(),
+            team: Some("crew".into()),
             member: "ann".into(),
             claude_dir: Some(claude.clone()),
         })
@@ -133,7 +134,7 @@ fn a_team_that_does_not_exist_is_an_invalid_argument() {
     let dir = tempfile::tempdir().unwrap();
     let claude = claude(&dir);
     let error = TeamInbox::run_standalone(TeamInboxArgs {
-        team: "nope".into(),
+        team: Some("nope".into()),
         member: "ann".into(),
         unread: None,
         claude_dir: Some(claude),
@@ -169,4 +170,30 @@ fn a_json_caller_cannot_choose_the_claude_folder() {
     .unwrap();
     let teams_dir = listed.value["teams_dir"].as_str().unwrap();
     assert_ne!(Path::new(teams_dir), claude.join("teams"));
+}
+
+#[test]
+fn a_send_is_from_the_acting_agent_and_never_from_no_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let claude = claude(&dir);
+    let config = Config::update(&dir.path().join("config.json"), |file: &mut ConfigFile| {
+        file.set_mailbox(&AgentId::new("qa")?, dir.path().join("qa"));
+        Ok(())
+    })
+    .unwrap();
+    let qa = Mailroom::new(config, Some(&AgentId::new("qa").unwrap())).unwrap();
+    let unnamed = SendTeamMessageArgs {
+        from: None,
+        ..send(&claude, "ann", "hello")
+    };
+    let sent = SendTeamMessage::run(&VerbContext::new(&qa), unnamed.clone()).unwrap();
+    assert_eq!(sent.value.from, "qa", "the FileBox agent's own name");
+    let error = SendTeamMessage::run_standalone(unnamed).unwrap_err();
+    assert_eq!(advice::kind(&error), "invalid_argument");
+    assert!(
+        error
+            .to_string()
+            .contains("FileBox writes as no one it is not"),
+        "{error}"
+    );
 }

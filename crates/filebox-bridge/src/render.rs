@@ -71,7 +71,7 @@ fn team_blocks(source: &TeamSource, unread_only: bool) -> Result<Vec<Block>, Ren
         .map_err(crate::team_inbox::TeamError::from)?;
     Ok(inbox
         .messages()
-        .filter(|m| !unread_only || !m.read)
+        .filter(|m| !unread_only || !m.is_read())
         .map(Block::from)
         .collect())
 }

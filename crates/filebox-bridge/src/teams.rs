@@ -8,13 +8,17 @@ use filebox_core::{Error, Result};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::team_inbox::{InboxFile, Structured, Team, TeammateMessage, Teams, names};
+use crate::team_inbox::{InboxFile, Structured, Team, TeammateMessage, Teams};
 
 /// A team and its members, as `filebox teams` lists them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TeamView {
     /// The team's name (its inbox folder's name).
     pub name: String,
+    /// A session team (`session-` + 8 characters of the session id), which Claude Code
+    /// removes when its session exits.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub session: bool,
     /// The team's description in its roster.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -81,7 +85,7 @@ impl From<&TeammateMessage> for TeamMessageView {
             from: message.from.clone(),
             text: message.text.clone(),
             timestamp: message.timestamp.clone(),
-            read: message.read,
+            read: message.is_read(),
             color: message.color.clone(),
             summary: message.summary.clone(),
             kind: structured.as_ref().map(|s| s.kind.as_str().to_owned()),
@@ -130,7 +134,8 @@ pub struct TeamSendRequest {
     pub to: String,
     /// Plain text, or a structured message as JSON.
     pub text: String,
-    /// Defaults to `team-lead`.
+    /// The sender's name; required: FileBox writes as no one it is not (the verbs give the
+    /// FileBox agent's own name).
     pub from: Option<String>,
     pub summary: Option<String>,
     pub color: Option<String>,
@@ -171,7 +176,7 @@ fn team_view(team: &Team, problems: &mut Vec<String>) -> TeamView {
             let (messages, unread) = match team.inbox(&name).read() {
                 Ok(inbox) => (
                     inbox.messages().count(),
-                    inbox.messages().filter(|m| !m.read).count(),
+                    inbox.messages().filter(|m| !m.is_read()).count(),
                 ),
                 Err(e) => {
                     problems.push(e.to_string());
@@ -189,6 +194,7 @@ fn team_view(team: &Team, problems: &mut Vec<String>) -> TeamView {
         .collect();
     TeamView {
         name: team.name.clone(),
+        session: team.is_session(),
         description: config.as_ref().and_then(|c| c.description.clone()),
         config: team
             .config_path
@@ -199,14 +205,20 @@ fn team_view(team: &Team, problems: &mut Vec<String>) -> TeamView {
     }
 }
 
+/// The team named, else the one Claude Code would use ([`Teams::unnamed_team`]); it must exist.
+fn existing_team(claude_dir: &Path, team: Option<&str>) -> Result<Team> {
+    let teams = Teams::new(claude_dir);
+    Ok(teams.existing_team(&teams.named_or_unnamed(team))?)
+}
+
 /// `teams inbox`: a member's messages, unread first, without marking anything.
 pub fn inbox(
     claude_dir: &Path,
-    team: &str,
+    team: Option<&str>,
     member: &str,
     unread_only: bool,
 ) -> Result<TeamInboxResult> {
-    let team = Teams::new(claude_dir).existing_team(team)?;
+    let team = existing_team(claude_dir, team)?;
     let inbox = team.inbox(member);
     let file = inbox.read().map_err(team_error)?;
     Ok(TeamInboxResult {
@@ -222,9 +234,10 @@ pub fn inbox(
 }
 
 /// `teams read`: the unread messages, then marks exactly those read (by identity), so a
-/// message that arrives in between stays unread for the next read.
-pub fn read(claude_dir: &Path, team: &str, member: &str) -> Result<TeamInboxResult> {
-    let team = Teams::new(claude_dir).existing_team(team)?;
+/// message that arrives in between stays unread for the next read; marked as the Claude Code
+/// polling the inbox marks (`read: true`, or removed: [`crate::team_inbox::MarkStyle`]).
+pub fn read(claude_dir: &Path, team: Option<&str>, member: &str) -> Result<TeamInboxResult> {
+    let team = existing_team(claude_dir, team)?;
     let inbox = team.inbox(member);
     let file = inbox.read().map_err(team_error)?;
     let unread = unread_first(&file, true);
@@ -240,21 +253,28 @@ pub fn read(claude_dir: &Path, team: &str, member: &str) -> Result<TeamInboxResu
 }
 
 fn unread_first(file: &InboxFile, unread_only: bool) -> Vec<&TeammateMessage> {
-    let unread = file.messages().filter(|m| !m.read);
-    let read = file.messages().filter(|m| m.read && !unread_only);
+    let unread = file.messages().filter(|m| !m.is_read());
+    let read = file.messages().filter(|m| m.is_read() && !unread_only);
     unread.chain(read).collect()
 }
 
 /// `teams send`: append to one member's inbox, or with `*` to every member but the sender.
 /// Every member is tried; those who could not receive it are in `failed` (the others have it,
 /// so sending again would duplicate it for them).
-pub fn send(claude_dir: &Path, team: &str, request: &TeamSendRequest) -> Result<TeamSent> {
-    let team = Teams::new(claude_dir).existing_team(team)?;
+pub fn send(claude_dir: &Path, team: Option<&str>, request: &TeamSendRequest) -> Result<TeamSent> {
+    let team = existing_team(claude_dir, team)?;
     let from = request
         .from
         .clone()
         .filter(|f| !f.trim().is_empty())
-        .unwrap_or_else(|| names::TEAM_LEAD.to_owned());
+        .ok_or_else(|| {
+            Error::invalid(
+                "from",
+                String::new(),
+                "no sender: FileBox writes as no one it is not, and there is no FileBox agent \
+                 to send as here; name the sender with --from (its own name)",
+            )
+        })?;
     let to: Vec<String> = if request.to == "*" {
         team.member_names()?
             .into_iter()

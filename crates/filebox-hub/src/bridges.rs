@@ -1,7 +1,8 @@
 //! The Claude Code team bridges the config names, run while the hub serves:
 //! `"bridges": [{"claude_team": "my-team", "mailbox": "alice", "claude_dir": "/home/u/.claude"}]`
-//! (`mailbox` defaults to the current agent, `claude_dir` to `CLAUDE_CONFIG_DIR`, else
-//! `~/.claude`). Each bridge runs pass after pass on a blocking thread until the hub stops;
+//! (`claude_team` defaults to the team Claude Code picks when none is named: the hub's
+//! `CLAUDE_CODE_TEAM_NAME`, else its session's team, else `default`; `mailbox` to the current
+//! agent, `claude_dir` to `CLAUDE_CONFIG_DIR`, else `~/.claude`). Each bridge runs pass after pass on a blocking thread until the hub stops;
 //! a failed pass is reported on stderr and tried again (a team that does not exist yet is
 //! waited for), and a bridge whose thread ends abnormally is started again (`tasks.rs`).
 
@@ -9,7 +10,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use filebox_bridge::team_bridge::{Bridge, POLL_INTERVAL};
-use filebox_bridge::team_inbox::names;
+use filebox_bridge::team_inbox::{Teams, names};
 use filebox_core::{AgentId, Config};
 use serde::Deserialize;
 use tokio::task::JoinHandle;
@@ -22,7 +23,8 @@ use crate::tasks::{self, Run, keep_running};
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct BridgeSetting {
-    claude_team: String,
+    #[serde(default)]
+    claude_team: Option<String>,
     #[serde(default)]
     mailbox: Option<String>,
     #[serde(default)]
@@ -57,10 +59,11 @@ pub(crate) fn plan(config: &Config) -> anyhow::Result<Vec<Planned>> {
             let claude_dir = names::claude_dir(setting.claude_dir.as_deref())
                 .context("no Claude config folder: set claude_dir or CLAUDE_CONFIG_DIR")
                 .with_context(context)?;
+            let claude_dir = config.base_dir().join(claude_dir);
             Ok(Planned {
-                team: setting.claude_team,
+                team: Teams::new(&claude_dir).named_or_unnamed(setting.claude_team.as_deref()),
                 agent,
-                claude_dir: config.base_dir().join(claude_dir),
+                claude_dir,
             })
         })
         .collect()
@@ -97,6 +100,9 @@ fn bridge(config: &Config, plan: &Planned, label: &str, stop: &CancellationToken
                     &|| stop.is_cancelled(),
                     &mut |pass| match pass {
                         Ok(report) => {
+                            for notice in report.notices {
+                                eprintln!("filebox serve: {label}: {notice}");
+                            }
                             for problem in report.problems {
                                 eprintln!("filebox serve: {label}: {problem}");
                             }

@@ -241,9 +241,14 @@ pub(crate) enum TeamsAction {
     /// once delivered; FileBox mail to `member@team` is appended to that member's team inbox
     /// and resolved. Members are added to the config as `member@team` (mailboxes under
     /// `bridges/TEAM/` beside it). Stopping it at any moment loses and duplicates nothing.
+    /// When the team ends (a session team's folder goes when its Claude Code session exits)
+    /// it says so, and refuses mail for its members back to the senders until a team of that
+    /// name returns.
     Bridge {
-        /// The team's name
-        team: String,
+        /// The team's name [default: as Claude Code picks it: $CLAUDE_CODE_TEAM_NAME, else the
+        /// session's team (session-<first 8 characters of $CLAUDE_CODE_SESSION_ID>) while it
+        /// exists, else default]
+        team: Option<String>,
         /// The FileBox agent the team talks to [default: the current agent]
         #[arg(long, value_name = "AGENT")]
         mailbox: Option<String>,
@@ -397,15 +402,20 @@ pub(crate) struct ExportArgs {
     /// The format to write
     #[arg(long, value_enum)]
     pub(crate) format: TranscriptFormat,
-    /// Write to this file instead of standard output
+    /// Write to this file instead of standard output (never over an existing file without
+    /// --force)
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
+    /// Replace the file -o names if it exists
+    #[arg(long, requires = "output")]
+    pub(crate) force: bool,
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct ImportArgs {
-    /// The file: `*.msg.md`, or an ordinary `*.md` whose last section (`Discussion`, or the
-    /// one its frontmatter's `message_section` names) holds the cells
+    /// The file: `*.msg.md`, or an ordinary `*.md` whose frontmatter says it holds messages
+    /// (`messages: true`, or `message_section: NAME`) in its last section (`Discussion`, or
+    /// the one named)
     pub(crate) file: PathBuf,
     /// Deliver into this agent's inbox [default: me]
     #[arg(long, value_name = "AGENT")]

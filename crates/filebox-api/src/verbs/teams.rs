@@ -83,7 +83,7 @@ impl Standalone for TeamInbox {
         let unread = args.unread.unwrap_or(false);
         Ok(Outcome::clean(teams::inbox(
             &dir,
-            &args.team,
+            args.team.as_deref(),
             &args.member,
             unread,
         )?))
@@ -116,7 +116,11 @@ impl Verb for ReadTeamInbox {
 impl Standalone for ReadTeamInbox {
     fn run_standalone(args: ReadTeamInboxArgs) -> Result<Outcome<TeamInboxResult>> {
         let dir = claude_dir(args.claude_dir.as_deref())?;
-        Ok(Outcome::clean(teams::read(&dir, &args.team, &args.member)?))
+        Ok(Outcome::clean(teams::read(
+            &dir,
+            args.team.as_deref(),
+            &args.member,
+        )?))
     }
 }
 
@@ -134,7 +138,11 @@ impl Verb for SendTeamMessage {
     type Args = SendTeamMessageArgs;
     type Output = TeamSendResult;
 
-    fn run(_: &VerbContext<'_>, args: SendTeamMessageArgs) -> Result<Outcome<TeamSendResult>> {
+    /// From the acting FileBox agent unless the caller names another sender.
+    fn run(cx: &VerbContext<'_>, mut args: SendTeamMessageArgs) -> Result<Outcome<TeamSendResult>> {
+        if args.from.as_deref().is_none_or(|f| f.trim().is_empty()) {
+            args.from = Some(cx.mailroom.me().to_string());
+        }
         Self::run_standalone(args)
     }
 
@@ -145,7 +153,8 @@ impl Verb for SendTeamMessage {
 
 impl Standalone for SendTeamMessage {
     /// Members who could not receive it are warnings when others did (sending again would
-    /// duplicate it for those); when none did, the error says why.
+    /// duplicate it for those); when none did, the error says why. Without a FileBox agent
+    /// to send as, the sender must be named.
     fn run_standalone(args: SendTeamMessageArgs) -> Result<Outcome<TeamSendResult>> {
         let dir = claude_dir(args.claude_dir.as_deref())?;
         let request = TeamSendRequest {
@@ -155,7 +164,7 @@ impl Standalone for SendTeamMessage {
             summary: args.summary,
             color: args.color,
         };
-        let sent = teams::send(&dir, &args.team, &request)?;
+        let sent = teams::send(&dir, args.team.as_deref(), &request)?;
         let mut failed = sent.failed;
         if sent.result.to.is_empty() {
             return Err(match failed.len() {

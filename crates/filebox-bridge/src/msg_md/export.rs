@@ -1,6 +1,7 @@
 //! A FileBox thread as a message file: messages as `# %%` cells, conversation replies as
 //! `# %%%` cells (more `#` the deeper they sit in the thread), footnotes carrying sender,
-//! recipient, time, type and Message ID, participants as frontmatter agents. Messages that
+//! recipient, time, type, Message ID and the thread's shape (what each answers, a fork's
+//! reason, obsolete marks; see [`LINEAGE`]), participants as frontmatter agents. Messages that
 //! came from an imported file are written back exactly as they were read, so an imported file
 //! exports byte for byte. The text is parsed back before it is returned.
 
@@ -10,10 +11,14 @@ use filebox_core::message::FileName;
 use filebox_core::{ENTRY_SEPARATOR, Mailroom, Message, ThreadNode};
 
 use super::MsgMdError;
-use super::attrs::{Note, quoted};
+use super::attrs::{Attr, Note, quoted};
 use super::cell::Heading;
 use super::import::{CELL_HEADER, TRANSCRIPT_HEADER};
 use super::transcript::{FileKind, Transcript};
+
+/// The footnote attributes that give a cell its place in the thread, which import rebuilds:
+/// the node it answers or forks from, a fork's reason, and whether a fork made it obsolete.
+pub(super) const LINEAGE: [&str; 3] = ["in_reply_to", "fork_reason", "obsolete"];
 
 /// Export the thread of `reference` (a thread id, message id, short id or file name).
 pub fn export(mailroom: &Mailroom, reference: &str) -> Result<String, MsgMdError> {
@@ -101,9 +106,7 @@ fn message_cell(node: &ThreadNode, message: &Message, id: &str) -> String {
         quoted("type", &node.kind),
         quoted("id", &node.id),
     ];
-    if let Some(parent) = &node.parent {
-        attrs.push(quoted("in_reply_to", parent));
-    }
+    attrs.extend(lineage(node));
     let note = Note {
         id: id.to_owned(),
         kind: Some("markdown".to_owned()),
@@ -122,14 +125,33 @@ fn reply_cell(node: &ThreadNode, body: &str, id: &str) -> String {
     let note = Note {
         id: id.to_owned(),
         kind: Some(node.from.clone()),
-        attrs: vec![
+        attrs: [
             quoted("to", &node.to),
             quoted("time", &node.timestamp),
             quoted("type", &node.kind),
             quoted("id", &node.id),
-        ],
+        ]
+        .into_iter()
+        .chain(lineage(node))
+        .collect(),
     };
     cell_text(&heading, &note, body)
+}
+
+/// The [`LINEAGE`] attributes of a node, those it has.
+fn lineage(node: &ThreadNode) -> Vec<Attr> {
+    let [in_reply_to, fork_reason, obsolete] = LINEAGE;
+    let mut attrs = Vec::new();
+    if let Some(parent) = &node.parent {
+        attrs.push(quoted(in_reply_to, parent));
+    }
+    if let Some(reason) = &node.fork_reason {
+        attrs.push(quoted(fork_reason, reason));
+    }
+    if node.obsolete {
+        attrs.push(quoted(obsolete, "true"));
+    }
+    attrs
 }
 
 /// Heading, blank line, footnote, blank line, body (heading-like lines escaped), blank line.

@@ -1,9 +1,12 @@
 //! A message file into FileBox: one message holding the preamble (frontmatter, or a Markdown
-//! file's text up to its message section), then one message per cell, each answering the one
-//! before, all in one thread. A cell message keeps the cell's exact text as its body, and its
-//! header says what was read from it (sender, time, type, cell id, cell type, history), so the
-//! file exports again byte for byte.
+//! file's text up to its message section), then one message per cell, all in one thread. A
+//! cell answers the one before, unless its footnote says where it sits (what FileBox's export
+//! writes, `super::export::LINEAGE`: the cell it answers or forks from, a fork's reason, an
+//! obsolete mark), so an exported thread comes back with its forks. A cell message keeps the
+//! cell's exact text as its body, and its header says what was read from it (sender, time,
+//! type, cell id, cell type, history), so the file exports again byte for byte.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use filebox_core::message::field;
@@ -12,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::MsgMdError;
 use super::cell::Cell;
+use super::export::LINEAGE;
 use super::speaker::speaker;
 use super::transcript::{FileKind, Transcript};
 
@@ -73,7 +77,13 @@ pub fn import(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let now = jiff::Timestamp::now();
-    let thread = uuid::Uuid::new_v4().to_string();
+    // Random ids, handed out in ascending order: the thread view orders cells of the same time
+    // by id, so they keep the file's order.
+    let mut new_ids: Vec<String> = (0..=transcript.cells.len())
+        .map(|_| uuid::Uuid::new_v4().to_string())
+        .collect();
+    new_ids.sort();
+    let thread = new_ids[0].clone();
     let title = transcript
         .frontmatter
         .as_deref()
@@ -96,16 +106,13 @@ pub fn import(
     )?;
     let mut ids = vec![thread.clone()];
     let mut cells = Vec::with_capacity(transcript.cells.len());
+    // Each cell's own node id (its footnote's `id`) → the Message ID it was imported as.
+    let mut imported: HashMap<&str, String> = HashMap::new();
     for (index, cell) in transcript.cells.iter().enumerate() {
-        let id = uuid::Uuid::new_v4().to_string();
-        let message = cell_message(
-            cell,
-            index,
-            &id,
-            &thread,
-            ids.last().map_or("", String::as_str),
-            now,
-        )?;
+        let id = new_ids[index + 1].clone();
+        let previous = ids.last().map_or("", String::as_str);
+        let place = Place::of(cell, &imported, previous);
+        let message = cell_message(cell, index, &id, &thread, &place, now)?;
         mailroom.deliver_foreign(to, &message)?;
         cells.push(ImportedCell {
             message_id: id.clone(),
@@ -120,6 +127,9 @@ pub fn import(
             from: message.sender.clone(),
             history: cell.history().as_str().to_owned(),
         });
+        if let Some(node) = cell.attr("id") {
+            imported.insert(node, id.clone());
+        }
         ids.push(id);
     }
     Ok(ImportResult {
@@ -131,12 +141,37 @@ pub fn import(
     })
 }
 
+/// Where a cell sits in the thread: the message it answers (the cell its `in_reply_to` names,
+/// when that cell came earlier in the file, else the one before), and whether it starts a fork
+/// or was made obsolete by one.
+struct Place {
+    parent: String,
+    fork_reason: Option<String>,
+    obsolete: bool,
+}
+
+impl Place {
+    fn of(cell: &Cell, imported: &HashMap<&str, String>, previous: &str) -> Place {
+        let [in_reply_to, fork_reason, obsolete] = LINEAGE;
+        let named = cell.attr(in_reply_to).and_then(|node| imported.get(node));
+        Place {
+            parent: named.map_or_else(|| previous.to_owned(), String::clone),
+            // A fork whose point is not in the file cannot be rebuilt: it answers the one before.
+            fork_reason: cell
+                .attr(fork_reason)
+                .filter(|_| named.is_some())
+                .map(str::to_owned),
+            obsolete: cell.attr(obsolete).is_some_and(|v| v == "true"),
+        }
+    }
+}
+
 fn cell_message(
     cell: &Cell,
     index: usize,
     id: &str,
     thread: &str,
-    previous: &str,
+    place: &Place,
     now: jiff::Timestamp,
 ) -> Result<ForeignMessage, MsgMdError> {
     let kind = cell
@@ -154,14 +189,23 @@ fn cell_message(
         .unwrap_or_else(|| derive_title(&cell.content));
     let mut fields = vec![
         (field::THREAD_ID.to_owned(), thread.to_owned()),
-        (field::IN_REPLY_TO.to_owned(), previous.to_owned()),
+        (field::IN_REPLY_TO.to_owned(), place.parent.clone()),
+    ];
+    if let Some(reason) = &place.fork_reason {
+        fields.push((field::FORKED_FROM.to_owned(), place.parent.clone()));
+        fields.push((field::FORK_REASON.to_owned(), reason.clone()));
+    }
+    if place.obsolete {
+        fields.push((field::STATUS.to_owned(), "obsolete".to_owned()));
+    }
+    fields.extend([
         (field::SOURCE_TYPE.to_owned(), "external".to_owned()),
         (
             CELL_HEADER.to_owned(),
             cell.id()
                 .map_or_else(|| format!("#{}", index + 1), str::to_owned),
         ),
-    ];
+    ]);
     if let Some(kind) = cell.kind() {
         fields.push((CELL_TYPE_HEADER.to_owned(), kind.to_owned()));
     }

@@ -254,6 +254,69 @@ fn a_filebox_thread_survives_export_import_export() {
     assert_eq!(import_then_export(&mailroom, &file), first);
 }
 
+/// A thread's shape as the thread view shows it: per node, depth, sender, obsolete mark and
+/// fork reason (an imported thread hangs below its preamble message: one level deeper).
+fn shape(
+    mailroom: &Mailroom,
+    thread: &str,
+    below: usize,
+) -> Vec<(usize, String, bool, Option<String>)> {
+    mailroom
+        .thread(thread)
+        .unwrap()
+        .nodes
+        .iter()
+        .skip(below)
+        .map(|n| {
+            (
+                n.depth - below,
+                n.from.clone(),
+                n.obsolete,
+                n.fork_reason.clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_forked_thread_keeps_its_forks_obsolete_marks_and_reasons_through_a_transcript() {
+    let (dir, mailroom) = mailroom();
+    let bodies = [
+        "# Cache design\n\nShould we cache per user?".to_owned(),
+        "Per tenant is simpler.".to_owned(),
+        "Then invalidation gets hard.".to_owned(),
+        "Agreed, drop it.".to_owned(),
+    ];
+    let id = filebox_thread(&mailroom, &bodies);
+    // Fork from dev's first answer: the two later entries become obsolete.
+    let fork = mailroom
+        .fork(&filebox_core::ForkRequest {
+            from: format!("{id}#1"),
+            reason: filebox_core::ForkReason::DirectionChange,
+            context: "Per tenant, with a TTL instead of invalidation.".to_owned(),
+            to: Vec::new(),
+            thread: None,
+        })
+        .unwrap();
+    let original = shape(&mailroom, &id, 0);
+    assert!(original.iter().any(|(_, _, obsolete, _)| *obsolete));
+    assert!(original.iter().any(|(_, _, _, reason)| reason.is_some()));
+    let first = export(&mailroom, &id).unwrap();
+    assert!(
+        first.contains(&format!(
+            "in_reply_to=\"{id}#1\" fork_reason=\"direction-change\""
+        )),
+        "{first}"
+    );
+    assert!(first.contains("obsolete=\"true\""), "{first}");
+    let file = dir.path().join("forked.msg.md");
+    std::fs::write(&file, &first).unwrap();
+    let imported = import(&mailroom, &file, None).unwrap();
+    assert_eq!(shape(&mailroom, &imported.thread, 1), original);
+    assert_eq!(export(&mailroom, &imported.thread).unwrap(), first);
+    assert!(!fork.id.is_empty());
+}
+
 /// Hand-written cells: any level, either marker, optional title, quoted and bare attributes,
 /// any content (but no line that is itself a heading).
 fn hand_written_cell() -> impl Strategy<Value = String> {

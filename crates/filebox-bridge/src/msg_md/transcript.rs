@@ -1,6 +1,9 @@
 //! A whole message file: the preamble (frontmatter, and for an ordinary `.md` file everything
 //! up to its message section), then the cells. Parsing is a partition of the text, so
-//! `preamble + cells' raw text` is always the file, byte for byte.
+//! `preamble + cells' raw text` is always the file, byte for byte. An ordinary `.md` file is a
+//! transcript only when its frontmatter says so (see [`OPT_IN_KEY`]), and its message section
+//! must be its last: a heading of the same or a higher level after it is refused, never taken
+//! into the last cell.
 
 use super::cell::{Cell, Heading};
 
@@ -8,8 +11,14 @@ use super::cell::{Cell, Heading};
 /// another.
 const DEFAULT_SECTION: &str = "Discussion";
 
-/// Frontmatter keys FileBox reads for the message section's name.
+/// Frontmatter keys FileBox reads for the message section's name; one of them also says the
+/// file holds messages.
 const SECTION_KEYS: [&str; 3] = ["message_section", "discussion_section", "section"];
+
+/// The frontmatter key by which an ordinary `.md` file says it holds messages in its
+/// `Discussion` section: `messages: true` (naming the section, `message_section: NAME`, says
+/// it too).
+const OPT_IN_KEY: &str = "messages";
 
 /// Which kind of file: a `.msg.md` is all messages; an ordinary `.md` keeps them in its last
 /// section.
@@ -40,6 +49,20 @@ pub enum TranscriptError {
         "no `{0}` section: an ordinary .md file keeps its messages in a last section of that name (or the one its frontmatter names)"
     )]
     NoSection(String),
+    #[error(
+        "not a transcript: an ordinary .md file is read as one only when its frontmatter says so \
+         (`messages: true`, or `message_section: NAME`); rename it *.msg.md if it is all messages"
+    )]
+    NotOptedIn,
+    #[error(
+        "the `{section}` section is not the file's last: line {line} (`{heading}`) starts another; \
+         the messages must be the last section, move that part above it"
+    )]
+    NotLast {
+        section: String,
+        line: usize,
+        heading: String,
+    },
 }
 
 /// A preset agent from the frontmatter, with its other keys as written.
@@ -67,11 +90,22 @@ impl Transcript {
         let body_start = match kind {
             FileKind::MessageFile => 0,
             FileKind::Markdown => {
-                let name = frontmatter
-                    .and_then(section_name)
-                    .unwrap_or_else(|| DEFAULT_SECTION.to_owned());
-                section_end(text, frontmatter.map_or(0, |f| f.len()), &name)
-                    .ok_or(TranscriptError::NoSection(name))?
+                let block = frontmatter.ok_or(TranscriptError::NotOptedIn)?;
+                let named = section_name(block);
+                if named.is_none() && top_level(block, OPT_IN_KEY).is_none_or(|v| v != "true") {
+                    return Err(TranscriptError::NotOptedIn);
+                }
+                let name = named.unwrap_or_else(|| DEFAULT_SECTION.to_owned());
+                let (end, level) = section_end(text, block.len(), &name)
+                    .ok_or_else(|| TranscriptError::NoSection(name.clone()))?;
+                if let Some((line, heading)) = later_section(text, end, level) {
+                    return Err(TranscriptError::NotLast {
+                        section: name,
+                        line,
+                        heading,
+                    });
+                }
+                end
             }
         };
         let mut starts = Vec::new();
@@ -221,24 +255,48 @@ fn unquote(value: &str) -> String {
     }
 }
 
-/// Where the last `# NAME` heading (any level, not a cell) ends: the message section starts there.
-fn section_end(text: &str, from: usize, name: &str) -> Option<usize> {
+/// Where the last `# NAME` heading (any level, not a cell) ends, and its level: the message
+/// section starts there.
+fn section_end(text: &str, from: usize, name: &str) -> Option<(usize, usize)> {
     let mut offset = 0;
     let mut found = None;
     for line in text.split_inclusive('\n') {
-        let bare = line.trim_end_matches(['\n', '\r']);
-        if offset >= from && Heading::parse(bare).is_none() {
-            let level = bare.bytes().take_while(|&b| b == b'#').count();
-            if (1..=6).contains(&level)
-                && bare[level..].starts_with([' ', '\t'])
-                && bare[level..].trim().eq_ignore_ascii_case(name)
-            {
-                found = Some(offset + line.len());
-            }
+        if offset >= from
+            && let Some((level, title)) = section_heading(line)
+            && title.eq_ignore_ascii_case(name)
+        {
+            found = Some((offset + line.len(), level));
         }
         offset += line.len();
     }
     found
+}
+
+/// The first heading after `from` (not a cell) that ends a section of `level`: its line
+/// number (from 1) and text.
+fn later_section(text: &str, from: usize, level: usize) -> Option<(usize, String)> {
+    let mut offset = 0;
+    for (number, line) in text.split_inclusive('\n').enumerate() {
+        if offset >= from
+            && let Some((found, _)) = section_heading(line)
+            && found <= level
+        {
+            return Some((number + 1, line.trim_end().to_owned()));
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// A Markdown ATX heading that is not a cell: its level and title.
+fn section_heading(line: &str) -> Option<(usize, &str)> {
+    let bare = line.trim_end_matches(['\n', '\r']);
+    if Heading::parse(bare).is_some() {
+        return None;
+    }
+    let level = bare.bytes().take_while(|&b| b == b'#').count();
+    ((1..=6).contains(&level) && bare[level..].starts_with([' ', '\t']))
+        .then(|| (level, bare[level..].trim()))
 }
 
 #[cfg(test)]
@@ -249,15 +307,57 @@ mod tests {
 
     #[test]
     fn a_markdown_file_keeps_its_messages_in_the_named_last_section() {
-        let text = "---\ntitle: Plan\nmessage_section: Chat\nagents:\n  - name: demo\n    models: [gpt-4o]\n---\n\n# Plan\n\n# %% not a cell: before the section\n\n## Chat\n\n# %% Hi[^1]\n\n[^1]: [markdown]\n\nhello\n";
+        let text = "---\ntitle: Plan\nmessage_section: Chat\nagents:\n  - name: demo\n    models: [gpt-4o]\n---\n\n# Plan\n\n# %% not a cell: before the section\n\n## Chat\n\n# %% Hi[^1]\n\n[^1]: [markdown]\n\nhello\n### Details stay in the cell\n";
         let t = Transcript::parse(text, FileKind::Markdown).unwrap();
         assert_eq!(t.cells.len(), 1);
         assert!(t.preamble.ends_with("## Chat\n\n"));
+        assert!(t.cells[0].raw.ends_with("### Details stay in the cell\n"));
         assert_eq!(t.agents[0].name, "demo");
         assert_eq!(t.agents[0].fields, [("models".into(), "[gpt-4o]".into())]);
         assert_eq!(
-            Transcript::parse("# Notes\n", FileKind::Markdown),
+            Transcript::parse("---\nmessages: true\n---\n# Notes\n", FileKind::Markdown),
             Err(TranscriptError::NoSection("Discussion".into()))
+        );
+    }
+
+    #[test]
+    fn a_markdown_file_is_a_transcript_only_when_it_says_so_and_its_section_is_last() {
+        let body = "# Notes\n\n## Discussion\n\n# %% Hi[^1]\n\n[^1]: [markdown]\n\nhello\n";
+        for frontmatter in [
+            "",
+            "---\ntitle: Notes\n---\n",
+            "---\nmessages: false\n---\n",
+        ] {
+            assert_eq!(
+                Transcript::parse(&format!("{frontmatter}{body}"), FileKind::Markdown),
+                Err(TranscriptError::NotOptedIn),
+                "{frontmatter:?}"
+            );
+        }
+        let opted = format!("---\nmessages: true\n---\n{body}");
+        assert_eq!(
+            Transcript::parse(&opted, FileKind::Markdown)
+                .unwrap()
+                .cells
+                .len(),
+            1
+        );
+        let appendix = format!("{opted}\n## Appendix\n\nNot a message.\n");
+        assert_eq!(
+            Transcript::parse(&appendix, FileKind::Markdown),
+            Err(TranscriptError::NotLast {
+                section: "Discussion".into(),
+                line: 14,
+                heading: "## Appendix".into(),
+            })
+        );
+        // A .msg.md file is all messages: no frontmatter needed.
+        assert_eq!(
+            Transcript::parse(body, FileKind::MessageFile)
+                .unwrap()
+                .cells
+                .len(),
+            1
         );
     }
 
@@ -289,6 +389,7 @@ mod tests {
                     Just("[^1]: [tool] name=\"x\" history=0\n".to_owned()),
                     Just("---\n".to_owned()),
                     Just("## Discussion\n".to_owned()),
+                    Just("messages: true\n".to_owned()),
                     Just("```\n".to_owned()),
                     ".*\n?",
                 ],

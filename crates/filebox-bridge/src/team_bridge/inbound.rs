@@ -5,9 +5,8 @@
 
 use filebox_core::message::field;
 use filebox_core::{ForeignDelivery, ForeignMessage, Mailroom, MessageType, derive_title};
-use sha2::{Digest, Sha256};
 
-use super::{BridgeError, Carried, PassReport, roster::member_agent};
+use super::{BridgeError, Carried, PassReport, derived_uuid, roster::member_agent};
 use crate::team_inbox::{Structured, Team, TeammateMessage};
 
 /// Header fields a bridged message carries besides the standard ones.
@@ -25,7 +24,7 @@ pub(super) fn pull(
     let unread: Vec<TeammateMessage> = inbox
         .read()?
         .messages()
-        .filter(|m| !m.read)
+        .filter(|m| !m.is_read())
         .cloned()
         .collect();
     let mut delivered = Vec::new();
@@ -93,21 +92,11 @@ fn foreign_message(
 /// A UUID-shaped Message ID from (team, inbox, from, timestamp, text): the same message always
 /// gets the same id, different messages different ones.
 fn identity_id(team: &str, inbox: &str, message: &TeammateMessage) -> String {
-    let mut hash = Sha256::new();
-    for part in [
+    derived_uuid(&[
         team,
         inbox,
         &message.from,
         &message.timestamp,
         &message.text,
-    ] {
-        hash.update((part.len() as u64).to_le_bytes());
-        hash.update(part.as_bytes());
-    }
-    let digest = hash.finalize();
-    let mut bytes = [0u8; 16];
-    bytes.copy_from_slice(&digest[..16]);
-    uuid::Builder::from_random_bytes(bytes)
-        .into_uuid()
-        .to_string()
+    ])
 }

@@ -3,13 +3,22 @@
 //! from `member@team` (marked read only once safely delivered), and FileBox mail to
 //! `member@team` is appended to that member's team inbox (then resolved). Both directions are
 //! idempotent: a pass interrupted anywhere and run again duplicates nothing.
+//!
+//! A team can end while bridged: a session team's folder goes when its Claude Code session
+//! exits (an older version's `TeamDelete` removes any team's). The bridge says so once, and
+//! while the team is gone it refuses mail for its members back to the senders (rejected, with
+//! the reason); it writes nothing into the team's place, and carries on if a team of that name
+//! comes back (a resumed session).
 
 mod inbound;
 mod outbound;
 mod roster;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+use sha2::{Digest, Sha256};
 
 use filebox_core::{AgentId, Config, Mailroom};
 use serde::{Deserialize, Serialize};
@@ -35,7 +44,8 @@ pub enum BridgeError {
 /// One message carried across.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Carried {
-    /// `in`: team inbox → FileBox; `out`: FileBox → team inbox.
+    /// `in`: team inbox → FileBox; `out`: FileBox → team inbox; `refused`: FileBox mail for
+    /// a member of a team that has ended, rejected back to its sender.
     pub direction: String,
     pub from: String,
     pub to: String,
@@ -52,6 +62,12 @@ pub struct PassReport {
     pub members_added: Vec<String>,
     /// Messages that could not be carried this time (they are tried again next pass).
     pub problems: Vec<String>,
+    /// The team ended (its folder is gone) or came back since the pass before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
+    /// The team is gone: nothing was carried, mail for its members was refused.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub team_ended: bool,
 }
 
 /// A bridge between `team` and the FileBox `agent`, configured by the config at `config_path`.
@@ -60,10 +76,13 @@ pub struct Bridge {
     config_path: PathBuf,
     team: Team,
     agent: AgentId,
+    /// Whether the team was there at the last pass (to say once that it ended or came back).
+    alive: AtomicBool,
 }
 
 impl Bridge {
-    /// Check the team exists and the agent is configured.
+    /// Check the team exists (or is a session team that ended: its first pass says so and
+    /// refuses the mail waiting for it) and the agent is configured.
     pub fn new(
         config: &Config,
         claude_dir: &Path,
@@ -71,10 +90,17 @@ impl Bridge {
         agent: &AgentId,
     ) -> Result<Bridge, BridgeError> {
         config.agent(agent)?;
+        let teams = Teams::new(claude_dir);
+        let team = match teams.existing_team(team) {
+            Ok(team) => team,
+            Err(TeamError::Ended { .. }) => teams.team(team),
+            Err(e) => return Err(e.into()),
+        };
         Ok(Bridge {
             config_path: config.path.clone(),
-            team: Teams::new(claude_dir).existing_team(team)?,
+            team,
             agent: agent.clone(),
+            alive: AtomicBool::new(true),
         })
     }
 
@@ -86,6 +112,29 @@ impl Bridge {
     /// in, carry mail for members out.
     pub fn pass(&self) -> Result<PassReport, BridgeError> {
         let mut report = PassReport::default();
+        let alive = self.team.exists();
+        if self.alive.swap(alive, Ordering::Relaxed) != alive {
+            report.notices.push(match alive {
+                true => format!("team {} is back; bridging again", self.team.name),
+                false => format!(
+                    "team {} has ended (its folder {} is gone{}); mail for its members is \
+                     refused back to the senders until a team of that name returns",
+                    self.team.name,
+                    self.team.inbox_dir.display(),
+                    if self.team.is_session() {
+                        ": its Claude Code session exited"
+                    } else {
+                        ""
+                    }
+                ),
+            });
+        }
+        if !alive {
+            let mailroom = Mailroom::new(Config::load(&self.config_path)?, Some(&self.agent))?;
+            outbound::refuse(&mailroom, &self.team, &mut report);
+            report.team_ended = true;
+            return Ok(report);
+        }
         let (config, members) = roster::ensure(&self.config_path, &self.team, &self.agent)?;
         report.members_added = members.added;
         let mailroom = Mailroom::new(config, Some(&self.agent))?;
@@ -107,4 +156,20 @@ impl Bridge {
             std::thread::sleep(interval);
         }
     }
+}
+
+/// A UUID-shaped id derived from `parts`: the same parts always give the same id, different
+/// ones different ids (so a retried write is recognised by it).
+fn derived_uuid(parts: &[&str]) -> String {
+    let mut hash = Sha256::new();
+    for part in parts {
+        hash.update((part.len() as u64).to_le_bytes());
+        hash.update(part.as_bytes());
+    }
+    let digest = hash.finalize();
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    uuid::Builder::from_random_bytes(bytes)
+        .into_uuid()
+        .to_string()
 }

@@ -12,11 +12,15 @@ use std::time::{Duration, Instant, SystemTime};
 const STALE: Duration = Duration::from_secs(10);
 /// proper-lockfile's default `update` (stale / 2): how often a holder refreshes the mtime.
 const REFRESH: Duration = Duration::from_secs(5);
-/// The first and the longest pause between attempts (Claude Code: 5 and 100 ms).
-const FIRST_PAUSE: Duration = Duration::from_millis(5);
-const LONGEST_PAUSE: Duration = Duration::from_millis(100);
-/// How long to keep trying. Longer than Claude Code's ten retries (about 0.65 s): a FileBox
-/// writer would rather wait than drop a message, and a live holder finishes in milliseconds.
+/// The first and the longest pause between attempts. Claude Code retries 5 ms to 100 ms apart
+/// and gives up after ten retries (about 0.65 s, dropping its message); FileBox starts later
+/// and slows to twice that, so when a lock is freed a waiting Claude Code writer takes it
+/// first, and FileBox, which would rather wait than fail, waits its turn.
+const FIRST_PAUSE: Duration = Duration::from_millis(10);
+const LONGEST_PAUSE: Duration = Duration::from_millis(200);
+/// How long FileBox waits at most, then fails with nothing written (safe to retry). Beyond
+/// [`STALE`], so a dead holder's lock is taken over; a live holder refreshes its lock and
+/// finishes in milliseconds, so reaching this means a writer is stuck.
 const PATIENCE: Duration = Duration::from_secs(30);
 
 /// Why a lock could not be had or kept.

@@ -1,44 +1,75 @@
 //! One team inbox file: a JSON array of `TeammateMessage`s, pretty-printed with two spaces.
-//! Parsing never fails on an element it does not understand: such elements are kept as they
-//! are and written back untouched, so a rewrite never loses what another tool wrote.
+//! Parsing never fails on an element it does not understand: such elements (and entries that
+//! fail Claude Code's schema, [`super::schema`]) are kept as they are and written back
+//! untouched, so a rewrite never loses what another tool wrote.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// A message as Claude Code writes it (`TeammateMessage` in `teammateMailbox.ts`). Fields this
-/// version does not know are kept in `other`.
+use super::marking::MarkStyle;
+
+/// The `type` current Claude Code writes on every entry.
+pub const ENTRY_TYPE: &str = "message";
+/// The `msgV` (entry format version) current Claude Code writes.
+pub const ENTRY_VERSION: u64 = 1;
+
+/// A message as Claude Code writes it (`TeammateMessage` in `teammateMailbox.ts`; 2.1.88 wrote
+/// `from, text, timestamp, read, color?, summary?`, current versions add `type`, `msgV` and
+/// `msg_id` and may leave `read` out). Fields this version does not know (`lead_sig`,
+/// `from_plugin`, ...) are kept in `other`; a field absent from the file stays absent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TeammateMessage {
+    /// `"message"` in current versions; absent in 2.1.88's.
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
     /// The sender's name (not its `name@team` id).
     pub from: String,
     /// Plain text, or a structured message serialized as JSON (see [`super::structured`]).
     pub text: String,
     /// `new Date().toISOString()`: milliseconds and `Z` (see [`timestamp_now`]).
     pub timestamp: String,
-    #[serde(default)]
-    pub read: bool,
+    /// `false` on write; 2.1.88 and 2.1.112 flip it when the message is delivered, current
+    /// versions remove the entry instead (and may not write the field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
+    /// The entry format's version (current versions: 1).
+    #[serde(rename = "msgV", default, skip_serializing_if = "Option::is_none")]
+    pub msg_v: Option<u64>,
+    /// A UUID per entry (current versions); an entry without one can never be "verified".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub msg_id: Option<String>,
     #[serde(flatten)]
     pub other: BTreeMap<String, Value>,
 }
 
 impl TeammateMessage {
-    /// A new unread message stamped now.
+    /// A new unread message stamped now, in the current entry shape (`type`, `msgV`, a fresh
+    /// `msg_id`; `read: false` too, which every version accepts and the older ones need).
     pub fn new(from: &str, text: &str) -> Self {
         TeammateMessage {
+            kind: Some(ENTRY_TYPE.to_owned()),
             from: from.to_owned(),
             text: text.to_owned(),
             timestamp: timestamp_now(),
-            read: false,
+            read: Some(false),
             color: None,
             summary: None,
+            msg_v: Some(ENTRY_VERSION),
+            msg_id: Some(uuid::Uuid::new_v4().to_string()),
             other: BTreeMap::new(),
         }
+    }
+
+    /// Whether the recipient has it: only an explicit `read: true` says so (a delivered
+    /// message of a current version is gone from the file).
+    pub fn is_read(&self) -> bool {
+        self.read == Some(true)
     }
 
     /// What tells two messages apart: the file format has no id, so `(from, timestamp, text)`.
@@ -94,12 +125,13 @@ impl InboxFile {
         let Value::Array(items) = value else {
             return Err(InboxParseError::NotAnArray);
         };
+        // An entry Claude Code's schema refuses is not a message to it either: kept, not shown.
         let entries = items
             .into_iter()
             .map(
                 |item| match serde_json::from_value::<TeammateMessage>(item.clone()) {
-                    Ok(message) => Entry::Message(message),
-                    Err(_) => Entry::Other(item),
+                    Ok(message) if super::schema::readable(&message) => Entry::Message(message),
+                    _ => Entry::Other(item),
                 },
             )
             .collect();
@@ -129,18 +161,27 @@ impl InboxFile {
         self.messages().any(|m| m.identity() == *identity)
     }
 
-    /// Mark read the unread messages whose identity is in `identities`; returns how many.
-    pub fn mark_read(&mut self, identities: &[Identity]) -> usize {
+    /// Mark read the unread messages whose identity is in `identities`, the way `style` says
+    /// (flip `read`, or remove the entry); returns how many. Messages already gone are not
+    /// an error: a current Claude Code removes what it delivered.
+    pub fn mark_read(&mut self, identities: &[Identity], style: MarkStyle) -> usize {
         let mut marked = 0;
-        for entry in &mut self.entries {
-            if let Entry::Message(message) = entry
-                && !message.read
-                && identities.contains(&message.identity())
-            {
-                message.read = true;
-                marked += 1;
+        self.entries.retain_mut(|entry| {
+            let Entry::Message(message) = entry else {
+                return true;
+            };
+            if message.is_read() || !identities.contains(&message.identity()) {
+                return true;
             }
-        }
+            marked += 1;
+            match style {
+                MarkStyle::Flag => {
+                    message.read = Some(true);
+                    true
+                }
+                MarkStyle::Prune => false,
+            }
+        });
         marked
     }
 }
@@ -175,7 +216,7 @@ mod tests {
         let mut inbox = InboxFile::parse(text.as_bytes()).unwrap();
         assert_eq!(inbox.messages().count(), 1);
         let id = inbox.messages().next().unwrap().identity();
-        assert_eq!(inbox.mark_read(&[id]), 1);
+        assert_eq!(inbox.mark_read(&[id], MarkStyle::Flag), 1);
         let again = InboxFile::parse(inbox.render().as_bytes()).unwrap();
         assert_eq!(again, inbox);
         assert!(inbox.render().contains("\"priority\": 3"));
@@ -225,10 +266,10 @@ mod properties {
                     from,
                     text,
                     timestamp,
-                    read,
+                    read: Some(read),
                     color,
                     summary,
-                    other: BTreeMap::new(),
+                    ..TeammateMessage::new("", "")
                 },
             )
     }

@@ -1,18 +1,23 @@
 //! Claude Code's team inboxes: `{claude}/teams/{team}/inboxes/{agent}.json`, one JSON array per
-//! agent, guarded by proper-lockfile's `mkdir` lock. Names, the file format, structured
-//! messages, the lock, inbox operations and the roster each have a module.
+//! agent, guarded by proper-lockfile's `mkdir` lock. Names, the file format, Claude Code's
+//! entry schema, how marking read is done, structured messages, the lock, inbox operations
+//! and the roster each have a module.
 
 mod inbox;
 mod lock;
+mod marking;
 mod message;
 pub mod names;
+pub mod schema;
 mod structured;
 mod team;
 
 pub use inbox::{Inbox, InboxError};
 pub use lock::{InboxLock, LockError};
+pub use marking::{MarkStyle, SETTING as MARK_READ_SETTING};
 pub use message::{
-    Entry, Identity, InboxFile, InboxParseError, TeammateMessage, iso_millis, timestamp_now,
+    ENTRY_TYPE, ENTRY_VERSION, Entry, Identity, InboxFile, InboxParseError, TeammateMessage,
+    iso_millis, timestamp_now,
 };
 pub use structured::{Kind, Structured};
 pub use team::{Team, TeamError, TeamFile, TeamMember, Teams};

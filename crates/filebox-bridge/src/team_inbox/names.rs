@@ -10,6 +10,32 @@ pub const TEAM_LEAD: &str = "team-lead";
 /// The team Claude Code falls back to when none is named.
 pub const DEFAULT_TEAM: &str = "default";
 
+/// What a session team's name starts with (Claude Code 2.1.178 and later: one implicit team
+/// per session, `session-` and the first 8 characters of the session id).
+pub const SESSION_TEAM_PREFIX: &str = "session-";
+
+/// The team a teammate's Claude Code names in its environment.
+pub const TEAM_NAME_VARIABLE: &str = "CLAUDE_CODE_TEAM_NAME";
+/// The session id Claude Code gives the commands it runs.
+pub const SESSION_ID_VARIABLE: &str = "CLAUDE_CODE_SESSION_ID";
+
+/// The session team of a session: `session-` and the id's first 8 characters.
+pub fn session_team(session_id: &str) -> String {
+    let start: String = session_id.trim().chars().take(8).collect();
+    format!("{SESSION_TEAM_PREFIX}{start}")
+}
+
+/// Whether a team name is a session team's (which lives only as long as its session): a
+/// session id is a UUID, so its first 8 characters are lower-case hex digits.
+pub fn is_session_team(name: &str) -> bool {
+    name.strip_prefix(SESSION_TEAM_PREFIX).is_some_and(|rest| {
+        rest.len() == 8
+            && rest
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
+}
+
 /// `sanitizePathComponent`: every character but ASCII letters, digits, `_` and `-` becomes `-`.
 /// Used for the inbox folder's team part and for each agent's inbox file name.
 pub fn path_component(name: &str) -> String {
@@ -34,6 +60,11 @@ fn replace_others(name: &str, keep: impl Fn(char) -> bool) -> String {
         }
     }
     out
+}
+
+/// A non-blank environment variable.
+pub(super) fn variable(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
 /// The Claude config folder: `explicit` (`--claude-dir`), else `CLAUDE_CONFIG_DIR`, else
@@ -62,5 +93,15 @@ mod tests {
         assert_eq!(path_component("研究员"), "---");
         assert_eq!(team_config_folder("team-lead"), "team-lead");
         assert_eq!(path_component("a🙂b"), "a--b");
+    }
+
+    #[test]
+    fn session_teams_are_named_after_their_session() {
+        let name = session_team("1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d");
+        assert_eq!(name, "session-1a2b3c4d");
+        assert!(is_session_team(&name));
+        assert_eq!(team_config_folder(&name), path_component(&name));
+        assert!(!is_session_team("session-planning"));
+        assert!(!is_session_team("my-team"));
     }
 }

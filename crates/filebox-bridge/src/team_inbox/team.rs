@@ -59,6 +59,11 @@ pub enum TeamError {
         teams: PathBuf,
         config: PathBuf,
     },
+    #[error(
+        "team {name:?} has ended: a session team lives only while its Claude Code session runs, \
+         and its folder under {teams} is gone; nothing was written"
+    )]
+    Ended { name: String, teams: PathBuf },
     #[error(transparent)]
     Inbox(#[from] InboxError),
 }
@@ -93,7 +98,26 @@ impl From<TeamError> for filebox_core::Error {
                     config.display()
                 ),
             ),
+            TeamError::Ended { name, teams } => {
+                let message = TeamError::Ended {
+                    name: name.clone(),
+                    teams,
+                }
+                .to_string();
+                Error::invalid("team", name, message)
+            }
             TeamError::Inbox(InboxError::Io { path, source }) => Error::Io { path, source },
+            TeamError::Inbox(InboxError::Invalid { path, reason }) => Error::invalid(
+                "text",
+                path.display().to_string(),
+                format!("not written: Claude Code would refuse this entry: {reason}"),
+            ),
+            TeamError::Inbox(InboxError::Setting { path, reason }) => {
+                Error::Config { path, reason }
+            }
+            TeamError::Inbox(InboxError::TeamGone { name, teams }) => {
+                TeamError::Ended { name, teams }.into()
+            }
             TeamError::Inbox(InboxError::Unreadable { path, reason }) => Error::Foreign {
                 path,
                 reason: format!(
@@ -143,11 +167,17 @@ impl Teams {
         }
     }
 
-    /// A team that must exist: its config or its inbox folder is there.
+    /// A team that must exist: its config or its inbox folder is there. A session team that
+    /// is not there has ended (its name says it was one).
     pub fn existing_team(&self, name: &str) -> Result<Team, TeamError> {
         let team = self.team(name);
-        if team.config_path.is_file() || team.inbox_dir.is_dir() {
+        if team.exists() {
             Ok(team)
+        } else if team.is_session() {
+            Err(TeamError::Ended {
+                name: name.to_owned(),
+                teams: self.root.clone(),
+            })
         } else {
             Err(TeamError::NoSuchTeam {
                 name: name.to_owned(),
@@ -155,6 +185,27 @@ impl Teams {
                 config: team.config_path,
             })
         }
+    }
+
+    /// The team a caller that names none means, as Claude Code picks it (`getTeamName()`,
+    /// then `default`): the teammate's `CLAUDE_CODE_TEAM_NAME`, else the session's team
+    /// (`session-` and the first 8 characters of `CLAUDE_CODE_SESSION_ID`) while it exists,
+    /// else `default`.
+    pub fn unnamed_team(&self) -> String {
+        if let Some(team) = names::variable(names::TEAM_NAME_VARIABLE) {
+            return team.trim().to_owned();
+        }
+        names::variable(names::SESSION_ID_VARIABLE)
+            .map(|id| names::session_team(&id))
+            .filter(|name| self.team(name).exists())
+            .unwrap_or_else(|| names::DEFAULT_TEAM.to_owned())
+    }
+
+    /// `name`, else [`Teams::unnamed_team`].
+    pub fn named_or_unnamed(&self, name: Option<&str>) -> String {
+        name.map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map_or_else(|| self.unnamed_team(), str::to_owned)
     }
 
     /// Every team on disk: each folder with a `config.json` (named as the config says), and
@@ -219,6 +270,16 @@ pub struct Team {
 }
 
 impl Team {
+    /// Whether the team is there: its config or its inbox folder.
+    pub fn exists(&self) -> bool {
+        self.config_path.is_file() || self.inbox_dir.is_dir()
+    }
+
+    /// Whether it is a session team, which Claude Code removes when the session exits.
+    pub fn is_session(&self) -> bool {
+        names::is_session_team(&self.name)
+    }
+
     /// The roster, if the team has a config.
     pub fn config(&self) -> Result<Option<TeamFile>, TeamError> {
         if !self.config_path.is_file() {
@@ -227,12 +288,16 @@ impl Team {
         read_team_file(&self.config_path).map(Some)
     }
 
-    /// An agent's inbox in this team.
+    /// An agent's inbox in this team. A session team's inbox is written only while the
+    /// team's folder is there: a write never brings an ended team's folder back.
     pub fn inbox(&self, agent: &str) -> Inbox {
-        Inbox::at(
-            self.inbox_dir
-                .join(format!("{}.json", names::path_component(agent))),
-        )
+        let path = self
+            .inbox_dir
+            .join(format!("{}.json", names::path_component(agent)));
+        match self.inbox_dir.parent().filter(|_| self.is_session()) {
+            Some(folder) => Inbox::in_team_folder(path, &self.name, folder),
+            None => Inbox::at(path),
+        }
     }
 
     /// Every member: the roster's names in order, then agents that only have an inbox file

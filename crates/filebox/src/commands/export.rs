@@ -28,7 +28,7 @@ pub(crate) fn run(global: &Global, args: &ExportArgs) -> anyhow::Result<Outcome>
     let TranscriptFormat::MsgMd = args.format;
     let text = msg_md::export(&mailroom(global)?, &args.thread)?;
     if let Some(path) = &args.output {
-        write_whole(path, text.as_bytes())?;
+        write_whole(path, text.as_bytes(), args.force)?;
     }
     if global.json {
         output::json(&ExportResult {
@@ -44,8 +44,9 @@ pub(crate) fn run(global: &Global, args: &ExportArgs) -> anyhow::Result<Outcome>
 }
 
 /// Write a file so that a reader sees the old content or the new, never a part: a temporary
-/// file beside it, flushed, renamed over it.
-fn write_whole(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+/// file beside it, flushed, then linked in under its name (which fails if the name is taken),
+/// or with `replace` renamed over it.
+fn write_whole(path: &Path, bytes: &[u8], replace: bool) -> anyhow::Result<()> {
     let name = path
         .file_name()
         .with_context(|| format!("{}: not a file name", path.display()))?;
@@ -54,17 +55,23 @@ fn write_whole(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         name.to_string_lossy(),
         std::process::id()
     ));
-    let written = std::fs::File::create(&staged)
-        .and_then(|mut file| {
-            file.write_all(bytes)?;
-            file.sync_all()
-        })
-        .and_then(|()| std::fs::rename(&staged, path));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&staged);
-        return Err(e).with_context(|| format!("cannot write {}", path.display()));
+    let written = std::fs::File::create(&staged).and_then(|mut file| {
+        file.write_all(bytes)?;
+        file.sync_all()
+    });
+    let published = written.and_then(|()| match replace {
+        true => std::fs::rename(&staged, path),
+        false => std::fs::hard_link(&staged, path),
+    });
+    let _ = std::fs::remove_file(&staged);
+    match published {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => anyhow::bail!(
+            "{} exists: nothing was written; pass --force to replace it",
+            path.display()
+        ),
+        Err(e) => Err(e).with_context(|| format!("cannot write {}", path.display())),
+        Ok(()) => Ok(()),
     }
-    Ok(())
 }
 
 pub(crate) fn run_import(global: &Global, args: &ImportArgs) -> anyhow::Result<Outcome> {

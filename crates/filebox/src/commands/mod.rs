@@ -55,9 +55,14 @@ fn run_verb(global: &Global, verb: &VerbInfo, matches: &ArgMatches) -> anyhow::R
         return wait::run(global, filebox_api::WaitArgs::from_arg_matches(matches)?);
     }
     note_written_type(matches);
-    let reply = match verb.call_standalone(matches) {
-        Some(reply) => reply,
-        None => verb.call_command_line(&VerbContext::new(&mailroom(global)?), matches),
+    // A standalone verb runs without a config, and with one as its agent (`teams send` is
+    // then from that agent).
+    let reply = match mailroom(global) {
+        Ok(mailroom) => verb.call_command_line(&VerbContext::new(&mailroom), matches),
+        Err(e) => match verb.call_standalone(matches) {
+            Some(reply) => reply,
+            None => return Err(e),
+        },
     };
     let reply = reply.map_err(failure)?;
     print(

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use filebox_bridge::team_bridge::{Bridge, PassReport};
-use filebox_bridge::team_inbox::names;
+use filebox_bridge::team_inbox::{Teams, names};
 
 use crate::cli::{Global, TeamsAction};
 use crate::output::{self, Outcome};
@@ -19,14 +19,18 @@ pub(crate) fn run(global: &Global, action: TeamsAction) -> anyhow::Result<Outcom
             once,
             interval_ms,
             claude_dir: dir,
-        } => bridge(
-            global,
-            &claude_dir(dir.as_deref())?,
-            &team,
-            mailbox.as_deref(),
-            once,
-            interval_ms,
-        ),
+        } => {
+            let claude_dir = claude_dir(dir.as_deref())?;
+            let team = Teams::new(&claude_dir).named_or_unnamed(team.as_deref());
+            bridge(
+                global,
+                &claude_dir,
+                &team,
+                mailbox.as_deref(),
+                once,
+                interval_ms,
+            )
+        }
     }
 }
 
@@ -90,7 +94,8 @@ fn print_pass(json: bool, report: &PassReport) -> anyhow::Result<()> {
     for problem in &report.problems {
         output::warn(problem);
     }
-    let idle = report.carried.is_empty() && report.members_added.is_empty();
+    let idle =
+        report.carried.is_empty() && report.members_added.is_empty() && report.notices.is_empty();
     if json {
         if !idle {
             output::lines([serde_json::to_string(report)?])?;
@@ -107,5 +112,5 @@ fn print_pass(json: bool, report: &PassReport) -> anyhow::Result<()> {
             c.direction, c.from, c.to, c.title, c.id
         )
     });
-    output::lines(added.chain(carried))
+    output::lines(report.notices.iter().cloned().chain(added).chain(carried))
 }

@@ -1,6 +1,8 @@
-//! `filebox teams bridge`: a Claude Code team (the fixture's `Boom_UI`) and the FileBox agent
-//! `alice` talk through it, in both directions, without losing or duplicating a message when
-//! a pass is interrupted and run again.
+//! `filebox teams bridge`: a Claude Code team and the FileBox agent `alice` talk through it, in
+//! both directions, without losing or duplicating a message when a pass is interrupted and run
+//! again; on both inbox shapes: the 2.1.88/2.1.112 fixture (`Boom_UI`, whose roster and inboxes
+//! are in two folders; delivered messages flagged `read`) and the current one (a session team,
+//! `msg_id`s, delivered messages removed), and a session team that ends while bridged.
 
 use std::fs;
 use std::path::PathBuf;
@@ -11,19 +13,42 @@ use crate::support::Test;
 
 const TEAM: &str = "Boom_UI";
 
-fn setup() -> (Test, PathBuf) {
+/// A fixture's Claude folder and its team.
+#[derive(Clone, Copy)]
+struct Shape {
+    fixture: &'static str,
+    team: &'static str,
+    /// Whether delivered messages are removed (current) rather than flagged (older).
+    prunes: bool,
+}
+
+const OLDER: Shape = Shape {
+    fixture: "claude",
+    team: TEAM,
+    prunes: false,
+};
+const CURRENT: Shape = Shape {
+    fixture: "claude-2.1.331",
+    team: "session-1a2b3c4d",
+    prunes: true,
+};
+const SHAPES: [Shape; 2] = [OLDER, CURRENT];
+
+fn setup(shape: Shape) -> (Test, PathBuf) {
     let t = Test::new().agents(["alice"]);
-    let dir = t.fixture("claude");
+    let dir = t.fixture(shape.fixture);
     (t, dir)
 }
 
-fn team_inbox(t: &Test, member: &str) -> PathBuf {
-    t.path()
-        .join(format!("claude/teams/{TEAM}/inboxes/{member}.json"))
+fn team_inbox(t: &Test, shape: Shape, member: &str) -> PathBuf {
+    t.path().join(format!(
+        "{}/teams/{}/inboxes/{member}.json",
+        shape.fixture, shape.team
+    ))
 }
 
-fn messages(t: &Test, member: &str) -> Vec<Value> {
-    let text = fs::read_to_string(team_inbox(t, member)).unwrap();
+fn messages(t: &Test, shape: Shape, member: &str) -> Vec<Value> {
+    let text = fs::read_to_string(team_inbox(t, shape, member)).unwrap();
     serde_json::from_str::<Value>(&text)
         .unwrap()
         .as_array()
@@ -31,152 +56,245 @@ fn messages(t: &Test, member: &str) -> Vec<Value> {
         .clone()
 }
 
-fn pass(t: &Test, dir: &PathBuf) -> Value {
+fn pass(t: &Test, shape: Shape, dir: &PathBuf) -> Value {
     let out = t
         .run()
-        .args(["--json", "teams", "bridge", TEAM, "--once", "--claude-dir"])
+        .args([
+            "--json",
+            "teams",
+            "bridge",
+            shape.team,
+            "--once",
+            "--claude-dir",
+        ])
         .args([dir])
         .success();
     serde_json::from_str(&out).unwrap_or(Value::Null)
 }
 
+/// `teams send` into `member`'s team inbox, as a teammate.
+fn teammate_sends(t: &Test, shape: Shape, dir: &PathBuf, member: &str, from: &str, text: &str) {
+    t.run()
+        .args(["teams", "send", shape.team, member, text, "--from", from])
+        .args(["--claude-dir"])
+        .args([dir])
+        .success();
+}
+
 #[test]
 fn team_messages_become_filebox_mail_once_and_are_marked_read_after() {
-    let (t, dir) = setup();
-    t.run()
-        .args([
-            "teams",
-            "send",
-            TEAM,
-            "alice",
-            "Please review <docs/api.md>",
-            "--from",
-            "researcher",
-        ])
-        .args([
-            "--color",
-            "blue",
-            "--summary",
-            "Review the API doc",
-            "--claude-dir",
-        ])
-        .args([&dir])
-        .success();
-    let report = pass(&t, &dir);
-    assert_eq!(
-        report["members_added"],
-        serde_json::json!(["team-lead@Boom_UI", "researcher@Boom_UI", "tester@Boom_UI"])
-    );
-    assert_eq!(report["carried"][0]["from"], "researcher@Boom_UI");
-    assert_eq!(report["carried"][0]["direction"], "in");
-    let id = report["carried"][0]["id"].as_str().unwrap().to_owned();
-    let read = t.read_json("alice", "inbox", &id);
-    assert_eq!(read["sender"], "researcher@Boom_UI");
-    assert_eq!(read["title"], "Review the API doc");
-    assert_eq!(read["body"], "Please review <docs/api.md>");
-    assert_eq!(read["headers"]["Claude Color"], "blue");
-    assert_eq!(messages(&t, "alice")[0]["read"], true);
-    let config: Value =
-        serde_json::from_str(&fs::read_to_string(t.config_path()).unwrap()).unwrap();
-    assert!(
-        config["agents"]["tester@Boom_UI"]["mailbox_path"]
-            .as_str()
-            .unwrap()
-            .ends_with("bridges/Boom_UI/tester")
-    );
+    for shape in SHAPES {
+        let (t, dir) = setup(shape);
+        t.run()
+            .args([
+                "teams",
+                "send",
+                shape.team,
+                "alice",
+                "Please review <docs/api.md>",
+                "--from",
+                "researcher",
+            ])
+            .args([
+                "--color",
+                "blue",
+                "--summary",
+                "Review the API doc",
+                "--claude-dir",
+            ])
+            .args([&dir])
+            .success();
+        let sent = fs::read_to_string(team_inbox(&t, shape, "alice")).unwrap();
+        let report = pass(&t, shape, &dir);
+        let team = shape.team;
+        assert_eq!(
+            report["members_added"],
+            serde_json::json!([
+                format!("team-lead@{team}"),
+                format!("researcher@{team}"),
+                format!("tester@{team}")
+            ])
+        );
+        assert_eq!(report["carried"][0]["from"], format!("researcher@{team}"));
+        assert_eq!(report["carried"][0]["direction"], "in");
+        let id = report["carried"][0]["id"].as_str().unwrap().to_owned();
+        let read = t.read_json("alice", "inbox", &id);
+        assert_eq!(read["sender"], format!("researcher@{team}"));
+        assert_eq!(read["title"], "Review the API doc");
+        assert_eq!(read["body"], "Please review <docs/api.md>");
+        assert_eq!(read["headers"]["Claude Color"], "blue");
+        let delivered = |t: &Test| match shape.prunes {
+            true => messages(t, shape, "alice").is_empty(),
+            false => messages(t, shape, "alice")[0]["read"] == true,
+        };
+        assert!(
+            delivered(&t),
+            "{}: marked as Claude Code marks",
+            shape.fixture
+        );
+        let config: Value =
+            serde_json::from_str(&fs::read_to_string(t.config_path()).unwrap()).unwrap();
+        assert!(
+            config["agents"][format!("tester@{team}")]["mailbox_path"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("bridges/{team}/tester"))
+        );
 
-    // A pass interrupted after delivering but before marking read: nothing is delivered twice.
-    let path = team_inbox(&t, "alice");
-    let unmarked = fs::read_to_string(&path)
-        .unwrap()
-        .replace("\"read\": true", "\"read\": false");
-    fs::write(&path, unmarked).unwrap();
-    assert_eq!(pass(&t, &dir), Value::Null, "an idle pass prints nothing");
-    assert_eq!(t.files("alice", "inbox").len(), 1);
-    assert_eq!(messages(&t, "alice")[0]["read"], true);
+        // A pass interrupted after delivering but before marking: nothing is delivered twice.
+        fs::write(team_inbox(&t, shape, "alice"), sent).unwrap();
+        assert_eq!(
+            pass(&t, shape, &dir),
+            Value::Null,
+            "an idle pass prints nothing"
+        );
+        assert_eq!(t.files("alice", "inbox").len(), 1);
+        assert!(delivered(&t));
+    }
 }
 
 #[test]
 fn mail_to_member_at_team_reaches_the_team_inbox_once() {
-    let (t, dir) = setup();
-    pass(&t, &dir);
-    let before = messages(&t, "tester").len();
-    t.send(
-        "alice",
-        "tester@Boom_UI",
-        "ER",
-        "# Run the suite\n\nTwice, please.",
-    );
-    let report = pass(&t, &dir);
-    assert_eq!(report["carried"][0]["direction"], "out");
-    assert_eq!(report["carried"][0]["to"], "tester@Boom_UI");
-    let inbox = messages(&t, "tester");
-    assert_eq!(inbox.len(), before + 1);
-    let last = &inbox[before];
-    assert_eq!(last["from"], "alice");
-    assert_eq!(last["text"], "# Run the suite\n\nTwice, please.");
-    assert_eq!(last["summary"], "Run the suite");
-    assert_eq!(last["read"], false);
-    assert!(last["timestamp"].as_str().unwrap().ends_with(".000Z"));
-    let mailbox = t.path().join("bridges/Boom_UI/tester");
-    let names = |folder: &str| -> Vec<String> {
-        fs::read_dir(mailbox.join(folder))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect()
-    };
-    assert!(names("inbox").is_empty());
-    let done = names("done");
-    assert_eq!(done.len(), 1);
+    for shape in SHAPES {
+        let (t, dir) = setup(shape);
+        pass(&t, shape, &dir);
+        let before = messages(&t, shape, "tester").len();
+        let member = format!("tester@{}", shape.team);
+        t.send("alice", &member, "ER", "# Run the suite\n\nTwice, please.");
+        let report = pass(&t, shape, &dir);
+        assert_eq!(report["carried"][0]["direction"], "out");
+        assert_eq!(report["carried"][0]["to"], member.as_str());
+        let inbox = messages(&t, shape, "tester");
+        assert_eq!(inbox.len(), before + 1);
+        let last = &inbox[before];
+        assert_eq!(last["from"], "alice");
+        assert_eq!(last["text"], "# Run the suite\n\nTwice, please.");
+        assert_eq!(last["summary"], "Run the suite");
+        assert_eq!(last["read"], false);
+        assert_eq!(last["type"], "message");
+        assert_eq!(last["msgV"], 1);
+        crate::teams::assert_uuid(&last["msg_id"]);
+        assert!(last["timestamp"].as_str().unwrap().ends_with(".000Z"));
+        let mailbox = t.path().join(format!("bridges/{}/tester", shape.team));
+        let names = |folder: &str| -> Vec<String> {
+            fs::read_dir(mailbox.join(folder))
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        };
+        assert!(names("inbox").is_empty());
+        let done = names("done");
+        assert_eq!(done.len(), 1);
 
-    // Interrupted after appending but before resolving: the message is back in the inbox;
-    // the next pass recognizes it in the team inbox and only resolves it.
-    fs::rename(
-        mailbox.join("done").join(&done[0]),
-        mailbox.join("inbox").join(&done[0]),
-    )
-    .unwrap();
-    pass(&t, &dir);
-    assert!(names("inbox").is_empty());
-    assert_eq!(
-        messages(&t, "tester").len(),
-        before + 1,
-        "not appended twice"
-    );
+        // Interrupted after appending but before resolving: the message is back in the inbox;
+        // the next pass recognizes it in the team inbox and only resolves it.
+        fs::rename(
+            mailbox.join("done").join(&done[0]),
+            mailbox.join("inbox").join(&done[0]),
+        )
+        .unwrap();
+        pass(&t, shape, &dir);
+        assert!(names("inbox").is_empty());
+        assert_eq!(
+            messages(&t, shape, "tester").len(),
+            before + 1,
+            "not appended twice"
+        );
+    }
 }
 
 #[test]
 fn a_reply_to_a_teammate_goes_back_to_its_team_inbox() {
-    let (t, dir) = setup();
-    t.run()
-        .args([
-            "teams",
-            "send",
-            TEAM,
-            "alice",
-            "Is the API frozen?",
-            "--from",
-            "researcher",
-            "--claude-dir",
-        ])
+    for shape in SHAPES {
+        let (t, dir) = setup(shape);
+        teammate_sends(&t, shape, &dir, "alice", "researcher", "Is the API frozen?");
+        let report = pass(&t, shape, &dir);
+        let id = report["carried"][0]["id"].as_str().unwrap().to_owned();
+        t.as_agent("alice")
+            .args(["reply", &id, "Yes, since Monday."])
+            .success();
+        let report = pass(&t, shape, &dir);
+        assert_eq!(report["carried"][0]["from"], "alice");
+        assert_eq!(
+            report["carried"][0]["to"],
+            format!("researcher@{}", shape.team)
+        );
+        let last = messages(&t, shape, "researcher").last().unwrap().clone();
+        assert_eq!(last["text"], "Yes, since Monday.");
+        assert_eq!(last["from"], "alice");
+    }
+}
+
+#[test]
+fn a_session_team_that_ends_refuses_mail_back_and_says_so() {
+    let shape = CURRENT;
+    let (t, dir) = setup(shape);
+    pass(&t, shape, &dir);
+    let member = format!("tester@{}", shape.team);
+    let id = t.send("alice", &member, "ER", "Run the suite once more");
+    let folder = dir.join(format!("teams/{}", shape.team));
+    fs::remove_dir_all(&folder).unwrap();
+    let report = pass(&t, shape, &dir);
+    assert_eq!(report["team_ended"], true, "{report}");
+    let notice = report["notices"][0].as_str().unwrap();
+    assert!(
+        notice.contains("team session-1a2b3c4d has ended")
+            && notice.contains("its Claude Code session exited"),
+        "{notice}"
+    );
+    assert_eq!(report["carried"][0]["direction"], "refused");
+    assert_eq!(report["carried"][0]["id"], id.as_str());
+    assert!(!folder.exists(), "the ended team's folder is not recreated");
+    let status: Value = serde_json::from_str(
+        &t.as_agent("alice")
+            .args(["--json", "status", &id])
+            .success(),
+    )
+    .unwrap();
+    assert_eq!(status["status"], "failed", "{status}");
+    assert_eq!(status["recipients"][0]["folder"], "cancel");
+    let cancel = t
+        .path()
+        .join(format!("bridges/{}/tester/cancel", shape.team));
+    let refused = fs::read_dir(&cancel)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let text = fs::read_to_string(refused).unwrap();
+    assert!(
+        text.contains("not delivered: the Claude Code team session-1a2b3c4d has ended"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_bridge_without_a_team_follows_the_session_team() {
+    let shape = CURRENT;
+    let (t, dir) = setup(shape);
+    teammate_sends(&t, shape, &dir, "alice", "tester", "Suite is green");
+    let mut command = t
+        .run()
+        .args(["--json", "teams", "bridge", "--once", "--claude-dir"])
         .args([&dir])
-        .success();
-    let report = pass(&t, &dir);
-    let id = report["carried"][0]["id"].as_str().unwrap().to_owned();
-    t.as_agent("alice")
-        .args(["reply", &id, "Yes, since Monday."])
-        .success();
-    let report = pass(&t, &dir);
-    assert_eq!(report["carried"][0]["from"], "alice");
-    assert_eq!(report["carried"][0]["to"], "researcher@Boom_UI");
-    let last = messages(&t, "researcher").last().unwrap().clone();
-    assert_eq!(last["text"], "Yes, since Monday.");
-    assert_eq!(last["from"], "alice");
+        .command();
+    command.env_remove("CLAUDE_CODE_TEAM_NAME");
+    command.env(
+        "CLAUDE_CODE_SESSION_ID",
+        "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+    );
+    let out = command.output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        report["carried"][0]["from"], "tester@session-1a2b3c4d",
+        "{report}"
+    );
 }
 
 #[test]
 fn the_foreground_bridge_delivers_as_messages_arrive() {
-    let (t, dir) = setup();
+    let (t, dir) = setup(OLDER);
     // The first wait starts from the inbox as it is: take that baseline before anything moves.
     t.as_agent("alice")
         .args(["wait", "--timeout", "0"])

@@ -25,6 +25,18 @@ fn json_of(out: &str) -> Value {
     serde_json::from_str(out).expect("--json prints JSON")
 }
 
+/// A lower-case hyphenated UUID, as `msg_id` is.
+pub(crate) fn assert_uuid(value: &Value) {
+    let text = value.as_str().unwrap_or_default();
+    let groups: Vec<usize> = text.split('-').map(str::len).collect();
+    assert_eq!(groups, [8, 4, 4, 4, 12], "not a UUID: {value}");
+    assert!(
+        text.chars()
+            .all(|c| c == '-' || matches!(c, '0'..='9' | 'a'..='f')),
+        "not a UUID: {value}"
+    );
+}
+
 fn inbox_file(t: &Test, member: &str) -> Value {
     let path = t
         .path()
@@ -169,6 +181,17 @@ fn read_marks_exactly_the_messages_it_printed() {
 #[test]
 fn send_writes_claude_codes_fields_and_broadcast_skips_the_sender() {
     let (t, dir) = claude();
+    // No FileBox agent to send as: FileBox claims no one's name.
+    let err = t
+        .run()
+        .args(["teams", "send", TEAM, "tester", "Run the suite again"])
+        .args(&dir)
+        .failure();
+    assert!(
+        err.contains("no sender: FileBox writes as no one it is not"),
+        "{err}"
+    );
+    let t = t.agents(["alice"]);
     let out = json_of(
         &t.run()
             .args([
@@ -183,7 +206,7 @@ fn send_writes_claude_codes_fields_and_broadcast_skips_the_sender() {
             .args(&dir)
             .success(),
     );
-    assert_eq!(out["from"], "team-lead");
+    assert_eq!(out["from"], "alice", "the FileBox agent's own name");
     let last = inbox_file(&t, "tester")
         .as_array()
         .unwrap()
@@ -193,8 +216,21 @@ fn send_writes_claude_codes_fields_and_broadcast_skips_the_sender() {
     let keys: Vec<&String> = last.as_object().unwrap().keys().collect();
     assert_eq!(
         keys,
-        ["color", "from", "read", "summary", "text", "timestamp"]
+        [
+            "color",
+            "from",
+            "msgV",
+            "msg_id",
+            "read",
+            "summary",
+            "text",
+            "timestamp",
+            "type"
+        ]
     );
+    assert_eq!(last["type"], "message");
+    assert_eq!(last["msgV"], 1);
+    assert_uuid(&last["msg_id"]);
     assert_eq!(last["text"], "Run the suite again");
     assert_eq!(last["read"], false);
     let stamp = last["timestamp"].as_str().unwrap();
@@ -244,7 +280,15 @@ fn an_unreadable_inbox_fails_the_send_and_is_left_alone() {
     fs::write(&path, "[{\"from\": \"team-lead\", \"te").unwrap();
     let err = t
         .run()
-        .args(["teams", "send", TEAM, "tester", "hello"])
+        .args([
+            "teams",
+            "send",
+            TEAM,
+            "tester",
+            "hello",
+            "--from",
+            "team-lead",
+        ])
         .args(&dir)
         .failure();
     assert!(
@@ -320,15 +364,203 @@ fn the_readme_team_example_runs_as_written() {
     );
     assert!(out.starts_with("Boom_UI — Boom UI refresh\n"), "{out}");
     assert!(
-        out.contains("\nSent to researcher in team Boom_UI as team-lead at "),
+        out.contains("\nSent to researcher in team Boom_UI as alice at "),
         "{out}"
     );
     assert!(
-        out.contains("team-lead: Check the API\n    Please check src/api\n"),
+        out.contains("alice: Check the API\n    Please check src/api\n"),
         "{out}"
     );
     assert!(
         out.contains("<teammate-message teammate_id=\"researcher\" color=\"blue\""),
         "{out}"
+    );
+}
+
+/// The fixture in Claude Code's current shape (2.1.331): one session team, entries with
+/// `type`, `msgV` and `msg_id`, delivered messages pruned (no `read: true` anywhere).
+const SESSION_TEAM: &str = "session-1a2b3c4d";
+
+fn current() -> (Test, Vec<String>) {
+    let t = Test::new().agents(["alice"]);
+    let dir = t.fixture("claude-2.1.331");
+    let args = vec!["--claude-dir".to_owned(), dir.display().to_string()];
+    (t, args)
+}
+
+fn current_inbox(t: &Test, member: &str) -> Value {
+    let path = t.path().join(format!(
+        "claude-2.1.331/teams/{SESSION_TEAM}/inboxes/{member}.json"
+    ));
+    json_of(&fs::read_to_string(path).expect("inbox file"))
+}
+
+#[test]
+fn a_current_inbox_lists_as_a_session_team_and_hides_what_its_schema_refuses() {
+    let (t, dir) = current();
+    let out = json_of(&t.run().args(["--json", "teams"]).args(&dir).success());
+    let team = &out["teams"][0];
+    assert_eq!(team["name"], SESSION_TEAM);
+    assert_eq!(team["session"], true);
+    let counts: Vec<(&str, u64, u64)> = team["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let count = |k: &str| m[k].as_u64().unwrap();
+            (
+                m["name"].as_str().unwrap(),
+                count("messages"),
+                count("unread"),
+            )
+        })
+        .collect();
+    // team-lead's fifth entry has `type: "note"`: Claude Code drops it, FileBox does not show it.
+    assert_eq!(
+        counts,
+        [("team-lead", 4, 4), ("researcher", 3, 3), ("tester", 2, 2)]
+    );
+    let text = t.run().args(["teams"]).args(&dir).success();
+    assert!(
+        text.starts_with("session-1a2b3c4d (session team: ends with its Claude Code session)"),
+        "{text}"
+    );
+    let inbox = json_of(
+        &t.run()
+            .args(["--json", "teams", "inbox", SESSION_TEAM, "team-lead"])
+            .args(&dir)
+            .success(),
+    );
+    let kinds: Vec<&str> = inbox["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["kind"].as_str().unwrap_or("text"))
+        .collect();
+    assert_eq!(
+        kinds,
+        ["idle_notification", "plan_approval_request", "text", "text"]
+    );
+}
+
+#[test]
+fn sending_keeps_what_others_wrote_and_reading_prunes_as_claude_code_does() {
+    let (t, dir) = current();
+    let before = current_inbox(&t, "researcher");
+    t.run()
+        .args([
+            "teams",
+            "send",
+            SESSION_TEAM,
+            "researcher",
+            "Auth routes next",
+        ])
+        .args(&dir)
+        .success();
+    let after = current_inbox(&t, "researcher");
+    let after = after.as_array().unwrap();
+    assert_eq!(
+        after[..3],
+        before.as_array().unwrap()[..],
+        "lead_sig, msg_id kept"
+    );
+    assert_eq!(after[3]["from"], "alice");
+    assert_eq!(after[3]["type"], "message");
+    assert_uuid(&after[3]["msg_id"]);
+
+    // Reading removes exactly the messages it printed; the refused entry stays as it was.
+    let lead_before = current_inbox(&t, "team-lead");
+    let read = json_of(
+        &t.run()
+            .args(["--json", "teams", "read", SESSION_TEAM, "team-lead"])
+            .args(&dir)
+            .success(),
+    );
+    assert_eq!(read["marked_read"], 4);
+    assert_eq!(
+        current_inbox(&t, "team-lead"),
+        serde_json::json!([lead_before[4]]),
+        "pruned, not flagged"
+    );
+
+    // A setting overrides what the file shows.
+    let mut command = t
+        .run()
+        .args(["teams", "read", SESSION_TEAM, "tester"])
+        .args(&dir)
+        .command();
+    command.env("FILEBOX_CLAUDE_MARK_READ", "flag");
+    assert!(command.output().unwrap().status.success());
+    let tester = current_inbox(&t, "tester");
+    assert!(tester.as_array().unwrap().iter().all(|m| m["read"] == true));
+}
+
+#[test]
+fn an_ended_session_team_fails_a_send_clearly_and_is_not_brought_back() {
+    let (t, dir) = current();
+    let folder = t
+        .path()
+        .join(format!("claude-2.1.331/teams/{SESSION_TEAM}"));
+    fs::remove_dir_all(&folder).unwrap();
+    let err = t
+        .run()
+        .args(["teams", "send", SESSION_TEAM, "tester", "Still there?"])
+        .args(&dir)
+        .failure();
+    assert!(
+        err.contains("team \"session-1a2b3c4d\" has ended: a session team lives only while its Claude Code session runs"),
+        "{err}"
+    );
+    assert!(!folder.exists(), "an ended team's folder is not recreated");
+    let listed = t.run().args(["teams"]).args(&dir).success();
+    assert!(listed.starts_with("No teams in "), "{listed}");
+}
+
+#[test]
+fn a_team_not_named_is_the_one_claude_code_would_use() {
+    let (t, dir) = current();
+    let inbox_of = |vars: &[(&str, &str)]| {
+        let mut command = t
+            .run()
+            .args(["--json", "teams", "inbox", "tester"])
+            .args(&dir)
+            .command();
+        command.env_remove("CLAUDE_CODE_TEAM_NAME");
+        for (name, value) in vars {
+            command.env(name, value);
+        }
+        command.output().unwrap()
+    };
+    let session = inbox_of(&[(
+        "CLAUDE_CODE_SESSION_ID",
+        "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+    )]);
+    assert_eq!(
+        json_of(&String::from_utf8_lossy(&session.stdout))["team"],
+        SESSION_TEAM
+    );
+    let named = inbox_of(&[
+        (
+            "CLAUDE_CODE_SESSION_ID",
+            "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+        ),
+        ("CLAUDE_CODE_TEAM_NAME", "elsewhere"),
+    ]);
+    let refused = |output: &std::process::Output| {
+        json_of(&String::from_utf8_lossy(&output.stderr))["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(
+        refused(&named).starts_with("invalid team \"elsewhere\""),
+        "the teammate's team comes first: {}",
+        refused(&named)
+    );
+    let neither = inbox_of(&[("CLAUDE_CODE_SESSION_ID", "99999999-0000")]);
+    assert!(
+        refused(&neither).starts_with("invalid team \"default\""),
+        "{}",
+        refused(&neither)
     );
 }

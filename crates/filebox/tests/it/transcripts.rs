@@ -34,6 +34,29 @@ fn export_writes_stdout_or_a_file_and_import_prints_the_ids_it_created() {
         .success();
     assert_eq!(out, "");
     assert_eq!(fs::read_to_string(&file).unwrap(), text);
+    // An existing file is replaced only with --force.
+    fs::write(&file, "mine").unwrap();
+    let err = t
+        .as_agent("qa")
+        .args(["export", &id, "--format", "msg.md", "-o"])
+        .args([&file])
+        .failure();
+    assert!(
+        err.contains("exists: nothing was written; pass --force"),
+        "{err}"
+    );
+    assert_eq!(fs::read_to_string(&file).unwrap(), "mine");
+    t.as_agent("qa")
+        .args(["export", &id, "--format", "msg.md", "--force", "-o"])
+        .args([&file])
+        .success();
+    assert_eq!(fs::read_to_string(&file).unwrap(), text);
+    let leftovers: Vec<_> = fs::read_dir(t.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "no staged file left behind");
 
     let ids = t
         .as_agent("qa")
@@ -69,7 +92,24 @@ fn bad_files_and_formats_are_refused_clearly() {
     let notes = t.path().join("notes.md");
     fs::write(&notes, "# Notes\n\n# %% a cell outside any Discussion\n").unwrap();
     let err = t.run().args(["import"]).args([&notes]).failure();
+    assert!(err.contains("not a transcript: an ordinary .md file is read as one only when its frontmatter says so"), "{err}");
+    fs::write(
+        &notes,
+        "---\nmessages: true\n---\n# Notes\n\n# %% a cell outside any Discussion\n",
+    )
+    .unwrap();
+    let err = t.run().args(["import"]).args([&notes]).failure();
     assert!(err.contains("no `Discussion` section"), "{err}");
+    fs::write(
+        &notes,
+        "---\nmessages: true\n---\n## Discussion\n\n# %% Hi\n\nhello\n\n## Appendix\n\nmore\n",
+    )
+    .unwrap();
+    let err = t.run().args(["import"]).args([&notes]).failure();
+    assert!(
+        err.contains("the `Discussion` section is not the file's last: line 10 (`## Appendix`)"),
+        "{err}"
+    );
     let binary = t.path().join("x.msg.md");
     fs::write(&binary, b"# %% \xff\n").unwrap();
     let err = t.run().args(["import"]).args([&binary]).failure();
