@@ -31,6 +31,9 @@ const HUMAN_FIELD: &str = "human";
 pub const WITHDRAWN: &str = "Withdrawn";
 /// The processing details of a question withdrawn because its asker's call was cancelled.
 const CANCELLED: &str = "the asking agent stopped waiting (its call was cancelled)";
+/// The processing details of a question withdrawn because its asker cancelled the task that
+/// waited for it (MCP's `tasks/cancel`).
+const TASK_CANCELLED: &str = "the asking agent cancelled its task";
 /// The processing details of an answer taken by the call that waited for it.
 const TAKEN: &str = "answer returned to the asking tool call";
 
@@ -252,8 +255,16 @@ impl Mailroom {
         Ok(open)
     }
 
+    /// Withdraw a question I asked whose task was cancelled (a task asks, then looks with
+    /// [`Mailroom::look_for_answer`] at each poll): the human's copy moves to `cancel/`. Its
+    /// state after: withdrawn, or answered when the answer came first.
+    pub fn withdraw_question(&self, reference: &MessageRef) -> Result<Asked> {
+        self.withdraw(reference, TASK_CANCELLED)?;
+        self.look_for_answer(reference)
+    }
+
     /// The timeout a caller asked for, bounded by the config.
-    fn answer_timeout(&self, requested: Option<Duration>) -> Duration {
+    pub fn answer_timeout(&self, requested: Option<Duration>) -> Duration {
         let max = Duration::from_secs(self.config().max_question_timeout_secs());
         requested
             .unwrap_or(Duration::from_secs(DEFAULT_TIMEOUT_SECS))

@@ -13,6 +13,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::server::{FileboxServer, MailroomSource, fixed};
+use crate::tasks::Tasks;
 use crate::tools::HostFiles;
 
 /// Hosts a request may name when nothing else is allowed: loopback only.
@@ -90,8 +91,15 @@ pub fn router(
                 .chain(allowed_hosts),
         )
         .with_cancellation_token(sessions);
+    let tasks = Tasks::default();
     let service = StreamableHttpService::new(
-        move || Ok(FileboxServer::new(Arc::clone(&mailrooms), host_files)),
+        move || {
+            Ok(FileboxServer::new(
+                Arc::clone(&mailrooms),
+                host_files,
+                tasks.clone(),
+            ))
+        },
         Arc::new(LocalSessionManager::default()),
         config,
     );

@@ -15,7 +15,7 @@ use crate::advice::Surface;
 use crate::args::{AskArgs, GetAnswerArgs, OpenQuestionsArgs, ReportArgs};
 use crate::outcome::Outcome;
 use crate::render;
-use crate::verb::{Effect, Verb, VerbContext};
+use crate::verb::{CallError, Effect, Reply, Verb, VerbContext, model_reply};
 use crate::views::{
     AnswerView, AttachmentView, OpenQuestion, OpenQuestions as OpenQuestionsResult, QuestionResult,
     QuestionStatus,
@@ -203,6 +203,34 @@ pub fn attachment(mailroom: &Mailroom, id: &str, name: &str) -> Result<Vec<u8>> 
     mailroom
         .mailbox_to_read(mailroom.me())?
         .read_attachment(id, name)
+}
+
+/// How long a question asked with `timeout_secs` waits for its answer: the default when not
+/// given, bounded by the config's `max_question_timeout_secs`. A surface that waits in steps
+/// (an MCP task) ends the wait there, as the blocking call does.
+pub fn answer_timeout(mailroom: &Mailroom, timeout_secs: Option<u64>) -> Duration {
+    mailroom.answer_timeout(timeout_secs.map(Duration::from_secs))
+}
+
+/// A question I asked, looked at once by a surface that waits in steps (an MCP task at each
+/// poll): the reply `ask_question` or `task_finish` gives, its answer taken if it just arrived,
+/// or, still open after `waited`, the one the blocking call gives at its timeout.
+pub fn look_for_answer(
+    cx: &VerbContext<'_>,
+    id: &str,
+    waited: Duration,
+) -> Result<Reply, CallError> {
+    let asked = cx.mailroom.look_for_answer(&MessageRef::parse(id)?)?;
+    let mut looked = result(cx.mailroom, asked)?;
+    looked.waited_secs = waited.as_secs();
+    model_reply::<GetAnswer>(Outcome::clean(looked))
+}
+
+/// Withdraw a question I asked that is still open (the task waiting for it was cancelled):
+/// where it stands after, withdrawn, or answered when the answer came first.
+pub fn withdraw_question(mailroom: &Mailroom, id: &str) -> Result<QuestionStatus> {
+    let asked = mailroom.withdraw_question(&MessageRef::parse(id)?)?;
+    Ok(result(mailroom, asked)?.status)
 }
 
 /// Ask, wait as the context says, and give the result.
