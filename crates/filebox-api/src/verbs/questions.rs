@@ -4,7 +4,7 @@
 //! take the answer) is the core's (`filebox_core::question`); these verbs map arguments onto it
 //! and its results onto views.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use filebox_core::{
     Answer, AnswerWait, Asked, Mailroom, MessageRef, QuestionKind, QuestionRequest, QuestionState,
@@ -224,6 +224,34 @@ pub fn look_for_answer(
     let mut looked = result(cx.mailroom, asked)?;
     looked.waited_secs = waited.as_secs();
     model_reply::<GetAnswer>(Outcome::clean(looked))
+}
+
+/// Wait for the answer to question `id` I asked at `asked`, as the asking call does once it
+/// asked (a surface that also asks in the host's own form waits here meanwhile): the reply
+/// `ask_question` gives.
+pub fn wait_for_answer(
+    cx: &VerbContext<'_>,
+    id: &str,
+    asked: Instant,
+    timeout_secs: Option<u64>,
+) -> Result<Reply, CallError> {
+    let wait = AnswerWait {
+        timeout: timeout_secs.map(Duration::from_secs),
+        cancelled: cx.cancelled,
+        stopping: cx.stopping,
+    };
+    let waited = cx
+        .mailroom
+        .wait_for_answer(&MessageRef::parse(id)?, asked, &wait)?;
+    model_reply::<AskQuestion>(Outcome::clean(result(cx.mailroom, waited)?))
+}
+
+/// My human's answer to question `id`, given in my own host (MCP elicitation): their reply
+/// in the files, as the page would write it; refused as already handled when another answer
+/// came first.
+pub fn answer_in_host(mailroom: &Mailroom, id: &str, text: &str) -> Result<()> {
+    mailroom.answer_in_host(&MessageRef::parse(id)?, text)?;
+    Ok(())
 }
 
 /// Withdraw a question I asked that is still open (the task waiting for it was cancelled):

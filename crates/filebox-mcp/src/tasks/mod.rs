@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
 use crate::blocking::{self, Failure};
-use crate::tools::{self, Call};
+use crate::tools::{self, Call, open_question};
 use finished::{Ended, Finished};
 use id::TaskId;
 
@@ -196,12 +196,6 @@ fn parse(task_id: &str) -> Result<TaskId, ErrorData> {
             None,
         )
     })
-}
-
-/// The id of the question a call just asked, while it is open (its result otherwise).
-fn open_question(result: &CallToolResult) -> Option<String> {
-    let value = result.structured_content.as_ref()?;
-    (value["status"] == "open").then(|| value["id"].as_str().map(str::to_owned))?
 }
 
 /// Whether a wait's result holds no mail (and is not an error).

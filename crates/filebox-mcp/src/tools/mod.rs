@@ -4,11 +4,12 @@
 //! the snapshot (`UPDATE_SNAPSHOTS=1 cargo test -p filebox-mcp`).
 
 mod answer;
+mod host_form;
 mod outcome;
 mod progress;
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use filebox_api::{CallError, Effect, Reply, VerbInfo, verbs};
 use filebox_core::Mailroom;
@@ -21,6 +22,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::tasks::{self, Tasks};
+use host_form::HostForm;
 
 /// Whether a server offers the verbs that work on the host's own files outside the mailboxes
 /// (Claude Code's team inboxes): a server the files' owner runs does (stdio, `filebox mcp
@@ -98,7 +100,7 @@ pub(crate) async fn call(
     let call = Call {
         mailroom: Arc::clone(mailroom),
         verb,
-        args: serde_json::Value::Object(params.arguments.unwrap_or_default()),
+        args: serde_json::Value::Object(params.arguments.clone().unwrap_or_default()),
         client,
         // The blocking call checks the request's token (a wait every few tens of
         // milliseconds), so a `notifications/cancelled` (or the session ending) frees its
@@ -111,12 +113,26 @@ pub(crate) async fn call(
     if declared_tasks && tasks::runs_as_task(verb) {
         return tasks.start(call).await;
     }
+    match host_form::host_form(verb, context) {
+        Some(HostForm::Request) => return host_form::ask_with_request(call, context).await,
+        Some(HostForm::InputRequired) => {
+            return host_form::ask_with_input_required(
+                call,
+                params.request_state,
+                params.input_responses,
+                context,
+            )
+            .await;
+        }
+        None => {}
+    }
     let total = call.args.get("timeout").and_then(serde_json::Value::as_f64);
     let work = call.spawn();
     outcome::respond(progress::report_while(work, context, total).await).map(Into::into)
 }
 
 /// One verb call with its JSON arguments, as the client made it.
+#[derive(Clone)]
 pub(crate) struct Call {
     pub(crate) mailroom: Arc<Mailroom>,
     pub(crate) verb: &'static VerbInfo,
@@ -154,7 +170,24 @@ impl Call {
         outcome::respond(self.spawn().await)
     }
 
-    fn spawn(self) -> JoinHandle<(Result<Reply, CallError>, Vec<ContentBlock>)> {
+    /// Wait for the answer to question `id` this call asked at `asked`, as the call itself
+    /// would have (its timeout, its cancellation).
+    fn wait_for_answer(self, id: String, asked: Instant) -> JoinHandle<Replied> {
+        let Call {
+            mailroom,
+            args,
+            cancel,
+            ..
+        } = self;
+        let timeout = args.get("timeout").and_then(serde_json::Value::as_u64);
+        tokio::task::spawn_blocking(move || {
+            let cancelled = || cancel.is_cancelled();
+            let cx = filebox_api::VerbContext::with_cancel(&mailroom, &cancelled);
+            with_attachments(&mailroom, verbs::wait_for_answer(&cx, &id, asked, timeout))
+        })
+    }
+
+    fn spawn(self) -> JoinHandle<Replied> {
         let Call {
             mailroom,
             verb,
@@ -185,14 +218,20 @@ pub(crate) async fn look_for_answer(
     outcome::respond(looked.await)
 }
 
+/// A verb's reply, with the content blocks of the files of the answer it carries.
+type Replied = (Result<Reply, CallError>, Vec<ContentBlock>);
+
 /// A verb's reply with the content blocks of the answer's files it carries.
-fn with_attachments(
-    mailroom: &Mailroom,
-    reply: Result<Reply, CallError>,
-) -> (Result<Reply, CallError>, Vec<ContentBlock>) {
+fn with_attachments(mailroom: &Mailroom, reply: Result<Reply, CallError>) -> Replied {
     let attached = match &reply {
         Ok(reply) => answer::attachments(mailroom, &reply.value),
         Err(_) => Vec::new(),
     };
     (reply, attached)
+}
+
+/// The id of the question a call just asked, while it is open (its result otherwise).
+pub(crate) fn open_question(result: &CallToolResult) -> Option<String> {
+    let value = result.structured_content.as_ref()?;
+    (value["status"] == "open").then(|| value["id"].as_str().map(str::to_owned))?
 }
