@@ -425,6 +425,29 @@ mod tests {
     }
 
     #[test]
+    fn an_answer_in_the_host_is_the_humans_reply_and_the_first_answer_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let bot = mailroom(dir.path(), "bot");
+        let human = mailroom(dir.path(), "me");
+        let cx = VerbContext::new(&bot);
+        let asked = AskQuestion::run(&cx, args(0)).unwrap().value;
+        answer_in_host(&bot, &asked.id, "Postgres").unwrap();
+        let reply = look_for_answer(&cx, &asked.id, Duration::from_secs(3)).unwrap();
+        assert_eq!(reply.value["status"], "answered");
+        assert_eq!(reply.value["answer"]["from"], "me");
+        assert_eq!(reply.text, "Postgres");
+        assert!(open_questions(&human).questions.is_empty());
+        // A second answer (the page's, or the host's again) is refused: answered once.
+        let again = answer_in_host(&bot, &asked.id, "SQLite").unwrap_err();
+        assert!(
+            matches!(again, filebox_core::Error::AlreadyHandled { .. }),
+            "{again}"
+        );
+        // Only the asker's own questions: the human's mailroom has none to answer this way.
+        assert!(answer_in_host(&human, &asked.id, "x").is_err());
+    }
+
+    #[test]
     fn a_timeout_leaves_the_question_open_and_a_cancellation_withdraws_it() {
         let dir = tempfile::tempdir().unwrap();
         let bot = mailroom(dir.path(), "bot");
