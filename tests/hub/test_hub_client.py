@@ -8,6 +8,7 @@ import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import httpx
+import jsonrpcserver
 from standardwebhooks.webhooks import Webhook
 
 _ids = itertools.count(1)
@@ -153,3 +154,59 @@ def test_a_callback_is_signed_retried_and_recorded(start_hub):
                "callback": {"type": "webhook", "endpoint": "http://169.254.169.254/latest"}},
         )
         assert refused["error"]["data"]["field"] == "callback.endpoint"
+
+
+class RpcEndpoint:
+    """A JSON-RPC endpoint on 127.0.0.1:0 served by the `jsonrpcserver` library, with the method
+    `crm.replyArrived`; each call's signature is verified with `standardwebhooks` first."""
+
+    def __init__(self):
+        self.calls = queue.Queue()
+        endpoint = self
+
+        @jsonrpcserver.method(name="crm.replyArrived")
+        def reply_arrived(email):
+            endpoint.calls.put(email)
+            return jsonrpcserver.Success({"seen": email["id"]})
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["content-length"]))
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                Webhook(SECRET).verify(body, headers)  # raises if the signature is bad
+                answer = jsonrpcserver.dispatch(body.decode()).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = HTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/rpc"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def test_an_rpc_callback_calls_the_method_on_a_json_rpc_server(start_hub):
+    endpoint = RpcEndpoint()
+    hub = start_hub(
+        lambda config: config.update(hub={"callback_allow": [endpoint.url], "webhook_secret": SECRET})
+    )
+    with httpx.Client() as client:
+        sent = rpc(
+            client, hub.url, "email.send",
+            **{"from": "qa", "to": ["dev"], "subject": "Quote", "body": "price?", "sourceType": "external",
+               "callback": {"type": "rpc", "endpoint": "crm.replyArrived", "url": endpoint.url}},
+        )["result"]
+        rpc(client, hub.url, "email.reply", **{"from": "dev", "id": sent["id"], "body": "42 EUR"})
+        email = endpoint.calls.get(timeout=30)
+        assert email["id"] == sent["id"]
+        assert email["replies"][-1]["body"] == "42 EUR"
+        deadline = time.monotonic() + 30
+        while (status := rpc(client, hub.url, "email.status", id=sent["id"])["result"])["webhooks"][0]["state"] != "delivered":
+            assert time.monotonic() < deadline, status
+            time.sleep(0.02)
+        assert status["webhooks"][0]["lastOutcome"].endswith("crm.replyArrived returned a result")
+    endpoint.server.shutdown()

@@ -41,6 +41,14 @@ def text(result) -> str:
     return "\n".join(block.text for block in result.content)
 
 
+async def test_each_mode_speaks_its_protocol_version(mailroom: Mailroom, mode: str):
+    async with connect(mailroom, mode) as client:
+        # `auto` found 2026-07-28 through server/discover; `legacy` initialized with the SDK's
+        # latest handshake version.
+        assert client.protocol_version == {"auto": "2026-07-28", "legacy": "2025-11-25"}[mode]
+        assert not (await client.call_tool("list_agents", {})).is_error
+
+
 async def test_tools_are_listed_with_annotations(mailroom: Mailroom, mode: str):
     async with connect(mailroom, mode) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}

@@ -2,12 +2,13 @@
 
 import assert from "node:assert/strict";
 import { request } from "node:http";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpError, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, McpError, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 import { fileboxBin, makeMailroom, startHttpServer } from "./helpers.mjs";
 
@@ -233,3 +234,35 @@ describe("Streamable HTTP Host checks (DNS rebinding)", () => {
     }
   });
 });
+
+// `ask_question` also asks in the host's own form (elicitation/create while the call waits, in
+// the SDK's 2025-11-25 session): the person's answer there is the human's reply in the files.
+for (const [name, open] of Object.entries(transports)) {
+  test(`TypeScript SDK as a host with a form over ${name}: its answer is the human's reply`, async () => {
+    const mailroom = makeMailroom();
+    mailroom.filebox(["agents", "add", "me", "--kind", "human", "--mailbox", join(mailroom.root, "me")]);
+    const opened = await open(mailroom);
+    const client = new Client({ name: "filebox-ts-host", version: "1.0.0" }, { capabilities: { elicitation: {} } });
+    const shown = [];
+    client.setRequestHandler(ElicitRequestSchema, async (asked) => {
+      shown.push(asked.params.message);
+      return { action: "accept", content: { answer: "Postgres" } };
+    });
+    try {
+      await client.connect(opened.transport);
+      const result = await client.callTool({
+        name: "ask_question",
+        arguments: { project_directory: "/src/app", question: "Which database?" },
+      });
+      assert.deepEqual(shown, ["Which database?"]);
+      assert.equal(text(result), "Postgres");
+      assert.equal(result.structuredContent.answer.from, "me");
+      const done = JSON.parse(mailroom.filebox(["--json", "list", "done"], "me")).messages;
+      assert.deepEqual(done.map((m) => m.type), ["ASK"]);
+    } finally {
+      await client.close();
+      await opened.stop();
+      mailroom.remove();
+    }
+  });
+}

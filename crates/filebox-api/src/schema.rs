@@ -24,9 +24,61 @@ pub(crate) fn input<T: JsonSchema>() -> Map<String, Value> {
 }
 
 /// The schema of a verb's result (JSON Schema 2020-12), complete: programs validate
-/// structured content against it.
+/// structured content against it. Portable: a nullable value is an `anyOf` of single types,
+/// never a `type` array, which several MCP clients read as one string (the MCP Inspector's
+/// `--strict` warns of it).
 pub(crate) fn output<T: JsonSchema>() -> Map<String, Value> {
-    root::<T>(schema_settings().for_serialize())
+    let mut root = root::<T>(schema_settings().for_serialize());
+    split_type_unions(&mut root);
+    root
+}
+
+/// Keywords that describe a value whatever its type, kept beside an `anyOf` that replaces a
+/// `type` array; every other keyword constrains the one type that is not `null`.
+const ANNOTATIONS: [&str; 4] = ["description", "title", "default", "examples"];
+
+/// `"type": ["string", "null"]` becomes `"anyOf": [{"type": "string", ...}, {"type": "null"}]`,
+/// in this schema and every one below it (a property named `type` is not a keyword).
+fn split_type_unions(schema: &mut Map<String, Value>) {
+    for (key, value) in schema.iter_mut() {
+        match value {
+            Value::Object(properties) if key == "properties" || key == "$defs" => {
+                for property in properties.values_mut().filter_map(Value::as_object_mut) {
+                    split_type_unions(property);
+                }
+            }
+            Value::Object(child) => split_type_unions(child),
+            Value::Array(items) => {
+                for item in items.iter_mut().filter_map(Value::as_object_mut) {
+                    split_type_unions(item);
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(Value::Array(types)) = schema.get("type").cloned() else {
+        return;
+    };
+    schema.remove("type");
+    let constraints: Map<String, Value> = schema
+        .iter()
+        .filter(|(key, _)| !ANNOTATIONS.contains(&key.as_str()))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    schema.retain(|key, _| ANNOTATIONS.contains(&key.as_str()));
+    let some_types = types.iter().filter(|t| *t != "null").count();
+    let branches = types
+        .into_iter()
+        .map(|t| {
+            let mut branch = Map::new();
+            if t != "null" && some_types == 1 {
+                branch.extend(constraints.clone());
+            }
+            branch.insert("type".into(), t);
+            Value::Object(branch)
+        })
+        .collect();
+    schema.insert("anyOf".into(), Value::Array(branches));
 }
 
 /// JSON Schema 2020-12 as every surface publishes it: without schemars' `uint*` / `int*`
@@ -170,6 +222,35 @@ mod tests {
         /// Fallback.
         #[serde(default)]
         default: Option<u32>,
+    }
+
+    #[derive(serde::Serialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Shown {
+        /// The parent (null for a root).
+        parent: Option<String>,
+        /// How many.
+        count: Option<u32>,
+    }
+
+    #[test]
+    fn an_output_schema_spells_a_nullable_value_as_an_any_of_of_single_types() {
+        let schema = Value::Object(output::<Shown>());
+        assert_eq!(
+            schema["properties"]["parent"],
+            json!({
+                "description": "The parent (null for a root).",
+                "anyOf": [{"type": "string"}, {"type": "null"}],
+            })
+        );
+        assert_eq!(
+            schema["properties"]["count"]["anyOf"],
+            json!([{"type": "integer", "minimum": 0}, {"type": "null"}])
+        );
+        for verb in crate::verbs::TABLE {
+            let text = Value::Object(verb.output_schema()).to_string();
+            assert!(!text.contains(r#""type":["#), "{}: {text}", verb.name);
+        }
     }
 
     #[test]

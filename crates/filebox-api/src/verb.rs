@@ -285,7 +285,14 @@ fn call_erased<V: Verb>(cx: &VerbContext<'_>, args: Value) -> Result<Reply, Call
         field: e.field,
         message: e.reason,
     })?;
-    let mut reply = reply::<V>(V::run(cx, args)?, V::brief)?;
+    model_reply::<V>(V::run(cx, args)?)
+}
+
+/// An outcome of `V` as [`VerbInfo::call`] gives it: the [`Verb::brief`], then the notes. For a
+/// surface that runs a verb's work in steps (an MCP task looks for a question's answer at each
+/// poll).
+pub(crate) fn model_reply<V: Verb>(outcome: Outcome<V::Output>) -> Result<Reply, CallError> {
+    let mut reply = reply::<V>(outcome, V::brief)?;
     reply.text = crate::outcome::with_list(&reply.text, "Notes", &reply.notes);
     Ok(reply)
 }

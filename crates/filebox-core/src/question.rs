@@ -27,10 +27,15 @@ use crate::transition::Transition;
 pub const DEFAULT_TIMEOUT_SECS: u64 = 600;
 /// The agent entry field that names an agent's human.
 const HUMAN_FIELD: &str = "human";
+/// The type of an answer given in the asker's host (the page's replies are discussions too).
+const ANSWER: &str = "DIS";
 /// The processing action a withdrawal records.
 pub const WITHDRAWN: &str = "Withdrawn";
 /// The processing details of a question withdrawn because its asker's call was cancelled.
 const CANCELLED: &str = "the asking agent stopped waiting (its call was cancelled)";
+/// The processing details of a question withdrawn because its asker cancelled the task that
+/// waited for it (MCP's `tasks/cancel`).
+const TASK_CANCELLED: &str = "the asking agent cancelled its task";
 /// The processing details of an answer taken by the call that waited for it.
 const TAKEN: &str = "answer returned to the asking tool call";
 
@@ -198,10 +203,23 @@ impl Mailroom {
     /// call is cancelled (the question is withdrawn, unless the answer came first).
     pub fn ask_and_wait(&self, request: &QuestionRequest, wait: &AnswerWait<'_>) -> Result<Asked> {
         let start = Instant::now();
-        let deadline = start + self.answer_timeout(wait.timeout);
-        // Watch from before the question exists, so an answer cannot slip in unseen.
-        let mut watch = self.my_mailbox()?.watch_inbox()?;
         let reference = MessageRef::Id(self.ask(request)?.id);
+        self.wait_for_answer(&reference, start, wait)
+    }
+
+    /// Watch my inbox for the answer to question `reference` I asked at `start`, as
+    /// [`Mailroom::ask_and_wait`] does once it asked (a surface that also asks elsewhere, the
+    /// MCP host's own form, waits here meanwhile).
+    pub fn wait_for_answer(
+        &self,
+        reference: &MessageRef,
+        start: Instant,
+        wait: &AnswerWait<'_>,
+    ) -> Result<Asked> {
+        let deadline = start + self.answer_timeout(wait.timeout);
+        // Watch before the first look, so an answer cannot slip in unseen.
+        let mut watch = self.my_mailbox()?.watch_inbox()?;
+        let reference = reference.clone();
         loop {
             let state = self.question_state(&reference)?;
             if !matches!(state, QuestionState::Open) || Instant::now() >= deadline {
@@ -252,8 +270,31 @@ impl Mailroom {
         Ok(open)
     }
 
+    /// My human's answer to question `reference` I asked, given in my own host (an MCP
+    /// client's form) rather than on their page: written as their reply, as the page writes it,
+    /// so the first answer wins wherever it was given; refused as already handled when another
+    /// came first. The host speaks for the human here: only the asker's own questions can be
+    /// answered this way.
+    pub fn answer_in_host(&self, reference: &MessageRef, text: &str) -> Result<SendReceipt> {
+        let asked = sent_question(&self.mailbox_to_read(self.me())?, reference)?;
+        let human = Mailroom::new(self.config().clone(), Some(&receiver(&asked)?))?
+            .within(self.reach().clone());
+        human.send(&SendRequest {
+            reply_to: Some(MessageRef::Id(asked.header.id().to_owned())),
+            ..SendRequest::new(self.me().to_string(), MessageType::new(ANSWER)?, text)
+        })
+    }
+
+    /// Withdraw a question I asked whose task was cancelled (a task asks, then looks with
+    /// [`Mailroom::look_for_answer`] at each poll): the human's copy moves to `cancel/`. Its
+    /// state after: withdrawn, or answered when the answer came first.
+    pub fn withdraw_question(&self, reference: &MessageRef) -> Result<Asked> {
+        self.withdraw(reference, TASK_CANCELLED)?;
+        self.look_for_answer(reference)
+    }
+
     /// The timeout a caller asked for, bounded by the config.
-    fn answer_timeout(&self, requested: Option<Duration>) -> Duration {
+    pub fn answer_timeout(&self, requested: Option<Duration>) -> Duration {
         let max = Duration::from_secs(self.config().max_question_timeout_secs());
         requested
             .unwrap_or(Duration::from_secs(DEFAULT_TIMEOUT_SECS))

@@ -80,6 +80,24 @@ async fn hook(State(script): State<Script>, headers: HeaderMap, body: Bytes) -> 
     StatusCode::from_u16(code).unwrap()
 }
 
+/// A JSON-RPC endpoint: records the call like [`hook`], then answers it with a JSON-RPC error
+/// for each scripted answer left, else with a result.
+async fn rpc_endpoint(
+    State(script): State<Script>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> axum::Json<Value> {
+    let call: Value = serde_json::from_slice(&body).unwrap_or_default();
+    let failing = script.answers.lock().unwrap().pop_front();
+    hook(State(script), headers, body).await;
+    axum::Json(match failing {
+        Some(code) => {
+            json!({"jsonrpc": "2.0", "id": call["id"], "error": {"code": -32000 - i64::from(code), "message": "busy"}})
+        }
+        None => json!({"jsonrpc": "2.0", "id": call["id"], "result": {"ok": true}}),
+    })
+}
+
 impl Receiver {
     async fn start(answers: &[u16]) -> Receiver {
         let (sink, received) = mpsc::unbounded_channel();
@@ -89,6 +107,7 @@ impl Receiver {
         };
         let app = axum::Router::new()
             .route("/hook", axum::routing::post(hook))
+            .route("/rpc", axum::routing::post(rpc_endpoint))
             .with_state(script);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/", listener.local_addr().unwrap());
@@ -208,6 +227,78 @@ async fn a_reply_is_posted_signed_to_the_callback_and_recorded() {
     assert_eq!(hub.files("app", "inbox").len(), 1, "annotated in place");
     hub.stop().await.unwrap();
     assert!(receiver.received.try_recv().is_err(), "sent once");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_rpc_callback_calls_its_method_signed_until_it_returns_a_result() {
+    // The first call is answered with a JSON-RPC error (HTTP 200): a failed try, tried again.
+    let mut receiver = Receiver::start(&[1]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_in(dir.path(), &receiver.url, 5);
+    let hub = TestHub::start_in(dir, config).await;
+    let mut app = Events::open(&hub, "?agent=app", None).await;
+    let rpc = json!({ "type": "rpc", "endpoint": "crm.replyArrived", "url": format!("{}rpc", receiver.url) });
+    let sent = hub
+        .call(
+            "email.send",
+            json!({ "from": "app", "to": ["dev"], "subject": "Quote", "body": "price?", "sourceType": "external", "callback": rpc }),
+        )
+        .await;
+    let id = sent["id"].as_str().unwrap().to_owned();
+    hub.call(
+        "email.reply",
+        json!({ "from": "dev", "id": id, "body": "42 EUR" }),
+    )
+    .await;
+    for _ in 0..2 {
+        let got = receiver.next().await;
+        assert!(
+            got.verified(),
+            "signature {} does not verify",
+            got.signature
+        );
+        let call = got.json();
+        assert_eq!(call["jsonrpc"], "2.0");
+        assert_eq!(call["method"], "crm.replyArrived");
+        assert_eq!(
+            call["id"],
+            got.id.as_str(),
+            "the call's id is the webhook id"
+        );
+        assert_eq!(call["params"]["email"]["replies"][0]["body"], "42 EUR");
+    }
+    let webhooks = webhooks_when(&hub, &mut app, &id, |w| w[0]["state"] == "delivered").await;
+    assert_eq!(webhooks[0]["attempts"], 2);
+    let outcome = webhooks[0]["lastOutcome"].as_str().unwrap();
+    assert!(
+        outcome.ends_with("crm.replyArrived returned a result"),
+        "{outcome}"
+    );
+
+    // Without a url, or outside the allow-list, an rpc callback is refused when sent.
+    for (callback, field) in [
+        (
+            json!({ "type": "rpc", "endpoint": "crm.replyArrived" }),
+            "callback.url",
+        ),
+        (
+            json!({ "type": "rpc", "endpoint": "crm.replyArrived", "url": "http://169.254.169.254/rpc" }),
+            "callback.url",
+        ),
+        (
+            json!({ "type": "rpc", "endpoint": "two words", "url": format!("{}rpc", receiver.url) }),
+            "callback.endpoint",
+        ),
+    ] {
+        let refused = hub
+            .call_err(
+                "email.send",
+                json!({ "from": "app", "to": ["dev"], "subject": "s", "body": "b", "sourceType": "external", "callback": callback }),
+            )
+            .await;
+        assert_eq!(refused["data"]["field"], field, "{refused}");
+    }
+    hub.stop().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::origins::{own_origins, with_port};
 use crate::server::{FileboxServer, MailroomSource, fixed};
+use crate::tasks::Tasks;
 use crate::tools::HostFiles;
 
 /// Hosts a request may name when nothing else is allowed: loopback only.
@@ -107,8 +108,15 @@ pub fn router(
         .with_allowed_origins(browsers.origins.iter().filter_map(with_port))
         .enforce_origin_validation()
         .with_cancellation_token(sessions);
+    let tasks = Tasks::default();
     let service = StreamableHttpService::new(
-        move || Ok(FileboxServer::new(Arc::clone(&mailrooms), host_files)),
+        move || {
+            Ok(FileboxServer::new(
+                Arc::clone(&mailrooms),
+                host_files,
+                tasks.clone(),
+            ))
+        },
         Arc::new(LocalSessionManager::default()),
         config,
     );

@@ -13,6 +13,7 @@ mod resources;
 mod server;
 mod stdio;
 mod subscriptions;
+mod tasks;
 mod tools;
 
 pub use http::{Browsers, check_listen_address, router as http_router, serve_http};

@@ -4,16 +4,17 @@ use std::sync::Arc;
 
 use filebox_core::Mailroom;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
-    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool,
-    UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, GetPromptRequestParams,
+    GetPromptResponse, GetTaskParams, GetTaskResult, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, ServerHandler};
 
 use crate::subscriptions::{self, Subscriptions};
+use crate::tasks::Tasks;
 use crate::tools::HostFiles;
 use crate::{prompts, resources, tools};
 
@@ -54,15 +55,18 @@ pub(crate) struct FileboxServer {
     host_files: HostFiles,
     tools: Arc<Vec<Tool>>,
     subscriptions: Subscriptions,
+    /// The server's tasks, shared by all its sessions.
+    tasks: Tasks,
 }
 
 impl FileboxServer {
-    pub(crate) fn new(mailrooms: MailroomSource, host_files: HostFiles) -> Self {
+    pub(crate) fn new(mailrooms: MailroomSource, host_files: HostFiles, tasks: Tasks) -> Self {
         FileboxServer {
             mailrooms,
             host_files,
             tools: Arc::new(tools::definitions(host_files)),
             subscriptions: Subscriptions::default(),
+            tasks,
         }
     }
 
@@ -87,6 +91,7 @@ impl ServerHandler for FileboxServer {
             .enable_resources()
             .enable_resources_subscribe()
             .enable_prompts()
+            .enable_tasks()
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("filebox", env!("CARGO_PKG_VERSION")))
@@ -110,9 +115,30 @@ impl ServerHandler for FileboxServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        tools::call(&self.mailroom()?, self.host_files, request, &context)
-            .await
-            .map(Into::into)
+        tools::call(
+            &self.mailroom()?,
+            self.host_files,
+            &self.tasks,
+            request,
+            &context,
+        )
+        .await
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.tasks.get(self.mailroom()?, &request.task_id).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.cancel(self.mailroom()?, &request.task_id).await
     }
 
     async fn list_resources(

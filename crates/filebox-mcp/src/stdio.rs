@@ -7,6 +7,7 @@ use rmcp::transport::IntoTransport;
 use rmcp::{RoleServer, ServiceExt};
 
 use crate::server::{FileboxServer, fixed};
+use crate::tasks::Tasks;
 use crate::tools::HostFiles;
 
 /// Serve MCP on stdin/stdout until the client closes the connection, acting as `mailroom`'s
@@ -22,7 +23,7 @@ where
     T: IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let server = FileboxServer::new(fixed(mailroom)?, HostFiles::Offered);
+    let server = FileboxServer::new(fixed(mailroom)?, HostFiles::Offered, Tasks::default());
     let running = server
         .serve(transport)
         .await

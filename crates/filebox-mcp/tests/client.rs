@@ -217,3 +217,29 @@ async fn a_server_for_an_agent_with_a_token_sees_only_its_own_mailbox() {
     }
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clients_of_2025_06_18_and_2025_11_25_are_answered_in_their_version() {
+    use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
+    for version in [ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25] {
+        let dir = tempfile::tempdir().unwrap();
+        let (server_end, client_end) = tokio::io::duplex(64 * 1024);
+        tokio::spawn(filebox_mcp::serve_transport(
+            mailroom(&dir, "qa"),
+            server_end,
+        ));
+        let client = ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("old", "1"),
+        )
+        .with_protocol_version(version.clone())
+        .serve(client_end)
+        .await
+        .expect("the session starts");
+        let negotiated = client.peer_info().map(|info| info.protocol_version.clone());
+        assert_eq!(negotiated, Some(version));
+        let tools = client.list_all_tools().await.unwrap();
+        assert!(tools.iter().any(|tool| tool.name == "ask_question"));
+        client.cancel().await.unwrap();
+    }
+}

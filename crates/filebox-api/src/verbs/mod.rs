@@ -24,7 +24,8 @@ pub use agents::ListAgents;
 pub use messages::{ListMessages, ReadMessage, WaitForMessages};
 pub use questions::{
     AskQuestion, DEFAULT_TIMEOUT_SECS, GetAnswer, MediaKind, OpenQuestions, TaskFinish, WorkReport,
-    attachment,
+    answer_in_host, answer_timeout, attachment, look_for_answer, wait_for_answer,
+    withdraw_question,
 };
 pub use search::{Reindex, SearchMessages};
 pub use send::{ReplyMessage, SendMessage};

@@ -4,7 +4,7 @@
 //! take the answer) is the core's (`filebox_core::question`); these verbs map arguments onto it
 //! and its results onto views.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use filebox_core::{
     Answer, AnswerWait, Asked, Mailroom, MessageRef, QuestionKind, QuestionRequest, QuestionState,
@@ -15,7 +15,7 @@ use crate::advice::Surface;
 use crate::args::{AskArgs, GetAnswerArgs, OpenQuestionsArgs, ReportArgs};
 use crate::outcome::Outcome;
 use crate::render;
-use crate::verb::{Effect, Verb, VerbContext};
+use crate::verb::{CallError, Effect, Reply, Verb, VerbContext, model_reply};
 use crate::views::{
     AnswerView, AttachmentView, OpenQuestion, OpenQuestions as OpenQuestionsResult, QuestionResult,
     QuestionStatus,
@@ -205,6 +205,62 @@ pub fn attachment(mailroom: &Mailroom, id: &str, name: &str) -> Result<Vec<u8>> 
         .read_attachment(id, name)
 }
 
+/// How long a question asked with `timeout_secs` waits for its answer: the default when not
+/// given, bounded by the config's `max_question_timeout_secs`. A surface that waits in steps
+/// (an MCP task) ends the wait there, as the blocking call does.
+pub fn answer_timeout(mailroom: &Mailroom, timeout_secs: Option<u64>) -> Duration {
+    mailroom.answer_timeout(timeout_secs.map(Duration::from_secs))
+}
+
+/// A question I asked, looked at once by a surface that waits in steps (an MCP task at each
+/// poll): the reply `ask_question` or `task_finish` gives, its answer taken if it just arrived,
+/// or, still open after `waited`, the one the blocking call gives at its timeout.
+pub fn look_for_answer(
+    cx: &VerbContext<'_>,
+    id: &str,
+    waited: Duration,
+) -> Result<Reply, CallError> {
+    let asked = cx.mailroom.look_for_answer(&MessageRef::parse(id)?)?;
+    let mut looked = result(cx.mailroom, asked)?;
+    looked.waited_secs = waited.as_secs();
+    model_reply::<GetAnswer>(Outcome::clean(looked))
+}
+
+/// Wait for the answer to question `id` I asked at `asked`, as the asking call does once it
+/// asked (a surface that also asks in the host's own form waits here meanwhile): the reply
+/// `ask_question` gives.
+pub fn wait_for_answer(
+    cx: &VerbContext<'_>,
+    id: &str,
+    asked: Instant,
+    timeout_secs: Option<u64>,
+) -> Result<Reply, CallError> {
+    let wait = AnswerWait {
+        timeout: timeout_secs.map(Duration::from_secs),
+        cancelled: cx.cancelled,
+        stopping: cx.stopping,
+    };
+    let waited = cx
+        .mailroom
+        .wait_for_answer(&MessageRef::parse(id)?, asked, &wait)?;
+    model_reply::<AskQuestion>(Outcome::clean(result(cx.mailroom, waited)?))
+}
+
+/// My human's answer to question `id`, given in my own host (MCP elicitation): their reply
+/// in the files, as the page would write it; refused as already handled when another answer
+/// came first.
+pub fn answer_in_host(mailroom: &Mailroom, id: &str, text: &str) -> Result<()> {
+    mailroom.answer_in_host(&MessageRef::parse(id)?, text)?;
+    Ok(())
+}
+
+/// Withdraw a question I asked that is still open (the task waiting for it was cancelled):
+/// where it stands after, withdrawn, or answered when the answer came first.
+pub fn withdraw_question(mailroom: &Mailroom, id: &str) -> Result<QuestionStatus> {
+    let asked = mailroom.withdraw_question(&MessageRef::parse(id)?)?;
+    Ok(result(mailroom, asked)?.status)
+}
+
 /// Ask, wait as the context says, and give the result.
 fn ask_and_wait(
     cx: &VerbContext<'_>,
@@ -366,6 +422,29 @@ mod tests {
             .unwrap()
             .value;
         assert_eq!(again.status, QuestionStatus::Answered);
+    }
+
+    #[test]
+    fn an_answer_in_the_host_is_the_humans_reply_and_the_first_answer_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let bot = mailroom(dir.path(), "bot");
+        let human = mailroom(dir.path(), "me");
+        let cx = VerbContext::new(&bot);
+        let asked = AskQuestion::run(&cx, args(0)).unwrap().value;
+        answer_in_host(&bot, &asked.id, "Postgres").unwrap();
+        let reply = look_for_answer(&cx, &asked.id, Duration::from_secs(3)).unwrap();
+        assert_eq!(reply.value["status"], "answered");
+        assert_eq!(reply.value["answer"]["from"], "me");
+        assert_eq!(reply.text, "Postgres");
+        assert!(open_questions(&human).questions.is_empty());
+        // A second answer (the page's, or the host's again) is refused: answered once.
+        let again = answer_in_host(&bot, &asked.id, "SQLite").unwrap_err();
+        assert!(
+            matches!(again, filebox_core::Error::AlreadyHandled { .. }),
+            "{again}"
+        );
+        // Only the asker's own questions: the human's mailroom has none to answer this way.
+        assert!(answer_in_host(&human, &asked.id, "x").is_err());
     }
 
     #[test]

@@ -29,7 +29,7 @@ use super::wire::{
 };
 use crate::rpc::{Ctx, RpcError};
 use crate::settings::HubSection;
-use crate::webhook::{Webhook, check_endpoint, webhooks_of};
+use crate::webhook::{self, Webhook, check_endpoint, webhooks_of};
 
 /// The message type of a send or reply that names none.
 const DEFAULT_TYPE: &str = "DIS";
@@ -418,20 +418,31 @@ fn email_of(mailroom: &Mailroom, mut detail: MessageDetail) -> Result<AgentEmail
     Ok(agent_email(mailroom.me().as_str(), &detail))
 }
 
-/// A callback the hub can fire: an allowed `http://` endpoint, and a secret to sign with.
+/// A callback the hub can fire: an allowed `http://` endpoint (an rpc callback's `url`, with
+/// a method name), and a secret to sign with.
 fn check_callback(hub: &HubSection, callback: &EmailCallback) -> Result<(), RpcError> {
-    if !hub.allows_callback(&callback.endpoint) {
+    let (target, field) = callback.target();
+    let Some(target) = target else {
         return Err(RpcError::invalid_params(
-            "callback.endpoint",
+            "callback.url",
+            "an rpc callback needs the url of the JSON-RPC endpoint that has the method",
+        ));
+    };
+    if let Some(method) = callback.method() {
+        webhook::check_method(method)
+            .map_err(|why| RpcError::invalid_params("callback.endpoint", why))?;
+    }
+    if !hub.allows_callback(target) {
+        return Err(RpcError::invalid_params(
+            field,
             "not allowed: it must be under an entry of the config's hub.callback_allow (the same scheme, host and port, the entry's path as whole segments, no user name)",
         ));
     }
-    check_endpoint(&callback.endpoint)
-        .map_err(|why| RpcError::invalid_params("callback.endpoint", why))?;
+    check_endpoint(target).map_err(|why| RpcError::invalid_params(field, why))?;
     if hub.webhook_secret.is_none() {
         return Err(RpcError::invalid_params(
             "callback",
-            "the config has no hub.webhook_secret, so webhooks cannot be signed",
+            "the config has no hub.webhook_secret, so callbacks cannot be signed",
         ));
     }
     Ok(())

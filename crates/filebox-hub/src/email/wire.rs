@@ -8,19 +8,41 @@ use filebox_core::{Folder, ForkReason, Priority, SourceType};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Where to announce a reply: an HTTP endpoint the hub POSTs the reply to, signed.
+/// Where to announce a reply: an HTTP endpoint the hub POSTs the reply to (`webhook`), or a
+/// JSON-RPC method the hub calls with it on an HTTP endpoint (`rpc`); both signed alike.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct EmailCallback {
-    /// `webhook` (the only kind this hub fires).
+    /// `webhook` or `rpc`.
     #[serde(rename = "type")]
     pub(crate) kind: CallbackKind,
-    /// The URL; it must be under an entry of the config's `hub.callback_allow` (the same
-    /// scheme, host and port; the entry's path as whole segments).
+    /// `webhook`: the URL; it must be under an entry of the config's `hub.callback_allow` (the
+    /// same scheme, host and port; the entry's path as whole segments). `rpc`: the JSON-RPC
+    /// method to call.
     pub(crate) endpoint: String,
+    /// `rpc`: the URL of the JSON-RPC endpoint that has the method, under an entry of
+    /// `hub.callback_allow`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) url: Option<String>,
     /// Extra headers sent with the POST.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub(crate) headers: BTreeMap<String, String>,
+}
+
+impl EmailCallback {
+    /// The URL the hub POSTs to, and the field that names it: a webhook's endpoint, an rpc
+    /// callback's url (`None` when it has none).
+    pub(crate) fn target(&self) -> (Option<&str>, &'static str) {
+        match self.kind {
+            CallbackKind::Webhook => (Some(&self.endpoint), "callback.endpoint"),
+            CallbackKind::Rpc => (self.url.as_deref(), "callback.url"),
+        }
+    }
+
+    /// The JSON-RPC method an rpc callback calls (`None` for a webhook).
+    pub(crate) fn method(&self) -> Option<&str> {
+        (self.kind == CallbackKind::Rpc).then_some(self.endpoint.as_str())
+    }
 }
 
 /// The kinds of callback.
@@ -28,6 +50,7 @@ pub(crate) struct EmailCallback {
 #[serde(rename_all = "lowercase")]
 pub(crate) enum CallbackKind {
     Webhook,
+    Rpc,
 }
 
 /// A reply in a message's conversation.

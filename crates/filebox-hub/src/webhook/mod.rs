@@ -1,6 +1,6 @@
 //! Callbacks: when a reply reaches a message that carries a `callback`, the hub POSTs the
-//! message (its `AgentEmail` as JSON) to the endpoint, signed the Standard Webhooks way
-//! (`sign`), at least once: a failed try is retried with exponential backoff under the same
+//! message (its `AgentEmail` as JSON) to the endpoint, or for an `rpc` callback calls the
+//! JSON-RPC method with it (`rpc`), signed the Standard Webhooks way (`sign`), at least once: a failed try is retried with exponential backoff under the same
 //! `webhook-id`, and every try's outcome is a processing-history line of the message
 //! (`ledger`), written through the core. The files say what is pending, so the deliveries are
 //! found at start, again on every change the live-event feed reports for a message with a
@@ -10,6 +10,7 @@
 
 mod ledger;
 mod post;
+mod rpc;
 mod sign;
 
 use std::collections::{BTreeSet, HashSet};
@@ -24,6 +25,7 @@ use tokio::sync::broadcast;
 
 pub(crate) use ledger::Webhook;
 pub(crate) use post::check_endpoint;
+pub(crate) use rpc::check_method;
 pub(crate) use sign::Secret;
 
 use crate::email::view::{agent_email, parse_callback};
@@ -209,6 +211,8 @@ pub(crate) fn webhooks_of(viewer: &Mailroom, id: &str) -> Vec<Webhook> {
 /// One try, ready to send.
 struct Attempt {
     endpoint: String,
+    /// An `rpc` callback's method: the answer must be its JSON-RPC result.
+    method: Option<String>,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
     secret: Secret,
@@ -266,12 +270,20 @@ async fn deliver(hub: &Hub, owner: &AgentId, message_id: &str, webhook_id: &str)
             attempt.number,
             attempt.endpoint
         );
-        let (action, details, retry) = match outcome {
-            Ok(code) if (200..300).contains(&code) => {
-                (ledger::DELIVERED, format!("{tried}: HTTP {code}"), None)
+        let taken = outcome.and_then(|answer| {
+            let code = answer.status;
+            if !(200..300).contains(&code) {
+                return Err(format!("HTTP {code}"));
             }
-            failed => {
-                let why = failed.map_or_else(|e| e, |code| format!("HTTP {code}"));
+            match &attempt.method {
+                Some(method) => rpc::accepted(webhook_id, &answer.body)
+                    .map(|()| format!("HTTP {code}, {method} returned a result")),
+                None => Ok(format!("HTTP {code}")),
+            }
+        });
+        let (action, details, retry) = match taken {
+            Ok(how) => (ledger::DELIVERED, format!("{tried}: {how}"), None),
+            Err(why) => {
                 if attempt.last {
                     let details = format!("{tried}: {why}; gave up after {} tries", attempt.number);
                     (ledger::ABANDONED, details, None)
@@ -325,14 +337,19 @@ fn prepare(hub: &Hub, owner: &AgentId, message_id: &str, webhook_id: &str) -> an
     let Some(callback) = message.header.get(field::CALLBACK).and_then(parse_callback) else {
         return refusal("the Callback header is not a callback's JSON".into());
     };
-    if !settings.allows_callback(&callback.endpoint) {
+    let Some(target) = callback.target().0.map(str::to_owned) else {
+        return refusal("an rpc callback without the url of its JSON-RPC endpoint".into());
+    };
+    if let Some(Err(why)) = callback.method().map(check_method) {
+        return refusal(format!("the method {:?}: {why}", callback.endpoint));
+    }
+    if !settings.allows_callback(&target) {
         return refusal(format!(
-            "{} is not under an entry of hub.callback_allow",
-            callback.endpoint
+            "{target} is not under an entry of hub.callback_allow"
         ));
     }
-    if let Err(why) = check_endpoint(&callback.endpoint) {
-        return refusal(format!("{}: {why}", callback.endpoint));
+    if let Err(why) = check_endpoint(&target) {
+        return refusal(format!("{target}: {why}"));
     }
     let secret = match settings.webhook_secret.as_deref().map(Secret::parse) {
         Some(Ok(secret)) => secret,
@@ -340,13 +357,19 @@ fn prepare(hub: &Hub, owner: &AgentId, message_id: &str, webhook_id: &str) -> an
         None => return refusal("the config has no hub.webhook_secret to sign with".into()),
     };
     let detail = MessageDetail::new(owner, &copy, &message);
-    let body = serde_json::to_vec(&agent_email(owner.as_str(), &detail))?;
+    let email = serde_json::to_value(agent_email(owner.as_str(), &detail))?;
+    let method = callback.method().map(str::to_owned);
+    let body = match &method {
+        Some(method) => serde_json::to_vec(&rpc::request(method, webhook_id, &email))?,
+        None => serde_json::to_vec(&email)?,
+    };
     let number = webhook.attempts + 1;
     let backoff = Duration::from_millis(settings.webhook_first_retry_ms)
         .saturating_mul(2u32.saturating_pow(number.saturating_sub(1).min(31)))
         .min(MAX_BACKOFF);
     Ok(Next::Try(Attempt {
-        endpoint: callback.endpoint,
+        endpoint: target,
+        method,
         headers: callback
             .headers
             .into_iter()

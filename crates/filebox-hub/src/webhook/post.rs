@@ -1,6 +1,7 @@
 //! One webhook POST: HTTP/1.1 over a new TCP connection (hyper's client connection, no pool,
 //! no TLS: an `https://` endpoint is refused when the message is sent; put a TLS proxy in
-//! front of a remote receiver). The answer's status is all that is kept.
+//! front of a remote receiver). The answer's status is kept, and its first bytes (an `rpc`
+//! callback's JSON-RPC response).
 
 use std::time::Duration;
 
@@ -33,18 +34,31 @@ pub(crate) fn check_endpoint(endpoint: &str) -> Result<hyper::Uri, String> {
     Ok(uri)
 }
 
-/// POST `body` (JSON) with `headers`; the response's status code, or why there is none.
+/// How much of an answer's body is kept.
+const KEPT_BODY: usize = 64 * 1024;
+
+/// An endpoint's answer: its status code and the first [`KEPT_BODY`] bytes of its body.
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) body: Vec<u8>,
+}
+
+/// POST `body` (JSON) with `headers`; the response, or why there is none.
 pub(crate) async fn post(
     endpoint: &str,
     headers: &[(String, String)],
     body: Vec<u8>,
-) -> Result<u16, String> {
+) -> Result<Answer, String> {
     tokio::time::timeout(ATTEMPT_TIMEOUT, send(endpoint, headers, body))
         .await
         .unwrap_or_else(|_| Err(format!("no answer within {} s", ATTEMPT_TIMEOUT.as_secs())))
 }
 
-async fn send(endpoint: &str, headers: &[(String, String)], body: Vec<u8>) -> Result<u16, String> {
+async fn send(
+    endpoint: &str,
+    headers: &[(String, String)],
+    body: Vec<u8>,
+) -> Result<Answer, String> {
     let uri = check_endpoint(endpoint)?;
     let host = uri.host().unwrap_or_default().trim_matches(['[', ']']);
     let port = uri.port_u16().unwrap_or(80);
@@ -80,8 +94,14 @@ async fn send(endpoint: &str, headers: &[(String, String)], body: Vec<u8>) -> Re
         .await
         .map_err(|e| format!("sending: {e}"))?;
     let status = response.status().as_u16();
-    // Read the answer to its end so the receiver is not cut off; its content is not used.
-    let _ = response.into_body().collect().await;
+    // Read the answer to its end so the receiver is not cut off.
+    let mut body = response
+        .into_body()
+        .collect()
+        .await
+        .map(|collected| collected.to_bytes().to_vec())
+        .unwrap_or_default();
+    body.truncate(KEPT_BODY);
     driver.abort();
-    Ok(status)
+    Ok(Answer { status, body })
 }
