@@ -26,6 +26,7 @@ mod mailbox;
 mod mailroom;
 pub mod message;
 mod parallel;
+pub mod permission;
 pub mod question;
 mod read_marks;
 pub mod receipt;
