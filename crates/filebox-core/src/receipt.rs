@@ -51,6 +51,15 @@ pub fn receipts(message: &Message) -> impl Iterator<Item = &ProcessingEntry> {
     })
 }
 
+/// The receipt a copy's latest change wrote, if its latest change was a receipt (the last
+/// processing line, for the current version): a live event of the file says `read`, not new.
+pub fn latest_receipt(message: &Message) -> Option<&ProcessingEntry> {
+    let last = message.processing.last()?;
+    receipts(message)
+        .last()
+        .filter(|receipt| std::ptr::eq(*receipt, last))
+}
+
 impl Mailroom {
     /// Record that `reader` had the messages `references` of `agent`'s inbox put in front of
     /// it (`how`: `channel`, `hook`, `read`, `page`, ...). A message not in the inbox is not an
