@@ -50,12 +50,20 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         }
         pushed.push(at - start);
 
-        wait.request(n + 10, "tools/call", json!({ "name": "wait_for_messages", "arguments": { "timeout": 30 } }))?;
+        wait.request(
+            n + 10,
+            "tools/call",
+            json!({ "name": "wait_for_messages", "arguments": { "timeout": 30 } }),
+        )?;
         std::thread::sleep(Duration::from_millis(50)); // let the call block
         let start = now_ns();
         qa.send(&SendRequest::new("ops", kind.clone(), format!("wait {n}")))?;
         let (at, line) = wait.next_line()?;
-        if line["result"]["structuredContent"]["messages"].as_array().map(Vec::len) != Some(1) {
+        if line["result"]["structuredContent"]["messages"]
+            .as_array()
+            .map(Vec::len)
+            != Some(1)
+        {
             return Err(format!("the wait answered {line}").into());
         }
         waited.push(at - start);
@@ -85,7 +93,11 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     );
 
     let idle = Duration::from_secs(if options.quick { 1 } else { 5 });
-    wait.request(1, "tools/call", json!({ "name": "wait_for_messages", "arguments": { "timeout": idle.as_secs() + 5 } }))?;
+    wait.request(
+        1,
+        "tools/call",
+        json!({ "name": "wait_for_messages", "arguments": { "timeout": idle.as_secs() + 5 } }),
+    )?;
     let (push_before, wait_before) = (push.cpu()?, wait.cpu()?);
     std::thread::sleep(idle);
     let (push_cpu, wait_cpu) = (push.cpu()? - push_before, wait.cpu()? - wait_before);
@@ -116,7 +128,12 @@ struct Server {
 }
 
 impl Server {
-    fn start(filebox: &std::path::Path, fixture: &Fixture, agent: &str, args: &[&str]) -> Result<Server> {
+    fn start(
+        filebox: &std::path::Path,
+        fixture: &Fixture,
+        agent: &str,
+        args: &[&str],
+    ) -> Result<Server> {
         let mut child = Command::new(filebox)
             .args(["--config"])
             .arg(fixture.config())
@@ -135,14 +152,22 @@ impl Server {
                 }
             }
         });
-        let mut server = Server { child, stdin, lines };
+        let mut server = Server {
+            child,
+            stdin,
+            lines,
+        };
         server.request(
             0,
             "initialize",
             json!({ "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "bench", "version": "1" } }),
         )?;
         server.next_line()?;
-        writeln!(server.stdin, "{}", json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))?;
+        writeln!(
+            server.stdin,
+            "{}",
+            json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })
+        )?;
         Ok(server)
     }
 

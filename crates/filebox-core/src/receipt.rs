@@ -25,7 +25,8 @@ use crate::time;
 /// The processing-history action of a read receipt.
 pub const READ: &str = "Read";
 
-/// What recording a receipt did for one message.
+/// What recording a receipt did for one message. A receipt never fails a read: a write that
+/// fails (no write access, a full disk, a file no one can parse) is `NotRecorded`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Receipt {
     /// The line was written.
@@ -37,27 +38,28 @@ pub enum Receipt {
     NotRecorded(String),
 }
 
-/// The receipt by `reader` of the copy's current version, if there is one: a `Read` line
-/// later than the newest conversation entry.
+/// The receipt by `reader` (the copy's owner: a receipt is written into the reader's own copy)
+/// of the copy's current version, if there is one: a `Read` line by it no earlier than the
+/// newest conversation entry. Lines other readers wrote into their copies and that travelled
+/// with a reply say nothing about this copy.
 pub fn read_by<'m>(message: &'m Message, reader: &str) -> Option<&'m ProcessingEntry> {
-    receipts(message).find(|entry| entry.by == reader)
-}
-
-/// The receipts of the copy's current version (later than its newest conversation entry).
-pub fn receipts(message: &Message) -> impl Iterator<Item = &ProcessingEntry> {
     let since = message.conversation.last().map(|c| c.timestamp.as_str());
-    message.processing.iter().filter(move |entry| {
-        entry.action == READ && since.is_none_or(|t| entry.timestamp.as_str() >= t)
+    message.processing.iter().find(|entry| {
+        entry.action == READ
+            && entry.by == reader
+            && since.is_none_or(|t| entry.timestamp.as_str() >= t)
     })
 }
 
-/// The receipt a copy's latest change wrote, if its latest change was a receipt (the last
-/// processing line, for the current version): a live event of the file says `read`, not new.
-pub fn latest_receipt(message: &Message) -> Option<&ProcessingEntry> {
+/// The receipt `owner`'s latest change to its copy wrote, if its latest change was one: the last
+/// processing line, a `Read` by `owner` strictly later than the newest conversation entry (a
+/// reply in the same second is new mail, not a receipt). A live event of the file says `read`,
+/// and a watch does not report it as mail.
+pub fn latest_receipt<'m>(message: &'m Message, owner: &str) -> Option<&'m ProcessingEntry> {
     let last = message.processing.last()?;
-    receipts(message)
-        .last()
-        .filter(|receipt| std::ptr::eq(*receipt, last))
+    let since = message.conversation.last().map(|c| c.timestamp.as_str());
+    let later = since.is_none_or(|t| last.timestamp.as_str() > t);
+    (last.action == READ && last.by == owner && later).then_some(last)
 }
 
 impl Mailroom {
@@ -74,11 +76,11 @@ impl Mailroom {
         let mailbox = self.mailbox_to_read(agent)?;
         let mut cursor = match cursor::Locked::take(&mailbox) {
             Ok(cursor) => cursor,
-            Err(e) if not_writable(&e) => {
+            // Not even the cursor's lock can be written here: read without receipts.
+            Err(e) => {
                 let why = Receipt::NotRecorded(e.to_string());
                 return Ok(vec![why; references.len()]);
             }
-            Err(e) => return Err(e),
         };
         let mut receipts = Vec::new();
         for reference in references {
@@ -136,7 +138,8 @@ impl Mailbox {
         let message = match self.read(envelope) {
             Ok(message) => message,
             Err(Error::NotFound { .. }) => return Ok(Receipt::AlreadyRead),
-            Err(e) => return Err(e),
+            // A file no one can parse (another tool's, half written) is read without one.
+            Err(e) => return Ok(Receipt::NotRecorded(e.to_string())),
         };
         if read_by(&message, reader).is_some() {
             return Ok(Receipt::AlreadyRead);
@@ -157,8 +160,8 @@ impl Mailbox {
             Ok(Moved::Done) => {}
             // Moved on meanwhile (held, answered): past reading.
             Ok(_) => return Ok(Receipt::AlreadyRead),
-            Err(e) if not_writable(&e) => return Ok(Receipt::NotRecorded(e.to_string())),
-            Err(e) => return Err(e),
+            // No write access, a full disk: the read goes on without a receipt.
+            Err(e) => return Ok(Receipt::NotRecorded(e.to_string())),
         }
         if let Ok(after) = std::fs::symlink_metadata(&envelope.path) {
             let name = envelope.file.to_string();
@@ -186,18 +189,6 @@ fn keep_modified(path: &std::path::Path, before: &std::fs::Metadata) {
         .open(path);
     if let Ok(file) = file {
         let _ = file.set_modified(modified);
-    }
-}
-
-/// Whether a failed write means the reader may not write here (permissions, a read-only
-/// file system), which is read without a receipt rather than failed.
-fn not_writable(error: &Error) -> bool {
-    match error {
-        Error::Io { source, .. } => matches!(
-            source.kind(),
-            std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
-        ),
-        _ => false,
     }
 }
 
@@ -338,15 +329,5 @@ mod tests {
                 .unwrap(),
             [Receipt::Recorded]
         );
-    }
-
-    #[test]
-    fn only_a_refused_write_reads_without_a_receipt() {
-        let denied = |kind| Error::io("x", std::io::Error::from(kind));
-        assert!(not_writable(&denied(std::io::ErrorKind::PermissionDenied)));
-        assert!(not_writable(&denied(
-            std::io::ErrorKind::ReadOnlyFilesystem
-        )));
-        assert!(!not_writable(&denied(std::io::ErrorKind::NotFound)));
     }
 }

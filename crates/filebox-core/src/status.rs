@@ -214,7 +214,7 @@ pub fn copy_status(envelope: &Envelope, message: &Message, owner: &AgentId) -> S
     match Status::of_copy(envelope.folder, &message.header, last_from, owner.as_str()) {
         Status::Delivered
             if envelope.folder == Folder::Inbox
-                && crate::receipt::receipts(message).next().is_some() =>
+                && crate::receipt::read_by(message, owner.as_str()).is_some() =>
         {
             Status::Read
         }

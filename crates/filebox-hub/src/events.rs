@@ -131,10 +131,11 @@ fn describe(mailbox: Option<&Mailbox>, change: &Change) -> HubEvent {
         ChangeKind::Left => None,
     };
     let reader = match (&envelope, mailbox) {
-        (Some(envelope), Some(mailbox)) if change.folder == Folder::Inbox => mailbox
-            .read(envelope)
-            .ok()
-            .and_then(|message| receipt::latest_receipt(&message).map(|r| r.by.clone())),
+        (Some(envelope), Some(mailbox)) if change.folder == Folder::Inbox => {
+            mailbox.read(envelope).ok().and_then(|message| {
+                receipt::latest_receipt(&message, mailbox.owner().as_str()).map(|r| r.by.clone())
+            })
+        }
         _ => None,
     };
     let header = envelope.map(|envelope| envelope.header);

@@ -166,11 +166,12 @@ impl Verb for ReadMessage {
         let mailbox = cx.mailroom.my_mailbox()?;
         // The copy that speaks for the message (the whole conversation, wherever it is); one
         // another process is moving right now is waited for, not missed.
-        let (envelope, (message, markdown)) =
+        let (envelope, (unmarked, (message, markdown))) =
             mailbox.with_speaking_copy(&reference, &folders, |envelope| {
-                // Before reading: a copy replaced in between stays unread (see `mark_read`).
-                mailbox.mark_read(envelope)?;
-                mailbox.read_with_markdown(envelope)
+                // Before reading: a copy replaced in between stays unread (see `mark_read`). A
+                // mailbox that cannot be written (read-only, full) is read all the same.
+                let unmarked = mailbox.mark_read(envelope).err();
+                Ok((unmarked, mailbox.read_with_markdown(envelope)?))
             })?;
         let me = cx.mailroom.me();
         let receipts = match envelope.folder {
@@ -180,12 +181,24 @@ impl Verb for ReadMessage {
             }
             _ => Vec::new(),
         };
-        Ok(Outcome::with_warnings(
-            ReadResult {
-                message: MessageDetail::new(me, &envelope, &message),
-                markdown,
-            },
-            receipt_warnings(&receipts),
+        // The file as it is on disk now, its receipt included (or, moved on meanwhile, what
+        // was read).
+        let (message, markdown) = match receipts.first() {
+            Some(Receipt::Recorded) => mailbox
+                .read_with_markdown(&envelope)
+                .unwrap_or((message, markdown)),
+            _ => (message, markdown),
+        };
+        Ok(Outcome::clean(ReadResult {
+            message: MessageDetail::new(me, &envelope, &message),
+            markdown,
+        })
+        .noting(
+            unmarked
+                .map(|e| format!("not marked read (list --unread still shows it): {e}"))
+                .into_iter()
+                .chain(receipt_notes(&receipts))
+                .collect(),
         ))
     }
 
@@ -237,7 +250,6 @@ impl WaitForMessages {
             false => Vec::new(),
         };
         let mut warnings = unreadable_warnings(&arrived.unreadable);
-        warnings.extend(receipt_warnings(&receipts));
         let xml = match args.format.unwrap_or_default() {
             MessageFormat::Lines => None,
             MessageFormat::Xml => Some(whole_as_xml(&mailbox, &arrived.messages, &mut warnings)),
@@ -248,14 +260,15 @@ impl WaitForMessages {
                 xml,
             },
             warnings,
-        );
+        )
+        .noting(receipt_notes(&receipts));
         Ok((outcome, claim))
     }
 }
 
-/// A warning for receipts that could not be written (the reader may not write the mailbox):
-/// the sender's `status` will not say `read`.
-pub(crate) fn receipt_warnings(receipts: &[Receipt]) -> Vec<String> {
+/// A note on receipts that could not be written (the reader may not write the mailbox, the
+/// disk is full): the read itself succeeded, but the sender's `status` will not say `read`.
+fn receipt_notes(receipts: &[Receipt]) -> Vec<String> {
     let refused = receipts.iter().find_map(|receipt| match receipt {
         Receipt::NotRecorded(why) => Some(why),
         _ => None,

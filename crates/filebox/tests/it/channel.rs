@@ -70,7 +70,14 @@ fn new_mail_is_pushed_once_and_its_receipt_survives_a_sigkill() {
         meta.as_object().unwrap().values().all(Value::is_string),
         "{meta}"
     );
-    // Killed right after the push: the receipt was written before it, durably.
+    // Once pushed, the wait does not return it (it waits for the push to commit the cursor).
+    let waited = server.tool(1, "wait_for_messages", json!({ "timeout": 0 }));
+    assert_eq!(
+        waited["structuredContent"]["messages"],
+        json!([]),
+        "{waited}"
+    );
+    // Killed: the receipt was written before the push, durably.
     server.kill();
     let seen = status(&t, &id);
     assert_eq!(seen["status"], "read", "{seen}");
@@ -82,7 +89,7 @@ fn new_mail_is_pushed_once_and_its_receipt_survives_a_sigkill() {
     );
 
     // A new server pushes only what is new: the message is neither pushed again nor returned
-    // by the next wait.
+    // by its wait.
     let mut again = StdioServer::start_with(&t, "qa", &[], listening());
     let waited = again.tool(1, "wait_for_messages", json!({ "timeout": 0 }));
     assert_eq!(
