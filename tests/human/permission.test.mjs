@@ -87,7 +87,7 @@ test("a relayed prompt shows as a card with Allow and Deny; Allow on the page an
   const card = page.locator(".card", { hasText: "qa wants to run Bash: Run the test suite" });
   await card.waitFor();
   assert.equal(await card.locator(".kind").textContent(), "permission");
-  assert.match(await card.locator(".body").textContent(), /cargo test --workspace/);
+  assert.match(await card.textContent(), /cargo test --workspace/);
   await card.getByRole("button", { name: "Allow" }).waitFor();
   await card.getByRole("button", { name: "Deny" }).waitFor();
   await page.screenshot({ path: join(out, "permission.png") });
