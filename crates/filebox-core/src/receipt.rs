@@ -227,9 +227,13 @@ mod tests {
             (Status::Delivered, Status::Delivered)
         );
         let me = qa.me().clone();
-        let receipts = qa.mark_read(&me, &[sent.clone()], "qa", "channel").unwrap();
+        let receipts = qa
+            .mark_read(&me, std::slice::from_ref(&sent), "qa", "channel")
+            .unwrap();
         assert_eq!(receipts, [Receipt::Recorded]);
-        let again = qa.mark_read(&me, &[sent.clone()], "qa", "read").unwrap();
+        let again = qa
+            .mark_read(&me, std::slice::from_ref(&sent), "qa", "read")
+            .unwrap();
         assert_eq!(again, [Receipt::AlreadyRead]);
         assert_eq!(qa_status(&dev, &sent), (Status::Read, Status::Read));
         let mailbox = qa.my_mailbox().unwrap();
@@ -256,7 +260,8 @@ mod tests {
         // Past the inbox, a message is past reading; an unknown one is an error.
         qa.transition(crate::Transition::Hold, &sent, "").unwrap();
         assert_eq!(
-            qa.mark_read(&me, &[sent.clone()], "qa", "read").unwrap(),
+            qa.mark_read(&me, std::slice::from_ref(&sent), "qa", "read")
+                .unwrap(),
             [Receipt::AlreadyRead]
         );
         assert_eq!(qa_status(&dev, &sent).1, Status::Processing);
@@ -279,7 +284,7 @@ mod tests {
         let first = send(&dev, "qa");
         let second = send(&dev, "qa");
         // Read outside a wait (the page, `read`): the cursor follows the rewritten file.
-        qa.mark_read(qa.me(), &[first.clone()], "qa", "read")
+        qa.mark_read(qa.me(), std::slice::from_ref(&first), "qa", "read")
             .unwrap();
         let returned = look();
         assert_eq!(
@@ -307,7 +312,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (dev, qa) = dev_and_qa(dir.path());
         let sent = send(&dev, "qa");
-        qa.mark_read(qa.me(), &[sent.clone()], "qa", "read")
+        qa.mark_read(qa.me(), std::slice::from_ref(&sent), "qa", "read")
             .unwrap();
         // Timestamps have seconds: the reply is written in a later one than the receipt.
         std::thread::sleep(Duration::from_millis(1100));
@@ -325,7 +330,7 @@ mod tests {
         assert_eq!(copy.folder, Folder::Inbox);
         assert_eq!(qa_status(&dev, &sent).0, Status::Delivered);
         assert_eq!(
-            qa.mark_read(qa.me(), &[sent.clone()], "qa", "read")
+            qa.mark_read(qa.me(), std::slice::from_ref(&sent), "qa", "read")
                 .unwrap(),
             [Receipt::Recorded]
         );
