@@ -67,9 +67,17 @@ impl Follower {
     /// Publish every change until `stopped()`. Blocking: run it on its own thread.
     fn run(mut self, log: &EventLog, stopped: &dyn Fn() -> bool) -> filebox_core::Result<()> {
         while !stopped() {
-            let events: Vec<HubEvent> = self
-                .feed
-                .next(None, stopped)?
+            let mut changes = self.feed.next(None, stopped)?;
+            // A receipt rewrites an inbox file in two steps (out to tmp/, back under its name):
+            // the second half is taken in with the first, so the pair becomes one `read` event.
+            if changes
+                .iter()
+                .any(|c| c.kind == ChangeKind::Left && c.folder == Folder::Inbox)
+            {
+                let window = std::time::Instant::now() + REWRITE_WINDOW;
+                changes.extend(self.feed.next(Some(window), stopped)?);
+            }
+            let events: Vec<HubEvent> = changes
                 .iter()
                 .map(|change| {
                     let mailbox = self.mailboxes.iter().find(|m| *m.owner() == change.agent);
@@ -117,6 +125,10 @@ pub(crate) async fn follow(hub: Hub, first: Follower) {
     })
     .await;
 }
+
+/// How long a file that left an inbox is given to come back under its name (a read receipt's
+/// rewrite in place) before its `left` event goes out.
+const REWRITE_WINDOW: Duration = Duration::from_millis(200);
 
 /// The kind of the event of a read receipt written into an inbox copy (`from` is the reader).
 const READ: &str = "read";
