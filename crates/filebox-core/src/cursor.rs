@@ -86,14 +86,61 @@ impl Claim {
     }
 }
 
+impl Claim {
+    /// The mailbox and the cursor this claim will save, when it claimed mail.
+    pub(crate) fn pending_mut(&mut self) -> Option<(&Mailbox, &mut Baseline)> {
+        self.pending
+            .as_mut()
+            .map(|(mailbox, returned, _)| (&*mailbox, returned))
+    }
+}
+
+/// Wait for and take the cursor's lock.
+fn take_lock(mailbox: &Mailbox) -> Result<store::Lock> {
+    let path = mailbox.state_dir().join(LOCK);
+    store::Lock::take(Place::new(mailbox.root(), &path))
+}
+
+/// The cursor loaded under its lock, for a change made outside a wait (a read receipt
+/// rewrites a file the cursor names): [`Locked::save`] writes it back.
+pub(crate) struct Locked {
+    mailbox: Mailbox,
+    returned: Option<Baseline>,
+    _lock: store::Lock,
+}
+
+impl Locked {
+    /// Wait for the cursor's lock, then load it.
+    pub(crate) fn take(mailbox: &Mailbox) -> Result<Locked> {
+        let lock = take_lock(mailbox)?;
+        Ok(Locked {
+            mailbox: mailbox.clone(),
+            returned: load(mailbox)?,
+            _lock: lock,
+        })
+    }
+
+    /// The files already returned; `None` when no wait ever ran.
+    pub(crate) fn returned(&mut self) -> Option<&mut Baseline> {
+        self.returned.as_mut()
+    }
+
+    /// Save the cursor (when there is one), then let the next waiter in.
+    pub(crate) fn save(self) -> Result<()> {
+        match &self.returned {
+            Some(returned) => save(&self.mailbox, returned),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Under the cursor's lock: the inbox messages no wait has returned yet, oldest first, and a
 /// [`Claim`] that records them as returned when committed (holding the lock until then). The
 /// first claim ever records the inbox as it is and returns nothing. A file that cannot be read
 /// is reported and left out of the cursor, so a later claim returns it once it can be read
 /// (another tool may still be writing it).
 pub(crate) fn claim_new_mail(mailbox: &Mailbox) -> Result<(Arrivals, Claim)> {
-    let lock_path = mailbox.state_dir().join(LOCK);
-    let lock = store::Lock::take(Place::new(mailbox.root(), &lock_path))?;
+    let lock = take_lock(mailbox)?;
     let (entries, _problems) = mailbox.file_entries(Folder::Inbox)?;
     claim_listed(mailbox, lock, entries)
 }
@@ -161,8 +208,7 @@ mod tests {
         "# DIS: hi\n\n**Message ID:** 00000009-0000\n\n---\n\n## Original Request/Content\n\nx\n";
 
     fn claim(mailbox: &Mailbox, entries: Vec<(FileName, u64)>) -> Vec<String> {
-        let lock_path = mailbox.state_dir().join(LOCK);
-        let lock = store::Lock::take(Place::new(mailbox.root(), &lock_path)).unwrap();
+        let lock = take_lock(&mailbox).unwrap();
         let (arrivals, claim) = claim_listed(mailbox, lock, entries).unwrap();
         claim.commit().unwrap();
         let ids = arrivals.messages.iter().map(|m| m.header.id().to_owned());

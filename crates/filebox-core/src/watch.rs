@@ -98,6 +98,13 @@ pub struct InboxWatch {
 }
 
 impl InboxWatch {
+    /// Whether the file's latest change was a read receipt (a rewrite in place): not news.
+    fn is_receipt(&self, envelope: &Envelope) -> bool {
+        self.mailbox.read(envelope).is_ok_and(|message| {
+            crate::receipt::latest_receipt(&message, self.mailbox.owner().as_str()).is_some()
+        })
+    }
+
     /// New mail since the last call: at once if some arrived meanwhile, else when some arrives,
     /// when `timeout` passes (`None`: never) or when `cancelled()` turns true. An unreadable
     /// arrival is reported once, and returned as mail when it can be read.
@@ -127,6 +134,9 @@ impl InboxWatch {
                 match self.mailbox.envelope(Folder::Inbox, &file) {
                     Ok(Some(envelope)) => {
                         self.unreadable.remove(&(name, ino));
+                        if self.is_receipt(&envelope) {
+                            continue;
+                        }
                         if ids.insert(envelope.header.id().to_owned()) {
                             arrivals.messages.push(envelope);
                         }

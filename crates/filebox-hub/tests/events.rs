@@ -94,3 +94,40 @@ async fn a_token_agent_streams_only_with_its_token() {
     assert_eq!(refused.status, 401, "no token for an agent that has one");
     hub.stop().await.unwrap();
 }
+
+/// A read receipt rewrites the reader's copy in place: one `read` event naming the reader,
+/// not a left/arrived pair. The page (no token) opening an agent's mail is not that agent
+/// reading: it writes none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_receipt_is_one_read_event() {
+    let hub = TestHub::start().await;
+    let mut qa = Events::open(&hub, "?agent=qa", None).await;
+    let sent = hub.call("email.send", send("dev", "qa", "read me")).await;
+    qa.next_named("delivered").await;
+    let id = sent["id"].as_str().unwrap();
+    let recipient = |status: &Value| status["recipients"][0]["status"].clone();
+
+    hub.call("email.read", json!({ "agent": "qa", "id": id }))
+        .await;
+    let status = hub
+        .call("email.status", json!({ "agent": "dev", "id": id }))
+        .await;
+    assert_eq!(recipient(&status), "delivered", "{status}");
+
+    // qa's own process reads it.
+    let qa_id = filebox_core::AgentId::new("qa").unwrap();
+    let reader = Mailroom::new(Config::load(&hub.config).unwrap(), Some(&qa_id)).unwrap();
+    let reference = filebox_core::MessageRef::parse(id).unwrap();
+    reader
+        .mark_read(&qa_id, &[reference], "qa", "read")
+        .unwrap();
+    let event = qa.next().await;
+    assert_eq!(event.name, "read", "{event:?}");
+    assert_eq!(event.data["messageId"], id);
+    assert_eq!(event.data["from"], "qa");
+    let status = hub
+        .call("email.status", json!({ "agent": "dev", "id": id }))
+        .await;
+    assert_eq!(recipient(&status), "read", "{status}");
+    hub.stop().await.unwrap();
+}

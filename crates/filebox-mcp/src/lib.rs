@@ -5,6 +5,7 @@
 //! [`filebox_core::Mailroom`]; nothing here touches mailbox files itself. Nothing here writes to stdout except the stdio transport.
 
 mod blocking;
+mod channel;
 mod http;
 mod inbox;
 mod origins;
@@ -16,6 +17,7 @@ mod subscriptions;
 mod tasks;
 mod tools;
 
+pub use channel::ChannelMode;
 pub use http::{Browsers, check_listen_address, router as http_router, serve_http};
 pub use origins::own_origins;
 pub use server::MailroomSource;

@@ -4,15 +4,16 @@ use std::sync::Arc;
 
 use filebox_core::Mailroom;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CancelTaskParams, GetPromptRequestParams,
-    GetPromptResponse, GetTaskParams, GetTaskResult, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CustomNotification,
+    GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
-use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, ServerHandler};
 
+use crate::channel::{self, Channel};
 use crate::subscriptions::{self, Subscriptions};
 use crate::tasks::Tasks;
 use crate::tools::HostFiles;
@@ -57,6 +58,8 @@ pub(crate) struct FileboxServer {
     subscriptions: Subscriptions,
     /// The server's tasks, shared by all its sessions.
     tasks: Tasks,
+    /// Claude Code's channel, on stdio only (`crate::channel`).
+    channel: Option<Arc<Channel>>,
 }
 
 impl FileboxServer {
@@ -67,7 +70,14 @@ impl FileboxServer {
             tools: Arc::new(tools::definitions(host_files)),
             subscriptions: Subscriptions::default(),
             tasks,
+            channel: None,
         }
+    }
+
+    /// This server as a channel (see `crate::channel`).
+    pub(crate) fn with_channel(mut self, channel: Arc<Channel>) -> Self {
+        self.channel = Some(channel);
+        self
     }
 
     /// The mailroom this request runs in.
@@ -86,13 +96,18 @@ impl std::fmt::Debug for FileboxServer {
 
 impl ServerHandler for FileboxServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_resources()
             .enable_resources_subscribe()
             .enable_prompts()
             .enable_tasks()
             .build();
+        if self.channel.is_some() {
+            let declared = [channel::CHANNEL, channel::PERMISSION]
+                .map(|name| (name.to_owned(), serde_json::Map::new()));
+            capabilities.experimental = Some(declared.into_iter().collect());
+        }
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("filebox", env!("CARGO_PKG_VERSION")))
             .with_instructions(instructions(self.host_files))
@@ -115,6 +130,9 @@ impl ServerHandler for FileboxServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if let Some(channel) = &self.channel {
+            channel.went_on(&format!("the session went on (it called {})", request.name));
+        }
         tools::call(
             &self.mailroom()?,
             self.host_files,
@@ -139,6 +157,22 @@ impl ServerHandler for FileboxServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.tasks.cancel(self.mailroom()?, &request.task_id).await
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if let (Some(channel), Ok(mailroom)) = (&self.channel, self.mailroom()) {
+            channel.start(mailroom, context.peer);
+        }
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        context: NotificationContext<RoleServer>,
+    ) {
+        if let (Some(channel), Ok(mailroom)) = (&self.channel, self.mailroom()) {
+            channel.notified(mailroom, context.peer, &notification);
+        }
     }
 
     async fn list_resources(

@@ -74,6 +74,7 @@ async fn ask(host: Host, dir: &tempfile::TempDir) -> Value {
     let (server_end, client_end) = tokio::io::duplex(64 * 1024);
     tokio::spawn(filebox_mcp::serve_transport(
         mailroom(dir, "qa"),
+        filebox_mcp::ChannelMode::WhenDeclared,
         server_end,
     ));
     let client = host.serve(client_end).await.expect("the session starts");

@@ -35,6 +35,7 @@ async fn connect(dir: &tempfile::TempDir) -> Client {
     let (server_end, client_end) = tokio::io::duplex(64 * 1024);
     tokio::spawn(filebox_mcp::serve_transport(
         mailroom(dir, "qa"),
+        filebox_mcp::ChannelMode::WhenDeclared,
         server_end,
     ));
     let capabilities = ClientCapabilities::builder().enable_tasks().build();
@@ -228,6 +229,7 @@ async fn a_client_without_the_extension_gets_the_blocking_call_and_no_task_metho
     let (server_end, client_end) = tokio::io::duplex(64 * 1024);
     tokio::spawn(filebox_mcp::serve_transport(
         mailroom(&dir, "qa"),
+        filebox_mcp::ChannelMode::WhenDeclared,
         server_end,
     ));
     let client = ().serve(client_end).await.unwrap();

@@ -1,7 +1,7 @@
 //! `list_messages`, `read_message` and `wait_for_messages`: looking at my mailbox.
 
 use filebox_core::message::MessageIdShort;
-use filebox_core::{Claim, Envelope, Error, Folder, Mailbox, MessageRef, Problem, Result};
+use filebox_core::{Claim, Envelope, Error, Folder, Mailbox, MessageRef, Problem, Receipt, Result};
 
 use crate::args::{ListArgs, MessageFormat, ReadArgs, WaitArgs};
 use crate::outcome::Outcome;
@@ -142,7 +142,8 @@ fn unreadable_warnings(problems: &[Problem]) -> Vec<String> {
         .collect()
 }
 
-/// One message, whole; marked read (for `list --unread`).
+/// One message, whole; marked read (for `list --unread`), and a read receipt written into my
+/// inbox copy (the sender's `status` says `read`).
 #[derive(Debug)]
 pub struct ReadMessage;
 
@@ -165,16 +166,40 @@ impl Verb for ReadMessage {
         let mailbox = cx.mailroom.my_mailbox()?;
         // The copy that speaks for the message (the whole conversation, wherever it is); one
         // another process is moving right now is waited for, not missed.
-        let (envelope, (message, markdown)) =
+        let (envelope, (unmarked, (message, markdown))) =
             mailbox.with_speaking_copy(&reference, &folders, |envelope| {
-                // Before reading: a copy replaced in between stays unread (see `mark_read`).
-                mailbox.mark_read(envelope)?;
-                mailbox.read_with_markdown(envelope)
+                // Before reading: a copy replaced in between stays unread (see `mark_read`). A
+                // mailbox that cannot be written (read-only, full) is read all the same.
+                let unmarked = mailbox.mark_read(envelope).err();
+                Ok((unmarked, mailbox.read_with_markdown(envelope)?))
             })?;
+        let me = cx.mailroom.me();
+        let receipts = match envelope.folder {
+            Folder::Inbox if cx.receipts => {
+                let id = MessageRef::Id(envelope.header.id().to_owned());
+                cx.mailroom.mark_read(me, &[id], me.as_str(), "read")?
+            }
+            _ => Vec::new(),
+        };
+        // The file as it is on disk now, its receipt included (or, moved on meanwhile, what
+        // was read).
+        let (message, markdown) = match receipts.first() {
+            Some(Receipt::Recorded) => mailbox
+                .read_with_markdown(&envelope)
+                .unwrap_or((message, markdown)),
+            _ => (message, markdown),
+        };
         Ok(Outcome::clean(ReadResult {
-            message: MessageDetail::new(cx.mailroom.me(), &envelope, &message),
+            message: MessageDetail::new(me, &envelope, &message),
             markdown,
-        }))
+        })
+        .noting(
+            unmarked
+                .map(|e| format!("not marked read (list --unread still shows it): {e}"))
+                .into_iter()
+                .chain(receipt_notes(&receipts))
+                .collect(),
+        ))
     }
 
     fn render(read: &ReadResult) -> String {
@@ -218,7 +243,12 @@ impl WaitForMessages {
     pub fn claim(cx: &VerbContext<'_>, args: WaitArgs) -> Result<(Outcome<WaitResult>, Claim)> {
         let timeout = args.timeout.map(std::time::Duration::from_secs);
         let mailbox = cx.mailroom.my_mailbox()?;
-        let (arrived, claim) = mailbox.claim_mail(timeout, cx.cancelled)?;
+        let (arrived, mut claim) = mailbox.claim_mail(timeout, cx.cancelled)?;
+        let me = cx.mailroom.me().as_str();
+        let receipts = match cx.receipts {
+            true => claim.mark_read(&arrived.messages, me, "wait")?,
+            false => Vec::new(),
+        };
         let mut warnings = unreadable_warnings(&arrived.unreadable);
         let xml = match args.format.unwrap_or_default() {
             MessageFormat::Lines => None,
@@ -230,9 +260,23 @@ impl WaitForMessages {
                 xml,
             },
             warnings,
-        );
+        )
+        .noting(receipt_notes(&receipts));
         Ok((outcome, claim))
     }
+}
+
+/// A note on receipts that could not be written (the reader may not write the mailbox, the
+/// disk is full): the read itself succeeded, but the sender's `status` will not say `read`.
+fn receipt_notes(receipts: &[Receipt]) -> Vec<String> {
+    let refused = receipts.iter().find_map(|receipt| match receipt {
+        Receipt::NotRecorded(why) => Some(why),
+        _ => None,
+    });
+    refused
+        .map(|why| format!("read without a receipt (the sender's status will not say read): {why}"))
+        .into_iter()
+        .collect()
 }
 
 const NO_NEW_MAIL: &str = "No new mail (the wait timed out or was cancelled).";

@@ -146,6 +146,12 @@ fn a_read_only_mailbox_fails_cleanly_and_loses_nothing() {
         .args(["send", "dev", "ER", "new"])
         .failure();
     assert_clear_error(&stderr, "Read-only file system");
+    // Reading it works, without a read receipt, and says so (exit 0: the read succeeded).
+    let read = t.as_agent("dev").args(["read", &first]).output();
+    assert_eq!(read.status.code(), Some(0), "{read:?}");
+    let said = String::from_utf8_lossy(&read.stderr);
+    assert!(said.contains("read without a receipt"), "{said}");
+    assert!(String::from_utf8_lossy(&read.stdout).contains("already here"));
     // Resolving or replying to a message in it cannot take it out: it stays.
     let stderr = t.as_agent("dev").args(["resolved", &first, "ok"]).failure();
     assert_clear_error(&stderr, "Read-only file system");

@@ -76,11 +76,16 @@ fn the_template_filled_in_by_hand_is_read() {
     assert_eq!(conversation[0]["body"], "CSV 需要哪些列？");
     assert_eq!(conversation[1]["body"], "name, email, role");
     let processing = read["processing"].as_array().unwrap();
-    assert_eq!(processing.len(), 1);
+    assert_eq!(
+        processing.len(),
+        2,
+        "its own line, then the receipt of this read"
+    );
     assert_eq!(processing[0]["timestamp"], "2025-06-27T17:00:00Z");
     assert_eq!(processing[0]["action"], "On Hold");
     assert_eq!(processing[0]["by"], "dev");
     assert_eq!(processing[0]["details"], "等待产品确认");
+    assert_eq!(processing[1]["action"], "Read");
 
     // Found by its id and short id too, though the name carries neither.
     let by_id = t.read_json("dev", "inbox", "60bd0e69-5c1a-4b7e-9f00-0123456789ab");
@@ -93,10 +98,10 @@ fn the_template_filled_in_by_hand_is_read() {
     let done = t.read_json("dev", "done", "batch import request.md");
     assert_eq!(done["conversation"], read["conversation"]);
     let processing = done["processing"].as_array().unwrap();
-    assert_eq!(processing.len(), 2);
-    assert_eq!(processing[0], read["processing"][0]);
-    assert_eq!(processing[1]["action"], "Resolved");
-    assert_eq!(processing[1]["details"], "已上线");
+    assert_eq!(processing.len(), 3);
+    assert_eq!(processing[..2], read["processing"].as_array().unwrap()[..]);
+    assert_eq!(processing[2]["action"], "Resolved");
+    assert_eq!(processing[2]["details"], "已上线");
 }
 
 #[test]
