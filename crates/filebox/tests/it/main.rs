@@ -31,6 +31,7 @@ mod replies;
 mod safety;
 mod search;
 mod serve;
+mod setup;
 mod team_bridge;
 mod teams;
 mod threads;
