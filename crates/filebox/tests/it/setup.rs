@@ -170,8 +170,9 @@ fn codex_gets_a_toml_server_table_beside_the_user_s_and_project_hooks() {
     t.as_agent("dev").args(["setup", "codex"]).success();
     let written = read(&t, ".codex/config.toml");
     assert!(written.starts_with(toml), "{written}");
-    assert!(written.contains("\n[mcp_servers.filebox]\ncommand = \""), "{written}");
-    assert!(written.contains("args = [\"--config\", "), "{written}");
+    assert!(written.contains("\n[mcp_servers.filebox]\n"), "{written}");
+    assert!(written.contains("\ncommand = \"/"), "{written}");
+    assert!(written.contains("\nargs = [\"--config\", "), "{written}");
     let hooks = &json(&t, ".codex/hooks.json")["hooks"];
     let stop = &hooks["Stop"][0]["hooks"][0];
     assert!(stop["command"].as_str().unwrap().ends_with("hook codex"));
