@@ -13,6 +13,7 @@ pub mod advice;
 mod args;
 pub mod command_line;
 mod decode;
+mod digest;
 mod outcome;
 pub mod render;
 mod schema;
@@ -22,6 +23,7 @@ mod views;
 
 pub use args::*;
 pub use decode::{ArgumentError, decode};
+pub use digest::{Digest, Notice, Origin};
 pub use outcome::{Outcome, text_with_warnings};
 pub use schema::schema_settings;
 pub use verb::{CallError, Effect, Reply, Standalone, Verb, VerbContext, VerbInfo};

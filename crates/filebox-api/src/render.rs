@@ -22,6 +22,7 @@ pub fn status_word(status: Status, folder: Option<Folder>) -> &'static str {
         (Status::Pending, Some(_)) => "in flight",
         (Status::Pending, None) => "pending",
         (Status::Delivered, _) => "delivered",
+        (Status::Read, _) => "read",
         (Status::Processing, _) => "on hold",
         (Status::Failed, _) => "rejected",
         (Status::Replied, Some(Folder::Done)) => "resolved",

@@ -95,6 +95,48 @@ impl Claim {
     }
 }
 
+impl Claim {
+    /// The mailbox and the cursor this claim will save, when it claimed mail.
+    pub(crate) fn pending_mut(&mut self) -> Option<(&Mailbox, &mut Baseline)> {
+        self.pending
+            .as_mut()
+            .map(|(mailbox, returned, _)| (&*mailbox, returned))
+    }
+}
+
+/// The cursor loaded under its lock, for a change made outside a wait (a read receipt
+/// rewrites a file the cursor names): [`Locked::save`] writes it back.
+pub(crate) struct Locked {
+    mailbox: Mailbox,
+    returned: Option<Baseline>,
+    _lock: store::Lock,
+}
+
+impl Locked {
+    /// Wait for the cursor's lock, then load it.
+    pub(crate) fn take(mailbox: &Mailbox) -> Result<Locked> {
+        let lock = store::Lock::take(&mailbox.state_dir().join(LOCK))?;
+        Ok(Locked {
+            mailbox: mailbox.clone(),
+            returned: load(mailbox)?,
+            _lock: lock,
+        })
+    }
+
+    /// The files already returned; `None` when no wait ever ran.
+    pub(crate) fn returned(&mut self) -> Option<&mut Baseline> {
+        self.returned.as_mut()
+    }
+
+    /// Save the cursor (when there is one), then let the next waiter in.
+    pub(crate) fn save(self) -> Result<()> {
+        match &self.returned {
+            Some(returned) => save(&self.mailbox, returned),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Under the cursor's lock: the inbox messages no wait has returned yet, oldest first, and a
 /// [`Claim`] that records them as returned when committed (holding the lock until then). The
 /// first claim ever records the inbox as it is and returns nothing. A file that cannot be read

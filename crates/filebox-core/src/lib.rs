@@ -26,8 +26,10 @@ mod mailbox;
 mod mailroom;
 pub mod message;
 mod parallel;
+pub mod permission;
 pub mod question;
 mod read_marks;
+pub mod receipt;
 mod reply;
 mod search;
 mod send;
@@ -59,6 +61,7 @@ pub use message::{ConversationEntry, Message, MessageType, ProcessingEntry};
 pub use question::{
     Answer, AnswerWait, Asked, OpenQuestion, QuestionKind, QuestionRequest, QuestionState,
 };
+pub use receipt::Receipt;
 pub use reply::{REPLIER_COPY_FOLDERS, SYSTEM_MAILBOX, replier_copy_folder};
 pub use send::{Priority, SendReceipt, SendRequest, SourceType, derive_title};
 pub use status::{RecipientStatus, Status, StatusReport, copy_status};

@@ -18,7 +18,8 @@ use crate::folder::Folder;
 use crate::mailbox::{Envelope, Mailbox, MessageRef};
 use crate::mailroom::Mailroom;
 use crate::message::{
-    Header, Message, MessageType, ProcessingEntry, QUESTION, WORK_REPORT, field, is_question,
+    Header, Message, MessageType, PERMISSION, ProcessingEntry, QUESTION, WORK_REPORT, field,
+    is_question,
 };
 use crate::send::{SendReceipt, SendRequest, SourceType};
 use crate::transition::Transition;
@@ -41,6 +42,8 @@ pub enum QuestionKind {
     Question,
     /// A report of finished work that asks for confirmation or more instructions.
     WorkReport,
+    /// A host's tool-use approval, answered allow or deny (`crate::permission`).
+    Permission,
 }
 
 impl QuestionKind {
@@ -48,6 +51,7 @@ impl QuestionKind {
         let name = match self {
             QuestionKind::Question => QUESTION,
             QuestionKind::WorkReport => WORK_REPORT,
+            QuestionKind::Permission => PERMISSION,
         };
         MessageType::new(name).expect("the human-channel types are valid message types")
     }
@@ -335,9 +339,10 @@ impl Mailroom {
     }
 
     /// Withdraw a question I asked that is still open: the human's copy moves to their
-    /// `cancel/` with a `Withdrawn` line in its Processing History. `false` if it was no longer
-    /// open (answered meanwhile: the answer is in my inbox).
-    fn withdraw(&self, reference: &MessageRef, details: &str) -> Result<bool> {
+    /// `cancel/` with a `Withdrawn` line in its Processing History saying why (`details`), so
+    /// the page closes its card. `false` if it was no longer open (answered meanwhile: the
+    /// answer is in my inbox).
+    pub fn withdraw(&self, reference: &MessageRef, details: &str) -> Result<bool> {
         let asked = sent_question(&self.mailbox_to_read(self.me())?, reference)?;
         let theirs = self.mailbox(&receiver(&asked)?)?;
         let id = MessageRef::Id(asked.header.id().to_owned());

@@ -1,6 +1,7 @@
-//! A message's status (pending → delivered → processing → replied / failed, and
+//! A message's status (pending → delivered → read → processing → replied / failed, and
 //! obsolete), derived from the folder each copy sits in, so that the two never disagree; only
-//! `obsolete`, which no folder expresses, is written as a `Status` header (by a fork).
+//! `obsolete`, which no folder expresses, is written as a `Status` header (by a fork), and
+//! `read` is an inbox copy with a read receipt of its current version (`crate::receipt`).
 
 use crate::agent::AgentId;
 use crate::choice::choice;
@@ -18,6 +19,8 @@ choice! {
         Pending => "pending",
         // In the holder's inbox (or, for the sender's record, handed over).
         Delivered => "delivered",
+        // In the holder's inbox, put in front of its reader (a read receipt).
+        Read => "read",
         // On hold: the holder is working on it.
         Processing => "processing",
         // Answered or resolved.
@@ -62,10 +65,11 @@ impl Status {
         let rank = |s: &Status| match s {
             Status::Pending => 0,
             Status::Delivered => 1,
-            Status::Processing => 2,
-            Status::Failed => 3,
-            Status::Replied => 4,
-            Status::Obsolete => 5,
+            Status::Read => 2,
+            Status::Processing => 3,
+            Status::Failed => 4,
+            Status::Replied => 5,
+            Status::Obsolete => 6,
         };
         statuses.into_iter().min_by_key(rank)
     }
@@ -203,10 +207,19 @@ impl Mailroom {
     }
 }
 
-/// The status of a copy read whole (the outbox rule needs the conversation).
+/// The status of a copy read whole (the outbox rule needs the conversation, `read` the
+/// processing history).
 pub fn copy_status(envelope: &Envelope, message: &Message, owner: &AgentId) -> Status {
     let last_from = message.conversation.last().map(|c| c.from.as_str());
-    Status::of_copy(envelope.folder, &message.header, last_from, owner.as_str())
+    match Status::of_copy(envelope.folder, &message.header, last_from, owner.as_str()) {
+        Status::Delivered
+            if envelope.folder == Folder::Inbox
+                && crate::receipt::receipts(message).next().is_some() =>
+        {
+            Status::Read
+        }
+        status => status,
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! `list_messages`, `read_message` and `wait_for_messages`: looking at my mailbox.
 
 use filebox_core::message::MessageIdShort;
-use filebox_core::{Claim, Envelope, Error, Folder, Mailbox, MessageRef, Problem, Result};
+use filebox_core::{Claim, Envelope, Error, Folder, Mailbox, MessageRef, Problem, Receipt, Result};
 
 use crate::args::{ListArgs, MessageFormat, ReadArgs, WaitArgs};
 use crate::outcome::Outcome;
@@ -142,7 +142,8 @@ fn unreadable_warnings(problems: &[Problem]) -> Vec<String> {
         .collect()
 }
 
-/// One message, whole; marked read (for `list --unread`).
+/// One message, whole; marked read (for `list --unread`), and a read receipt written into my
+/// inbox copy (the sender's `status` says `read`).
 #[derive(Debug)]
 pub struct ReadMessage;
 
@@ -171,10 +172,21 @@ impl Verb for ReadMessage {
                 mailbox.mark_read(envelope)?;
                 mailbox.read_with_markdown(envelope)
             })?;
-        Ok(Outcome::clean(ReadResult {
-            message: MessageDetail::new(cx.mailroom.me(), &envelope, &message),
-            markdown,
-        }))
+        let me = cx.mailroom.me();
+        let receipts = match envelope.folder {
+            Folder::Inbox => {
+                let id = MessageRef::Id(envelope.header.id().to_owned());
+                cx.mailroom.mark_read(me, &[id], me.as_str(), "read")?
+            }
+            _ => Vec::new(),
+        };
+        Ok(Outcome::with_warnings(
+            ReadResult {
+                message: MessageDetail::new(me, &envelope, &message),
+                markdown,
+            },
+            receipt_warnings(&receipts),
+        ))
     }
 
     fn render(read: &ReadResult) -> String {
@@ -218,8 +230,11 @@ impl WaitForMessages {
     pub fn claim(cx: &VerbContext<'_>, args: WaitArgs) -> Result<(Outcome<WaitResult>, Claim)> {
         let timeout = args.timeout.map(std::time::Duration::from_secs);
         let mailbox = cx.mailroom.my_mailbox()?;
-        let (arrived, claim) = mailbox.claim_mail(timeout, cx.cancelled)?;
+        let (arrived, mut claim) = mailbox.claim_mail(timeout, cx.cancelled)?;
+        let me = cx.mailroom.me().as_str();
+        let receipts = claim.mark_read(&arrived.messages, me, "wait")?;
         let mut warnings = unreadable_warnings(&arrived.unreadable);
+        warnings.extend(receipt_warnings(&receipts));
         let xml = match args.format.unwrap_or_default() {
             MessageFormat::Lines => None,
             MessageFormat::Xml => Some(whole_as_xml(&mailbox, &arrived.messages, &mut warnings)),
@@ -233,6 +248,19 @@ impl WaitForMessages {
         );
         Ok((outcome, claim))
     }
+}
+
+/// A warning for receipts that could not be written (the reader may not write the mailbox):
+/// the sender's `status` will not say `read`.
+pub(crate) fn receipt_warnings(receipts: &[Receipt]) -> Vec<String> {
+    let refused = receipts.iter().find_map(|receipt| match receipt {
+        Receipt::NotRecorded(why) => Some(why),
+        _ => None,
+    });
+    refused
+        .map(|why| format!("read without a receipt (the sender's status will not say read): {why}"))
+        .into_iter()
+        .collect()
 }
 
 const NO_NEW_MAIL: &str = "No new mail (the wait timed out or was cancelled).";

@@ -11,7 +11,7 @@ use super::{BridgeError, Carried, PassReport, roster::member_agent};
 use crate::team_inbox::{Structured, Team, TeammateMessage};
 
 /// Header fields a bridged message carries besides the standard ones.
-const TEAM_HEADER: &str = "Claude Team";
+pub const TEAM_HEADER: &str = "Claude Team";
 const COLOR_HEADER: &str = "Claude Color";
 const TEAM_TIMESTAMP_HEADER: &str = "Claude Timestamp";
 

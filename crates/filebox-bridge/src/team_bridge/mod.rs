@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::team_inbox::{InboxError, Team, TeamError, Teams};
 
+pub use inbound::TEAM_HEADER;
 pub use roster::member_agent;
 
 /// How often the bridge looks for new messages (Claude Code's own poller: every second).

@@ -1,4 +1,4 @@
-//! `MessageType`: ER, BR, DIS, ACK, SU, the human-channel types ASK and RPT, or a custom one.
+//! `MessageType`: ER, BR, DIS, ACK, SU, the human-channel types ASK, RPT and PRM, or a custom one.
 
 use std::fmt;
 
@@ -8,10 +8,12 @@ use crate::error::{Error, Result};
 pub const QUESTION: &str = "ASK";
 /// The message type of a work report to a human (`task_finish` / `work_report`).
 pub const WORK_REPORT: &str = "RPT";
+/// The message type of a tool-use approval a host relayed to a human (`crate::permission`).
+pub const PERMISSION: &str = "PRM";
 
 /// Whether messages of this type are questions to a human, answered once.
 pub fn is_question(kind: &str) -> bool {
-    kind == QUESTION || kind == WORK_REPORT
+    kind == QUESTION || kind == WORK_REPORT || kind == PERMISSION
 }
 
 /// A message type: 1–16 upper-case ASCII letters, digits or `_`, starting with a letter. The

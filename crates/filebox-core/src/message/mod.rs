@@ -12,7 +12,7 @@ mod structure;
 
 pub use file_name::{FileName, MessageIdShort, file_name_for, slug};
 pub use header::{Header, comma_list, field};
-pub use kind::{MessageType, QUESTION, WORK_REPORT, is_question};
+pub use kind::{MessageType, PERMISSION, QUESTION, WORK_REPORT, is_question};
 pub use parse::{ParseError, parse, parse_header};
 pub use render::render;
 

@@ -1,0 +1,309 @@
+//! Tool-use approvals relayed to a human: a host (Claude Code's channel) asks whether its agent
+//! may run a tool; the request becomes a question of its own type (`PRM`) in the agent's
+//! human's mailbox, offering Allow and Deny, answered once like any question (on the page, by
+//! `filebox reply`, over JSON-RPC). A request the host no longer needs (it was answered in the
+//! terminal, the session went on or ended, no answer came in time) is withdrawn, saying why,
+//! so no page keeps a card nobody is waiting for. Every decision stays in the files.
+
+use std::time::Duration;
+
+use crate::error::Result;
+use crate::mailbox::MessageRef;
+use crate::mailroom::Mailroom;
+use crate::question::{AnswerWait, QuestionKind, QuestionRequest, QuestionState};
+
+/// The options a permission question offers.
+pub const OPTIONS: [&str; 2] = ["Allow", "Deny"];
+
+/// The longest input preview shown, in characters (the host already cuts it to about 200).
+const PREVIEW_CHARS: usize = 400;
+
+/// What the host asks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PermissionRequest {
+    /// The host's id for the prompt, sent back with the decision.
+    pub request_id: String,
+    /// The tool, e.g. `Bash`.
+    pub tool_name: String,
+    /// What the call does, in words.
+    pub description: String,
+    /// The tool's input, as JSON, cut.
+    pub input_preview: String,
+}
+
+/// The human's decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Behavior {
+    Allow,
+    Deny,
+}
+
+impl Behavior {
+    /// An answer's decision: `allow` (or `yes`, `ok`, `approve`) at its start allows; anything
+    /// else denies, so an unclear answer never approves.
+    pub fn of_answer(text: &str) -> Behavior {
+        let first = text
+            .split(|c: char| !c.is_alphanumeric())
+            .find(|word| !word.is_empty())
+            .unwrap_or_default()
+            .to_lowercase();
+        match first.as_str() {
+            "allow" | "allowed" | "yes" | "y" | "ok" | "approve" | "approved" => Behavior::Allow,
+            _ => Behavior::Deny,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Behavior::Allow => "allow",
+            Behavior::Deny => "deny",
+        }
+    }
+}
+
+/// How a relayed request ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Relayed {
+    /// Answered by `by`: send the decision to the host.
+    Decided { behavior: Behavior, by: String },
+    /// Withdrawn from the human's mailbox, for this reason: send nothing.
+    Withdrawn(String),
+}
+
+/// How long a relayed request waits, and what ends it early.
+pub struct RelayWait<'a> {
+    /// Withdrawn after this long without an answer.
+    pub timeout: Duration,
+    /// Why the host no longer needs the answer, once it does not (the session went on or
+    /// ended); `None` while it waits.
+    pub gone: &'a dyn Fn() -> Option<String>,
+}
+
+impl PermissionRequest {
+    /// The question the human reads: "dev wants to run Bash: …", then the input.
+    fn question(
+        &self,
+        asker: &str,
+        project_directory: &str,
+        client: Option<&str>,
+    ) -> QuestionRequest {
+        let preview: String = self.input_preview.chars().take(PREVIEW_CHARS).collect();
+        let fence = if preview.contains("```") {
+            "~~~"
+        } else {
+            "```"
+        };
+        let text = format!(
+            "{asker} wants to run {}: {}\n\n{fence}json\n{preview}\n{fence}\n\nRequest `{}`: answer Allow or Deny.",
+            self.tool_name,
+            one_line(&self.description),
+            self.request_id,
+        );
+        QuestionRequest {
+            kind: QuestionKind::Permission,
+            project_directory: project_directory.to_owned(),
+            text,
+            options: OPTIONS.iter().map(|o| (*o).to_owned()).collect(),
+            client: client.map(str::to_owned),
+        }
+    }
+}
+
+impl Mailroom {
+    /// Ask my human whether I may run the tool, and wait for the decision until it comes, the
+    /// host no longer needs it (`wait.gone`) or `wait.timeout` passes; the last two withdraw
+    /// the question with the reason (unless the answer came first, which then decides).
+    pub fn relay_permission(
+        &self,
+        request: &PermissionRequest,
+        project_directory: &str,
+        client: Option<&str>,
+        wait: &RelayWait<'_>,
+    ) -> Result<Relayed> {
+        let question = request.question(self.me().as_str(), project_directory, client);
+        let asked = self.ask_and_wait(
+            &question,
+            &AnswerWait {
+                timeout: Some(wait.timeout),
+                cancelled: &|| false,
+                stopping: &|| (wait.gone)().is_some(),
+            },
+        )?;
+        let reference = MessageRef::Id(asked.id);
+        let state = match asked.state {
+            QuestionState::Open => {
+                let why = (wait.gone)().unwrap_or_else(|| {
+                    format!(
+                        "no answer within {} s: the prompt is left to the terminal",
+                        wait.timeout.as_secs()
+                    )
+                });
+                if self.withdraw(&reference, &why)? {
+                    return Ok(Relayed::Withdrawn(why));
+                }
+                self.look_for_answer(&reference)?.state
+            }
+            state => state,
+        };
+        Ok(match state {
+            QuestionState::Answered(answer) => Relayed::Decided {
+                behavior: Behavior::of_answer(&answer.text),
+                by: answer.from,
+            },
+            QuestionState::Withdrawn(entry) => Relayed::Withdrawn(entry.details),
+            QuestionState::Open => Relayed::Withdrawn("still open".into()),
+        })
+    }
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::config::{AgentEntry, Config, ConfigFile};
+    use crate::{AgentId, AgentKind, Folder, MessageType, SendRequest};
+
+    fn mailroom(dir: &std::path::Path, me: &str) -> Mailroom {
+        let mut agents = BTreeMap::new();
+        for (id, kind) in [("me", Some(AgentKind::Human)), ("dev", None)] {
+            let mut entry = AgentEntry::new(dir.join(id));
+            entry.kind = kind;
+            agents.insert(AgentId::new(id).unwrap(), entry);
+        }
+        let file = ConfigFile {
+            agents,
+            ..ConfigFile::default()
+        };
+        let config = Config {
+            path: dir.join("config.json"),
+            file,
+        };
+        Mailroom::new(config, Some(&AgentId::new(me).unwrap())).unwrap()
+    }
+
+    fn request() -> PermissionRequest {
+        PermissionRequest {
+            request_id: "abcde".into(),
+            tool_name: "Bash".into(),
+            description: "Run the tests".into(),
+            input_preview: r#"{"command":"cargo test"}"#.into(),
+        }
+    }
+
+    /// Answer the first open question in `me`'s mailbox with `text`, once it is there.
+    fn answer_when_asked(human: &Mailroom, text: &str) -> crate::Result<crate::SendReceipt> {
+        let id = loop {
+            if let Some(open) = human.open_questions().unwrap().first() {
+                break open.header.id().to_owned();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        human.send(&SendRequest {
+            reply_to: Some(MessageRef::Id(id)),
+            ..SendRequest::new("dev", MessageType::new("DIS").unwrap(), text)
+        })
+    }
+
+    #[test]
+    fn the_first_answer_decides_and_a_second_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let dev = mailroom(dir.path(), "dev");
+        let human = mailroom(dir.path(), "me");
+        let relayed = std::thread::scope(|s| {
+            let asked = s.spawn(|| {
+                let wait = RelayWait {
+                    timeout: Duration::from_secs(60),
+                    gone: &|| None,
+                };
+                dev.relay_permission(&request(), "/src", Some("claude-code"), &wait)
+            });
+            answer_when_asked(&human, "Allow").unwrap();
+            asked.join().unwrap().unwrap()
+        });
+        assert_eq!(
+            relayed,
+            Relayed::Decided {
+                behavior: Behavior::Allow,
+                by: "me".into()
+            }
+        );
+        let copy = human
+            .my_mailbox()
+            .unwrap()
+            .list(Folder::Done)
+            .unwrap()
+            .messages;
+        assert_eq!(copy.len(), 1);
+        assert_eq!(copy[0].header.kind, "PRM");
+        assert_eq!(copy[0].header.title, "dev wants to run Bash: Run the tests");
+        let again = human.send(&SendRequest {
+            reply_to: Some(MessageRef::Id(copy[0].header.id().to_owned())),
+            ..SendRequest::new("dev", MessageType::new("DIS").unwrap(), "Deny")
+        });
+        assert!(again.is_err(), "a second answer is refused");
+    }
+
+    #[test]
+    fn a_request_the_host_no_longer_needs_is_withdrawn_saying_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let dev = mailroom(dir.path(), "dev");
+        let human = mailroom(dir.path(), "me");
+        let gone: Mutex<Option<String>> = Mutex::new(None);
+        let relayed = std::thread::scope(|s| {
+            let asked = s.spawn(|| {
+                let why = || gone.lock().unwrap().clone();
+                let wait = RelayWait {
+                    timeout: Duration::from_secs(60),
+                    gone: &why,
+                };
+                dev.relay_permission(&request(), "/src", None, &wait)
+            });
+            while human.open_questions().unwrap().is_empty() {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            *gone.lock().unwrap() = Some("the session went on".into());
+            asked.join().unwrap().unwrap()
+        });
+        assert_eq!(relayed, Relayed::Withdrawn("the session went on".into()));
+        assert!(human.open_questions().unwrap().is_empty());
+        let cancelled = human
+            .my_mailbox()
+            .unwrap()
+            .list(Folder::Cancel)
+            .unwrap()
+            .messages;
+        let message = human.my_mailbox().unwrap().read(&cancelled[0]).unwrap();
+        assert_eq!(
+            message.processing.last().unwrap().details,
+            "the session went on"
+        );
+        // Timed out: withdrawn, saying so.
+        let wait = RelayWait {
+            timeout: Duration::ZERO,
+            gone: &|| None,
+        };
+        let Relayed::Withdrawn(why) = dev
+            .relay_permission(&request(), "/src", None, &wait)
+            .unwrap()
+        else {
+            panic!("not withdrawn");
+        };
+        assert!(why.starts_with("no answer within 0 s"), "{why}");
+    }
+
+    #[test]
+    fn only_a_clear_allow_allows() {
+        for allow in ["Allow", "allow.", " yes please", "OK"] {
+            assert_eq!(Behavior::of_answer(allow), Behavior::Allow, "{allow}");
+        }
+        for deny in ["Deny", "no", "", "maybe allow", "allowing? hmm"] {
+            assert_eq!(Behavior::of_answer(deny), Behavior::Deny, "{deny}");
+        }
+    }
+}

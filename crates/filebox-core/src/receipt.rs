@@ -1,0 +1,331 @@
+//! Read receipts: when a message is put in front of its reader (a channel push, a hook's
+//! digest, `wait`, `read`, the page), the reader's copy in its inbox records it with a
+//! processing-history line `Read by <reader>: <how>`, once per reader and version (a reply
+//! that comes back is a new version to read). Written by the reader's side only, through the
+//! same claim/commit rewrite as a move, so the message never moves and a concurrent move is
+//! never lost; a reader that may not write the mailbox reads without a receipt and is told.
+//!
+//! A rewrite gives the file a new inode, which the wait cursor and the read marks would take
+//! for a new version: the receipt is written under the cursor's lock and both are told the new
+//! inode, so a message read is neither returned again by `wait` nor shown unread.
+
+use std::os::unix::fs::MetadataExt;
+
+use crate::agent::AgentId;
+use crate::cursor::{self, Claim};
+use crate::error::{Error, Result};
+use crate::feed::Baseline;
+use crate::folder::Folder;
+use crate::mailbox::{Envelope, Mailbox, MessageRef, parse_bytes};
+use crate::mailroom::Mailroom;
+use crate::message::{Message, ProcessingEntry, render};
+use crate::store::{self, Moved};
+use crate::time;
+
+/// The processing-history action of a read receipt.
+pub const READ: &str = "Read";
+
+/// What recording a receipt did for one message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Receipt {
+    /// The line was written.
+    Recorded,
+    /// This reader had already read this version (or the copy is not in the inbox any more:
+    /// its holder is past reading it).
+    AlreadyRead,
+    /// The reader may not write the mailbox: read without a receipt, and why.
+    NotRecorded(String),
+}
+
+/// The receipt by `reader` of the copy's current version, if there is one: a `Read` line
+/// later than the newest conversation entry.
+pub fn read_by<'m>(message: &'m Message, reader: &str) -> Option<&'m ProcessingEntry> {
+    receipts(message).find(|entry| entry.by == reader)
+}
+
+/// The receipts of the copy's current version (later than its newest conversation entry).
+pub fn receipts(message: &Message) -> impl Iterator<Item = &ProcessingEntry> {
+    let since = message.conversation.last().map(|c| c.timestamp.as_str());
+    message.processing.iter().filter(move |entry| {
+        entry.action == READ && since.is_none_or(|t| entry.timestamp.as_str() >= t)
+    })
+}
+
+impl Mailroom {
+    /// Record that `reader` had the messages `references` of `agent`'s inbox put in front of
+    /// it (`how`: `channel`, `hook`, `read`, `page`, ...). A message not in the inbox is not an
+    /// error (it is past reading: `AlreadyRead`); one that cannot be found is.
+    pub fn mark_read(
+        &self,
+        agent: &AgentId,
+        references: &[MessageRef],
+        reader: &str,
+        how: &str,
+    ) -> Result<Vec<Receipt>> {
+        let mailbox = self.mailbox_to_read(agent)?;
+        let mut cursor = match cursor::Locked::take(&mailbox) {
+            Ok(cursor) => cursor,
+            Err(e) if not_writable(&e) => {
+                let why = Receipt::NotRecorded(e.to_string());
+                return Ok(vec![why; references.len()]);
+            }
+            Err(e) => return Err(e),
+        };
+        let mut receipts = Vec::new();
+        for reference in references {
+            let receipt = match mailbox.find(reference, &[Folder::Inbox]) {
+                Ok(envelope) => mailbox.receipt(&envelope, reader, how, cursor.returned())?,
+                Err(Error::NotFound { .. }) => {
+                    mailbox.find(reference, &Folder::ALL)?;
+                    Receipt::AlreadyRead
+                }
+                Err(e) => return Err(e),
+            };
+            receipts.push(receipt);
+        }
+        cursor.save()?;
+        Ok(receipts)
+    }
+}
+
+impl Claim {
+    /// Receipts by `reader` for claimed messages, before the claim is committed: the cursor it
+    /// saves names the rewritten files, so they are not returned again.
+    pub fn mark_read(
+        &mut self,
+        envelopes: &[Envelope],
+        reader: &str,
+        how: &str,
+    ) -> Result<Vec<Receipt>> {
+        let Some((mailbox, returned)) = self.pending_mut() else {
+            return Ok(Vec::new());
+        };
+        let mailbox = mailbox.clone();
+        envelopes
+            .iter()
+            .map(|envelope| mailbox.receipt(envelope, reader, how, Some(&mut *returned)))
+            .collect()
+    }
+}
+
+impl Mailbox {
+    /// Write `reader`'s receipt into the inbox copy `envelope` unless it holds one for this
+    /// version; `returned` (the wait cursor, when loaded) and the read marks follow the file.
+    fn receipt(
+        &self,
+        envelope: &Envelope,
+        reader: &str,
+        how: &str,
+        returned: Option<&mut Baseline>,
+    ) -> Result<Receipt> {
+        if envelope.folder != Folder::Inbox {
+            return Ok(Receipt::AlreadyRead);
+        }
+        let Some(old_ino) = inode(&envelope.path) else {
+            return Ok(Receipt::AlreadyRead);
+        };
+        let message = match self.read(envelope) {
+            Ok(message) => message,
+            Err(Error::NotFound { .. }) => return Ok(Receipt::AlreadyRead),
+            Err(e) => return Err(e),
+        };
+        if read_by(&message, reader).is_some() {
+            return Ok(Receipt::AlreadyRead);
+        }
+        let rewritten = store::rewrite_in_place(&self.tmp(), &envelope.path, |bytes| {
+            let mut message = parse_bytes(&envelope.path, bytes)?;
+            if read_by(&message, reader).is_none() {
+                message.processing.push(ProcessingEntry {
+                    timestamp: time::iso(time::now()),
+                    action: READ.to_owned(),
+                    by: reader.to_owned(),
+                    details: how.to_owned(),
+                });
+            }
+            Ok(render(&message).into_bytes())
+        });
+        match rewritten {
+            Ok(Moved::Done) => {}
+            // Moved on meanwhile (held, answered): past reading.
+            Ok(_) => return Ok(Receipt::AlreadyRead),
+            Err(e) if not_writable(&e) => return Ok(Receipt::NotRecorded(e.to_string())),
+            Err(e) => return Err(e),
+        }
+        if let Some(new_ino) = inode(&envelope.path) {
+            let name = envelope.file.to_string();
+            if let Some(returned) = returned
+                && returned.0.remove(&(name.clone(), old_ino))
+            {
+                returned.0.insert((name, new_ino));
+            }
+            self.mark_read(envelope)?;
+        }
+        Ok(Receipt::Recorded)
+    }
+}
+
+fn inode(path: &std::path::Path) -> Option<u64> {
+    std::fs::symlink_metadata(path).ok().map(|m| m.ino())
+}
+
+/// Whether a failed write means the reader may not write here (permissions, a read-only
+/// file system), which is read without a receipt rather than failed.
+fn not_writable(error: &Error) -> bool {
+    match error {
+        Error::Io { source, .. } => matches!(
+            source.kind(),
+            std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+        ),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::{MessageType, SendRequest, Status};
+
+    const NEVER: &dyn Fn() -> bool = &|| false;
+
+    fn dev_and_qa(dir: &std::path::Path) -> (Mailroom, Mailroom) {
+        let open = |me| crate::test_mailroom::dev_and_qa_as(dir, me);
+        (open("dev"), open("qa"))
+    }
+
+    fn send(from: &Mailroom, to: &str) -> MessageRef {
+        let kind = MessageType::new("ER").unwrap();
+        let sent = from.send(&SendRequest::new(to, kind, "body")).unwrap();
+        MessageRef::parse(&sent.id).unwrap()
+    }
+
+    fn qa_status(dev: &Mailroom, sent: &MessageRef) -> (Status, Status) {
+        let report = dev.status(sent).unwrap();
+        (report.status, report.recipients[0].status)
+    }
+
+    #[test]
+    fn a_receipt_is_written_once_per_reader_and_the_sender_sees_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let (dev, qa) = dev_and_qa(dir.path());
+        let sent = send(&dev, "qa");
+        assert_eq!(
+            qa_status(&dev, &sent),
+            (Status::Delivered, Status::Delivered)
+        );
+        let me = qa.me().clone();
+        let receipts = qa.mark_read(&me, &[sent.clone()], "qa", "channel").unwrap();
+        assert_eq!(receipts, [Receipt::Recorded]);
+        let again = qa.mark_read(&me, &[sent.clone()], "qa", "read").unwrap();
+        assert_eq!(again, [Receipt::AlreadyRead]);
+        assert_eq!(qa_status(&dev, &sent), (Status::Read, Status::Read));
+        let mailbox = qa.my_mailbox().unwrap();
+        let copy = mailbox.find(&sent, &Folder::ALL).unwrap();
+        assert_eq!(
+            copy.folder,
+            Folder::Inbox,
+            "a receipt never moves the message"
+        );
+        let message = mailbox.read(&copy).unwrap();
+        let lines: Vec<_> = message
+            .processing
+            .iter()
+            .map(|p| (&p.action[..], &p.by[..], &p.details[..]))
+            .collect();
+        assert_eq!(lines, [(READ, "qa", "channel")]);
+        assert!(
+            mailbox
+                .unread(Folder::Inbox, vec![copy])
+                .unwrap()
+                .is_empty(),
+            "read, not unread"
+        );
+        // Past the inbox, a message is past reading; an unknown one is an error.
+        qa.transition(crate::Transition::Hold, &sent, "").unwrap();
+        assert_eq!(
+            qa.mark_read(&me, &[sent.clone()], "qa", "read").unwrap(),
+            [Receipt::AlreadyRead]
+        );
+        assert_eq!(qa_status(&dev, &sent).1, Status::Processing);
+        let unknown = MessageRef::parse("ffffffff").unwrap();
+        assert!(qa.mark_read(&me, &[unknown], "qa", "read").is_err());
+    }
+
+    #[test]
+    fn a_message_read_is_not_returned_again_by_the_next_wait() {
+        let dir = tempfile::tempdir().unwrap();
+        let (dev, qa) = dev_and_qa(dir.path());
+        let mailbox = qa.my_mailbox().unwrap();
+        let look = || {
+            mailbox
+                .wait_for_mail(Some(Duration::ZERO), NEVER)
+                .unwrap()
+                .messages
+        };
+        assert!(look().is_empty(), "the first wait is the baseline");
+        let first = send(&dev, "qa");
+        let second = send(&dev, "qa");
+        // Read outside a wait (the page, `read`): the cursor follows the rewritten file.
+        qa.mark_read(qa.me(), &[first.clone()], "qa", "read")
+            .unwrap();
+        let returned = look();
+        assert_eq!(
+            returned.len(),
+            2,
+            "read is not returned: both were new to wait"
+        );
+        assert!(look().is_empty(), "the rewrite is not new mail");
+        // Read inside a wait (a push): the claim saves the rewritten files.
+        let third = send(&dev, "qa");
+        let (arrivals, mut claim) = mailbox.claim_mail(Some(Duration::ZERO), NEVER).unwrap();
+        assert_eq!(arrivals.messages.len(), 1);
+        let receipts = claim
+            .mark_read(&arrivals.messages, "qa", "channel")
+            .unwrap();
+        assert_eq!(receipts, [Receipt::Recorded]);
+        claim.commit().unwrap();
+        assert!(look().is_empty(), "a pushed message is not returned again");
+        assert_eq!(qa_status(&dev, &third).1, Status::Read);
+        assert_eq!(qa_status(&dev, &second).1, Status::Delivered);
+    }
+
+    #[test]
+    fn a_reply_that_comes_back_is_a_new_version_to_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let (dev, qa) = dev_and_qa(dir.path());
+        let sent = send(&dev, "qa");
+        qa.mark_read(qa.me(), &[sent.clone()], "qa", "read")
+            .unwrap();
+        // Timestamps have seconds: the reply is written in a later one than the receipt.
+        std::thread::sleep(Duration::from_millis(1100));
+        let reply = |from: &Mailroom, to: &str| {
+            let kind = MessageType::new("DIS").unwrap();
+            from.send(&SendRequest {
+                reply_to: Some(sent.clone()),
+                ..SendRequest::new(to, kind, "more")
+            })
+            .unwrap();
+        };
+        reply(&qa, "dev");
+        reply(&dev, "qa");
+        let copy = qa.my_mailbox().unwrap().find(&sent, &Folder::ALL).unwrap();
+        assert_eq!(copy.folder, Folder::Inbox);
+        assert_eq!(qa_status(&dev, &sent).0, Status::Delivered);
+        assert_eq!(
+            qa.mark_read(qa.me(), &[sent.clone()], "qa", "read")
+                .unwrap(),
+            [Receipt::Recorded]
+        );
+    }
+
+    #[test]
+    fn only_a_refused_write_reads_without_a_receipt() {
+        let denied = |kind| Error::io("x", std::io::Error::from(kind));
+        assert!(not_writable(&denied(std::io::ErrorKind::PermissionDenied)));
+        assert!(not_writable(&denied(
+            std::io::ErrorKind::ReadOnlyFilesystem
+        )));
+        assert!(!not_writable(&denied(std::io::ErrorKind::NotFound)));
+    }
+}
