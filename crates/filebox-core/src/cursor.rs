@@ -75,14 +75,14 @@ pub struct Claim {
 }
 
 impl Claim {
-    /// Record the claimed mail as returned (call it once the mail is reported), then let the
-    /// next waiter in.
     /// Whether this claim holds the cursor's lock (the first claim ever, which only records
     /// the inbox as it is, does not).
     pub(crate) fn holds_lock(&self) -> bool {
         self.pending.is_some()
     }
 
+    /// Record the claimed mail as returned (call it once the mail is reported), then let the
+    /// next waiter in.
     pub fn commit(self) -> Result<()> {
         match self.pending {
             Some((mailbox, returned, lock)) => {

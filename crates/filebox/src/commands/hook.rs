@@ -23,6 +23,9 @@ use crate::output::Outcome;
 /// hook output over 10,000 characters into a short preview).
 const DIGEST_CHARS: usize = 6000;
 
+/// How a hook's receipt says the mail was read.
+const HOW: &str = "hook";
+
 /// What a hook is told on stdin (the fields FileBox uses; hosts send more).
 #[derive(Debug, Deserialize)]
 struct HookInput {
@@ -109,7 +112,7 @@ fn report(
     mailroom: &Mailroom,
     mailbox: &Mailbox,
     unread: Vec<Envelope>,
-    claim: Claim,
+    mut claim: Claim,
     write: impl FnOnce(&str) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
     if unread.is_empty() {
@@ -122,12 +125,13 @@ fn report(
     }
     let digest = Digest::new(&notices, DIGEST_CHARS, Surface::Tools);
     write(&digest.text).context("cannot hand the mail to the host")?;
-    for envelope in unread
-        .iter()
+    let shown: Vec<Envelope> = unread
+        .into_iter()
         .filter(|envelope| digest.shown.iter().any(|id| id == envelope.header.id()))
-    {
-        mailbox.mark_read(envelope)?;
-    }
+        .collect();
+    // A read receipt (`Read by ME: hook`), which also marks the copy read; the messages left
+    // out of the digest stay unread for the next hook or `list --unread`.
+    claim.mark_read(&shown, mailroom.me().as_str(), HOW)?;
     Ok(claim.commit()?)
 }
 

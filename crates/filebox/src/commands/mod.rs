@@ -5,7 +5,7 @@ mod agents;
 mod email;
 mod export;
 mod federation;
-// TEMP mod hook;
+mod hook;
 mod init;
 mod mcp;
 mod quickstart;
@@ -45,7 +45,7 @@ pub(crate) fn run(global: &Global, invocation: Invocation) -> anyhow::Result<Out
             Command::Quickstart(args) => quickstart::run(global, &args),
             Command::Email(action) => email::run(global, action),
             Command::Setup(args) => setup::run(global, &args),
-            Command::Hook(_args) => todo!(),
+            Command::Hook(args) => hook::run(global, &args),
         },
     }
 }
