@@ -75,12 +75,6 @@ pub struct Claim {
 }
 
 impl Claim {
-    /// Whether this claim holds the cursor's lock (the first claim ever, which only records
-    /// the inbox as it is, does not).
-    pub(crate) fn holds_lock(&self) -> bool {
-        self.pending.is_some()
-    }
-
     /// Record the claimed mail as returned (call it once the mail is reported), then let the
     /// next waiter in.
     pub fn commit(self) -> Result<()> {
@@ -143,9 +137,27 @@ impl Locked {
 /// is reported and left out of the cursor, so a later claim returns it once it can be read
 /// (another tool may still be writing it).
 pub(crate) fn claim_new_mail(mailbox: &Mailbox) -> Result<(Arrivals, Claim)> {
+    claim(mailbox, Hold::WhenClaimed)
+}
+
+/// [`claim_new_mail`], except that the claim holds the lock even when nothing is new, and the
+/// first claim ever returns the whole inbox: for a caller that shows the inbox unasked (a
+/// session's start) and must keep waits from reporting it meanwhile.
+pub(crate) fn claim_inbox(mailbox: &Mailbox) -> Result<(Arrivals, Claim)> {
+    claim(mailbox, Hold::Always)
+}
+
+/// When a claim keeps the cursor's lock.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Hold {
+    WhenClaimed,
+    Always,
+}
+
+fn claim(mailbox: &Mailbox, hold: Hold) -> Result<(Arrivals, Claim)> {
     let lock = store::Lock::take(&mailbox.state_dir().join(LOCK))?;
     let (entries, _problems) = mailbox.file_entries(Folder::Inbox)?;
-    claim_listed(mailbox, lock, entries)
+    claim_listed(mailbox, lock, entries, hold)
 }
 
 /// [`claim_new_mail`] once the inbox is listed: the files may have changed since.
@@ -153,10 +165,15 @@ fn claim_listed(
     mailbox: &Mailbox,
     lock: store::Lock,
     entries: Vec<(FileName, u64)>,
+    hold: Hold,
 ) -> Result<(Arrivals, Claim)> {
-    let Some(returned) = load(mailbox)? else {
-        save(mailbox, &Baseline::of(&entries))?;
-        return Ok((Arrivals::default(), Claim::default()));
+    let returned = match load(mailbox)? {
+        Some(returned) => returned,
+        None if hold == Hold::Always => Baseline::default(),
+        None => {
+            save(mailbox, &Baseline::of(&entries))?;
+            return Ok((Arrivals::default(), Claim::default()));
+        }
     };
     let mut arrivals = Arrivals::default();
     let mut ids = HashSet::new();
@@ -188,7 +205,7 @@ fn claim_listed(
         }
     }
     arrivals.sort();
-    if arrivals.messages.is_empty() {
+    if arrivals.messages.is_empty() && hold == Hold::WhenClaimed {
         return Ok((arrivals, Claim::default()));
     }
     let kept: Vec<_> = entries
@@ -212,7 +229,7 @@ mod tests {
 
     fn claim(mailbox: &Mailbox, entries: Vec<(FileName, u64)>) -> Vec<String> {
         let lock = store::Lock::take(&mailbox.state_dir().join(LOCK)).unwrap();
-        let (arrivals, claim) = claim_listed(mailbox, lock, entries).unwrap();
+        let (arrivals, claim) = claim_listed(mailbox, lock, entries, Hold::WhenClaimed).unwrap();
         claim.commit().unwrap();
         let ids = arrivals.messages.iter().map(|m| m.header.id().to_owned());
         ids.collect()

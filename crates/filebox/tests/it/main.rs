@@ -15,6 +15,7 @@ mod exchange;
 mod federation;
 mod federation_security;
 mod format;
+mod hook;
 mod hand_written;
 mod hostile;
 mod hub_crash;
