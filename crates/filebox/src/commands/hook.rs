@@ -68,8 +68,7 @@ pub(crate) fn run(global: &Global, args: &HookArgs) -> anyhow::Result<Outcome> {
                 Ok(Outcome::Wake)
             }
             HookHost::Codex => {
-                let Some((unread, claim)) = wait_for_unread(&mailbox, Some(Instant::now()))?
-                else {
+                let Some((unread, claim)) = wait_for_unread(&mailbox, Some(Instant::now()))? else {
                     return Ok(Outcome::Success);
                 };
                 report(&mailroom, &mailbox, unread, claim, |digest| {
@@ -121,7 +120,12 @@ fn report(
     let mut notices = Vec::new();
     for envelope in &unread {
         let message = mailbox.read(envelope)?;
-        notices.push(Notice::new(mailroom.config(), envelope, &message, Surface::Tools));
+        notices.push(Notice::new(
+            mailroom.config(),
+            envelope,
+            &message,
+            Surface::Tools,
+        ));
     }
     let digest = Digest::new(&notices, DIGEST_CHARS, Surface::Tools);
     write(&digest.text).context("cannot hand the mail to the host")?;

@@ -29,11 +29,7 @@ fn claude_input(t: &Test, event: &str) -> String {
 }
 
 fn hook(t: &Test, agent: &str, host: &str, input: &str) -> (i32, String, String) {
-    let out = t
-        .as_agent(agent)
-        .args(["hook", host])
-        .stdin(input)
-        .output();
+    let out = t.as_agent(agent).args(["hook", host]).stdin(input).output();
     (
         out.status.code().unwrap(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -70,7 +66,12 @@ fn short(id: &str) -> &str {
 #[test]
 fn session_start_and_prompt_submit_put_unread_mail_in_context_once_and_mark_it_read() {
     let t = Test::new().agents(["dev", "qa"]);
-    let id = t.send("qa", "dev", "ER", "# Batch import\n\nAdmins need to add 200 users.");
+    let id = t.send(
+        "qa",
+        "dev",
+        "ER",
+        "# Batch import\n\nAdmins need to add 200 users.",
+    );
     let (code, out, err) = hook(&t, "dev", "claude-code", &claude_input(&t, "SessionStart"));
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
     let printed: Value = serde_json::from_str(&out).unwrap();
@@ -78,24 +79,53 @@ fn session_start_and_prompt_submit_put_unread_mail_in_context_once_and_mark_it_r
     assert_eq!(output["hookEventName"], "SessionStart");
     let context = output["additionalContext"].as_str().unwrap();
     assert!(
-        context.starts_with(&format!("New mail {} from qa (ER): Batch import\n", short(&id))),
+        context.starts_with(&format!(
+            "New mail {} from qa (ER): Batch import\n",
+            short(&id)
+        )),
         "{context}"
     );
-    assert!(context.contains("Admins need to add 200 users."), "{context}");
+    assert!(
+        context.contains("Admins need to add 200 users."),
+        "{context}"
+    );
     assert!(context.contains(&format!("read_message {{\"id\": \"{}\"}}", short(&id))));
     // Read now: the next prompt adds nothing, the copy has its receipt.
-    let (code, out, _) = hook(&t, "dev", "claude-code", &claude_input(&t, "UserPromptSubmit"));
+    let (code, out, _) = hook(
+        &t,
+        "dev",
+        "claude-code",
+        &claude_input(&t, "UserPromptSubmit"),
+    );
     assert_eq!((code, out.as_str()), (0, ""));
-    assert_eq!(t.as_agent("dev").args(["list", "inbox", "--unread"]).success(), "No messages.\n");
+    assert_eq!(
+        t.as_agent("dev")
+            .args(["list", "inbox", "--unread"])
+            .success(),
+        "No messages.\n"
+    );
     let copy = t.read_json("dev", "inbox", &id);
     let processing = copy["processing"].to_string();
-    assert!(processing.contains("\"Read\"") && processing.contains("hook"), "{processing}");
+    assert!(
+        processing.contains("\"Read\"") && processing.contains("hook"),
+        "{processing}"
+    );
 
     let second = t.send("qa", "dev", "BR", "Export fails");
-    let (_, out, _) = hook(&t, "dev", "claude-code", &claude_input(&t, "UserPromptSubmit"));
+    let (_, out, _) = hook(
+        &t,
+        "dev",
+        "claude-code",
+        &claude_input(&t, "UserPromptSubmit"),
+    );
     let printed: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(printed["hookSpecificOutput"]["hookEventName"], "UserPromptSubmit");
-    let context = printed["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert_eq!(
+        printed["hookSpecificOutput"]["hookEventName"],
+        "UserPromptSubmit"
+    );
+    let context = printed["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
     assert!(context.starts_with(&format!("New mail {} from qa (BR)", short(&second))));
 }
 
@@ -109,14 +139,24 @@ fn a_stop_hook_waits_for_mail_and_wakes_the_session_with_exit_2() {
     let (code, out, err) = finish(waiting);
     assert_eq!((code, out.as_str()), (2, ""), "{err}");
     assert!(
-        err.starts_with(&format!("New mail {} from qa (ER): Login fails\n", short(&id))),
+        err.starts_with(&format!(
+            "New mail {} from qa (ER): Login fails\n",
+            short(&id)
+        )),
         "{err}"
     );
     assert!(err.contains("The page says 500."));
     // Reported: not again to a later hook, nor to `wait`.
-    let (code, out, _) = hook(&t, "dev", "claude-code", &claude_input(&t, "UserPromptSubmit"));
+    let (code, out, _) = hook(
+        &t,
+        "dev",
+        "claude-code",
+        &claude_input(&t, "UserPromptSubmit"),
+    );
     assert_eq!((code, out.as_str()), (0, ""));
-    t.as_agent("dev").args(["wait", "--timeout", "0"]).expect_code(3);
+    t.as_agent("dev")
+        .args(["wait", "--timeout", "0"])
+        .expect_code(3);
 }
 
 #[test]
@@ -135,7 +175,10 @@ fn a_stop_hook_ends_quietly_at_its_timeout_and_at_once_when_already_continuing()
     input["stop_hook_active"] = json!(true);
     let (code, out, err) = hook(&t, "dev", "claude-code", &input.to_string());
     assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
-    let unread = t.as_agent("dev").args(["list", "inbox", "--unread"]).success();
+    let unread = t
+        .as_agent("dev")
+        .args(["list", "inbox", "--unread"])
+        .success();
     assert!(unread.contains("ping"), "left for the next hook: {unread}");
 }
 
@@ -160,7 +203,10 @@ fn two_waiting_stop_hooks_never_both_report_one_message() {
     for ((code, _, err), id) in reports.iter().zip([&first, &second]) {
         assert_eq!(*code, 2, "{err}");
         let other = if id == &first { &second } else { &first };
-        assert!(err.contains(short(id)) && !err.contains(short(other)), "{err}");
+        assert!(
+            err.contains(short(id)) && !err.contains(short(other)),
+            "{err}"
+        );
     }
 }
 
@@ -191,7 +237,10 @@ fn codex_gets_context_and_mail_from_the_turn_continues_it_without_waiting() {
     let decision: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(decision["decision"], "block");
     let reason = decision["reason"].as_str().unwrap();
-    assert!(reason.starts_with(&format!("New mail {} from qa (ER)", short(&id))), "{reason}");
+    assert!(
+        reason.starts_with(&format!("New mail {} from qa (ER)", short(&id))),
+        "{reason}"
+    );
 }
 
 #[test]

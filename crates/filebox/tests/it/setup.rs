@@ -25,7 +25,10 @@ fn write(t: &Test, path: &str, text: &str) {
 fn claude_code_gets_the_server_and_the_hooks_and_a_second_run_changes_nothing() {
     let t = Test::new().agents(["qa", "dev"]);
     let out = t.as_agent("dev").args(["setup", "claude-code"]).success();
-    assert!(out.contains("created .mcp.json\ncreated .claude/settings.json\n"), "{out}");
+    assert!(
+        out.contains("created .mcp.json\ncreated .claude/settings.json\n"),
+        "{out}"
+    );
     assert!(out.contains("Claude Code: start `claude`"), "{out}");
     let server = &json(&t, ".mcp.json")["mcpServers"]["filebox"];
     let program = server["command"].as_str().unwrap();
@@ -38,7 +41,10 @@ fn claude_code_gets_the_server_and_the_hooks_and_a_second_run_changes_nothing() 
     let hooks = &json(&t, ".claude/settings.json")["hooks"];
     for event in ["SessionStart", "UserPromptSubmit", "Stop"] {
         let command = hooks[event][0]["hooks"][0]["command"].as_str().unwrap();
-        assert!(command.ends_with("--agent dev hook claude-code"), "{command}");
+        assert!(
+            command.ends_with("--agent dev hook claude-code"),
+            "{command}"
+        );
     }
     let stop = &hooks["Stop"][0]["hooks"][0];
     assert_eq!(stop["async"], true);
@@ -47,9 +53,15 @@ fn claude_code_gets_the_server_and_the_hooks_and_a_second_run_changes_nothing() 
     assert!(hooks["SessionStart"][0]["hooks"][0].get("async").is_none());
 
     let again = t.as_agent("dev").args(["setup", "claude-code"]).success();
-    assert!(again.contains("unchanged .mcp.json\nunchanged .claude/settings.json\n"), "{again}");
+    assert!(
+        again.contains("unchanged .mcp.json\nunchanged .claude/settings.json\n"),
+        "{again}"
+    );
     assert!(!t.path().join(".mcp.json.filebox.bak").exists());
-    let checked = t.as_agent("dev").args(["setup", "--check", "claude-code"]).success();
+    let checked = t
+        .as_agent("dev")
+        .args(["setup", "--check", "claude-code"])
+        .success();
     assert_eq!(
         checked,
         "claude-code .mcp.json mcpServers.filebox: configured\n\
@@ -95,7 +107,11 @@ fn existing_files_keep_every_comment_server_and_hook_and_are_backed_up() {
     assert_eq!(read(&t, ".mcp.json.filebox.bak"), MCP_JSON);
     assert_eq!(read(&t, ".claude/settings.json.filebox.bak"), SETTINGS_JSON);
     let mcp = read(&t, ".mcp.json");
-    for kept in ["// servers for this repo", "// keep me", r#""args": ["--repo", "x"]"#] {
+    for kept in [
+        "// servers for this repo",
+        "// keep me",
+        r#""args": ["--repo", "x"]"#,
+    ] {
         assert!(mcp.contains(kept), "lost {kept:?}:\n{mcp}");
     }
     assert!(mcp.find("\"github\"").unwrap() < mcp.find("\"filebox\"").unwrap());
@@ -124,11 +140,21 @@ fn another_agent_replaces_filebox_s_entries_in_place() {
         .as_agent("qa")
         .args(["setup", "--check", "claude-code"])
         .expect_code(1);
-    assert!(out.contains("hooks.Stop: differs (another agent, config or binary)"), "{out}");
-    assert!(err.contains("to configure: filebox --agent qa setup claude-code"), "{err}");
+    assert!(
+        out.contains("hooks.Stop: differs (another agent, config or binary)"),
+        "{out}"
+    );
+    assert!(
+        err.contains("to configure: filebox --agent qa setup claude-code"),
+        "{err}"
+    );
     t.as_agent("qa").args(["setup", "claude-code"]).success();
     let settings = read(&t, ".claude/settings.json");
-    assert_eq!(settings.matches("hook claude-code").count(), 3, "{settings}");
+    assert_eq!(
+        settings.matches("hook claude-code").count(),
+        3,
+        "{settings}"
+    );
     assert!(settings.contains("--agent qa hook") && !settings.contains("--agent dev"));
 }
 
@@ -136,11 +162,20 @@ fn another_agent_replaces_filebox_s_entries_in_place() {
 fn dry_run_prints_the_diff_and_writes_nothing() {
     let t = Test::new().agents(["dev"]);
     write(&t, ".mcp.json", MCP_JSON);
-    let out = t.as_agent("dev").args(["setup", "claude-code", "--dry-run"]).success();
+    let out = t
+        .as_agent("dev")
+        .args(["setup", "claude-code", "--dry-run"])
+        .success();
     assert!(out.contains("--- .mcp.json\n+++ .mcp.json\n"), "{out}");
-    assert!(out.contains("--- /dev/null\n+++ .claude/settings.json\n"), "{out}");
+    assert!(
+        out.contains("--- /dev/null\n+++ .claude/settings.json\n"),
+        "{out}"
+    );
     assert!(out.contains("+    \"filebox\": {"), "{out}");
-    assert!(out.contains("     \"github\": { \"command\": \"gh-mcp\""), "{out}");
+    assert!(
+        out.contains("     \"github\": { \"command\": \"gh-mcp\""),
+        "{out}"
+    );
     assert_eq!(read(&t, ".mcp.json"), MCP_JSON);
     assert!(!t.path().join(".claude").exists());
     assert!(!t.path().join(".mcp.json.filebox.bak").exists());
@@ -154,7 +189,10 @@ fn a_file_that_cannot_be_parsed_stops_the_setup_before_anything_is_written() {
         .as_agent("dev")
         .args(["setup", "claude-code", "cursor"])
         .failure();
-    assert!(err.contains(".cursor/mcp.json left untouched: not valid JSON"), "{err}");
+    assert!(
+        err.contains(".cursor/mcp.json left untouched: not valid JSON"),
+        "{err}"
+    );
     assert_eq!(read(&t, ".cursor/mcp.json"), "{ \"mcpServers\": ");
     assert!(!t.path().join(".mcp.json").exists());
     write(&t, ".cursor/mcp.json", "{ \"mcpServers\": [] }");
@@ -178,7 +216,10 @@ fn codex_gets_a_toml_server_table_beside_the_user_s_and_project_hooks() {
     assert!(stop["command"].as_str().unwrap().ends_with("hook codex"));
     assert!(stop.get("async").is_none(), "Codex has no background hooks");
     let again = t.as_agent("dev").args(["setup", "codex"]).success();
-    assert!(again.starts_with("unchanged .codex/config.toml\nunchanged .codex/hooks.json\n"), "{again}");
+    assert!(
+        again.starts_with("unchanged .codex/config.toml\nunchanged .codex/hooks.json\n"),
+        "{again}"
+    );
 }
 
 #[test]
@@ -195,7 +236,10 @@ fn every_host_is_written_where_it_looks_and_checked() {
         "trae",
     ];
     let before = t.as_agent("dev").args(["setup", "--check"]).success();
-    assert!(before.lines().all(|line| line.ends_with(": missing")), "{before}");
+    assert!(
+        before.lines().all(|line| line.ends_with(": missing")),
+        "{before}"
+    );
     t.as_agent("dev").args(["setup"]).args(hosts).success();
     for (file, key) in [
         (".cursor/mcp.json", "mcpServers"),
@@ -213,7 +257,13 @@ fn every_host_is_written_where_it_looks_and_checked() {
     }
     let after = t.as_agent("dev").args(["setup", "--check"]).success();
     assert_eq!(after.lines().count(), before.lines().count());
-    assert!(after.lines().all(|line| line.ends_with(": configured")), "{after}");
+    assert!(
+        after.lines().all(|line| line.ends_with(": configured")),
+        "{after}"
+    );
     let usage = t.as_agent("dev").args(["setup", "vim"]).usage_error();
-    assert!(usage.contains("possible values: claude-code, cursor"), "{usage}");
+    assert!(
+        usage.contains("possible values: claude-code, cursor"),
+        "{usage}"
+    );
 }

@@ -45,7 +45,9 @@ impl Document {
         let (before, existed) = match std::fs::read_to_string(path) {
             Ok(text) => (text, true),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => (String::new(), false),
-            Err(error) => return Err(error).with_context(|| format!("cannot read {}", path.display())),
+            Err(error) => {
+                return Err(error).with_context(|| format!("cannot read {}", path.display()));
+            }
         };
         let parsed = match format {
             Format::Jsonc => JsoncFile::parse(&before).map(Parsed::Jsonc),
@@ -68,9 +70,15 @@ impl Document {
         let result = match (entry, &mut self.parsed) {
             (Entry::Value { path, value, .. }, Parsed::Jsonc(file)) => file.set(&keys(path), value),
             (Entry::Value { path, value, .. }, Parsed::Toml(file)) => file.set(&keys(path), value),
-            (Entry::Hook { path, group, flavour, .. }, Parsed::Jsonc(file)) => {
-                file.upsert_element(&keys(path), |found| is_filebox_hook(found, flavour), group)
-            }
+            (
+                Entry::Hook {
+                    path,
+                    group,
+                    flavour,
+                    ..
+                },
+                Parsed::Jsonc(file),
+            ) => file.upsert_element(&keys(path), |found| is_filebox_hook(found, flavour), group),
             (Entry::Hook { .. }, Parsed::Toml(_)) => {
                 anyhow::bail!("hooks in a TOML file are not supported")
             }
@@ -86,7 +94,12 @@ impl Document {
                 Some(_) => State::Differs,
                 None => State::Missing,
             },
-            Entry::Hook { path, group, flavour, .. } => {
+            Entry::Hook {
+                path,
+                group,
+                flavour,
+                ..
+            } => {
                 let groups = self.get(&keys(path));
                 let groups = groups.as_ref().and_then(Value::as_array);
                 let groups = groups.map(Vec::as_slice).unwrap_or_default();
@@ -119,7 +132,11 @@ impl Document {
     /// The change as a unified diff, `shown` naming the file.
     pub(crate) fn diff(&self, shown: &str) -> String {
         let after = self.after();
-        let old = if self.existed { shown.to_owned() } else { "/dev/null".to_owned() };
+        let old = if self.existed {
+            shown.to_owned()
+        } else {
+            "/dev/null".to_owned()
+        };
         similar::TextDiff::from_lines(&self.before, &after)
             .unified_diff()
             .header(&old, shown)

@@ -1,7 +1,6 @@
 //! What `filebox setup` writes for a host: the MCP server entry and the hook groups, each with
 //! the key path it goes to, and how to recognise FileBox's own hook among the user's.
 
-
 use serde_json::{Value, json};
 
 use super::hosts::{Host, HostFile};
@@ -122,7 +121,6 @@ fn shell_quote(word: &str) -> String {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,7 +156,10 @@ mod tests {
             hook["command"],
             "'/opt/file box/filebox' --config /p/.filebox/config.json --agent dev hook claude-code"
         );
-        assert_eq!((&hook["async"], &hook["asyncRewake"]), (&json!(true), &json!(true)));
+        assert_eq!(
+            (&hook["async"], &hook["asyncRewake"]),
+            (&json!(true), &json!(true))
+        );
         assert!(is_filebox_hook(group, "claude-code"));
         assert!(!is_filebox_hook(group, "codex"));
     }

@@ -15,7 +15,7 @@ pub(crate) enum Format {
 /// Where a path in the table starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Base {
-    /// The project folder (the one holding `.filebox/`).
+    /// The project folder: where the host is started, and `filebox setup` runs.
     Project,
     /// The home folder.
     Home,
@@ -87,9 +87,18 @@ pub(crate) const HOSTS: &[Host] = &[
             file: file(Base::Project, ".claude/settings.json", Format::Jsonc),
             flavour: "claude-code",
             events: &[
-                HookEvent { name: "SessionStart", rewake_timeout: None },
-                HookEvent { name: "UserPromptSubmit", rewake_timeout: None },
-                HookEvent { name: "Stop", rewake_timeout: Some(STOP_HOOK_TIMEOUT) },
+                HookEvent {
+                    name: "SessionStart",
+                    rewake_timeout: None,
+                },
+                HookEvent {
+                    name: "UserPromptSubmit",
+                    rewake_timeout: None,
+                },
+                HookEvent {
+                    name: "Stop",
+                    rewake_timeout: Some(STOP_HOOK_TIMEOUT),
+                },
             ],
         }),
         next: "start `claude` in the project folder and approve the `filebox` server",
@@ -111,9 +120,18 @@ pub(crate) const HOSTS: &[Host] = &[
             file: file(Base::Project, ".codex/hooks.json", Format::Jsonc),
             flavour: "codex",
             events: &[
-                HookEvent { name: "SessionStart", rewake_timeout: None },
-                HookEvent { name: "UserPromptSubmit", rewake_timeout: None },
-                HookEvent { name: "Stop", rewake_timeout: None },
+                HookEvent {
+                    name: "SessionStart",
+                    rewake_timeout: None,
+                },
+                HookEvent {
+                    name: "UserPromptSubmit",
+                    rewake_timeout: None,
+                },
+                HookEvent {
+                    name: "Stop",
+                    rewake_timeout: None,
+                },
             ],
         }),
         next: "start `codex` in the project folder and trust its hooks (/hooks)",
@@ -121,7 +139,11 @@ pub(crate) const HOSTS: &[Host] = &[
     Host {
         name: "claude-desktop",
         title: "Claude Desktop",
-        mcp: file(Base::AppConfig, "Claude/claude_desktop_config.json", Format::Jsonc),
+        mcp: file(
+            Base::AppConfig,
+            "Claude/claude_desktop_config.json",
+            Format::Jsonc,
+        ),
         servers_key: "mcpServers",
         hooks: None,
         next: "restart Claude Desktop",
@@ -141,7 +163,11 @@ pub(crate) const HOSTS: &[Host] = &[
     Host {
         name: "windsurf",
         title: "Windsurf",
-        mcp: file(Base::Home, ".codeium/windsurf/mcp_config.json", Format::Jsonc),
+        mcp: file(
+            Base::Home,
+            ".codeium/windsurf/mcp_config.json",
+            Format::Jsonc,
+        ),
         servers_key: "mcpServers",
         hooks: None,
         next: "refresh the MCP servers in Windsurf's Cascade panel",

@@ -66,13 +66,16 @@ impl JsoncFile {
                 .with_context(|| format!("`{}` is not a list", path.join(".")))?,
             None => object.array_value_or_set(last),
         };
-        let ours = array
-            .elements()
-            .into_iter()
-            .find(|element| element.to_serde_value().is_some_and(|found| is_ours(&found)));
+        let ours = array.elements().into_iter().find(|element| {
+            element
+                .to_serde_value()
+                .is_some_and(|found| is_ours(&found))
+        });
         match ours {
             Some(element) => {
-                let index = element.element_index().context("a list element out of place")?;
+                let index = element
+                    .element_index()
+                    .context("a list element out of place")?;
                 element.remove();
                 array.insert(index, input(value));
             }
@@ -98,9 +101,9 @@ impl JsoncFile {
         let mut object = self.root.object_value_or_set();
         for (depth, key) in path.iter().enumerate() {
             object = match object.get(key) {
-                Some(property) => property.object_value().with_context(|| {
-                    format!("`{}` is not an object", path[..=depth].join("."))
-                })?,
+                Some(property) => property
+                    .object_value()
+                    .with_context(|| format!("`{}` is not an object", path[..=depth].join(".")))?,
                 None => object.object_value_or_set(key),
             };
         }
@@ -138,7 +141,10 @@ mod tests {
         file.set(&["mcpServers", "filebox"], &json!({"command": "fb"}))
             .unwrap();
         let out = file.text();
-        assert!(out.contains("// my servers") && out.contains("// keep"), "{out}");
+        assert!(
+            out.contains("// my servers") && out.contains("// keep"),
+            "{out}"
+        );
         assert!(out.find("\"other\"").unwrap() < out.find("\"filebox\"").unwrap());
         assert!(out.contains("\"theme\": \"dark\""));
         let again = JsoncFile::parse(&out).unwrap();
@@ -146,7 +152,10 @@ mod tests {
             again.get(&["mcpServers", "filebox"]),
             Some(json!({"command": "fb"}))
         );
-        assert_eq!(again.get(&["mcpServers", "other", "command"]), Some(json!("x")));
+        assert_eq!(
+            again.get(&["mcpServers", "other", "command"]),
+            Some(json!("x"))
+        );
     }
 
     #[test]
@@ -160,12 +169,16 @@ mod tests {
         assert!(JsoncFile::parse("[1, 2]").is_err());
         assert!(JsoncFile::parse("{ \"a\": ").is_err());
         let mut file = JsoncFile::parse("{\"a\": 3}").unwrap();
-        assert!(file.set(&["a", "b"], &json!(1)).is_err(), "3 is not replaced");
+        assert!(
+            file.set(&["a", "b"], &json!(1)).is_err(),
+            "3 is not replaced"
+        );
     }
 
     #[test]
     fn upserting_replaces_our_element_in_place_and_appends_otherwise() {
-        let text = "{\"hooks\": [\n  {\"id\": \"theirs\"}, // theirs\n  {\"id\": \"ours\", \"v\": 1}\n]}";
+        let text =
+            "{\"hooks\": [\n  {\"id\": \"theirs\"}, // theirs\n  {\"id\": \"ours\", \"v\": 1}\n]}";
         let mut file = JsoncFile::parse(text).unwrap();
         let is_ours = |value: &Value| value["id"] == "ours";
         file.upsert_element(&["hooks"], is_ours, &json!({"id": "ours", "v": 2}))

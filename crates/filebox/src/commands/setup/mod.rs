@@ -9,10 +9,7 @@ mod hosts;
 mod jsonc;
 mod toml;
 
-use std::path::{Path, PathBuf};
-
 use anyhow::Context;
-use filebox_core::config::PROJECT_DIR;
 use serde::Serialize;
 
 use self::document::{Document, State};
@@ -32,7 +29,8 @@ pub(crate) fn host_names() -> Vec<&'static str> {
 pub(crate) fn run(global: &Global, args: &SetupArgs) -> anyhow::Result<Outcome> {
     let mailroom = mailroom(global)?;
     let config_path = &mailroom.config().path;
-    let places = Places::new(project_dir(config_path, &cwd()?))?;
+    // The project is where the host is started: the folder setup runs in.
+    let places = Places::new(cwd()?)?;
     let invocation = Invocation {
         program: std::env::current_exe()
             .and_then(|exe| exe.canonicalize())
@@ -45,22 +43,16 @@ pub(crate) fn run(global: &Global, args: &SetupArgs) -> anyhow::Result<Outcome> 
     let hosts: Vec<&Host> = if args.hosts.is_empty() {
         HOSTS.iter().collect()
     } else {
-        args.hosts.iter().filter_map(|name| hosts::find(name)).collect()
+        args.hosts
+            .iter()
+            .filter_map(|name| hosts::find(name))
+            .collect()
     };
     if args.check {
         check(global, &hosts, &places, &invocation, !args.hosts.is_empty())
     } else {
         set_up(global, &hosts, &places, &invocation, args.dry_run)
     }
-}
-
-/// The project folder: the one holding the config's `.filebox/`, else the working folder.
-fn project_dir(config: &Path, cwd: &Path) -> PathBuf {
-    config
-        .parent()
-        .filter(|dir| dir.file_name().is_some_and(|name| name == PROJECT_DIR))
-        .and_then(Path::parent)
-        .map_or_else(|| cwd.to_owned(), Path::to_owned)
 }
 
 /// What setup did to one file.
@@ -111,22 +103,26 @@ fn set_up(
         report.push(Written {
             file: shown,
             changed,
-            backup: (changed && document.existed)
-                .then(|| places.show(&document.backup_path())),
+            backup: (changed && document.existed).then(|| places.show(&document.backup_path())),
         });
     }
     if dry_run {
-        if documents.iter().all(|doc| doc.existed && doc.after() == doc.before) {
+        if documents
+            .iter()
+            .all(|doc| doc.existed && doc.after() == doc.before)
+        {
             output::lines(["nothing to change"])?;
         }
         return Ok(Outcome::Success);
     }
     output::either(global.json, &report, |report| {
-        let files = report.iter().map(|written| match (&written.backup, written.changed) {
-            (_, false) => format!("unchanged {}", written.file),
-            (Some(backup), true) => format!("wrote {} (the old one: {backup})", written.file),
-            (None, true) => format!("created {}", written.file),
-        });
+        let files = report
+            .iter()
+            .map(|written| match (&written.backup, written.changed) {
+                (_, false) => format!("unchanged {}", written.file),
+                (Some(backup), true) => format!("wrote {} (the old one: {backup})", written.file),
+                (None, true) => format!("created {}", written.file),
+            });
         let next = hosts
             .iter()
             .map(|host| format!("{}: {}", host.title, host.next));

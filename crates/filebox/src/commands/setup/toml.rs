@@ -134,7 +134,8 @@ mod tests {
 
     #[test]
     fn a_server_table_is_added_keeping_comments_and_other_tables() {
-        let text = "# my settings\nmodel = \"o3\" # the model\n\n[mcp_servers.other]\ncommand = \"x\"\n";
+        let text =
+            "# my settings\nmodel = \"o3\" # the model\n\n[mcp_servers.other]\ncommand = \"x\"\n";
         let mut file = TomlFile::parse(text).unwrap();
         let entry = json!({"command": "fb", "args": ["--agent", "dev", "mcp"]});
         file.set(&["mcp_servers", "filebox"], &entry).unwrap();
@@ -143,7 +144,10 @@ mod tests {
         assert!(out.contains("[mcp_servers.filebox]"), "{out}");
         let again = TomlFile::parse(&out).unwrap();
         assert_eq!(again.get(&["mcp_servers", "filebox"]), Some(entry));
-        assert_eq!(again.get(&["mcp_servers", "other", "command"]), Some(json!("x")));
+        assert_eq!(
+            again.get(&["mcp_servers", "other", "command"]),
+            Some(json!("x"))
+        );
     }
 
     #[test]
