@@ -41,7 +41,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
             .take()
             .ok_or("no hook stdin")?
             .write_all(input.as_bytes())?;
-        Ok::<_, std::io::Error>(child)
+        Ok::<_, Box<dyn std::error::Error>>(child)
     };
     // The session started: its SessionStart hook set dev's cursor; ops's first wait sets its.
     hook("SessionStart")?.wait()?;
