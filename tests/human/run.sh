@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The human channel's page end to end: Chromium (Debian's, driven by npm playwright-core) on
-# `filebox serve`, with a Python MCP client (PyPI `mcp`) asking. Installs what it needs
+# `filebox serve`, with a Python MCP client (PyPI `mcp`) asking, and a raw JSON-RPC channel
+# session relaying permission prompts. Installs what it needs
 # idempotently (chromium with apt-get, `npm ci` here, a venv in tests/human/.venv) and fails
 # loudly if anything cannot be had: nothing is skipped. Screenshots and the latency figures go
 # to tests/human/out/ (or $FILEBOX_TEST_OUT).
@@ -21,5 +22,7 @@ npm_deps
 cd "$here"
 echo "== the page in Chromium, a Python MCP client asking"
 node --test --test-concurrency=1 page.test.mjs
+echo "== permission prompts relayed by a channel session, answered on the page"
+node --test --test-concurrency=1 permission.test.mjs
 echo "== Connect RPC (SrvAgentAssist), JSON and binary codecs"
 node --test --test-concurrency=1 connect.test.mjs

@@ -169,6 +169,21 @@ impl Caller {
         Ok(Mailroom::new(config.clone(), Some(agent))?.within(self.reach(config)))
     }
 
+    /// Whether this caller reading `agent`'s mail is `agent` reading it, so a read receipt
+    /// may name it: the agent's own token, the owner of the files (a command the user runs),
+    /// or, without a token, a person's mailbox (the page is that person's); not the page
+    /// browsing an agent's mailbox.
+    pub fn reads_as(&self, config: &Config, agent: &AgentId) -> bool {
+        match self {
+            Caller::Owner => true,
+            Caller::Agent(me) => me == agent,
+            Caller::Anonymous => config
+                .agent(agent)
+                .is_ok_and(|entry| entry.kind == Some(filebox_core::AgentKind::Human)),
+            Caller::Stranger => false,
+        }
+    }
+
     /// The mailboxes this caller looks into.
     pub fn reach(&self, config: &Config) -> Reach {
         match self {

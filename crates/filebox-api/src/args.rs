@@ -351,7 +351,7 @@ pub struct SearchArgs {
 }
 
 /// Show where a message stands: pending, delivered, on hold, answered, resolved, rejected
-/// or obsolete (--json: pending, delivered, processing, replied, failed, obsolete), with its
+/// or obsolete (--json: pending, delivered, read, processing, replied, failed, obsolete), with its
 /// source type, priority and reply-to; for a message I sent, each recipient's copy.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct StatusArgs {

@@ -46,6 +46,10 @@ pub struct VerbContext<'a> {
     /// undoes nothing (a question stays open for its answer).
     pub stopping: &'a dyn Fn() -> bool,
     pub client: Option<&'a str>,
+    /// Whether what a verb puts in front of the caller is a read by the mailbox's agent, so
+    /// `read_message` and `wait_for_messages` write read receipts (`filebox_core::receipt`):
+    /// not when a hub's page browses an agent's mailbox ([`crate::access::Caller::reads_as`]).
+    pub receipts: bool,
 }
 
 impl<'a> VerbContext<'a> {
@@ -56,6 +60,7 @@ impl<'a> VerbContext<'a> {
             cancelled: &|| false,
             stopping: &|| false,
             client: None,
+            receipts: true,
         }
     }
 
@@ -66,6 +71,7 @@ impl<'a> VerbContext<'a> {
             cancelled,
             stopping: &|| false,
             client: None,
+            receipts: true,
         }
     }
 
@@ -73,6 +79,11 @@ impl<'a> VerbContext<'a> {
     /// true.
     pub fn with_stopping(self, stopping: &'a dyn Fn() -> bool) -> VerbContext<'a> {
         VerbContext { stopping, ..self }
+    }
+
+    /// The same context, writing read receipts or not (see [`VerbContext::receipts`]).
+    pub fn with_receipts(self, receipts: bool) -> VerbContext<'a> {
+        VerbContext { receipts, ..self }
     }
 
     /// The same context, naming the calling program.

@@ -103,7 +103,7 @@ pub struct MessageDetail {
     /// recipient who answered first (a reply rewrites `receiver`).
     pub original_recipients: Vec<String>,
     pub current_owner: String,
-    /// This copy's status: pending, delivered, processing, replied, failed or obsolete.
+    /// This copy's status: pending, delivered, read, processing, replied, failed or obsolete.
     pub status: String,
     /// Every header field as written, v1.1 fields and unknown ones included.
     pub headers: BTreeMap<String, String>,
@@ -302,7 +302,7 @@ pub struct RecipientView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct StatusResult {
     pub id: String,
-    /// pending, delivered, processing, replied, failed or obsolete: for a message in my
+    /// pending, delivered, read, processing, replied, failed or obsolete: for a message in my
     /// outbox, how far its recipients got (the least advanced); else my copy's.
     pub status: Status,
     /// The folder my copy is in.

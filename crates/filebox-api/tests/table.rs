@@ -56,6 +56,7 @@ fn closed_sets_are_enums_in_the_schemas() {
         json!([
             "pending",
             "delivered",
+            "read",
             "processing",
             "replied",
             "failed",

@@ -9,7 +9,7 @@
 //! for a new version: the receipt is written under the cursor's lock and both are told the new
 //! inode, so a message read is neither returned again by `wait` nor shown unread.
 
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 
 use crate::agent::AgentId;
 use crate::cursor::{self, Claim};
@@ -49,6 +49,15 @@ pub fn receipts(message: &Message) -> impl Iterator<Item = &ProcessingEntry> {
     message.processing.iter().filter(move |entry| {
         entry.action == READ && since.is_none_or(|t| entry.timestamp.as_str() >= t)
     })
+}
+
+/// The receipt a copy's latest change wrote, if its latest change was a receipt (the last
+/// processing line, for the current version): a live event of the file says `read`, not new.
+pub fn latest_receipt(message: &Message) -> Option<&ProcessingEntry> {
+    let last = message.processing.last()?;
+    receipts(message)
+        .last()
+        .filter(|receipt| std::ptr::eq(*receipt, last))
 }
 
 impl Mailroom {
@@ -121,7 +130,7 @@ impl Mailbox {
         if envelope.folder != Folder::Inbox {
             return Ok(Receipt::AlreadyRead);
         }
-        let Some(old_ino) = inode(&envelope.path) else {
+        let Ok(before) = std::fs::symlink_metadata(&envelope.path) else {
             return Ok(Receipt::AlreadyRead);
         };
         let message = match self.read(envelope) {
@@ -151,21 +160,33 @@ impl Mailbox {
             Err(e) if not_writable(&e) => return Ok(Receipt::NotRecorded(e.to_string())),
             Err(e) => return Err(e),
         }
-        if let Some(new_ino) = inode(&envelope.path) {
+        if let Ok(after) = std::fs::symlink_metadata(&envelope.path) {
             let name = envelope.file.to_string();
             if let Some(returned) = returned
-                && returned.0.remove(&(name.clone(), old_ino))
+                && returned.0.remove(&(name.clone(), before.ino()))
             {
-                returned.0.insert((name, new_ino));
+                returned.0.insert((name, after.ino()));
             }
+            keep_modified(&envelope.path, &before);
             self.mark_read(envelope)?;
         }
         Ok(Receipt::Recorded)
     }
 }
 
-fn inode(path: &std::path::Path) -> Option<u64> {
-    std::fs::symlink_metadata(path).ok().map(|m| m.ino())
+/// Give the rewritten file the time it was last written before: a receipt is not activity,
+/// so listings that order messages of one second by it keep their order. Best effort.
+fn keep_modified(path: &std::path::Path, before: &std::fs::Metadata) {
+    let Ok(modified) = before.modified() else {
+        return;
+    };
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path);
+    if let Ok(file) = file {
+        let _ = file.set_modified(modified);
+    }
 }
 
 /// Whether a failed write means the reader may not write here (permissions, a read-only

@@ -26,7 +26,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use filebox_core::message::field;
-use filebox_core::{AgentId, Change, ChangeKind, Config, Feed, Folder, Mailbox};
+use filebox_core::{AgentId, Change, ChangeKind, Config, Feed, Folder, Mailbox, receipt};
 use serde::Deserialize;
 use tokio::sync::broadcast;
 
@@ -67,9 +67,27 @@ impl Follower {
     /// Publish every change until `stopped()`. Blocking: run it on its own thread.
     fn run(mut self, log: &EventLog, stopped: &dyn Fn() -> bool) -> filebox_core::Result<()> {
         while !stopped() {
-            for change in self.feed.next(None, stopped)? {
-                let mailbox = self.mailboxes.iter().find(|m| *m.owner() == change.agent);
-                log.publish(describe(mailbox, &change));
+            let events: Vec<HubEvent> = self
+                .feed
+                .next(None, stopped)?
+                .iter()
+                .map(|change| {
+                    let mailbox = self.mailboxes.iter().find(|m| *m.owner() == change.agent);
+                    describe(mailbox, change)
+                })
+                .collect();
+            // A receipt rewrites the file in place: its `read` event stands for the pair.
+            let reread: Vec<(String, String)> = events
+                .iter()
+                .filter(|event| event.kind == READ)
+                .map(|event| (event.agent.clone(), event.file.clone()))
+                .collect();
+            for event in events {
+                let pair = (event.agent.clone(), event.file.clone());
+                if event.kind == "left" && reread.contains(&pair) {
+                    continue;
+                }
+                log.publish(event);
             }
         }
         Ok(())
@@ -100,17 +118,30 @@ pub(crate) async fn follow(hub: Hub, first: Follower) {
     .await;
 }
 
-/// The event of a change, from the file's header when it arrived.
+/// The kind of the event of a read receipt written into an inbox copy (`from` is the reader).
+const READ: &str = "read";
+
+/// The event of a change, from the file's header when it arrived (and, in an inbox, whether
+/// the change was a read receipt).
 fn describe(mailbox: Option<&Mailbox>, change: &Change) -> HubEvent {
-    let header = match change.kind {
-        ChangeKind::Arrived => mailbox
-            .and_then(|m| m.envelope(change.folder, &change.file).ok().flatten())
-            .map(|envelope| envelope.header),
+    let envelope = match change.kind {
+        ChangeKind::Arrived => {
+            mailbox.and_then(|m| m.envelope(change.folder, &change.file).ok().flatten())
+        }
         ChangeKind::Left => None,
     };
+    let reader = match (&envelope, mailbox) {
+        (Some(envelope), Some(mailbox)) if change.folder == Folder::Inbox => mailbox
+            .read(envelope)
+            .ok()
+            .and_then(|message| receipt::latest_receipt(&message).map(|r| r.by.clone())),
+        _ => None,
+    };
+    let header = envelope.map(|envelope| envelope.header);
     let get = |key| header.as_ref().and_then(|h| h.get(key)).map(str::to_owned);
     let kind = match (change.kind, change.folder) {
         (ChangeKind::Left, _) => "left",
+        (ChangeKind::Arrived, Folder::Inbox) if reader.is_some() => READ,
         (ChangeKind::Arrived, Folder::Inbox)
             if get(field::SENDER) != get(field::ORIGINAL_SENDER) =>
         {
@@ -131,7 +162,7 @@ fn describe(mailbox: Option<&Mailbox>, change: &Change) -> HubEvent {
         file: change.file.to_string(),
         message_id: header.as_ref().map(|h| h.id().to_owned()),
         subject: header.as_ref().map(|h| h.title.clone()),
-        from: get(field::SENDER),
+        from: reader.or_else(|| get(field::SENDER)),
         has_callback: get(field::CALLBACK).is_some(),
     }
 }

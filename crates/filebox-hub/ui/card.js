@@ -11,6 +11,8 @@ const OUTCOMES = {
   sent: { text: "Answered — sent to the agent.", tone: "answered" },
   answeredElsewhere: { text: "Answered (on another page or by another client).", tone: "answered" },
   withdrawn: { text: "Withdrawn: the agent stopped waiting.", tone: "refused" },
+  // A relayed permission prompt says why it was withdrawn (answered in the terminal, ...).
+  withdrawnBecause: (why) => ({ text: `Withdrawn: ${why}.`, tone: "refused" }),
   refused: { text: "Not sent: this question was already answered (or withdrawn). Your text is kept below.", tone: "refused" },
 };
 
@@ -75,12 +77,15 @@ export function questionCard(question, { hub, human, relist, dismissed }) {
   };
 }
 
+/** The pill of each question type: a work report, a tool-use approval a host relayed, a question. */
+const KINDS = { RPT: "work report", PRM: "permission" };
+
 function fill(node, question, context) {
-  const report = question.type === "RPT";
   node.dataset.id = question.id;
-  node.classList.toggle("report", report);
+  node.classList.toggle("report", question.type === "RPT");
+  node.classList.toggle("permission", question.type === "PRM");
   $(".from", node).textContent = question.from;
-  $(".kind", node).textContent = report ? "work report" : "question";
+  $(".kind", node).textContent = KINDS[question.type] || "question";
   $(".client", node).textContent = question.client ? `via ${question.client}` : "";
   $(".project", node).textContent = question.project_directory || "";
   $(".body", node).replaceWith(markdown(question.body, context));
@@ -130,11 +135,15 @@ function setButtonsDisabled(node, disabled) {
   for (const button of node.querySelectorAll("button")) button.disabled = disabled;
 }
 
-/** Withdrawn when the human's copy is in cancel/, else answered elsewhere. */
+/** Withdrawn when the human's copy is in cancel/ (saying why, for a relayed permission prompt),
+ * else answered elsewhere. */
 async function outcomeElsewhere(hub, human, id) {
   try {
     const copy = await hub.call("email.read", { agent: human.id, id });
-    if (copy.folder === "cancel") return OUTCOMES.withdrawn;
+    if (copy.folder === "cancel") {
+      const withdrawn = (copy.history || []).filter((line) => line.action === "Withdrawn").pop();
+      return copy.type === "PRM" && withdrawn ? OUTCOMES.withdrawnBecause(withdrawn.details) : OUTCOMES.withdrawn;
+    }
   } catch {
     /* keep the general wording */
   }

@@ -13,6 +13,7 @@ export function messageReader(hub, human) {
     try {
       const message = await hub.call("email.read", { agent, id });
       reader.replaceChildren(...messageNodes(message, { hub, agent }),
+        message.folder === "outbox" ? await recipientsLine(hub, agent, message.id) : null,
         el("div", { className: "actions" },
           el("button", { type: "button", textContent: "Show thread", onclick: () => showThread(agent, message.id) })),
         agent === human?.id ? replyBox(hub, human, message) : null);
@@ -38,6 +39,17 @@ function messageNodes(message, context) {
       el("div", { className: "muted", textContent: `${reply.createdAt} · ${reply.from} → ${reply.to} (${reply.type})` }),
       markdown(reply.body, context))),
   ];
+}
+
+/** How far each recipient of a message I sent got: `qa read · dev delivered`. */
+async function recipientsLine(hub, agent, id) {
+  try {
+    const { recipients } = await hub.call("email.status", { agent, id });
+    const text = recipients.map((r) => `${r.agent} ${r.status}`).join(" · ");
+    return el("div", { className: "muted recipients", textContent: `Recipients: ${text}` });
+  } catch {
+    return null;
+  }
 }
 
 function replyBox(hub, human, message) {

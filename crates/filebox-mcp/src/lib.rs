@@ -5,6 +5,7 @@
 //! [`filebox_core::Mailroom`]; nothing here touches mailbox files itself. Nothing here writes to stdout except the stdio transport.
 
 mod blocking;
+mod channel;
 mod http;
 mod inbox;
 mod prompts;
@@ -14,6 +15,7 @@ mod stdio;
 mod subscriptions;
 mod tools;
 
+pub use channel::ChannelMode;
 pub use http::{check_listen_address, router as http_router, serve_http};
 pub use server::MailroomSource;
 pub use stdio::{serve_stdio, serve_transport};

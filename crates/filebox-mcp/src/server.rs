@@ -4,15 +4,16 @@ use std::sync::Arc;
 
 use filebox_core::Mailroom;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
-    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool,
-    UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CustomNotification, GetPromptRequestParams,
+    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+    SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
-use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, ServerHandler};
 
+use crate::channel::{self, Channel};
 use crate::subscriptions::{self, Subscriptions};
 use crate::tools::HostFiles;
 use crate::{prompts, resources, tools};
@@ -54,6 +55,8 @@ pub(crate) struct FileboxServer {
     host_files: HostFiles,
     tools: Arc<Vec<Tool>>,
     subscriptions: Subscriptions,
+    /// Claude Code's channel, on stdio only (`crate::channel`).
+    channel: Option<Arc<Channel>>,
 }
 
 impl FileboxServer {
@@ -63,7 +66,14 @@ impl FileboxServer {
             host_files,
             tools: Arc::new(tools::definitions(host_files)),
             subscriptions: Subscriptions::default(),
+            channel: None,
         }
+    }
+
+    /// This server as a channel (see `crate::channel`).
+    pub(crate) fn with_channel(mut self, channel: Arc<Channel>) -> Self {
+        self.channel = Some(channel);
+        self
     }
 
     /// The mailroom this request runs in.
@@ -82,12 +92,17 @@ impl std::fmt::Debug for FileboxServer {
 
 impl ServerHandler for FileboxServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_resources()
             .enable_resources_subscribe()
             .enable_prompts()
             .build();
+        if self.channel.is_some() {
+            let declared = [channel::CHANNEL, channel::PERMISSION]
+                .map(|name| (name.to_owned(), serde_json::Map::new()));
+            capabilities.experimental = Some(declared.into_iter().collect());
+        }
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("filebox", env!("CARGO_PKG_VERSION")))
             .with_instructions(instructions(self.host_files))
@@ -110,9 +125,28 @@ impl ServerHandler for FileboxServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if let Some(channel) = &self.channel {
+            channel.went_on(&format!("the session went on (it called {})", request.name));
+        }
         tools::call(&self.mailroom()?, self.host_files, request, &context)
             .await
             .map(Into::into)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if let (Some(channel), Ok(mailroom)) = (&self.channel, self.mailroom()) {
+            channel.start(mailroom, context.peer);
+        }
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        context: NotificationContext<RoleServer>,
+    ) {
+        if let (Some(channel), Ok(mailroom)) = (&self.channel, self.mailroom()) {
+            channel.notified(mailroom, context.peer, &notification);
+        }
     }
 
     async fn list_resources(

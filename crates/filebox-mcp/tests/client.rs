@@ -26,7 +26,11 @@ fn mailroom(dir: &tempfile::TempDir, me: &str) -> Mailroom {
 async fn connect(dir: &tempfile::TempDir) -> RunningService<RoleClient, ()> {
     let (server_end, client_end) = tokio::io::duplex(64 * 1024);
     let served = mailroom(dir, "qa");
-    tokio::spawn(filebox_mcp::serve_transport(served, server_end));
+    tokio::spawn(filebox_mcp::serve_transport(
+        served,
+        filebox_mcp::ChannelMode::WhenDeclared,
+        server_end,
+    ));
     ().serve(client_end).await.expect("the MCP session starts")
 }
 
@@ -195,7 +199,11 @@ async fn a_server_for_an_agent_with_a_token_sees_only_its_own_mailbox() {
     .unwrap();
     let served = Mailroom::new(config, Some(&AgentId::new("ops").unwrap())).unwrap();
     let (server_end, client_end) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(filebox_mcp::serve_transport(served, server_end));
+    tokio::spawn(filebox_mcp::serve_transport(
+        served,
+        filebox_mcp::ChannelMode::WhenDeclared,
+        server_end,
+    ));
     let client = ().serve(client_end).await.unwrap();
 
     let found = call(

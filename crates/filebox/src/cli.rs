@@ -382,6 +382,12 @@ pub(crate) struct McpArgs {
     /// Accept this Host header besides loopback (DNS-rebinding protection)
     #[arg(long = "allow-host", value_name = "HOST")]
     pub(crate) allow_hosts: Vec<String>,
+    /// Push new inbox mail into the session as Claude Code channel events (stdio only; for
+    /// `claude --dangerously-load-development-channels server:NAME`). Without it, mail is
+    /// pushed only to a client that declares the `claude/channel` capability. Pushed mail is
+    /// not returned again by `wait_for_messages`.
+    #[arg(long, conflicts_with = "listen")]
+    pub(crate) channel: bool,
 }
 
 #[derive(Debug, Args)]

@@ -174,7 +174,7 @@ impl Verb for ReadMessage {
             })?;
         let me = cx.mailroom.me();
         let receipts = match envelope.folder {
-            Folder::Inbox => {
+            Folder::Inbox if cx.receipts => {
                 let id = MessageRef::Id(envelope.header.id().to_owned());
                 cx.mailroom.mark_read(me, &[id], me.as_str(), "read")?
             }
@@ -232,7 +232,10 @@ impl WaitForMessages {
         let mailbox = cx.mailroom.my_mailbox()?;
         let (arrived, mut claim) = mailbox.claim_mail(timeout, cx.cancelled)?;
         let me = cx.mailroom.me().as_str();
-        let receipts = claim.mark_read(&arrived.messages, me, "wait")?;
+        let receipts = match cx.receipts {
+            true => claim.mark_read(&arrived.messages, me, "wait")?,
+            false => Vec::new(),
+        };
         let mut warnings = unreadable_warnings(&arrived.unreadable);
         warnings.extend(receipt_warnings(&receipts));
         let xml = match args.format.unwrap_or_default() {

@@ -150,13 +150,13 @@ pub(crate) fn inbox(ctx: &Ctx, p: InboxParams) -> Result<Vec<AgentEmail>, RpcErr
 
 pub(crate) fn read(ctx: &Ctx, p: ReadParams) -> Result<AgentEmail, RpcError> {
     let mailroom = ctx.act_as(&p.agent, "agent")?;
-    let read = run::<ReadMessage>(
-        &mailroom,
-        ReadArgs {
-            id: p.id,
-            folder: None,
-        },
-    )?;
+    let cx =
+        VerbContext::new(&mailroom).with_receipts(ctx.caller.reads_as(&ctx.config, mailroom.me()));
+    let args = ReadArgs {
+        id: p.id,
+        folder: None,
+    };
+    let read = ReadMessage::run(&cx, args)?.value;
     email_of(&mailroom, read.message)
 }
 

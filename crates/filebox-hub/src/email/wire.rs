@@ -76,7 +76,7 @@ pub(crate) struct AgentEmail {
     pub(crate) priority: Priority,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) metadata: Option<serde_json::Map<String, serde_json::Value>>,
-    /// pending, delivered, processing, replied, failed or obsolete.
+    /// pending, delivered, read, processing, replied, failed or obsolete.
     pub(crate) status: String,
     pub(crate) created_at: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -271,7 +271,7 @@ pub(crate) struct SearchParams {
     pub(crate) kind: Option<String>,
     #[serde(default)]
     pub(crate) thread_id: Option<String>,
-    /// pending, delivered, processing, replied, failed or obsolete.
+    /// pending, delivered, read, processing, replied, failed or obsolete.
     #[serde(default)]
     pub(crate) status: Option<String>,
     /// A date (2025-06-27) or time (2025-06-27T15:30:00Z).

@@ -30,7 +30,9 @@ pub(crate) fn call(ctx: &Ctx, verb: &VerbInfo, mut params: Value) -> Result<Valu
         }
     };
     ctx.caller.may_run(verb)?;
-    let reply = verb.call(&filebox_api::VerbContext::new(&mailroom), params)?;
+    let reads_as = ctx.caller.reads_as(&ctx.config, mailroom.me());
+    let cx = filebox_api::VerbContext::new(&mailroom).with_receipts(reads_as);
+    let reply = verb.call(&cx, params)?;
     Ok(reply.value)
 }
 

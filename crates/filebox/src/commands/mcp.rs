@@ -18,7 +18,14 @@ pub(crate) fn run(global: &Global, args: &McpArgs) -> anyhow::Result<Outcome> {
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
         match &args.listen {
-            None => filebox_mcp::serve_stdio(mailroom).await,
+            None => {
+                let channel = if args.channel {
+                    filebox_mcp::ChannelMode::Always
+                } else {
+                    filebox_mcp::ChannelMode::WhenDeclared
+                };
+                filebox_mcp::serve_stdio(mailroom, channel).await
+            }
             Some(addr) => {
                 let listener = tokio::net::TcpListener::bind(addr)
                     .await

@@ -5,6 +5,7 @@
 
 mod support;
 
+mod channel;
 mod cli_forms;
 mod cluster;
 mod concurrency;

@@ -29,22 +29,37 @@ fn listen_refuses_an_address_beyond_this_machine() {
 }
 
 /// `filebox mcp` over stdio, spoken to line by line (JSON-RPC), killed when dropped.
-struct StdioServer {
+pub(crate) struct StdioServer {
     child: Child,
-    stdin: ChildStdin,
+    stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
 }
 
 impl StdioServer {
     /// Start it as `agent` and complete the MCP handshake.
     fn start(t: &Test, agent: &str) -> StdioServer {
-        let mut command = t.as_agent(agent).args(["mcp"]).command();
+        StdioServer::start_with(t, agent, &[], json!({}))
+    }
+
+    /// Start it as `agent` with more `args` after `mcp`, declaring the client `capabilities`,
+    /// and complete the MCP handshake.
+    pub(crate) fn start_with(
+        t: &Test,
+        agent: &str,
+        args: &[&str],
+        capabilities: Value,
+    ) -> StdioServer {
+        let mut command = t
+            .as_agent(agent)
+            .args(["mcp"])
+            .args(args.iter().copied())
+            .command();
         let mut child = command
             .stdin(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
             .expect("start filebox mcp");
-        let stdin = child.stdin.take().unwrap();
+        let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         let (sender, lines) = mpsc::channel();
         std::thread::spawn(move || {
@@ -64,7 +79,7 @@ impl StdioServer {
             "initialize",
             json!({
                 "protocolVersion": "2025-06-18",
-                "capabilities": {},
+                "capabilities": capabilities,
                 "clientInfo": { "name": "restart-test", "version": "1" },
             }),
         );
@@ -72,12 +87,13 @@ impl StdioServer {
         server
     }
 
-    fn send(&mut self, message: Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
+    pub(crate) fn send(&mut self, message: Value) {
+        let stdin = self.stdin.as_mut().expect("the session is open");
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
     }
 
-    fn notify(&mut self, method: &str) {
+    pub(crate) fn notify(&mut self, method: &str) {
         self.send(json!({ "jsonrpc": "2.0", "method": method }));
     }
 
@@ -87,27 +103,46 @@ impl StdioServer {
     }
 
     /// The answer to request `id` (notifications and other answers skipped).
-    fn answer(&mut self, id: u64) -> Value {
+    pub(crate) fn answer(&mut self, id: u64) -> Value {
+        let message = self.next_where(|message| message["id"] == json!(id));
+        assert!(message.get("error").is_none(), "{message}");
+        message["result"].clone()
+    }
+
+    /// The params of the next notification `method` (other messages skipped).
+    pub(crate) fn notification(&mut self, method: &str) -> Value {
+        self.next_where(|message| message["method"] == method && message.get("id").is_none())["params"]
+            .clone()
+    }
+
+    /// The next message from the server that `wanted` accepts (others skipped).
+    fn next_where(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
         loop {
-            // A hang guard, not a synchronisation: the answer comes long before.
+            // A hang guard, not a synchronisation: the message comes long before.
             let line = self
                 .lines
                 .recv_timeout(Duration::from_secs(120))
                 .expect("filebox mcp answers");
             let message: Value = serde_json::from_str(&line).unwrap();
-            if message["id"] == json!(id) {
-                assert!(message.get("error").is_none(), "{message}");
-                return message["result"].clone();
+            if wanted(&message) {
+                return message;
             }
         }
     }
 
-    fn call(&mut self, id: u64, method: &str, params: Value) -> Value {
+    /// End the session as a client does, closing the server's input; wait for it to exit.
+    pub(crate) fn end(mut self) {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "{status}");
+    }
+
+    pub(crate) fn call(&mut self, id: u64, method: &str, params: Value) -> Value {
         self.request(id, method, params);
         self.answer(id)
     }
 
-    fn tool(&mut self, id: u64, name: &str, arguments: Value) -> Value {
+    pub(crate) fn tool(&mut self, id: u64, name: &str, arguments: Value) -> Value {
         self.call(
             id,
             "tools/call",
@@ -116,7 +151,7 @@ impl StdioServer {
     }
 
     /// SIGKILL: the server dies with the tool call open.
-    fn kill(mut self) {
+    pub(crate) fn kill(mut self) {
         self.child.kill().unwrap();
         self.child.wait().unwrap();
     }

@@ -1,0 +1,116 @@
+// Permission relay end to end: `filebox mcp` spoken to as Claude Code speaks to a channel (raw
+// JSON-RPC over stdio, `claude/channel` declared) relays a tool-use prompt; the hub's page in
+// Chromium shows it as "qa wants to run Bash: …" with Allow and Deny; Allow on the page goes back
+// as `notifications/claude/channel/permission`; a prompt the session went past is withdrawn and
+// the page says why. A screenshot of the card goes to tests/human/out/permission.png.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { filebox, mailroom, serve, start, stop } from "./support.mjs";
+
+const here = new URL(".", import.meta.url).pathname;
+const out = process.env.FILEBOX_TEST_OUT || join(here, "out");
+mkdirSync(out, { recursive: true });
+const { env, remove } = mailroom("filebox-permission-");
+
+let hub;
+let url;
+let browser;
+let session;
+
+/** Write one JSON-RPC message to the session's server. */
+const send = (message) => session.stdin.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n");
+
+/** The next message from the server that `wanted` accepts (others skipped). */
+async function next(wanted) {
+  for (;;) {
+    const message = JSON.parse(await session.nextLine());
+    if (wanted(message)) return message;
+  }
+}
+
+/** Relay a prompt to run `command` with Bash, as Claude Code does. */
+function prompt(requestId, description, command) {
+  send({
+    method: "notifications/claude/channel/permission_request",
+    params: { request_id: requestId, tool_name: "Bash", description, input_preview: JSON.stringify({ command }) },
+  });
+}
+
+const cli = (agent, ...args) =>
+  execFileSync(filebox, args, { env: { ...env, FILEBOX_AGENT: agent }, encoding: "utf8" }).trim();
+
+before(async () => {
+  ({ hub, url } = await serve(env));
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
+  session = start(filebox, ["mcp"], { ...env, FILEBOX_AGENT: "qa" });
+  send({
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: { experimental: { "claude/channel": {} } },
+      clientInfo: { name: "claude-code", version: "2.1.81" },
+    },
+  });
+  const init = await next((m) => m.id === 1);
+  assert.deepEqual(Object.keys(init.result.capabilities.experimental).sort(), ["claude/channel", "claude/channel/permission"]);
+  send({ method: "notifications/initialized" });
+});
+
+after(async () => {
+  session?.stdin.end();
+  await stop(session);
+  await browser?.close();
+  await stop(hub);
+  remove();
+});
+
+async function openPage() {
+  const context = await browser.newContext({ viewport: { width: 900, height: 700 } });
+  const page = await context.newPage();
+  page.on("pageerror", (e) => console.error("page error:", e.message));
+  await page.goto(url);
+  await page.locator("#live", { hasText: "live" }).waitFor();
+  return page;
+}
+
+test("a relayed prompt shows as a card with Allow and Deny; Allow on the page answers the session once", async () => {
+  const page = await openPage();
+  prompt("abcde", "Run the test suite", "cargo test --workspace");
+  const card = page.locator(".card", { hasText: "qa wants to run Bash: Run the test suite" });
+  await card.waitFor();
+  assert.equal(await card.locator(".kind").textContent(), "permission");
+  assert.match(await card.locator(".body").textContent(), /cargo test --workspace/);
+  await card.getByRole("button", { name: "Allow" }).waitFor();
+  await card.getByRole("button", { name: "Deny" }).waitFor();
+  await page.screenshot({ path: join(out, "permission.png") });
+  await card.getByRole("button", { name: "Allow" }).click();
+  const decision = await next((m) => m.method === "notifications/claude/channel/permission");
+  assert.deepEqual(decision.params, { request_id: "abcde", behavior: "allow" });
+  await card.locator(".banner", { hasText: "Answered" }).waitFor();
+  // The decision stays in the files, and a second answer is refused.
+  const done = JSON.parse(cli("me", "--json", "list", "done")).messages;
+  assert.equal(done.filter((m) => m.type === "PRM").length, 1);
+  await page.context().close();
+});
+
+test("a prompt the session went past is withdrawn and the page says why", async () => {
+  const page = await openPage();
+  prompt("fghij", "Delete the build folder", "rm -rf target");
+  const card = page.locator(".card", { hasText: "qa wants to run Bash: Delete the build folder" });
+  await card.waitFor();
+  // The session calls a tool: the prompt was answered in the terminal.
+  send({ id: 2, method: "tools/call", params: { name: "list_agents", arguments: {} } });
+  await next((m) => m.id === 2);
+  await card.locator(".banner", { hasText: "Withdrawn: the session went on (it called list_agents)." }).waitFor();
+  await page.screenshot({ path: join(out, "permission-withdrawn.png") });
+  assert.deepEqual(JSON.parse(cli("me", "--json", "questions")).questions, []);
+  await page.context().close();
+});
