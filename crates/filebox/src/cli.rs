@@ -202,9 +202,10 @@ pub(crate) enum Command {
     /// Writes into the host's own files (Claude Code: .mcp.json and .claude/settings.json;
     /// Cursor: .cursor/mcp.json; Codex: ~/.codex/config.toml and .codex/hooks.json; Claude
     /// Desktop, Cline, Windsurf, Augment: their user files; Trae: .trae/mcp.json), merged with
-    /// what is there: other servers, hooks, keys and comments stay. Running it again changes
-    /// nothing; a file it changes is kept as FILE.filebox.bak. A file it cannot parse is
-    /// reported and nothing is written.
+    /// what is there: other servers, hooks, keys and comments stay. Run it in the folder where
+    /// the host starts (the project files go there). Running it again changes nothing; a file
+    /// it changes is kept as FILE.filebox.bak. A file it cannot parse is reported and nothing
+    /// is written.
     Setup(SetupArgs),
     /// Run as a host's hook (configured by `filebox setup`): reads the hook's JSON on stdin.
     ///
@@ -341,8 +342,7 @@ pub(crate) enum EmailAction {
 
 #[derive(Debug, Args)]
 pub(crate) struct SetupArgs {
-    /// The hosts: claude-code, cursor, codex, claude-desktop, cline, windsurf, augment, trae
-    /// [with --check, default: all]
+    /// The hosts to set up [with --check, default: all]
     #[arg(
         value_parser = clap::builder::PossibleValuesParser::new(crate::commands::setup_host_names()),
         required_unless_present = "check"
