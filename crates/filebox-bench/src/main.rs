@@ -8,6 +8,7 @@
 //! cargo run --release -p filebox-bench -- search  # index build and query p50/p95, 100,000 messages
 //! cargo run --release -p filebox-bench -- wait    # `wait` wake-up latency; CPU per idle second
 //! cargo run --release -p filebox-bench -- push    # channel push latency beside wait_for_messages'; idle CPU
+//! cargo run --release -p filebox-bench -- hook    # a Claude Code Stop hook's wake latency beside `wait`'s
 //! cargo run --release -p filebox-bench -- hub     # the hub's email.send vs the CLI; event latency
 //! cargo run --release -p filebox-bench -- federation  # two hubs over nats-server: latency, throughput
 //! ```
@@ -19,6 +20,7 @@
 
 mod federation;
 mod fixture;
+mod hook;
 mod http;
 mod hub;
 mod list;
@@ -39,7 +41,7 @@ pub(crate) struct Options {
     pub(crate) quick: bool,
 }
 
-const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] <all | send | list | search | wait | push | hub | federation>";
+const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] <all | send | list | search | wait | push | hook | hub | federation>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -70,6 +72,7 @@ fn main() -> ExitCode {
             .and_then(|()| search::run(&options))
             .and_then(|()| wait::run(&options))
             .and_then(|()| push::run(&options))
+            .and_then(|()| hook::run(&options))
             .and_then(|()| hub::run(&options))
             .and_then(|()| federation::run(&options)),
         Some("send") => send::run(&options),
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
         Some("search") => search::run(&options),
         Some("wait") => wait::run(&options),
         Some("push") => push::run(&options),
+        Some("hook") => hook::run(&options),
         Some("hub") => hub::run(&options),
         Some("federation") => federation::run(&options),
         _ => {

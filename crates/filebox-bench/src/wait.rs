@@ -173,7 +173,7 @@ fn cpu_while(work: impl FnOnce() -> filebox_core::Result<()>) -> Result<Duration
 }
 
 /// CLOCK_REALTIME in nanoseconds: comparable across processes.
-fn now_ns() -> i128 {
+pub(crate) fn now_ns() -> i128 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i128)

@@ -140,9 +140,27 @@ impl Locked {
 /// is reported and left out of the cursor, so a later claim returns it once it can be read
 /// (another tool may still be writing it).
 pub(crate) fn claim_new_mail(mailbox: &Mailbox) -> Result<(Arrivals, Claim)> {
+    claim(mailbox, Hold::WhenClaimed)
+}
+
+/// [`claim_new_mail`], except that the claim holds the lock even when nothing is new, and the
+/// first claim ever returns the whole inbox: for a caller that shows the inbox unasked (a
+/// session's start) and must keep waits from reporting it meanwhile.
+pub(crate) fn claim_inbox(mailbox: &Mailbox) -> Result<(Arrivals, Claim)> {
+    claim(mailbox, Hold::Always)
+}
+
+/// When a claim keeps the cursor's lock.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Hold {
+    WhenClaimed,
+    Always,
+}
+
+fn claim(mailbox: &Mailbox, hold: Hold) -> Result<(Arrivals, Claim)> {
     let lock = take_lock(mailbox)?;
     let (entries, _problems) = mailbox.file_entries(Folder::Inbox)?;
-    claim_listed(mailbox, lock, entries)
+    claim_listed(mailbox, lock, entries, hold)
 }
 
 /// [`claim_new_mail`] once the inbox is listed: the files may have changed since.
@@ -150,10 +168,15 @@ fn claim_listed(
     mailbox: &Mailbox,
     lock: store::Lock,
     entries: Vec<(FileName, u64)>,
+    hold: Hold,
 ) -> Result<(Arrivals, Claim)> {
-    let Some(returned) = load(mailbox)? else {
-        save(mailbox, &Baseline::of(&entries))?;
-        return Ok((Arrivals::default(), Claim::default()));
+    let returned = match load(mailbox)? {
+        Some(returned) => returned,
+        None if hold == Hold::Always => Baseline::default(),
+        None => {
+            save(mailbox, &Baseline::of(&entries))?;
+            return Ok((Arrivals::default(), Claim::default()));
+        }
     };
     let mut arrivals = Arrivals::default();
     let mut ids = HashSet::new();
@@ -185,7 +208,7 @@ fn claim_listed(
         }
     }
     arrivals.sort();
-    if arrivals.messages.is_empty() {
+    if arrivals.messages.is_empty() && hold == Hold::WhenClaimed {
         return Ok((arrivals, Claim::default()));
     }
     let kept: Vec<_> = entries
@@ -208,8 +231,8 @@ mod tests {
         "# DIS: hi\n\n**Message ID:** 00000009-0000\n\n---\n\n## Original Request/Content\n\nx\n";
 
     fn claim(mailbox: &Mailbox, entries: Vec<(FileName, u64)>) -> Vec<String> {
-        let lock = take_lock(&mailbox).unwrap();
-        let (arrivals, claim) = claim_listed(mailbox, lock, entries).unwrap();
+        let lock = take_lock(mailbox).unwrap();
+        let (arrivals, claim) = claim_listed(mailbox, lock, entries, Hold::WhenClaimed).unwrap();
         claim.commit().unwrap();
         let ids = arrivals.messages.iter().map(|m| m.header.id().to_owned());
         ids.collect()

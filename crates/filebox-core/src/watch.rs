@@ -74,6 +74,17 @@ impl Mailbox {
         }
     }
 
+    /// My unread inbox mail (by the read marks), oldest first, claimed like a wait's: the
+    /// cursor's lock is held until the [`Claim`] is committed, which records the inbox as
+    /// returned, so a wait running meanwhile (a hook waiting for mail, `wait_for_messages`)
+    /// never reports what the caller reports. For showing mail unasked (a session's start).
+    pub fn claim_unread(&self) -> Result<(Vec<Envelope>, Claim)> {
+        let (_, claim) = cursor::claim_inbox(self)?;
+        let listing = self.list(Folder::Inbox)?;
+        let unread = self.unread(Folder::Inbox, listing.messages)?;
+        Ok((unread, claim))
+    }
+
     /// A watch on this inbox that reports the mail arriving from now on, without moving the
     /// wait cursor: what was there before it started is not news to it (list the inbox for
     /// that), and what it reports is still new to the agent's next `wait`.
@@ -303,6 +314,28 @@ mod tests {
         claim.commit().unwrap();
         assert_eq!(rival.join().unwrap(), 0);
         assert!(look(&mb).messages.is_empty());
+    }
+
+    #[test]
+    fn claiming_the_unread_mail_leaves_it_to_no_wait_and_keeps_waits_out_until_committed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mb = mailbox(&dir);
+        put(&mb, "00000001");
+        put(&mb, "00000002");
+        let read = mb.list(Folder::Inbox).unwrap().messages.remove(0);
+        mb.mark_read(&read).unwrap();
+        // No wait ever ran: the claim still holds the lock.
+        let (unread, claim) = mb.claim_unread().unwrap();
+        assert_eq!(
+            unread.iter().map(|m| m.header.id()).collect::<Vec<_>>(),
+            ["00000002-0000"]
+        );
+        let other = mb.clone();
+        let rival = std::thread::spawn(move || look(&other).messages.len());
+        claim.commit().unwrap();
+        assert_eq!(rival.join().unwrap(), 0, "the wait saw the claimed inbox");
+        put(&mb, "00000003");
+        assert_eq!(ids(&look(&mb)), ["00000003-0000"]);
     }
 
     #[test]

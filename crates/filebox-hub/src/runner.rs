@@ -7,7 +7,9 @@
 //! it (status failed) with the stderr tail in the processing history.
 //!
 //! Files are the truth: at start every runner agent's inbox is run, and so is every message
-//! on hold that a runner had claimed (a hub killed mid-run runs it again).
+//! on hold that a runner had claimed (a hub killed mid-run runs it again). The config is read
+//! again at each arrival (parsed only when its file changed): a runner added or changed takes
+//! effect without a restart, its waiting mail run at once.
 
 use std::collections::HashMap;
 use std::process::Stdio;
@@ -36,7 +38,7 @@ const CLAIMED: &str = "runner: started";
 const STDERR_TAIL: usize = 2000;
 
 /// An agent entry's `runner`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 struct RunnerSpec {
     command: Vec<String>,
     #[serde(default = "default_timeout")]
@@ -92,16 +94,99 @@ async fn run_runners(
     run: Run,
 ) -> anyhow::Result<()> {
     let config = hub.config().context("reading the config for the runners")?;
-    let specs = runners(&config)?;
-    if specs.is_empty() {
+    let mut runners = Runners::default();
+    let added = runners.refresh(&config)?;
+    start_waiting(&hub, &runners, &config, added, true).await?;
+    run.up();
+    let stop = hub.sessions();
+    loop {
+        let event = tokio::select! {
+            _ = stop.cancelled() => return Ok(()),
+            event = arrivals.recv() => event,
+        };
+        // A runner added to the config (or changed) takes effect without a restart, like
+        // tokens: the config is parsed again only when its file changed.
+        let config = hub.config().context("reading the config for the runners")?;
+        match runners.refresh(&config) {
+            Ok(added) => start_waiting(&hub, &runners, &config, added, true).await?,
+            Err(error) => eprintln!("filebox serve: runners kept as they were: {error}"),
+        }
+        match event {
+            Ok(event)
+                if event.folder == Folder::Inbox
+                    && matches!(event.kind, "delivered" | "reply" | "fork") =>
+            {
+                if let Ok(agent) = AgentId::new(&event.agent) {
+                    runners.start(&hub, &agent, event.file, false);
+                }
+            }
+            // Events were lost: look at the inboxes again (a message already taken is skipped
+            // by its claim; what was claimed is running already).
+            Ok(event) if event.is_resync() => {
+                let agents = runners.specs.keys().cloned().collect();
+                start_waiting(&hub, &runners, &config, agents, false).await?;
+            }
+            Ok(_) => {}
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                let agents = runners.specs.keys().cloned().collect();
+                start_waiting(&hub, &runners, &config, agents, false).await?;
+            }
+            Err(broadcast::error::RecvError::Closed) => return Ok(()),
+        }
+    }
+}
+
+/// Run the mail waiting in the inboxes of `agents` (and, with `claimed`, what a runner had
+/// claimed before the hub stopped).
+async fn start_waiting(
+    hub: &Hub,
+    runners: &Runners,
+    config: &Config,
+    agents: Vec<AgentId>,
+    claimed: bool,
+) -> anyhow::Result<()> {
+    if agents.is_empty() {
         return Ok(());
     }
-    let limits: HashMap<AgentId, Arc<Semaphore>> = specs
-        .iter()
-        .map(|(agent, spec)| (agent.clone(), Arc::new(Semaphore::new(spec.max_concurrent))))
-        .collect();
-    let start = |agent: &AgentId, file: String, claimed: bool| {
-        let (Some(spec), Some(limit)) = (specs.get(agent), limits.get(agent)) else {
+    let config = config.clone();
+    let found = tokio::task::spawn_blocking(move || waiting_mail(&config, &agents))
+        .await
+        .context("looking for the mail waiting for the runners")?;
+    for (agent, file, was_claimed) in found.into_iter().filter(|(_, _, c)| claimed || !c) {
+        runners.start(hub, &agent, file, was_claimed);
+    }
+    Ok(())
+}
+
+/// The runners of the config as last read, each with its concurrency limit.
+#[derive(Default)]
+struct Runners {
+    specs: HashMap<AgentId, RunnerSpec>,
+    limits: HashMap<AgentId, Arc<Semaphore>>,
+}
+
+impl Runners {
+    /// Take the runners of `config`; returns the agents whose runner is new (or changed), whose
+    /// waiting mail is to run now. A malformed runner leaves them all as they were.
+    fn refresh(&mut self, config: &Config) -> anyhow::Result<Vec<AgentId>> {
+        let specs = runners(config)?;
+        let mut added = Vec::new();
+        for (agent, spec) in &specs {
+            if self.specs.get(agent) != Some(spec) {
+                added.push(agent.clone());
+                self.limits
+                    .insert(agent.clone(), Arc::new(Semaphore::new(spec.max_concurrent)));
+            }
+        }
+        self.limits.retain(|agent, _| specs.contains_key(agent));
+        self.specs = specs;
+        Ok(added)
+    }
+
+    /// Run `agent`'s runner on one message of its inbox (or of its hold, `claimed`), within
+    /// its limit; nothing when the agent has no runner.
+    fn start(&self, hub: &Hub, agent: &AgentId, file: String, claimed: bool) {
+        let (Some(spec), Some(limit)) = (self.specs.get(agent), self.limits.get(agent)) else {
             return;
         };
         let job = Job {
@@ -118,48 +203,6 @@ async fn run_runners(
             };
             job.run().await;
         });
-    };
-    let waiting = |agents: Vec<AgentId>| {
-        let config = config.clone();
-        tokio::task::spawn_blocking(move || waiting_mail(&config, &agents))
-    };
-    let found = waiting(specs.keys().cloned().collect())
-        .await
-        .context("looking for the mail waiting for the runners")?;
-    for (agent, file, claimed) in found {
-        start(&agent, file, claimed);
-    }
-    run.up();
-    // What was claimed is running already: only the inboxes are looked at again.
-    let rescan = || async {
-        if let Ok(found) = waiting(specs.keys().cloned().collect()).await {
-            for (agent, file, claimed) in found.into_iter().filter(|(_, _, c)| !c) {
-                start(&agent, file, claimed);
-            }
-        }
-    };
-    let stop = hub.sessions();
-    loop {
-        let event = tokio::select! {
-            _ = stop.cancelled() => return Ok(()),
-            event = arrivals.recv() => event,
-        };
-        match event {
-            Ok(event)
-                if event.folder == Folder::Inbox
-                    && matches!(event.kind, "delivered" | "reply" | "fork") =>
-            {
-                if let Ok(agent) = AgentId::new(&event.agent) {
-                    start(&agent, event.file, false);
-                }
-            }
-            // Events were lost: look at the inboxes again (a message already taken is skipped
-            // by its claim).
-            Ok(event) if event.is_resync() => rescan().await,
-            Ok(_) => {}
-            Err(broadcast::error::RecvError::Lagged(_)) => rescan().await,
-            Err(broadcast::error::RecvError::Closed) => return Ok(()),
-        }
     }
 }
 

@@ -171,3 +171,29 @@ async fn a_run_cut_off_by_a_killed_hub_is_run_again_at_start() {
     );
     hub.stop().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runner_added_to_the_config_takes_effect_without_a_restart() {
+    let hub = TestHub::start().await;
+    let mut dev = Events::open(&hub, "?agent=dev", None).await;
+    let scripts = tempfile::tempdir().unwrap();
+    let script = scripts.path().join("runner.sh");
+    std::fs::write(&script, ANSWERS).unwrap();
+    Config::update(&hub.config, |file| {
+        let qa = file.agents.get_mut(&AgentId::new("qa")?).unwrap();
+        qa.extra
+            .insert("runner".into(), json!({ "command": ["bash", script] }));
+        Ok(())
+    })
+    .unwrap();
+    let sent = hub
+        .call(
+            "email.send",
+            json!({ "from": "dev", "to": ["qa"], "subject": "added", "body": "x", "sourceType": "agent" }),
+        )
+        .await;
+    until(&mut dev, || hub.files("dev", "inbox").len() == 1).await;
+    let status = hub.call("email.status", json!({ "id": sent["id"] })).await;
+    assert_eq!(status["status"], "replied", "{status}");
+    hub.stop().await.unwrap();
+}

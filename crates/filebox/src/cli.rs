@@ -195,6 +195,28 @@ pub(crate) enum Command {
     /// `email fork --from ID --reason ..`; each is another spelling of a verb above.
     #[command(subcommand)]
     Email(EmailAction),
+    /// Set a host tool up to use FileBox as --agent (default: the current agent): its MCP
+    /// server entry (`filebox mcp`), and for Claude Code and Codex the hooks that put new mail
+    /// in front of the session (`filebox hook`).
+    ///
+    /// Writes into the host's own files (Claude Code: .mcp.json and .claude/settings.json;
+    /// Cursor: .cursor/mcp.json; Codex: ~/.codex/config.toml and .codex/hooks.json; Claude
+    /// Desktop, Cline, Windsurf, Augment: their user files; Trae: .trae/mcp.json), merged with
+    /// what is there: other servers, hooks, keys and comments stay. Run it in the folder where
+    /// the host starts (the project files go there). Running it again changes nothing; a file
+    /// it changes is kept as FILE.filebox.bak. A file it cannot parse is reported and nothing
+    /// is written.
+    Setup(SetupArgs),
+    /// Run as a host's hook (configured by `filebox setup`): reads the hook's JSON on stdin.
+    ///
+    /// claude-code: on SessionStart and UserPromptSubmit, prints my unread mail as context
+    /// for the model and marks it read; on Stop (run in the background with asyncRewake),
+    /// waits up to --timeout for new mail and exits 2 with a digest on stderr, which wakes the
+    /// idle session (exit 0 when none came, or at once when the session is already continuing
+    /// because of a Stop hook). codex: the same context on SessionStart and UserPromptSubmit;
+    /// on Stop, mail that arrived during the turn continues the turn (Codex cannot be woken
+    /// once idle).
+    Hook(HookArgs),
 }
 
 #[derive(Debug, Args)]
@@ -321,6 +343,40 @@ pub(crate) enum EmailAction {
         #[arg(long, allow_hyphen_values = true)]
         context: Option<String>,
     },
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SetupArgs {
+    /// The hosts to set up [with --check, default: all]
+    #[arg(
+        value_parser = clap::builder::PossibleValuesParser::new(crate::commands::setup_host_names()),
+        required_unless_present = "check"
+    )]
+    pub(crate) hosts: Vec<String>,
+    /// Print the changes as a diff and write nothing
+    #[arg(long, conflicts_with = "check")]
+    pub(crate) dry_run: bool,
+    /// Say, for each host, what is configured and what is missing; write nothing (exit code
+    /// 1 when a host named is not fully configured)
+    #[arg(long)]
+    pub(crate) check: bool,
+}
+
+/// The hosts whose hooks `filebox hook` speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum HookHost {
+    ClaudeCode,
+    Codex,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct HookArgs {
+    /// Whose hook JSON to read
+    #[arg(value_enum)]
+    pub(crate) host: HookHost,
+    /// How long a Claude Code Stop hook waits for mail, in seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::commands::STOP_WAIT_SECONDS)]
+    pub(crate) timeout: u64,
 }
 
 #[derive(Debug, Args)]

@@ -13,6 +13,9 @@ pub(crate) enum Outcome {
     Partial,
     /// `wait` gave up at its timeout with nothing new (exit code 3, distinct from failures).
     TimedOut,
+    /// A hook's "blocking" result (exit code 2): the host hands stderr to the model, and a
+    /// Claude Code background hook wakes the idle session with it.
+    Wake,
 }
 
 impl Outcome {
@@ -21,6 +24,7 @@ impl Outcome {
             Outcome::Success => std::process::ExitCode::SUCCESS,
             Outcome::Partial => std::process::ExitCode::from(1),
             Outcome::TimedOut => std::process::ExitCode::from(3),
+            Outcome::Wake => std::process::ExitCode::from(2),
         }
     }
 }

@@ -5,11 +5,13 @@ mod agents;
 mod email;
 mod export;
 mod federation;
+mod hook;
 mod init;
 mod mcp;
 mod quickstart;
 mod render;
 mod serve;
+mod setup;
 mod teams;
 mod wait;
 
@@ -23,6 +25,8 @@ use filebox_core::{AgentId, Config, Mailroom, MessageType};
 
 use crate::cli::{Command, Global, Invocation};
 use crate::output::{self, Outcome};
+
+pub(crate) use self::setup::{STOP_WAIT_SECONDS, host_names as setup_host_names};
 
 pub(crate) fn run(global: &Global, invocation: Invocation) -> anyhow::Result<Outcome> {
     match invocation {
@@ -40,6 +44,8 @@ pub(crate) fn run(global: &Global, invocation: Invocation) -> anyhow::Result<Out
             Command::Federation(args) => federation::run(global, &args),
             Command::Quickstart(args) => quickstart::run(global, &args),
             Command::Email(action) => email::run(global, action),
+            Command::Setup(args) => setup::run(global, &args),
+            Command::Hook(args) => hook::run(global, &args),
         },
     }
 }

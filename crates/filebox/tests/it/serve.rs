@@ -346,3 +346,52 @@ fn off_loopback_the_hub_needs_a_token_for_every_agent() {
     let err = t.run().args(["agents", "token", "nobody"]).failure();
     assert!(err.contains("unknown agent"), "{err}");
 }
+
+#[test]
+fn serve_on_a_busy_port_fails_before_creating_anything_and_suggests_any_free_port() {
+    let t = Test::new();
+    let here = t.path().join("project");
+    std::fs::create_dir(&here).unwrap();
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = busy.local_addr().unwrap().to_string();
+    let mut command = t.run().args(["serve", "--listen", &address]).command();
+    command.env_remove("FILEBOX_CONFIG").current_dir(&here);
+    let out = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("cannot listen on {address}"))
+            && stderr.contains("--listen 127.0.0.1:0 takes any free port"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&here).unwrap().count(),
+        0,
+        "nothing created"
+    );
+}
+
+#[test]
+fn a_workspace_serve_creates_in_a_git_checkout_is_not_left_untracked() {
+    let t = Test::new();
+    let here = t.path().join("checkout");
+    std::fs::create_dir(&here).unwrap();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(&here)
+            .output()
+            .expect("git is installed");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    git(&["init", "-q"]);
+    let mut command = t.run().args(["serve", "--listen", "127.0.0.1:0"]).command();
+    command.env_remove("FILEBOX_CONFIG").current_dir(&here);
+    let served = Served::start(command);
+    let (status, stderr) = served.terminate();
+    assert!(status.success(), "{stderr}");
+    assert!(stderr.contains("are ignored by git"), "{stderr}");
+    assert!(here.join("mailboxes/me/inbox").is_dir());
+    assert_eq!(git(&["status", "--porcelain", "--untracked-files=all"]), "");
+}

@@ -226,6 +226,7 @@ impl Run<'_> {
             .env("FILEBOX_CONFIG", self.test.config_path())
             .env_remove("FILEBOX_AGENT")
             .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
             .env("HOME", self.test.path())
             .env("XDG_CONFIG_HOME", self.test.path().join("xdg"))
             .stdin(Stdio::null())

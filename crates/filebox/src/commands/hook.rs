@@ -1,0 +1,145 @@
+//! `filebox hook claude-code|codex`: a host's hook, reading the hook's JSON on stdin.
+//! SessionStart and UserPromptSubmit put my unread mail in front of the model as context;
+//! Stop waits for new mail (Claude Code, in the background: exit 2 wakes the idle session) or
+//! looks once (Codex: mail that came during the turn continues it). Mail is claimed under the
+//! wait cursor's lock, so two hooks (or a hook and `wait_for_messages`) never both report a
+//! message, and is marked read once reported.
+
+use std::io::{Read, Write};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use filebox_api::advice::Surface;
+use filebox_api::{Digest, Notice};
+use filebox_core::{Claim, Envelope, Folder, Mailbox, Mailroom};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::mailroom;
+use crate::cli::{Global, HookArgs, HookHost};
+use crate::output::Outcome;
+
+/// The digest a hook hands the model stays within this many characters (Claude Code turns
+/// hook output over 10,000 characters into a short preview).
+const DIGEST_CHARS: usize = 6000;
+
+/// How a hook's receipt says the mail was read.
+const HOW: &str = "hook";
+
+/// What a hook is told on stdin (the fields FileBox uses; hosts send more).
+#[derive(Debug, Deserialize)]
+struct HookInput {
+    hook_event_name: String,
+    /// Stop: the session is already going on because of a Stop hook.
+    #[serde(default)]
+    stop_hook_active: bool,
+}
+
+pub(crate) fn run(global: &Global, args: &HookArgs) -> anyhow::Result<Outcome> {
+    let mut stdin = String::new();
+    std::io::stdin()
+        .read_to_string(&mut stdin)
+        .context("cannot read the hook's JSON on standard input")?;
+    let input: HookInput = serde_json::from_str(&stdin)
+        .context("standard input is not a hook's JSON (with `hook_event_name`)")?;
+    let mailroom = mailroom(global)?;
+    let mailbox = mailroom.my_mailbox()?;
+    match input.hook_event_name.as_str() {
+        event @ ("SessionStart" | "UserPromptSubmit") => {
+            let (unread, claim) = mailbox.claim_unread()?;
+            report(&mailroom, &mailbox, unread, claim, |digest| {
+                let context = json!({
+                    "hookSpecificOutput": { "hookEventName": event, "additionalContext": digest }
+                });
+                write_line(&mut std::io::stdout(), &context.to_string())
+            })?;
+            Ok(Outcome::Success)
+        }
+        "Stop" if input.stop_hook_active => Ok(Outcome::Success),
+        "Stop" => match args.host {
+            HookHost::ClaudeCode => {
+                let deadline = Instant::now().checked_add(Duration::from_secs(args.timeout));
+                let Some((unread, claim)) = wait_for_unread(&mailbox, deadline)? else {
+                    return Ok(Outcome::Success);
+                };
+                report(&mailroom, &mailbox, unread, claim, |digest| {
+                    write_line(&mut std::io::stderr(), digest)
+                })?;
+                Ok(Outcome::Wake)
+            }
+            HookHost::Codex => {
+                let Some((unread, claim)) = wait_for_unread(&mailbox, Some(Instant::now()))? else {
+                    return Ok(Outcome::Success);
+                };
+                report(&mailroom, &mailbox, unread, claim, |digest| {
+                    let decision = json!({ "decision": "block", "reason": digest });
+                    write_line(&mut std::io::stdout(), &decision.to_string())
+                })?;
+                Ok(Outcome::Success)
+            }
+        },
+        // Events FileBox has nothing to add to.
+        _ => Ok(Outcome::Success),
+    }
+}
+
+/// New unread mail, claimed: waits on the change feed until some arrives or `deadline`
+/// passes (`None`: never). Mail I already read (with `read_message`, say) is not news: it is
+/// recorded as returned and the wait goes on.
+fn wait_for_unread(
+    mailbox: &Mailbox,
+    deadline: Option<Instant>,
+) -> anyhow::Result<Option<(Vec<Envelope>, Claim)>> {
+    loop {
+        let timeout = deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()));
+        let (arrivals, claim) = mailbox.claim_mail(timeout, &|| false)?;
+        if arrivals.messages.is_empty() {
+            claim.commit()?;
+            return Ok(None);
+        }
+        let unread = mailbox.unread(Folder::Inbox, arrivals.messages)?;
+        if !unread.is_empty() {
+            return Ok(Some((unread, claim)));
+        }
+        claim.commit()?;
+    }
+}
+
+/// Hand the digest of `unread` to `write`, mark what it showed read, then commit the claim
+/// (a hook killed before that has reported nothing for good: the next one reports it again).
+fn report(
+    mailroom: &Mailroom,
+    mailbox: &Mailbox,
+    unread: Vec<Envelope>,
+    mut claim: Claim,
+    write: impl FnOnce(&str) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    if unread.is_empty() {
+        return Ok(claim.commit()?);
+    }
+    let mut notices = Vec::new();
+    for envelope in &unread {
+        let message = mailbox.read(envelope)?;
+        notices.push(Notice::new(
+            mailroom.config(),
+            envelope,
+            &message,
+            Surface::Tools,
+        ));
+    }
+    let digest = Digest::new(&notices, DIGEST_CHARS, Surface::Tools);
+    write(&digest.text).context("cannot hand the mail to the host")?;
+    let shown: Vec<Envelope> = unread
+        .into_iter()
+        .filter(|envelope| digest.shown.iter().any(|id| id == envelope.header.id()))
+        .collect();
+    // A read receipt (`Read by ME: hook`), which also marks the copy read; the messages left
+    // out of the digest stay unread for the next hook or `list --unread`.
+    claim.mark_read(&shown, mailroom.me().as_str(), HOW)?;
+    Ok(claim.commit()?)
+}
+
+fn write_line(out: &mut impl Write, text: &str) -> std::io::Result<()> {
+    writeln!(out, "{text}")?;
+    out.flush()
+}
