@@ -6,7 +6,7 @@
 use std::fmt;
 
 use clap::ArgMatches;
-use filebox_core::Mailroom;
+use filebox_core::{AskedBy, Mailroom};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -46,6 +46,8 @@ pub struct VerbContext<'a> {
     /// undoes nothing (a question stays open for its answer).
     pub stopping: &'a dyn Fn() -> bool,
     pub client: Option<&'a str>,
+    /// What the calling program says about who asks (a question records it).
+    pub asked_by: Option<&'a AskedBy>,
 }
 
 impl<'a> VerbContext<'a> {
@@ -56,6 +58,7 @@ impl<'a> VerbContext<'a> {
             cancelled: &|| false,
             stopping: &|| false,
             client: None,
+            asked_by: None,
         }
     }
 
@@ -66,6 +69,7 @@ impl<'a> VerbContext<'a> {
             cancelled,
             stopping: &|| false,
             client: None,
+            asked_by: None,
         }
     }
 
@@ -78,6 +82,14 @@ impl<'a> VerbContext<'a> {
     /// The same context, naming the calling program.
     pub fn with_client(self, client: Option<&'a str>) -> VerbContext<'a> {
         VerbContext { client, ..self }
+    }
+
+    /// The same context, with what the calling program says about who asks.
+    pub fn with_asked_by(self, asked_by: &'a AskedBy) -> VerbContext<'a> {
+        VerbContext {
+            asked_by: Some(asked_by),
+            ..self
+        }
     }
 }
 
