@@ -21,8 +21,37 @@ const here = new URL(".", import.meta.url).pathname;
 const root = new protobuf.Root().loadSync(join(here, "fixtures/agentassist-upstream.proto"), { keepCase: true });
 const WebsocketMessage = root.lookupType("agentassistproto.WebsocketMessage");
 // The connect-es service, as a generator would make it, from the fixture's descriptors.
-const registry = createRegistryFromDescriptors(descriptor.FileDescriptorSet.encode(root.toDescriptor("proto3")).finish());
+const registry = createRegistryFromDescriptors(descriptor.FileDescriptorSet.encode(qualified(root.toDescriptor("proto3"))).finish());
 const SrvAgentAssist = registry.findService("agentassistproto.SrvAgentAssist");
+/** protobufjs names types relative to the package; descriptors (and @bufbuild/protobuf) want
+ * them fully qualified: `.agentassistproto.Message`, `.agentassistproto.Message.MapEntry`. */
+function qualified(set) {
+  for (const file of set.file) {
+    const pkg = `.${file.package}`;
+    const top = new Set(file.messageType.map((m) => m.name));
+    const name = (type, parent) => {
+      if (!type || type.startsWith(".")) return type;
+      if (parent && (parent.nestedType || []).some((n) => n.name === type)) return `${pkg}.${parent.name}.${type}`;
+      assert.ok(top.has(type), `type ${type} is in the package`);
+      return `${pkg}.${type}`;
+    };
+    const fix = (message) => {
+      for (const field of message.field || []) field.typeName = name(field.typeName, message);
+      for (const nested of message.nestedType || []) {
+        for (const field of nested.field || []) field.typeName = name(field.typeName, nested);
+      }
+    };
+    file.messageType.forEach(fix);
+    for (const service of file.service || []) {
+      for (const method of service.method) {
+        method.inputType = name(method.inputType);
+        method.outputType = name(method.outputType);
+      }
+    }
+  }
+  return set;
+}
+
 const { env, remove } = mailroom("filebox-assistant-");
 
 let hub;
@@ -38,6 +67,9 @@ async function cli(as, ...args) {
 before(async () => {
   humanToken = (await cli("me", "agents", "token", "me")).split("\n").pop().trim();
   ({ hub, url } = await serve(env));
+  // The human's first wait takes the inbox as it is: take it empty, so a later `wait`
+  // returns the next question whenever it comes.
+  await assert.rejects(cli("me", "wait", "--timeout", "0"), (e) => e.code === 3);
   const transport = createConnectTransport({ baseUrl: url.replace(/\/$/, ""), httpVersion: "1.1" });
   agent = createPromiseClient(SrvAgentAssist, transport);
 });

@@ -23,3 +23,5 @@ echo "== the page in Chromium, a Python MCP client asking"
 node --test --test-concurrency=1 page.test.mjs
 echo "== Connect RPC (SrvAgentAssist), JSON and binary codecs"
 node --test --test-concurrency=1 connect.test.mjs
+echo "== Agent Assistant's own clients: connect-node, and the origin's human client at /ws"
+node --test --test-concurrency=1 assistant.test.mjs

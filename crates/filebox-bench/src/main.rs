@@ -9,6 +9,7 @@
 //! cargo run --release -p filebox-bench -- wait    # `wait` wake-up latency; CPU per idle second
 //! cargo run --release -p filebox-bench -- hub     # the hub's email.send vs the CLI; event latency
 //! cargo run --release -p filebox-bench -- federation  # two hubs over nats-server: latency, throughput
+//! cargo run --release -p filebox-bench -- answer  # an answer through /ws vs email.reply until the ask returns
 //! ```
 //!
 //! Add a benchmark as a module with a `run(&Options)` and a line in `main`.
@@ -16,6 +17,7 @@
 // Printing the figures is this binary's whole job.
 #![allow(clippy::print_stdout)]
 
+mod answer;
 mod federation;
 mod fixture;
 mod http;
@@ -37,7 +39,7 @@ pub(crate) struct Options {
     pub(crate) quick: bool,
 }
 
-const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] <all | send | list | search | wait | hub | federation>";
+const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] <all | send | list | search | wait | hub | federation | answer>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -68,13 +70,15 @@ fn main() -> ExitCode {
             .and_then(|()| search::run(&options))
             .and_then(|()| wait::run(&options))
             .and_then(|()| hub::run(&options))
-            .and_then(|()| federation::run(&options)),
+            .and_then(|()| federation::run(&options))
+            .and_then(|()| answer::run(&options)),
         Some("send") => send::run(&options),
         Some("list") => list::run(&options),
         Some("search") => search::run(&options),
         Some("wait") => wait::run(&options),
         Some("hub") => hub::run(&options),
         Some("federation") => federation::run(&options),
+        Some("answer") => answer::run(&options),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);

@@ -72,8 +72,14 @@ mod tests {
 
     #[test]
     fn unix_times_in_seconds_or_milliseconds_read_alike() {
-        assert_eq!(from_unix(1_751_038_200).as_deref(), Some("2025-06-27T15:30:00Z"));
-        assert_eq!(from_unix(1_751_038_200_123).as_deref(), Some("2025-06-27T15:30:00Z"));
+        assert_eq!(
+            from_unix(1_751_038_200).as_deref(),
+            Some("2025-06-27T15:30:00Z")
+        );
+        assert_eq!(
+            from_unix(1_751_038_200_123).as_deref(),
+            Some("2025-06-27T15:30:00Z")
+        );
         assert_eq!(from_unix(0), None);
         assert_eq!(from_unix(-5), None);
     }

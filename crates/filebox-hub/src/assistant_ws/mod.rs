@@ -37,9 +37,9 @@ use crate::connect::proto::AnswerResponse;
 use crate::hub::Hub;
 use presence::Presence;
 use proto::{
-    ChatMessage, ChatMessageNotification, CheckMessageValidityResponse,
-    GetOnlineUsersResponse, GetPendingMessagesResponse, OnlineUser, RequestCancelledNotification,
-    UserLoginResponse, WebsocketMessage, cmd,
+    ChatMessage, ChatMessageNotification, CheckMessageValidityResponse, GetOnlineUsersResponse,
+    GetPendingMessagesResponse, OnlineUser, RequestCancelledNotification, UserLoginResponse,
+    WebsocketMessage, cmd,
 };
 use questions::{Gone, Login, Shown};
 
@@ -389,7 +389,10 @@ impl Session {
                 ),
                 Ok(Gone::Answered) | Err(_) => {
                     let by = self.ws.presence.who_answered(&id);
-                    if by.as_ref().is_some_and(|(client, _)| client == &user.client_id) {
+                    if by
+                        .as_ref()
+                        .is_some_and(|(client, _)| client == &user.client_id)
+                    {
                         continue;
                     }
                     answered_elsewhere(&id, report, by, &login.token)
@@ -399,7 +402,6 @@ impl Session {
         }
         Ok(())
     }
-
 }
 
 /// The open questions; a login the access policy no longer allows ends the session.

@@ -75,7 +75,12 @@ impl Presence {
 
     /// Send `message` to client `client_id` of `human`; `false` if it is not connected. A
     /// client whose channel is full (it takes nothing) misses the message.
-    pub(super) fn send_to(&self, human: &AgentId, client_id: &str, message: WebsocketMessage) -> bool {
+    pub(super) fn send_to(
+        &self,
+        human: &AgentId,
+        client_id: &str,
+        message: WebsocketMessage,
+    ) -> bool {
         let peers = self.lock();
         match peers.get(client_id).filter(|peer| &peer.human == human) {
             Some(peer) => {
@@ -123,7 +128,9 @@ impl Presence {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Peer>> {
         // A panic elsewhere while holding it leaves a map that is still whole.
-        self.peers.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.peers
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn answers(&self) -> std::sync::MutexGuard<'_, VecDeque<(String, String, String)>> {

@@ -100,8 +100,8 @@ impl Login {
         let open = OpenQuestions::run(&VerbContext::new(&mailroom), OpenQuestionsArgs {})
             .map_err(|e| e.to_string())?
             .value;
-        let timeout = i32::try_from(mailroom.config().max_question_timeout_secs())
-            .unwrap_or(i32::MAX);
+        let timeout =
+            i32::try_from(mailroom.config().max_question_timeout_secs()).unwrap_or(i32::MAX);
         Ok(open
             .questions
             .into_iter()
@@ -216,13 +216,21 @@ fn reply_of(contents: Vec<McpResultContent>) -> (String, Vec<AttachmentArg>) {
     let mut attachments = Vec::new();
     for (n, block) in contents.into_iter().enumerate() {
         let name = |kind: &str, mime: &str| {
-            let extension = mime.rsplit('/').next().filter(|e| !e.is_empty()).unwrap_or("bin");
+            let extension = mime
+                .rsplit('/')
+                .next()
+                .filter(|e| !e.is_empty())
+                .unwrap_or("bin");
             format!("{kind}-{}.{extension}", n + 1)
         };
         if let Some(text) = block.text {
             texts.push(text.text);
         } else if let Some(media) = block.image.or(block.audio) {
-            let kind = if media.kind.is_empty() { "file" } else { &media.kind };
+            let kind = if media.kind.is_empty() {
+                "file"
+            } else {
+                &media.kind
+            };
             attachments.push(AttachmentArg {
                 name: name(kind, &media.mime_type),
                 mime_type: Some(media.mime_type).filter(|m| !m.is_empty()),

@@ -49,7 +49,10 @@ pub(crate) fn routes(hub: &Hub) -> Router {
         // `WorkReport` is the origin's newer name of `TaskFinish`: the same messages.
         .route(&at("TaskFinish"), post(unary::<TaskFinishRequest>))
         .route(&at("WorkReport"), post(unary::<TaskFinishRequest>))
-        .route(&at("SendMcpClientInfo"), post(unary::<McpClientInfoRequest>))
+        .route(
+            &at("SendMcpClientInfo"),
+            post(unary::<McpClientInfoRequest>),
+        )
         .route(&at("{procedure}"), post(unknown_procedure))
         .with_state(hub.clone())
 }
