@@ -135,12 +135,9 @@ impl Session {
                     Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => self.refresh().await,
                     Err(broadcast::error::RecvError::Closed) => Err(End::Gone),
                 },
+                () = tokio::time::sleep_until(heard + SILENCE) => Err(End::Gone),
                 _ = ping.tick() => {
-                    if heard.elapsed() >= SILENCE {
-                        Err(End::Gone)
-                    } else {
-                        self.socket.send(Message::Ping(Default::default())).await.map_err(|_| End::Gone)
-                    }
+                    self.socket.send(Message::Ping(Default::default())).await.map_err(|_| End::Gone)
                 }
             };
             if let Err(end) = step {
