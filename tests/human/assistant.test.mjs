@@ -293,6 +293,21 @@ test("connect-node: 40 calls of an unknown procedure all get `unimplemented`, no
   for (const code of codes) assert.match(code, /^Unimplemented: /);
 });
 
+test("40 requests of a wrong content type, still sending when refused, all get 415 and the Connect error", async () => {
+  const body = Buffer.alloc(256 * 1024, "x");
+  const answers = await Promise.all(
+    Array.from({ length: 40 }, async () => {
+      const response = await fetch(`${url}agentassistproto.SrvAgentAssist/WorkReport`, {
+        method: "POST",
+        headers: { "Content-Type": "text/plain", "Connect-Protocol-Version": "1" },
+        body,
+      });
+      return [response.status, response.headers.get("accept-post"), (await response.json()).code];
+    }),
+  );
+  for (const answer of answers) assert.deepEqual(answer, [415, "application/json, application/proto", "invalid_argument"]);
+});
+
 test("connect-node with the JSON codec gets the same answers", async () => {
   const transport = createConnectTransport({ baseUrl: url.replace(/\/$/, ""), httpVersion: "1.1", useBinaryFormat: false });
   const client = createPromiseClient(SrvAgentAssist, transport);
