@@ -191,13 +191,16 @@ impl Session {
                 self.validity(&login, ids).await
             }
             cmd::ASK_QUESTION_REPLY => {
-                let id = message.ask_question_request.map(|r| r.id);
                 let response = message.ask_question_response;
+                let id = replied_to(
+                    message.ask_question_request.map(|r| r.id),
+                    response.as_ref(),
+                );
                 self.answer(&login, &user, id, response, false).await
             }
             cmd::WORK_REPORT_REPLY | cmd::TASK_FINISH_REPLY => {
-                let id = message.work_report_request.map(|r| r.id);
                 let response = message.work_report_response;
+                let id = replied_to(message.work_report_request.map(|r| r.id), response.as_ref());
                 self.answer(&login, &user, id, response, true).await
             }
             cmd::GET_ONLINE_USERS => {
@@ -414,6 +417,13 @@ async fn blocking<T: Send + 'static>(
     tokio::task::spawn_blocking(f)
         .await
         .unwrap_or_else(|e| Err(format!("the call failed: {e}")))
+}
+
+/// The question a reply answers: its request's `ID`, else its response's.
+fn replied_to(request: Option<String>, response: Option<&AnswerResponse>) -> Option<String> {
+    request
+        .filter(|id| !id.is_empty())
+        .or_else(|| response.map(|r| r.id.clone()))
 }
 
 fn count(n: usize) -> i32 {
