@@ -4,7 +4,8 @@
 // ImageContent with the same bytes, page B shows "answered" live, a second answer from B is
 // refused; the hub is killed and restarted while a question is open (and the call reports
 // progress meanwhile); a timeout leaves the question open for get_answer; a cancelled call
-// withdraws it; phone width; mailboxes, thread graph, search, reply and compose; then the
+// withdraws it; a Connect question's card names the client, agent, model and send time the
+// asking program gave; phone width; mailboxes, thread graph, search, reply and compose; then the
 // latency from "send" on the page to the tool result, p50/p95 over 50 questions (printed).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -299,6 +300,34 @@ test("a cancelled call withdraws its question: the page says so", async () => {
   assert.equal((await asked).cancelled, true);
   await card.locator(".banner", { hasText: "Withdrawn" }).waitFor();
   assert.deepEqual(JSON.parse(cli("me", "--json", "questions")).questions, []);
+  await page.context().close();
+});
+
+test("a card names what the asking program said: the client it recorded, the agent, its model, when it sent", async () => {
+  const page = await openPage();
+  const connect = (procedure, message) =>
+    fetch(`${url}agentassistproto.SrvAgentAssist/${procedure}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Connect-Protocol-Version": "1" },
+      body: JSON.stringify(message),
+    }).then((r) => r.json());
+  const info = await connect("SendMcpClientInfo", { Request: { ClientName: "Cursor", ClientVersion: "1.3.2", ProtocolVersion: "2025-06-18" } });
+  assert.equal(info.Success, true);
+  const sentAt = Date.UTC(2026, 10, 25, 9, 30, 0);
+  const report = connect("WorkReport", {
+    ID: "card-1",
+    Timestamp: String(sentAt),
+    Request: { ProjectDirectory: "/src/shop", Summary: "Invoices render again.", AgentName: "Ada", ReasoningModelName: "o3", Timeout: 60 },
+  });
+  const card = cardOf(page, "Invoices render again.");
+  await card.waitFor();
+  assert.equal(await card.locator(".client").textContent(), "via Cursor 1.3.2 (MCP 2025-06-18)");
+  const sent = await page.evaluate((ms) => new Date(ms).toLocaleTimeString(), sentAt);
+  assert.equal(await card.locator(".asker").textContent(), `agent Ada · model o3 · sent ${sent}`);
+  await card.getByRole("button", { name: "OK" }).click();
+  const answered = await report;
+  assert.equal(answered.Meta.status, "answered");
+  assert.equal(answered.ID, "card-1");
   await page.context().close();
 });
 

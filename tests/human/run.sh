@@ -26,3 +26,5 @@ echo "== permission prompts relayed by a channel session, answered on the page"
 node --test --test-concurrency=1 permission.test.mjs
 echo "== Connect RPC (SrvAgentAssist), JSON and binary codecs"
 node --test --test-concurrency=1 connect.test.mjs
+echo "== Agent Assistant's own clients: connect-node, and the origin's human client at /ws"
+node --test --test-concurrency=1 assistant.test.mjs

@@ -6,7 +6,7 @@
 use std::fmt;
 
 use clap::ArgMatches;
-use filebox_core::Mailroom;
+use filebox_core::{AskedBy, Mailroom};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -50,6 +50,8 @@ pub struct VerbContext<'a> {
     /// `read_message` and `wait_for_messages` write read receipts (`filebox_core::receipt`):
     /// not when a hub's page browses an agent's mailbox ([`crate::access::Caller::reads_as`]).
     pub receipts: bool,
+    /// What the calling program says about who asks (a question records it).
+    pub asked_by: Option<&'a AskedBy>,
 }
 
 impl<'a> VerbContext<'a> {
@@ -61,6 +63,7 @@ impl<'a> VerbContext<'a> {
             stopping: &|| false,
             client: None,
             receipts: true,
+            asked_by: None,
         }
     }
 
@@ -72,6 +75,7 @@ impl<'a> VerbContext<'a> {
             stopping: &|| false,
             client: None,
             receipts: true,
+            asked_by: None,
         }
     }
 
@@ -89,6 +93,14 @@ impl<'a> VerbContext<'a> {
     /// The same context, naming the calling program.
     pub fn with_client(self, client: Option<&'a str>) -> VerbContext<'a> {
         VerbContext { client, ..self }
+    }
+
+    /// The same context, with what the calling program says about who asks.
+    pub fn with_asked_by(self, asked_by: &'a AskedBy) -> VerbContext<'a> {
+        VerbContext {
+            asked_by: Some(asked_by),
+            ..self
+        }
     }
 }
 

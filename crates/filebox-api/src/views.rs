@@ -562,6 +562,14 @@ pub struct OpenQuestion {
     pub project_directory: Option<String>,
     /// The asking program (MCP client name).
     pub client: Option<String>,
+    /// The asking agent's own name, its model, and when its program sent the question (by
+    /// its clock), when the program said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sent_at: Option<String>,
     pub options: Vec<String>,
     /// When it was asked (ISO 8601 UTC).
     pub asked_at: String,

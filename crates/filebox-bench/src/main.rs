@@ -11,6 +11,7 @@
 //! cargo run --release -p filebox-bench -- hook    # a Claude Code Stop hook's wake latency beside `wait`'s
 //! cargo run --release -p filebox-bench -- hub     # the hub's email.send vs the CLI; event latency
 //! cargo run --release -p filebox-bench -- federation  # two hubs over nats-server: latency, throughput
+//! cargo run --release -p filebox-bench -- answer  # an answer through /ws vs email.reply until the ask returns
 //! ```
 //!
 //! Add a benchmark as a module with a `run(&Options)` and a line in `main`.
@@ -18,6 +19,7 @@
 // Printing the figures is this binary's whole job.
 #![allow(clippy::print_stdout)]
 
+mod answer;
 mod federation;
 mod fixture;
 mod hook;
@@ -41,7 +43,7 @@ pub(crate) struct Options {
     pub(crate) quick: bool,
 }
 
-const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] <all | send | list | search | wait | push | hook | hub | federation>";
+const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] <all | send | list | search | wait | push | hook | hub | federation | answer>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -74,7 +76,8 @@ fn main() -> ExitCode {
             .and_then(|()| push::run(&options))
             .and_then(|()| hook::run(&options))
             .and_then(|()| hub::run(&options))
-            .and_then(|()| federation::run(&options)),
+            .and_then(|()| federation::run(&options))
+            .and_then(|()| answer::run(&options)),
         Some("send") => send::run(&options),
         Some("list") => list::run(&options),
         Some("search") => search::run(&options),
@@ -83,6 +86,7 @@ fn main() -> ExitCode {
         Some("hook") => hook::run(&options),
         Some("hub") => hub::run(&options),
         Some("federation") => federation::run(&options),
+        Some("answer") => answer::run(&options),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);

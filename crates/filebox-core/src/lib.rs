@@ -8,6 +8,7 @@ mod annotate;
 pub mod attachment;
 mod beneath;
 mod choice;
+pub mod client_info;
 pub mod config;
 pub mod copy;
 mod cursor;
@@ -60,7 +61,7 @@ pub use mailbox::{Envelope, Listing, Mailbox, MessageRef, Problem};
 pub use mailroom::{Mailroom, Reach, Unusable};
 pub use message::{ConversationEntry, Message, MessageType, ProcessingEntry};
 pub use question::{
-    Answer, AnswerWait, Asked, OpenQuestion, QuestionKind, QuestionRequest, QuestionState,
+    Answer, AnswerWait, Asked, AskedBy, OpenQuestion, QuestionKind, QuestionRequest, QuestionState,
 };
 pub use receipt::Receipt;
 pub use reply::{REPLIER_COPY_FOLDERS, SYSTEM_MAILBOX, replier_copy_folder};

@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::error::Result;
 use crate::mailbox::MessageRef;
 use crate::mailroom::Mailroom;
-use crate::question::{AnswerWait, QuestionKind, QuestionRequest, QuestionState};
+use crate::question::{AnswerWait, AskedBy, QuestionKind, QuestionRequest, QuestionState};
 
 /// The options a permission question offers.
 pub const OPTIONS: [&str; 2] = ["Allow", "Deny"];
@@ -105,6 +105,7 @@ impl PermissionRequest {
             text,
             options: OPTIONS.iter().map(|o| (*o).to_owned()).collect(),
             client: client.map(str::to_owned),
+            asked_by: AskedBy::default(),
         }
     }
 }

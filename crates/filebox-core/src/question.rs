@@ -74,6 +74,36 @@ pub struct QuestionRequest {
     pub options: Vec<String>,
     /// The asking program (the MCP client's name from `initialize`).
     pub client: Option<String>,
+    /// What the asking program says about who asks, shown beside the question.
+    pub asked_by: AskedBy,
+}
+
+/// What an asking program may say about who asks (Agent Assistant's newer request fields):
+/// each becomes a header field of the question when given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AskedBy {
+    /// The agent's own name for itself (`AgentName`).
+    pub agent_name: Option<String>,
+    /// The model it runs on (`ReasoningModelName`).
+    pub reasoning_model: Option<String>,
+    /// When the program sent the question by its own clock (`Timestamp`), ISO 8601 UTC.
+    pub sent_at: Option<String>,
+}
+
+impl AskedBy {
+    /// The header fields it adds, the blank ones left out.
+    fn fields(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        [
+            (field::AGENT_NAME, &self.agent_name),
+            (field::REASONING_MODEL, &self.reasoning_model),
+            (field::SENT_AT, &self.sent_at),
+        ]
+        .into_iter()
+        .filter_map(|(name, value)| {
+            let value = value.as_deref()?.trim();
+            (!value.is_empty()).then_some((name, value))
+        })
+    }
 }
 
 /// How the asker waits for the answer, and what ends the wait besides it.
@@ -160,6 +190,16 @@ impl OpenQuestion {
     /// The quick answers offered.
     pub fn options(&self) -> Vec<String> {
         options(&self.header)
+    }
+
+    /// What the asking program said about who asks.
+    pub fn asked_by(&self) -> AskedBy {
+        let get = |name| self.header.get(name).map(str::to_owned);
+        AskedBy {
+            agent_name: get(field::AGENT_NAME),
+            reasoning_model: get(field::REASONING_MODEL),
+            sent_at: get(field::SENT_AT),
+        }
     }
 }
 
@@ -344,6 +384,7 @@ impl Mailroom {
         if !options.is_empty() {
             extra.push((field::OPTIONS, &options_json));
         }
+        extra.extend(request.asked_by.fields());
         self.send_new_with(&send, &extra)
     }
 
@@ -551,6 +592,7 @@ mod tests {
             text: "Ship it?".into(),
             options: options.iter().map(|o| o.to_string()).collect(),
             client: Some("claude-code".into()),
+            asked_by: AskedBy::default(),
         }
     }
 

@@ -18,6 +18,17 @@ pub fn compact(ts: Timestamp) -> String {
     ts.strftime("%Y%m%dT%H%M%S").to_string()
 }
 
+/// A Unix time another program sent, in seconds or (from 10^11 on, past the year 5000 in
+/// seconds) milliseconds, in the header form; `None` for 0, a negative or an impossible time.
+pub fn from_unix(value: i64) -> Option<String> {
+    let ts = match value {
+        ..=0 => return None,
+        100_000_000_000.. => Timestamp::from_millisecond(value).ok()?,
+        _ => Timestamp::from_second(value).ok()?,
+    };
+    Some(iso(Timestamp::from_second(ts.as_second()).ok()?))
+}
+
 /// Parse a header timestamp; tolerant of fractional seconds and offsets.
 pub fn parse_iso(value: &str) -> Option<Timestamp> {
     value.trim().parse().ok()
@@ -58,6 +69,20 @@ pub fn parse_since(value: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unix_times_in_seconds_or_milliseconds_read_alike() {
+        assert_eq!(
+            from_unix(1_751_038_200).as_deref(),
+            Some("2025-06-27T15:30:00Z")
+        );
+        assert_eq!(
+            from_unix(1_751_038_200_123).as_deref(),
+            Some("2025-06-27T15:30:00Z")
+        );
+        assert_eq!(from_unix(0), None);
+        assert_eq!(from_unix(-5), None);
+    }
 
     #[test]
     fn forms_round_trip() {

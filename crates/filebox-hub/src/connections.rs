@@ -17,7 +17,6 @@ use axum::extract::Request;
 use axum::serve::Listener;
 use hyper::body::Frame;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::Semaphore;
@@ -68,7 +67,9 @@ pub(crate) async fn serve<L: Listener>(
     http.timer(TokioTimer::new())
         .header_read_timeout(settings.header_read_timeout);
     let slots = Arc::new(Semaphore::new(settings.max_connections));
-    let graceful = GracefulShutdown::new();
+    // Told to every connection at the stop: it finishes the request it is answering, then
+    // closes.
+    let stopping = tokio_util::sync::CancellationToken::new();
     tokio::pin!(stop);
     loop {
         // The slot first: at the cap, connections wait in the kernel's backlog, unaccepted.
@@ -86,17 +87,29 @@ pub(crate) async fn serve<L: Listener>(
             io,
             stall: Stall::new(idle),
         });
-        // No upgrades (the hub speaks no WebSocket), so the plain connection, which the
-        // graceful shutdown can watch.
-        let connection = graceful.watch(http.serve_connection(io, service.clone()));
+        // With upgrades, for the WebSocket at `/ws`: an upgraded connection leaves this one
+        // (and its slot); the WebSocket session is bounded by the hub's stream bound and ends
+        // with the hub's sessions.
+        let connection = http.serve_connection(io, service.clone()).with_upgrades();
+        let stopping = stopping.clone();
         tokio::spawn(async move {
+            tokio::pin!(connection);
             // A connection's end (a timeout, a reset) concerns that client alone.
-            let _ = connection.await;
+            tokio::select! {
+                _ = connection.as_mut() => {}
+                () = stopping.cancelled() => {
+                    connection.as_mut().graceful_shutdown();
+                    let _ = connection.await;
+                }
+            }
             drop(slot);
         });
     }
     drop(listener);
-    graceful.shutdown().await;
+    stopping.cancel();
+    // Every slot back: every connection has closed.
+    let all = u32::try_from(settings.max_connections).unwrap_or(u32::MAX);
+    let _ = slots.acquire_many(all).await;
 }
 
 /// Whether an operation that keeps returning `Pending` has made no progress for too long.

@@ -1,6 +1,7 @@
 //! The authorization matrix: one table of (surface × verb × caller) → allowed or refused, run
 //! against a real hub on every surface (JSON-RPC over TCP and the Unix socket, the verbs by
-//! their names and the `email.*` aliases, `/events`, `/mcp`, Connect, attachments). Every verb
+//! their names and the `email.*` aliases, `/events`, `/mcp`, Connect, attachments, the origin's
+//! human client at `/ws`). Every verb
 //! of the table must have a row, so a new verb cannot ship unchecked.
 //!
 //! The config: `me` (human), `dev` and `qa` (agents) hold tokens; `ops` has none and is the
@@ -231,6 +232,61 @@ impl World {
     }
 }
 
+/// The frames of `/ws` the matrix needs (the origin's `WebsocketMessage`, by field number).
+#[derive(Clone, PartialEq, prost::Message)]
+struct WebsocketMessage {
+    #[prost(string, tag = "1")]
+    cmd: String,
+    #[prost(string, tag = "12")]
+    str_param: String,
+    #[prost(message, optional, tag = "23")]
+    user_login_response: Option<UserLoginResponse>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct UserLoginResponse {
+    #[prost(bool, tag = "2")]
+    success: bool,
+    #[prost(string, tag = "3")]
+    error_message: String,
+}
+
+impl World {
+    /// Log in at `/ws` with `caller`'s token (none: an empty one): whether the hub accepted it.
+    async fn ws_login(&self, caller: Caller) -> bool {
+        use futures_util::{SinkExt, StreamExt};
+        use prost::Message as _;
+        use tokio_tungstenite::tungstenite::Message;
+
+        let token = self
+            .bearer(caller)
+            .map(|b| b.replace("Bearer ", ""))
+            .unwrap_or_default();
+        let stream = tokio::net::TcpStream::connect(self.hub.addr).await.unwrap();
+        let url = format!("ws://{}/ws", self.hub.addr);
+        let (mut socket, _) = tokio_tungstenite::client_async(url, stream).await.unwrap();
+        let login = WebsocketMessage {
+            cmd: "UserLogin".into(),
+            str_param: token,
+            user_login_response: None,
+        };
+        socket
+            .send(Message::Binary(login.encode_to_vec().into()))
+            .await
+            .unwrap();
+        while let Some(frame) = socket.next().await {
+            if let Message::Binary(bytes) = frame.unwrap() {
+                let answer = WebsocketMessage::decode(bytes.as_ref()).unwrap();
+                if let Some(login) = answer.user_login_response {
+                    let _ = socket.close(None).await;
+                    return login.success;
+                }
+            }
+        }
+        panic!("/ws closed without answering the login");
+    }
+}
+
 /// Whether a JSON-RPC answer is the access policy's refusal (anything else, a result or a
 /// domain error, means the call got past it).
 fn refused(answer: &Value) -> bool {
@@ -449,6 +505,12 @@ async fn every_surface_asks_the_one_policy() {
     }
     let (status, code) = world.connect_ask("not-a-token").await;
     assert_eq!((status, code.as_str()), (401, "unauthenticated"));
+    // /ws (the origin's human client): only the human's token logs in; an agent's token is
+    // not a human's, and no token may not act as `me`, who has one.
+    for caller in CALLERS {
+        let logged_in = world.ws_login(caller).await;
+        check("/ws UserLogin".into(), caller, logged_in, &[Caller::Human]);
+    }
 
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     world.hub.stop().await.unwrap();

@@ -87,8 +87,21 @@ function fill(node, question, context) {
   $(".from", node).textContent = question.from;
   $(".kind", node).textContent = KINDS[question.type] || "question";
   $(".client", node).textContent = question.client ? `via ${question.client}` : "";
+  $(".asker", node).textContent = askedBy(question);
   $(".project", node).textContent = question.project_directory || "";
   $(".body", node).replaceWith(markdown(question.body, context));
+}
+
+/** What the asking program said about who asks: "agent Ada · model o3 · sent 14:02:07". */
+function askedBy(question) {
+  const sent = question.sent_at ? new Date(question.sent_at) : null;
+  return [
+    question.agent_name && `agent ${question.agent_name}`,
+    question.reasoning_model && `model ${question.reasoning_model}`,
+    sent && !Number.isNaN(sent.getTime()) && `sent ${sent.toLocaleTimeString()}`,
+  ]
+    .filter(Boolean)
+    .join(" · ");
 }
 
 /** Shows in `span` how long since `askedAt`, every second, until the returned function is

@@ -45,6 +45,7 @@ impl Verb for AskQuestion {
             text: args.question,
             options: args.options.unwrap_or_default(),
             client: cx.client.map(str::to_owned),
+            asked_by: cx.asked_by.cloned().unwrap_or_default(),
         };
         ask_and_wait(cx, &request, args.timeout)
     }
@@ -79,6 +80,7 @@ impl Verb for TaskFinish {
             text: args.summary,
             options: Vec::new(),
             client: cx.client.map(str::to_owned),
+            asked_by: cx.asked_by.cloned().unwrap_or_default(),
         };
         ask_and_wait(cx, &request, args.timeout)
     }
@@ -316,10 +318,14 @@ fn answer_view(mailroom: &Mailroom, answer: Answer) -> Result<AnswerView> {
 }
 
 fn open_question(question: filebox_core::OpenQuestion) -> OpenQuestion {
+    let asked_by = question.asked_by();
     OpenQuestion {
         from: question.asker().to_owned(),
         project_directory: question.project_directory().map(str::to_owned),
         client: question.client().map(str::to_owned),
+        agent_name: asked_by.agent_name,
+        reasoning_model: asked_by.reasoning_model,
+        sent_at: asked_by.sent_at,
         options: question.options(),
         asked_at: question.asked_at().to_owned(),
         id: question.header.id().to_owned(),

@@ -32,9 +32,13 @@ pub mod field {
     pub const PROJECT_DIRECTORY: &str = "Project Directory";
     pub const CLIENT: &str = "Client";
     pub const OPTIONS: &str = "Options";
+    /// What the asking program says about who asks (`question::AskedBy`).
+    pub const AGENT_NAME: &str = "Agent Name";
+    pub const REASONING_MODEL: &str = "Reasoning Model";
+    pub const SENT_AT: &str = "Sent At";
 
     /// The fields whose presence makes a file format version 1.1.
-    pub(crate) const V1_1: [&str; 17] = [
+    pub(crate) const V1_1: [&str; 20] = [
         CC,
         THREAD_ID,
         IN_REPLY_TO,
@@ -52,6 +56,9 @@ pub mod field {
         PROJECT_DIRECTORY,
         CLIENT,
         OPTIONS,
+        AGENT_NAME,
+        REASONING_MODEL,
+        SENT_AT,
     ];
 }
 

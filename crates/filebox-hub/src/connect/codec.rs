@@ -78,7 +78,7 @@ mod tests {
     use super::*;
     use crate::connect::proto::{
         AnswerResponse, AskQuestionRequest, EmbeddedResource, McpAskQuestionRequest,
-        McpResultContent, MediaContent, TaskFinishRequest, TextContent,
+        McpClientInfoRequest, McpResultContent, MediaContent, TaskFinishRequest, TextContent,
     };
 
     fn ask() -> AskQuestionRequest {
@@ -89,7 +89,9 @@ mod tests {
                 project_directory: "/p".into(),
                 question: "Q?".into(),
                 timeout: 5,
+                ..McpAskQuestionRequest::default()
             }),
+            timestamp: 0,
         }
     }
 
@@ -109,6 +111,49 @@ mod tests {
         );
         assert_eq!(Codec::of_content_type("application/grpc"), None);
         assert_eq!(Codec::of_content_type(""), None);
+    }
+
+    #[test]
+    fn the_origins_newer_fields_decode_by_their_numbers_in_both_codecs() {
+        // Request=3 { AgentName=4 "A", ReasoningModelName=5 "m", McpClientName=6 "c" },
+        // Timestamp=4 1700000000.
+        let wire = b"\x1a\x09\x22\x01A\x2a\x01m\x32\x01c\x20\x80\xe2\xcf\xaa\x06";
+        let report: TaskFinishRequest = Codec::Proto.decode(wire).unwrap();
+        let inner = report.request.clone().unwrap();
+        assert_eq!(
+            (
+                inner.agent_name.as_str(),
+                inner.reasoning_model_name.as_str()
+            ),
+            ("A", "m")
+        );
+        assert_eq!(inner.mcp_client_name, "c");
+        assert_eq!(report.timestamp, 1_700_000_000);
+        assert_eq!(report.encode_to_vec(), wire);
+        // JSON: int64 as canonical JSON's string, or a number.
+        let json = br#"{"Timestamp":"1700000000","Request":{"AgentName":"A","ReasoningModelName":"m","McpClientName":"c"}}"#;
+        assert_eq!(
+            Codec::Json.decode::<TaskFinishRequest>(json).unwrap(),
+            report
+        );
+        let number = br#"{"Timestamp":1700000000,"Request":{"AgentName":"A","ReasoningModelName":"m","McpClientName":"c"}}"#;
+        assert_eq!(
+            Codec::Json.decode::<TaskFinishRequest>(number).unwrap(),
+            report
+        );
+        // McpClientInfoRequest: Request=3 { ProtocolVersion=1, ClientName=3, ClientVersion=4 }.
+        let info: McpClientInfoRequest = Codec::Proto
+            .decode(b"\x1a\x09\x0a\x01p\x1a\x01n\x22\x01v")
+            .unwrap();
+        let data = info.request.unwrap();
+        assert_eq!(
+            (
+                data.protocol_version.as_str(),
+                data.client_name.as_str(),
+                data.client_version.as_str()
+            ),
+            ("p", "n", "v")
+        );
     }
 
     #[test]

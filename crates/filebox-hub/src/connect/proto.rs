@@ -24,6 +24,10 @@ pub(crate) struct AskQuestionRequest {
     #[prost(message, optional, tag = "3")]
     #[serde(rename = "Request")]
     pub(crate) request: Option<McpAskQuestionRequest>,
+    /// When the client sent it, by its clock (Unix seconds, or milliseconds); 0: not said.
+    #[prost(int64, tag = "4")]
+    #[serde(rename = "Timestamp", deserialize_with = "json::int64")]
+    pub(crate) timestamp: i64,
 }
 
 /// `McpAskQuestionRequest`.
@@ -40,9 +44,21 @@ pub(crate) struct McpAskQuestionRequest {
     #[prost(int32, tag = "3")]
     #[serde(rename = "Timeout", deserialize_with = "json::int32")]
     pub(crate) timeout: i32,
+    /// The asking agent's own name.
+    #[prost(string, tag = "4")]
+    #[serde(rename = "AgentName", deserialize_with = "json::string")]
+    pub(crate) agent_name: String,
+    /// The model it runs on.
+    #[prost(string, tag = "5")]
+    #[serde(rename = "ReasoningModelName", deserialize_with = "json::string")]
+    pub(crate) reasoning_model_name: String,
+    /// The MCP client it runs in.
+    #[prost(string, tag = "6")]
+    #[serde(rename = "McpClientName", deserialize_with = "json::string")]
+    pub(crate) mcp_client_name: String,
 }
 
-/// `TaskFinishRequest`.
+/// `TaskFinishRequest`, which the origin renamed `WorkReportRequest` (same fields and numbers).
 #[derive(Clone, PartialEq, prost::Message, Deserialize)]
 #[serde(default)]
 pub(crate) struct TaskFinishRequest {
@@ -55,9 +71,13 @@ pub(crate) struct TaskFinishRequest {
     #[prost(message, optional, tag = "3")]
     #[serde(rename = "Request")]
     pub(crate) request: Option<McpTaskFinishRequest>,
+    /// When the client sent it, by its clock (Unix seconds, or milliseconds); 0: not said.
+    #[prost(int64, tag = "4")]
+    #[serde(rename = "Timestamp", deserialize_with = "json::int64")]
+    pub(crate) timestamp: i64,
 }
 
-/// `McpTaskFinishRequest`.
+/// `McpTaskFinishRequest`, renamed `McpWorkReportRequest` upstream.
 #[derive(Clone, PartialEq, prost::Message, Deserialize)]
 #[serde(default)]
 pub(crate) struct McpTaskFinishRequest {
@@ -70,10 +90,67 @@ pub(crate) struct McpTaskFinishRequest {
     #[prost(int32, tag = "3")]
     #[serde(rename = "Timeout", deserialize_with = "json::int32")]
     pub(crate) timeout: i32,
+    /// The asking agent's own name.
+    #[prost(string, tag = "4")]
+    #[serde(rename = "AgentName", deserialize_with = "json::string")]
+    pub(crate) agent_name: String,
+    /// The model it runs on.
+    #[prost(string, tag = "5")]
+    #[serde(rename = "ReasoningModelName", deserialize_with = "json::string")]
+    pub(crate) reasoning_model_name: String,
+    /// The MCP client it runs in.
+    #[prost(string, tag = "6")]
+    #[serde(rename = "McpClientName", deserialize_with = "json::string")]
+    pub(crate) mcp_client_name: String,
 }
 
-/// `AskQuestionResponse` and `TaskFinishResponse`: two messages of the same fields and
-/// numbers, so one type encodes both.
+/// `SendMcpClientInfo`'s request: the MCP client the agent runs in.
+#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[serde(default)]
+pub(crate) struct McpClientInfoRequest {
+    #[prost(string, tag = "1")]
+    #[serde(rename = "ID", deserialize_with = "json::string")]
+    pub(crate) id: String,
+    #[prost(string, tag = "2")]
+    #[serde(rename = "UserToken", deserialize_with = "json::string")]
+    pub(crate) user_token: String,
+    #[prost(message, optional, tag = "3")]
+    #[serde(rename = "Request")]
+    pub(crate) request: Option<McpClientInfoData>,
+    #[prost(int64, tag = "4")]
+    #[serde(rename = "Timestamp", deserialize_with = "json::int64")]
+    pub(crate) timestamp: i64,
+}
+
+/// `McpClientInfoData`: what the client said in `initialize`.
+#[derive(Clone, PartialEq, prost::Message, Deserialize)]
+#[serde(default)]
+pub(crate) struct McpClientInfoData {
+    #[prost(string, tag = "1")]
+    #[serde(rename = "ProtocolVersion", deserialize_with = "json::string")]
+    pub(crate) protocol_version: String,
+    /// Its capabilities as JSON (not kept).
+    #[prost(string, tag = "2")]
+    #[serde(rename = "CapabilitiesJson", deserialize_with = "json::string")]
+    pub(crate) capabilities_json: String,
+    #[prost(string, tag = "3")]
+    #[serde(rename = "ClientName", deserialize_with = "json::string")]
+    pub(crate) client_name: String,
+    #[prost(string, tag = "4")]
+    #[serde(rename = "ClientVersion", deserialize_with = "json::string")]
+    pub(crate) client_version: String,
+}
+
+/// `McpClientInfoResponse`.
+#[derive(Clone, PartialEq, prost::Message, Serialize)]
+pub(crate) struct McpClientInfoResponse {
+    #[prost(bool, tag = "1")]
+    #[serde(rename = "Success", skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) success: bool,
+}
+
+/// `AskQuestionResponse` and `TaskFinishResponse` (`WorkReportResponse`): messages of the same
+/// fields and numbers, so one type encodes them all.
 #[derive(Clone, PartialEq, prost::Message, Serialize)]
 pub(crate) struct AnswerResponse {
     #[prost(string, tag = "1")]
@@ -182,6 +259,21 @@ mod json {
             other => return Err(de::Error::custom(format!("{other} is not an int32"))),
         };
         i32::try_from(wide).map_err(|_| de::Error::custom(format!("{wide} is out of int32 range")))
+    }
+
+    /// An `int64` from a JSON number or a decimal string (canonical JSON writes a string);
+    /// `null` is 0.
+    pub(super) fn int64<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+        match Value::deserialize(d)? {
+            Value::Null => Ok(0),
+            Value::Number(n) => n
+                .as_i64()
+                .ok_or_else(|| de::Error::custom(format!("{n} is not an int64"))),
+            Value::String(s) => s
+                .parse::<i64>()
+                .map_err(|_| de::Error::custom(format!("{s:?} is not an int64"))),
+            other => Err(de::Error::custom(format!("{other} is not an int64"))),
+        }
     }
 
     pub(super) fn is_zero(n: &i32) -> bool {

@@ -1,16 +1,20 @@
-//! The two procedures and the Connect unary protocol around them: the codec from
+//! The procedures and the Connect unary protocol around them: the codec from
 //! `Content-Type`, identity encoding only, `Connect-Timeout-Ms` bounding the wait, the caller
-//! from `UserToken` (else `Authorization: Bearer`), the verb run on a blocking thread.
+//! from `UserToken` (else `Authorization: Bearer`), the verb run on a blocking thread. Every
+//! request's body is read before it is answered, errors included (an unknown procedure, a
+//! wrong content type): a client still sending when the answer comes would see its
+//! connection cut instead of the error.
 //!
 //! Who asks: the agent of the token; without one, the agent the hub serves (`filebox serve
 //! --agent`, else the config's current agent, as `/mcp`), if that agent has no token. A client that hangs up
 //! withdraws its question (as a cancelled MCP call does); a hub that stops leaves it open.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use axum::Router;
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -18,50 +22,75 @@ use axum::routing::post;
 use filebox_api::access::Caller;
 use filebox_api::verbs::{AskQuestion, TaskFinish};
 use filebox_api::{AskArgs, QuestionResult, ReportArgs, Verb, VerbContext};
-use filebox_core::Mailroom;
+use filebox_core::client_info::ClientInfo;
+use filebox_core::{AskedBy, Mailroom};
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::answer;
 use super::codec::{ACCEPTED, Codec};
 use super::error::{Code, ConnectError};
-use super::proto::{AnswerResponse, AskQuestionRequest, TaskFinishRequest};
+use super::proto::{
+    AnswerResponse, AskQuestionRequest, McpAskQuestionRequest, McpClientInfoRequest,
+    McpClientInfoResponse, McpTaskFinishRequest, TaskFinishRequest,
+};
 use crate::connections::{BodyError, read_body};
 use crate::hub::Hub;
 
-/// The route group: `POST /agentassistproto.SrvAgentAssist/{AskQuestion,TaskFinish}`.
+/// The service's path prefix.
+const SERVICE: &str = "/agentassistproto.SrvAgentAssist";
+
+/// The route group: `POST /agentassistproto.SrvAgentAssist/{AskQuestion,TaskFinish,WorkReport,
+/// SendMcpClientInfo}`; any other procedure of the service is `unimplemented`.
 pub(crate) fn routes(hub: &Hub) -> Router {
+    let at = |procedure: &str| format!("{SERVICE}/{procedure}");
     Router::new()
+        .route(&at("AskQuestion"), post(unary::<AskQuestionRequest>))
+        // `WorkReport` is the origin's newer name of `TaskFinish`: the same messages.
+        .route(&at("TaskFinish"), post(unary::<TaskFinishRequest>))
+        .route(&at("WorkReport"), post(unary::<TaskFinishRequest>))
         .route(
-            "/agentassistproto.SrvAgentAssist/AskQuestion",
-            post(unary::<AskQuestionRequest>),
+            &at("SendMcpClientInfo"),
+            post(unary::<McpClientInfoRequest>),
         )
-        .route(
-            "/agentassistproto.SrvAgentAssist/TaskFinish",
-            post(unary::<TaskFinishRequest>),
-        )
+        .route(&at("{procedure}"), post(unknown_procedure))
         .with_state(hub.clone())
 }
 
-/// The client name a question records when it came over Connect.
+/// The client name a question records when it came over Connect and the client did not say.
 const CLIENT: &str = "connect";
 
-/// A request message of this service: what it carries and the verb it runs.
+/// A request message of this service and how the hub answers it.
 trait Procedure: prost::Message + Default + DeserializeOwned + Send + 'static {
+    type Response: prost::Message + Serialize;
+    fn answer(
+        self,
+        hub: Hub,
+        headers: HeaderMap,
+    ) -> impl Future<Output = Result<Self::Response, ConnectError>> + Send;
+}
+
+/// A request that asks the human and waits: `AskQuestion`, `TaskFinish` / `WorkReport`.
+trait Question: Send + 'static {
     fn id(&self) -> &str;
     fn user_token(&self) -> &str;
+    /// The timeout the request asks for (0: the default).
+    fn timeout(&self) -> i32;
+    /// The MCP client the asking agent runs in, if the request says.
+    fn mcp_client_name(&self) -> &str;
+    fn asked_by(&self) -> AskedBy;
     /// Run the verb; `timeout` is the wait in seconds, `None` for the default.
     fn run(
         self,
         cx: &VerbContext<'_>,
         timeout: Option<u64>,
     ) -> Result<QuestionResult, ConnectError>;
-    /// The timeout the request asks for (0: the default).
-    fn timeout(&self) -> i32;
 }
 
-/// `id`, `user_token` and `timeout` of a request message: both carry `ID`, `UserToken` and a
-/// `Request` with a `Timeout`, under the same names.
-macro_rules! envelope_accessors {
+/// The accessors of a question request: both carry `ID`, `UserToken`, `Timestamp` and a
+/// `Request` with `Timeout`, `AgentName`, `ReasoningModelName` and `McpClientName`, under the
+/// same names.
+macro_rules! question_accessors {
     () => {
         fn id(&self) -> &str {
             &self.id
@@ -72,20 +101,38 @@ macro_rules! envelope_accessors {
         fn timeout(&self) -> i32 {
             self.request.as_ref().map_or(0, |r| r.timeout)
         }
+        fn mcp_client_name(&self) -> &str {
+            self.request.as_ref().map_or("", |r| &r.mcp_client_name)
+        }
+        fn asked_by(&self) -> AskedBy {
+            let said = |value: &str| Some(value.trim().to_owned()).filter(|v| !v.is_empty());
+            AskedBy {
+                agent_name: self.request.as_ref().and_then(|r| said(&r.agent_name)),
+                reasoning_model: self
+                    .request
+                    .as_ref()
+                    .and_then(|r| said(&r.reasoning_model_name)),
+                sent_at: filebox_core::time::from_unix(self.timestamp),
+            }
+        }
     };
 }
 
-impl Procedure for AskQuestionRequest {
-    envelope_accessors!();
+impl Question for AskQuestionRequest {
+    question_accessors!();
     fn run(
         self,
         cx: &VerbContext<'_>,
         timeout: Option<u64>,
     ) -> Result<QuestionResult, ConnectError> {
-        let request = self.request.ok_or_else(|| missing("Request"))?;
+        let McpAskQuestionRequest {
+            project_directory,
+            question,
+            ..
+        } = self.request.ok_or_else(|| missing("Request"))?;
         let args = AskArgs {
-            project_directory: request.project_directory,
-            question: request.question,
+            project_directory,
+            question,
             timeout,
             options: None,
         };
@@ -93,20 +140,74 @@ impl Procedure for AskQuestionRequest {
     }
 }
 
-impl Procedure for TaskFinishRequest {
-    envelope_accessors!();
+impl Question for TaskFinishRequest {
+    question_accessors!();
     fn run(
         self,
         cx: &VerbContext<'_>,
         timeout: Option<u64>,
     ) -> Result<QuestionResult, ConnectError> {
-        let request = self.request.ok_or_else(|| missing("Request"))?;
+        let McpTaskFinishRequest {
+            project_directory,
+            summary,
+            ..
+        } = self.request.ok_or_else(|| missing("Request"))?;
         let args = ReportArgs {
-            project_directory: request.project_directory,
-            summary: request.summary,
+            project_directory,
+            summary,
             timeout,
         };
         Ok(TaskFinish::run(cx, args)?.value)
+    }
+}
+
+impl Procedure for AskQuestionRequest {
+    type Response = AnswerResponse;
+    fn answer(
+        self,
+        hub: Hub,
+        headers: HeaderMap,
+    ) -> impl Future<Output = Result<AnswerResponse, ConnectError>> + Send {
+        wait_for_answer(hub, headers, self)
+    }
+}
+
+impl Procedure for TaskFinishRequest {
+    type Response = AnswerResponse;
+    fn answer(
+        self,
+        hub: Hub,
+        headers: HeaderMap,
+    ) -> impl Future<Output = Result<AnswerResponse, ConnectError>> + Send {
+        wait_for_answer(hub, headers, self)
+    }
+}
+
+/// `SendMcpClientInfo`: recorded with the asking agent, so its later questions name the client.
+impl Procedure for McpClientInfoRequest {
+    type Response = McpClientInfoResponse;
+    async fn answer(
+        self,
+        hub: Hub,
+        headers: HeaderMap,
+    ) -> Result<McpClientInfoResponse, ConnectError> {
+        let data = self.request.ok_or_else(|| missing("Request"))?;
+        let info = ClientInfo {
+            name: data.client_name,
+            version: data.client_version,
+            protocol_version: data.protocol_version,
+        };
+        let token = Some(self.user_token).filter(|t| !t.is_empty());
+        let authorization = authorization(&headers);
+        let recorded = tokio::task::spawn_blocking(move || {
+            let mailroom = asker(&hub, token.as_deref(), authorization.as_deref())?;
+            mailroom.record_client_info(&info)?;
+            Ok::<_, ConnectError>(())
+        });
+        recorded
+            .await
+            .map_err(|e| ConnectError::new(Code::Internal, format!("the call failed: {e}")))??;
+        Ok(McpClientInfoResponse { success: true })
     }
 }
 
@@ -119,10 +220,16 @@ async fn unary<P: Procedure>(State(hub): State<Hub>, headers: HeaderMap, body: B
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
+    let body = read_request(&hub, body).await;
     let Some(codec) = Codec::of_content_type(content_type) else {
         return unsupported_media_type(content_type);
     };
-    match call::<P>(hub, &headers, body, codec).await {
+    let answered = async {
+        check_protocol(&headers)?;
+        let request: P = codec.decode(&body?)?;
+        request.answer(hub, headers.clone()).await
+    };
+    match answered.await {
         Ok(response) => (
             StatusCode::OK,
             [(header::CONTENT_TYPE, codec.content_type())],
@@ -131,6 +238,34 @@ async fn unary<P: Procedure>(State(hub): State<Hub>, headers: HeaderMap, body: B
             .into_response(),
         Err(error) => error.into_response(),
     }
+}
+
+/// A procedure this service does not have: `unimplemented` (HTTP 404), once its body is read.
+async fn unknown_procedure(
+    State(hub): State<Hub>,
+    axum::extract::Path(procedure): axum::extract::Path<String>,
+    body: Body,
+) -> Response {
+    let _ = read_request(&hub, body).await;
+    ConnectError::new(
+        Code::Unimplemented,
+        format!(
+            "{SERVICE}/{procedure} is not a procedure of this hub: it serves AskQuestion, \
+             TaskFinish, WorkReport and SendMcpClientInfo"
+        ),
+    )
+    .into_response()
+}
+
+/// The request body, read whole (bounded by the hub's body limit).
+async fn read_request(hub: &Hub, body: Body) -> Result<Bytes, ConnectError> {
+    read_body(body, hub.body_limit()).await.map_err(|error| {
+        let code = match error {
+            BodyError::TooLarge(_) => Code::ResourceExhausted,
+            BodyError::Unread(_) => Code::InvalidArgument,
+        };
+        ConnectError::new(code, error.to_string())
+    })
 }
 
 /// HTTP 415 with `Accept-Post`, as the protocol asks, and a Connect error body saying why.
@@ -148,28 +283,22 @@ fn unsupported_media_type(content_type: &str) -> Response {
     response
 }
 
-async fn call<P: Procedure>(
+fn authorization(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get(header::AUTHORIZATION)
+        .map(|v| v.to_str().unwrap_or_default().to_owned())
+}
+
+/// Ask as the request's agent and wait for the answer on a blocking thread.
+async fn wait_for_answer<Q: Question>(
     hub: Hub,
-    headers: &HeaderMap,
-    body: Body,
-    codec: Codec,
+    headers: HeaderMap,
+    request: Q,
 ) -> Result<AnswerResponse, ConnectError> {
-    check_protocol(headers)?;
-    let deadline_secs = connect_timeout_secs(headers)?;
-    let limit = hub.body_limit();
-    let body = read_body(body, limit).await.map_err(|error| {
-        let code = match error {
-            BodyError::TooLarge(_) => Code::ResourceExhausted,
-            BodyError::Unread(_) => Code::InvalidArgument,
-        };
-        ConnectError::new(code, error.to_string())
-    })?;
-    let request: P = codec.decode(&body)?;
+    let deadline_secs = connect_timeout_secs(&headers)?;
     let timeout = wait_secs(request.timeout(), deadline_secs)?;
     let token = Some(request.user_token().to_owned()).filter(|t| !t.is_empty());
-    let authorization = headers
-        .get(header::AUTHORIZATION)
-        .map(|v| v.to_str().unwrap_or_default().to_owned());
+    let authorization = authorization(&headers);
 
     // Each call waits for an answer on a blocking thread: at the bound, refused.
     let slot = hub
@@ -183,11 +312,14 @@ async fn call<P: Procedure>(
     let served = hub.clone();
     let task = tokio::task::spawn_blocking(move || {
         let mailroom = asker(&served, token.as_deref(), authorization.as_deref())?;
+        let client = client_label(&mailroom, request.mcp_client_name());
+        let asked_by = request.asked_by();
         let cancelled = || cancelled.load(Ordering::Relaxed);
         let stopping = || stopping.is_cancelled();
         let cx = VerbContext::with_cancel(&mailroom, &cancelled)
             .with_stopping(&stopping)
-            .with_client(Some(CLIENT));
+            .with_client(Some(&client))
+            .with_asked_by(&asked_by);
         let id = request.id().to_owned();
         let result = request.run(&cx, timeout)?;
         drop(slot);
@@ -197,6 +329,20 @@ async fn call<P: Procedure>(
     // The call ran to its end: nothing to withdraw, whatever happens to the connection now.
     hung_up.disarm();
     joined.map_err(|e| ConnectError::new(Code::Internal, format!("the call failed: {e}")))?
+}
+
+/// How a question names the program that asks: the client the agent recorded
+/// (`SendMcpClientInfo`: name, version, protocol) when the request names no other one, else
+/// the request's `McpClientName`, else "connect".
+fn client_label(mailroom: &Mailroom, named: &str) -> String {
+    let named = named.trim();
+    match mailroom.client_info() {
+        Some(info) if named.is_empty() || info.name.trim().eq_ignore_ascii_case(named) => {
+            info.label()
+        }
+        _ if !named.is_empty() => named.to_owned(),
+        _ => CLIENT.to_owned(),
+    }
 }
 
 /// `Connect-Protocol-Version`, when sent, must be 1; only the identity encoding is spoken.

@@ -327,6 +327,7 @@ impl Hub {
             text: text.into(),
             options: Vec::new(),
             client: None,
+            asked_by: filebox_core::AskedBy::default(),
         };
         let wait = AnswerWait {
             timeout: Some(PATIENCE),
