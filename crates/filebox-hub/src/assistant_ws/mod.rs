@@ -312,16 +312,17 @@ impl Session {
         let answering = login.clone();
         let question = id.clone();
         let response = response.unwrap_or_default();
+        // Noted before the answer is written: the other clients' sessions hear of the answer
+        // from the files at once, and must find who gave it.
+        self.ws
+            .presence
+            .answered(&id, &user.client_id, &user.nickname);
         let answered = blocking(move || answering.answer(&question, response)).await;
         self.shown.remove(&id);
         match answered {
-            Ok(()) => {
-                self.ws
-                    .presence
-                    .answered(&id, &user.client_id, &user.nickname);
-                Ok(())
-            }
+            Ok(()) => Ok(()),
             Err(reason) => {
+                self.ws.presence.not_answered(&id, &user.client_id);
                 let reason = format!("not answered: {reason}");
                 self.send(cancelled(&id, report, reason)).await
             }

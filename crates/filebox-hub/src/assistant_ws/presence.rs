@@ -100,6 +100,18 @@ impl Presence {
         notes.push_back((id.to_owned(), client_id.to_owned(), nickname.to_owned()));
     }
 
+    /// Take back the note that client `client_id` answered question `id` (its answer was
+    /// refused).
+    pub(super) fn not_answered(&self, id: &str, client_id: &str) {
+        let mut notes = self.answers();
+        if let Some(at) = notes
+            .iter()
+            .rposition(|(question, client, _)| question == id && client == client_id)
+        {
+            notes.remove(at);
+        }
+    }
+
     /// Who answered question `id` over `/ws`: (client id, nickname), if a client here did.
     pub(super) fn who_answered(&self, id: &str) -> Option<(String, String)> {
         self.answers()
