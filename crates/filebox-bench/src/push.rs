@@ -15,7 +15,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use filebox_core::{MessageType, SendRequest};
 use serde_json::{Value, json};
@@ -23,6 +23,7 @@ use serde_json::{Value, json};
 use crate::Options;
 use crate::fixture::{self, Fixture, Result};
 use crate::report::{self, Samples};
+use crate::wait::now_ns;
 
 pub(crate) fn run(options: &Options) -> Result<()> {
     let rounds = if options.quick { 10 } else { 100 };
@@ -101,20 +102,12 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let (push_before, wait_before) = (push.cpu()?, wait.cpu()?);
     std::thread::sleep(idle);
     let (push_cpu, wait_cpu) = (push.cpu()? - push_before, wait.cpu()? - wait_before);
-    let row = |name: &str, cpu: Duration| {
-        vec![
-            name.to_owned(),
-            format!("{} s", idle.as_secs()),
-            report::ms(cpu),
-            report::ms(cpu.div_f64(idle.as_secs_f64())),
-        ]
-    };
     report::table(
         "push: CPU time of the `filebox mcp` process while no mail arrives",
         &["server", "idle", "CPU", "CPU per idle second"],
         &[
-            row("--channel, watching the inbox", push_cpu),
-            row("baseline: blocked in wait_for_messages", wait_cpu),
+            report::idle_cpu_row("--channel, watching the inbox", idle, push_cpu),
+            report::idle_cpu_row("baseline: blocked in wait_for_messages", idle, wait_cpu),
         ],
     );
     Ok(())
@@ -201,11 +194,4 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// CLOCK_REALTIME in nanoseconds: comparable across processes.
-fn now_ns() -> i128 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as i128)
 }

@@ -39,6 +39,16 @@ pub(crate) fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1e3)
 }
 
+/// A row of an idle-CPU table: what idled, for how long, its CPU time and CPU per idle second.
+pub(crate) fn idle_cpu_row(name: &str, idle: Duration, cpu: Duration) -> Vec<String> {
+    vec![
+        name.to_owned(),
+        format!("{} s", idle.as_secs()),
+        ms(cpu),
+        ms(cpu.div_f64(idle.as_secs_f64())),
+    ]
+}
+
 /// Print a table: a title, a header row, and rows, columns padded to fit.
 pub(crate) fn table(title: &str, header: &[&str], rows: &[Vec<String>]) {
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();

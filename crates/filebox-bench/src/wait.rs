@@ -112,20 +112,12 @@ fn idle_cost(options: &Options, fixture: &Fixture) -> Result<()> {
         std::thread::sleep(idle);
         Ok(())
     })?;
-    let row = |name: &str, cpu: Duration| {
-        vec![
-            name.to_owned(),
-            format!("{} s", idle.as_secs()),
-            report::ms(cpu),
-            report::ms(cpu.div_f64(idle.as_secs_f64())),
-        ]
-    };
     report::table(
         "wait: CPU time of the whole process (every thread) while no mail arrives",
         &["idle", "seconds", "CPU", "CPU per idle second"],
         &[
-            row("wait_for_mail, no mail", waiting),
-            row("baseline: thread::sleep", sleeping),
+            report::idle_cpu_row("wait_for_mail, no mail", idle, waiting),
+            report::idle_cpu_row("baseline: thread::sleep", idle, sleeping),
         ],
     );
     Ok(())
