@@ -554,24 +554,51 @@ pub struct ReadTeamInboxArgs {
     pub claude_dir: Option<std::path::PathBuf>,
 }
 
-/// Append a message to a member's inbox (or with `*` to every member but the sender), taking
-/// the lock Claude Code takes, in Claude Code's current entry shape (`type`, `msgV`, a
-/// `msg_id`). It is from the FileBox agent unless --from names another sender.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
+/// `send_team_message`'s arguments. On the command line they are [`SendTeamMessageLine`]
+/// (the team may be left out there too).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SendTeamMessageArgs {
     /// Team name.
-    // Not required in JSON (Claude Code's fallback); the command line's three positionals
-    // cannot leave out the first.
+    // Not required: Claude Code's own fallback. The tool list pays for every word.
     #[serde(default)]
-    #[arg(required = true)]
     pub team: Option<String>,
     /// A member, or * (all but the sender).
     pub to: String,
     /// Plain text, or a structured message as JSON.
-    #[arg(allow_hyphen_values = true)]
     pub text: String,
     /// Sender (default: me).
     #[serde(default)]
+    pub from: Option<String>,
+    /// A 5-10 word preview.
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// Sender's colour (red, ...).
+    #[serde(default)]
+    pub color: Option<String>,
+    /// The Claude config folder holding `teams/`.
+    #[serde(skip)]
+    pub claude_dir: Option<std::path::PathBuf>,
+}
+
+/// Append a message to a member's inbox (or with `*` to every member but the sender), taking
+/// the lock Claude Code takes, in Claude Code's current entry shape (`type`, `msgV`, a
+/// `msg_id`). It is from the FileBox agent unless --from names another sender.
+// `teams send [TEAM] TO TEXT`: clap lets only the second-to-last positional be left out, so
+// the words are read in order and three of them start with the team.
+#[derive(Debug, clap::Args)]
+#[command(override_usage = "filebox teams send [OPTIONS] [TEAM] <TO> <TEXT>")]
+pub struct SendTeamMessageLine {
+    /// The team, or the member when the team is left out [default team: as Claude Code picks
+    /// it: $CLAUDE_CODE_TEAM_NAME, else the session's team (session-<first 8 characters of
+    /// $CLAUDE_CODE_SESSION_ID>) while it exists, else default]
+    #[arg(value_name = "TEAM")]
+    first: String,
+    /// A member or * (all but the sender); the text when the team is left out
+    #[arg(value_name = "TO", allow_hyphen_values = true)]
+    second: String,
+    /// Plain text, or a structured message as JSON
+    #[arg(value_name = "TEXT", allow_hyphen_values = true)]
+    third: Option<String>,
     #[arg(
         long,
         value_name = "NAME",
@@ -579,19 +606,55 @@ pub struct SendTeamMessageArgs {
                 changes and permission updates from an inbox, and plan approvals not verifiably \
                 from team-lead"
     )]
-    pub from: Option<String>,
-    /// A 5-10 word preview.
-    #[serde(default)]
+    from: Option<String>,
+    /// A 5-10 word preview
     #[arg(long, value_name = "TEXT")]
-    pub summary: Option<String>,
-    /// Sender's colour (red, ...).
-    #[serde(default)]
+    summary: Option<String>,
+    /// The sender's colour (red, ...)
     #[arg(long, value_name = "NAME")]
-    pub color: Option<String>,
+    color: Option<String>,
     /// The Claude config folder holding `teams/` [default: $CLAUDE_CONFIG_DIR, else ~/.claude]
-    #[serde(skip)]
     #[arg(long, global = true, value_name = "DIR")]
-    pub claude_dir: Option<std::path::PathBuf>,
+    claude_dir: Option<std::path::PathBuf>,
+}
+
+impl From<SendTeamMessageLine> for SendTeamMessageArgs {
+    fn from(line: SendTeamMessageLine) -> SendTeamMessageArgs {
+        let (team, to, text) = match line.third {
+            Some(text) => (Some(line.first), line.second, text),
+            None => (None, line.first, line.second),
+        };
+        SendTeamMessageArgs {
+            team,
+            to,
+            text,
+            from: line.from,
+            summary: line.summary,
+            color: line.color,
+            claude_dir: line.claude_dir,
+        }
+    }
+}
+
+impl clap::FromArgMatches for SendTeamMessageArgs {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        <SendTeamMessageLine as clap::FromArgMatches>::from_arg_matches(matches).map(SendTeamMessageArgs::from)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = SendTeamMessageArgs::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for SendTeamMessageArgs {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        <SendTeamMessageLine as clap::Args>::augment_args(command)
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        <SendTeamMessageLine as clap::Args>::augment_args_for_update(command)
+    }
 }
 
 /// Ask my human a question (an ASK message to the config's human mailbox) and wait for the

@@ -1,7 +1,8 @@
 //! The Claude Code team bridges the config names, run while the hub serves:
 //! `"bridges": [{"claude_team": "my-team", "mailbox": "alice", "claude_dir": "/home/u/.claude"}]`
 //! (`claude_team` defaults to the team Claude Code picks when none is named: the hub's
-//! `CLAUDE_CODE_TEAM_NAME`, else its session's team, else `default`; `mailbox` to the current
+//! `CLAUDE_CODE_TEAM_NAME`, else its session's team while it exists, else `default`, looked at
+//! again before every pass, so the bridge follows that choice as it changes; `mailbox` to the current
 //! agent, `claude_dir` to `CLAUDE_CONFIG_DIR`, else `~/.claude`). Each bridge runs pass after pass on a blocking thread until the hub stops;
 //! a failed pass is reported on stderr and tried again (a team that does not exist yet is
 //! waited for), and a bridge whose thread ends abnormally is started again (`tasks.rs`).
@@ -10,7 +11,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use filebox_bridge::team_bridge::{Bridge, POLL_INTERVAL};
-use filebox_bridge::team_inbox::{Teams, names};
+use filebox_bridge::team_inbox::names;
 use filebox_core::{AgentId, Config};
 use serde::Deserialize;
 use tokio::task::JoinHandle;
@@ -31,10 +32,11 @@ pub(crate) struct BridgeSetting {
     claude_dir: Option<PathBuf>,
 }
 
-/// A bridge ready to start: its team, agent and Claude folder resolved.
+/// A bridge ready to start: its agent and Claude folder resolved; its team as configured
+/// (`None`: the one Claude Code picks, followed pass by pass).
 #[derive(Debug, Clone)]
 pub(crate) struct Planned {
-    team: String,
+    team: Option<String>,
     agent: AgentId,
     claude_dir: PathBuf,
 }
@@ -61,7 +63,7 @@ pub(crate) fn plan(config: &Config) -> anyhow::Result<Vec<Planned>> {
                 .with_context(context)?;
             let claude_dir = config.base_dir().join(claude_dir);
             Ok(Planned {
-                team: Teams::new(&claude_dir).named_or_unnamed(setting.claude_team.as_deref()),
+                team: setting.claude_team,
                 agent,
                 claude_dir,
             })
@@ -75,7 +77,8 @@ pub(crate) fn start(hub: &Hub, config: &Config, planned: Vec<Planned>) -> Vec<Jo
         .into_iter()
         .map(|plan| {
             let (hub, config) = (hub.clone(), config.clone());
-            let label = format!("bridge {} ↔ {}", plan.team, plan.agent);
+            let team = plan.team.as_deref().unwrap_or("(Claude Code's choice)");
+            let label = format!("bridge {team} ↔ {}", plan.agent);
             tokio::spawn(keep_running(hub.clone(), label.clone(), move |run| {
                 let (config, plan, label, stop) =
                     (config.clone(), plan.clone(), label.clone(), hub.sessions());
@@ -91,9 +94,12 @@ pub(crate) fn start(hub: &Hub, config: &Config, planned: Vec<Planned>) -> Vec<Jo
 fn bridge(config: &Config, plan: &Planned, label: &str, stop: &CancellationToken, run: &Run) {
     let mut waiting_reported = false;
     while !stop.is_cancelled() {
-        match Bridge::new(config, &plan.claude_dir, &plan.team, &plan.agent) {
-            Ok(bridge) => {
-                eprintln!("filebox serve: {label} started");
+        match Bridge::new(config, &plan.claude_dir, plan.team.as_deref(), &plan.agent) {
+            Ok(mut bridge) => {
+                eprintln!(
+                    "filebox serve: {label} started on team {}",
+                    bridge.team().name
+                );
                 run.up();
                 bridge.run(
                     POLL_INTERVAL,

@@ -269,7 +269,7 @@ pub(crate) enum TeamsAction {
     Bridge {
         /// The team's name [default: as Claude Code picks it: $CLAUDE_CODE_TEAM_NAME, else the
         /// session's team (session-<first 8 characters of $CLAUDE_CODE_SESSION_ID>) while it
-        /// exists, else default]
+        /// exists, else default; followed as that choice changes]
         team: Option<String>,
         /// The FileBox agent the team talks to [default: the current agent]
         #[arg(long, value_name = "AGENT")]

@@ -9,13 +9,17 @@
 //! while the team is gone it refuses mail for its members back to the senders (rejected, with
 //! the reason); it writes nothing into the team's place, and carries on if a team of that name
 //! comes back (a resumed session).
+//!
+//! A bridge given no team follows the one Claude Code would pick ([`Teams::unnamed_team`]),
+//! looked at before every pass: when that choice changes (the session's team appears, or ends
+//! and the choice falls back to `default`), the bridge says so and bridges the new team, after a
+//! last pass over the old one if it ended, so mail waiting for its members is refused, not left.
 
 mod inbound;
 mod outbound;
 mod roster;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
@@ -75,33 +79,41 @@ pub struct PassReport {
 #[derive(Debug)]
 pub struct Bridge {
     config_path: PathBuf,
+    teams: Teams,
     team: Team,
+    /// No team was named: follow the one Claude Code would pick, pass by pass.
+    follows_unnamed: bool,
     agent: AgentId,
     /// Whether the team was there at the last pass (to say once that it ended or came back).
-    alive: AtomicBool,
+    alive: bool,
 }
 
 impl Bridge {
-    /// Check the team exists (or is a session team that ended: its first pass says so and
-    /// refuses the mail waiting for it) and the agent is configured.
+    /// Check the team (`None`: the one Claude Code would pick) exists, or is a session team
+    /// that ended (its first pass says so and refuses the mail waiting for it), and the agent
+    /// is configured.
     pub fn new(
         config: &Config,
         claude_dir: &Path,
-        team: &str,
+        team: Option<&str>,
         agent: &AgentId,
     ) -> Result<Bridge, BridgeError> {
         config.agent(agent)?;
         let teams = Teams::new(claude_dir);
-        let team = match teams.existing_team(team) {
+        let follows_unnamed = team.is_none_or(|name| name.trim().is_empty());
+        let name = teams.named_or_unnamed(team);
+        let team = match teams.existing_team(&name) {
             Ok(team) => team,
-            Err(TeamError::Ended { .. }) => teams.team(team),
+            Err(TeamError::Ended { .. }) => teams.team(&name),
             Err(e) => return Err(e.into()),
         };
         Ok(Bridge {
             config_path: config.path.clone(),
+            follows_unnamed,
+            teams,
             team,
             agent: agent.clone(),
-            alive: AtomicBool::new(true),
+            alive: true,
         })
     }
 
@@ -109,12 +121,40 @@ impl Bridge {
         &self.team
     }
 
-    /// One pass: add new team members to the config, carry the team inbox's unread messages
-    /// in, carry mail for members out.
-    pub fn pass(&self) -> Result<PassReport, BridgeError> {
+    /// One pass: follow Claude Code's choice of team if none was named, add new team members
+    /// to the config, carry the team inbox's unread messages in, carry mail for members out.
+    pub fn pass(&mut self) -> Result<PassReport, BridgeError> {
         let mut report = PassReport::default();
+        if self.follows_unnamed {
+            self.follow(&mut report)?;
+        }
+        self.carry(&mut report)?;
+        Ok(report)
+    }
+
+    /// Switch to the team Claude Code would pick now, if it changed. An old team that ended
+    /// gets its last pass first, which refuses the mail waiting for its members.
+    fn follow(&mut self, report: &mut PassReport) -> Result<(), BridgeError> {
+        let chosen = self.teams.unnamed_team();
+        if chosen == self.team.name {
+            return Ok(());
+        }
+        if !self.team.exists() {
+            self.carry(report)?;
+        }
+        report.notices.push(format!(
+            "no team named: following {chosen} (was {}), as Claude Code picks it now",
+            self.team.name
+        ));
+        self.team = self.teams.team(&chosen);
+        self.alive = true;
+        Ok(())
+    }
+
+    /// The pass over the team bridged now.
+    fn carry(&mut self, report: &mut PassReport) -> Result<(), BridgeError> {
         let alive = self.team.exists();
-        if self.alive.swap(alive, Ordering::Relaxed) != alive {
+        if std::mem::replace(&mut self.alive, alive) != alive {
             report.notices.push(match alive {
                 true => format!("team {} is back; bridging again", self.team.name),
                 false => format!(
@@ -132,22 +172,22 @@ impl Bridge {
         }
         if !alive {
             let mailroom = Mailroom::new(Config::load(&self.config_path)?, Some(&self.agent))?;
-            outbound::refuse(&mailroom, &self.team, &mut report);
+            outbound::refuse(&mailroom, &self.team, report);
             report.team_ended = true;
-            return Ok(report);
+            return Ok(());
         }
         let (config, members) = roster::ensure(&self.config_path, &self.team, &self.agent)?;
-        report.members_added = members.added;
+        report.members_added.extend(members.added);
         let mailroom = Mailroom::new(config, Some(&self.agent))?;
-        inbound::pull(&mailroom, &self.team, &mut report)?;
-        outbound::push(&mailroom, &self.team, &members.bridged, &mut report);
-        Ok(report)
+        inbound::pull(&mailroom, &self.team, report)?;
+        outbound::push(&mailroom, &self.team, &members.bridged, report);
+        Ok(())
     }
 
     /// Pass after pass until `cancelled()`, `interval` apart; each report goes to `on_pass`.
     /// A failed pass is reported and the next one tried (the team's files may be mid-edit).
     pub fn run(
-        &self,
+        &mut self,
         interval: Duration,
         cancelled: &dyn Fn() -> bool,
         on_pass: &mut dyn FnMut(Result<PassReport, BridgeError>),

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use filebox_bridge::team_bridge::{Bridge, PassReport};
-use filebox_bridge::team_inbox::{Teams, names};
+use filebox_bridge::team_inbox::names;
 
 use crate::cli::{Global, TeamsAction};
 use crate::output::{self, Outcome};
@@ -21,11 +21,10 @@ pub(crate) fn run(global: &Global, action: TeamsAction) -> anyhow::Result<Outcom
             claude_dir: dir,
         } => {
             let claude_dir = claude_dir(dir.as_deref())?;
-            let team = Teams::new(&claude_dir).named_or_unnamed(team.as_deref());
             bridge(
                 global,
                 &claude_dir,
-                &team,
+                team.as_deref(),
                 mailbox.as_deref(),
                 once,
                 interval_ms,
@@ -44,7 +43,7 @@ pub(crate) fn claude_dir(explicit: Option<&std::path::Path>) -> anyhow::Result<P
 fn bridge(
     global: &Global,
     claude_dir: &std::path::Path,
-    team: &str,
+    team: Option<&str>,
     mailbox: Option<&str>,
     once: bool,
     interval_ms: u64,
@@ -54,7 +53,7 @@ fn bridge(
         Some(id) => filebox_core::AgentId::new(id)?,
         None => mailroom.me().clone(),
     };
-    let bridge = Bridge::new(mailroom.config(), claude_dir, team, &agent)?;
+    let mut bridge = Bridge::new(mailroom.config(), claude_dir, team, &agent)?;
     if once {
         let report = bridge.pass()?;
         print_pass(global.json, &report)?;
@@ -65,9 +64,13 @@ fn bridge(
         });
     }
     eprintln!(
-        "filebox: bridging team {} ({}) with {agent}; stop with Ctrl-C",
-        team,
-        bridge.team().inbox_dir.display()
+        "filebox: bridging team {} ({}) with {agent}{}; stop with Ctrl-C",
+        bridge.team().name,
+        bridge.team().inbox_dir.display(),
+        match team {
+            Some(_) => "",
+            None => ", following the team Claude Code picks",
+        }
     );
     // Only a failure to print (standard output closed) stops it.
     let failure = std::cell::RefCell::new(None);

@@ -393,3 +393,124 @@ fn the_hub_runs_the_bridges_its_config_names() {
     let err = t.run().args(["serve", "--listen", "127.0.0.1:0"]).failure();
     assert!(err.contains("the \"bridges\" section"), "{err}");
 }
+
+#[test]
+fn the_hubs_bridge_without_a_team_follows_the_session_team_once_it_appears() {
+    let shape = CURRENT;
+    let (t, dir) = setup(shape);
+    let t = t.config(
+        "bridges",
+        serde_json::json!([{ "mailbox": "alice", "claude_dir": shape.fixture }]),
+    );
+    // The hub starts before the session has made its team.
+    let folder = dir.join(format!("teams/{}", shape.team));
+    let aside = t.path().join("session-team-aside");
+    fs::rename(&folder, &aside).unwrap();
+    t.as_agent("alice")
+        .args(["wait", "--timeout", "0"])
+        .expect_code(3);
+    let mut command = t
+        .run()
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .command();
+    command.env_remove("CLAUDE_CODE_TEAM_NAME");
+    command.env(
+        "CLAUDE_CODE_SESSION_ID",
+        "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+    );
+    let mut hub = command.spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    fs::rename(&aside, &folder).unwrap();
+    teammate_sends(&t, shape, &dir, "alice", "tester", "Session team is up");
+    let out = t
+        .as_agent("alice")
+        .args(["--json", "wait", "--timeout", "120"])
+        .output();
+    std::process::Command::new("kill")
+        .args(["-TERM", &hub.id().to_string()])
+        .status()
+        .unwrap();
+    hub.wait().unwrap();
+    let arrived: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        arrived["messages"][0]["sender"], "tester@session-1a2b3c4d",
+        "{arrived}"
+    );
+}
+
+#[test]
+fn a_bridge_without_a_team_moves_on_when_the_session_team_ends() {
+    let shape = CURRENT;
+    let (t, dir) = setup(shape);
+    let run_pass = || {
+        let mut command = t
+            .run()
+            .args(["--json", "teams", "bridge", "--once", "--claude-dir"])
+            .args([&dir])
+            .command();
+        command.env_remove("CLAUDE_CODE_TEAM_NAME");
+        command.env(
+            "CLAUDE_CODE_SESSION_ID",
+            "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+        );
+        let out = command.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    run_pass();
+    let id = t.send("alice", "tester@session-1a2b3c4d", "ER", "One more run");
+    // The foreground bridge as one process over its passes: started on the session team, which
+    // then ends while a `default` team exists.
+    let mut command = t
+        .run()
+        .args([
+            "--json",
+            "teams",
+            "bridge",
+            "--interval-ms",
+            "50",
+            "--claude-dir",
+        ])
+        .args([&dir])
+        .command();
+    command.env_remove("CLAUDE_CODE_TEAM_NAME");
+    command.env(
+        "CLAUDE_CODE_SESSION_ID",
+        "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+    );
+    command.stdout(std::process::Stdio::piped());
+    command.stderr(std::process::Stdio::piped());
+    let mut bridge = command.spawn().unwrap();
+    let mut stderr = std::io::BufReader::new(bridge.stderr.take().unwrap());
+    let mut started = String::new();
+    std::io::BufRead::read_line(&mut stderr, &mut started).unwrap();
+    assert!(
+        started.starts_with("filebox: bridging team session-1a2b3c4d"),
+        "{started}"
+    );
+    fs::create_dir_all(dir.join("teams/default/inboxes")).unwrap();
+    fs::remove_dir_all(dir.join(format!("teams/{}", shape.team))).unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(bridge.stdout.take().unwrap()));
+    let report: Value = loop {
+        let Some(line) = lines.next() else {
+            let mut rest = String::new();
+            std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+            panic!("the bridge stopped before it moved on: {rest}");
+        };
+        let line = line.unwrap();
+        let report: Value = serde_json::from_str(&line).unwrap();
+        if report["notices"].as_array().is_some_and(|n| n.len() > 1) {
+            break report;
+        }
+    };
+    bridge.kill().unwrap();
+    bridge.wait().unwrap();
+    let notices = report["notices"].to_string();
+    assert!(
+        notices.contains("team session-1a2b3c4d has ended")
+            && notices.contains("following default (was session-1a2b3c4d)"),
+        "{report}"
+    );
+    assert_eq!(report["carried"][0]["direction"], "refused", "{report}");
+    assert_eq!(report["carried"][0]["id"], id.as_str(), "{report}");
+}

@@ -564,3 +564,39 @@ fn a_team_not_named_is_the_one_claude_code_would_use() {
         refused(&neither)
     );
 }
+
+#[test]
+fn send_on_the_command_line_may_leave_the_team_out() {
+    let (t, dir) = current();
+    let send = |words: &[&str]| {
+        let mut command = t
+            .run()
+            .args(["--json", "teams", "send"])
+            .args(words)
+            .args(&dir)
+            .command();
+        command.env_remove("CLAUDE_CODE_TEAM_NAME");
+        command.env(
+            "CLAUDE_CODE_SESSION_ID",
+            "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+        );
+        command.output().unwrap()
+    };
+    let unnamed = send(&["tester", "-1 flaky test left"]);
+    assert!(unnamed.status.success(), "{unnamed:?}");
+    let named = send(&[SESSION_TEAM, "tester", "Named this time"]);
+    assert!(named.status.success(), "{named:?}");
+    let texts: Vec<String> = current_inbox(&t, "tester")
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry["text"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert!(
+        texts.iter().any(|text| text == "-1 flaky test left"),
+        "two words are TO and TEXT, in the session's team: {texts:?}"
+    );
+    assert!(texts.iter().any(|text| text == "Named this time"), "{texts:?}");
+    let one_word = send(&["tester"]);
+    assert_eq!(one_word.status.code(), Some(2), "a usage error: {one_word:?}");
+}
