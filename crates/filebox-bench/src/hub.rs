@@ -435,13 +435,8 @@ impl Hub {
     }
 
     /// The hub's resident memory in KiB.
-    fn rss_kib(&self) -> Result<u64> {
-        let status = fs::read_to_string(format!("/proc/{}/status", self.child.id()))?;
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .ok_or_else(|| "no VmRSS in /proc/PID/status".into())
+    pub(crate) fn rss_kib(&self) -> Result<u64> {
+        crate::process::rss_kib(self.child.id())
     }
 
     /// SIGTERM, then wait for the graceful stop.

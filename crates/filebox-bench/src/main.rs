@@ -12,6 +12,7 @@
 //! cargo run --release -p filebox-bench -- hub     # the hub's email.send vs the CLI; event latency
 //! cargo run --release -p filebox-bench -- federation  # two hubs over nats-server: latency, throughput
 //! cargo run --release -p filebox-bench -- answer  # an answer through /ws vs email.reply until the ask returns
+//! cargo run --release -p filebox-bench -- fleet   # 100 agents and 10 humans idle on one hub: memory and CPU each
 //! ```
 //!
 //! Add a benchmark as a module with a `run(&Options)` and a line in `main`.
@@ -22,10 +23,12 @@
 mod answer;
 mod federation;
 mod fixture;
+mod fleet;
 mod hook;
 mod http;
 mod hub;
 mod list;
+mod process;
 mod push;
 mod report;
 mod search;
@@ -43,7 +46,7 @@ pub(crate) struct Options {
     pub(crate) quick: bool,
 }
 
-const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] <all | send | list | search | wait | push | hook | hub | federation | answer>";
+const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] <all | send | list | search | wait | push | hook | hub | federation | answer | fleet>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -77,7 +80,8 @@ fn main() -> ExitCode {
             .and_then(|()| hook::run(&options))
             .and_then(|()| hub::run(&options))
             .and_then(|()| federation::run(&options))
-            .and_then(|()| answer::run(&options)),
+            .and_then(|()| answer::run(&options))
+            .and_then(|()| fleet::run(&options)),
         Some("send") => send::run(&options),
         Some("list") => list::run(&options),
         Some("search") => search::run(&options),
@@ -87,6 +91,7 @@ fn main() -> ExitCode {
         Some("hub") => hub::run(&options),
         Some("federation") => federation::run(&options),
         Some("answer") => answer::run(&options),
+        Some("fleet") => fleet::run(&options),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);

@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 
 use crate::Options;
 use crate::fixture::{self, Fixture, Result};
+use crate::process;
 use crate::report::{self, Samples};
 use crate::wait::now_ns;
 
@@ -114,14 +115,14 @@ pub(crate) fn run(options: &Options) -> Result<()> {
 }
 
 /// A `filebox mcp` child spoken to in JSON lines; a reader thread stamps each line it reads.
-struct Server {
+pub(crate) struct Server {
     child: Child,
     stdin: ChildStdin,
     lines: mpsc::Receiver<(i128, String)>,
 }
 
 impl Server {
-    fn start(
+    pub(crate) fn start(
         filebox: &std::path::Path,
         fixture: &Fixture,
         agent: &str,
@@ -164,7 +165,7 @@ impl Server {
         Ok(server)
     }
 
-    fn request(&mut self, id: u64, method: &str, params: Value) -> Result<()> {
+    pub(crate) fn request(&mut self, id: u64, method: &str, params: Value) -> Result<()> {
         let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
         writeln!(self.stdin, "{message}")?;
         self.stdin.flush()?;
@@ -172,20 +173,19 @@ impl Server {
     }
 
     /// The next line and when it was read.
-    fn next_line(&mut self) -> Result<(i128, Value)> {
+    pub(crate) fn next_line(&mut self) -> Result<(i128, Value)> {
         let (at, line) = self.lines.recv_timeout(Duration::from_secs(30))?;
         Ok((at, serde_json::from_str(&line)?))
     }
 
     /// The process's CPU time so far (user + system).
-    fn cpu(&self) -> Result<Duration> {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))?;
-        // The fields after the command's closing parenthesis; utime and stime are 14th and 15th.
-        let after = stat.rsplit_once(')').ok_or("no /proc stat")?.1;
-        let fields: Vec<&str> = after.split_whitespace().collect();
-        let ticks: u64 = fields[11].parse::<u64>()? + fields[12].parse::<u64>()?;
-        let per_second = rustix::param::clock_ticks_per_second();
-        Ok(Duration::from_secs_f64(ticks as f64 / per_second as f64))
+    pub(crate) fn cpu(&self) -> Result<Duration> {
+        process::cpu_time(self.child.id())
+    }
+
+    /// The process's resident memory in KiB.
+    pub(crate) fn rss_kib(&self) -> Result<u64> {
+        process::rss_kib(self.child.id())
     }
 }
 

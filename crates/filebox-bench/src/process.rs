@@ -1,0 +1,26 @@
+//! What `/proc` says of a child process: its CPU time and its resident memory.
+
+use std::time::Duration;
+
+use crate::fixture::Result;
+
+/// The process's CPU time so far, all threads (user + system).
+pub(crate) fn cpu_time(pid: u32) -> Result<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    // The fields after the command's closing parenthesis; utime and stime are 14th and 15th.
+    let after = stat.rsplit_once(')').ok_or("no /proc stat")?.1;
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks: u64 = fields[11].parse::<u64>()? + fields[12].parse::<u64>()?;
+    let per_second = rustix::param::clock_ticks_per_second();
+    Ok(Duration::from_secs_f64(ticks as f64 / per_second as f64))
+}
+
+/// The process's resident memory in KiB (`VmRSS`).
+pub(crate) fn rss_kib(pid: u32) -> Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .ok_or_else(|| "no VmRSS in /proc/PID/status".into())
+}
