@@ -57,24 +57,33 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     drop(streams);
 
     let clients = everyone.len() as f64;
+    let sessions_count = sessions.len() as u64;
     let mib = |kib: u64| format!("{:.1} MiB", kib as f64 / 1024.0);
-    let per_second = |cpu: Duration| format!("{:.2} ms", cpu.as_secs_f64() * 1000.0 / idle.as_secs_f64());
+    let per_second =
+        |cpu: Duration| format!("{:.2} ms", cpu.as_secs_f64() * 1000.0 / idle.as_secs_f64());
+    let per_client = |more: u64, less: u64| {
+        format!("{:.1} KiB", more.saturating_sub(less) as f64 / clients)
+    };
     table(
-        "fleet: resident memory and CPU per idle second",
-        &["process", "RSS", "CPU per idle second"],
+        "fleet: resident memory (all, and its own: RssAnon) and CPU per idle second",
+        &["process", "RSS", "own (RssAnon)", "CPU per idle second"],
         &[
-            vec!["baseline: hub, no client".into(), mib(alone.hub_rss_kib), per_second(alone.hub_cpu)],
+            vec![
+                "baseline: hub, no client".into(),
+                mib(alone.hub_rss_kib),
+                mib(alone.hub_anonymous_kib),
+                per_second(alone.hub_cpu),
+            ],
             vec![
                 format!("hub, {} event streams", everyone.len()),
                 mib(crowded.hub_rss_kib),
+                mib(crowded.hub_anonymous_kib),
                 per_second(crowded.hub_cpu),
             ],
             vec![
                 "hub, per event stream (difference)".into(),
-                format!(
-                    "{:.1} KiB",
-                    crowded.hub_rss_kib.saturating_sub(alone.hub_rss_kib) as f64 / clients
-                ),
+                per_client(crowded.hub_rss_kib, alone.hub_rss_kib),
+                per_client(crowded.hub_anonymous_kib, alone.hub_anonymous_kib),
                 format!(
                     "{:.3} ms",
                     crowded.hub_cpu.saturating_sub(alone.hub_cpu).as_secs_f64() * 1000.0
@@ -83,9 +92,10 @@ pub(crate) fn run(options: &Options) -> Result<()> {
                 ),
             ],
             vec![
-                format!("filebox mcp blocked in wait_for_messages, mean of {}", sessions.len()),
-                mib(crowded.session_rss_kib / sessions.len() as u64),
-                per_second(crowded.session_cpu / sessions.len() as u32),
+                format!("filebox mcp blocked in wait_for_messages, mean of {sessions_count}"),
+                mib(crowded.session_rss_kib / sessions_count),
+                mib(crowded.session_anonymous_kib / sessions_count),
+                per_second(crowded.session_cpu / sessions_count as u32),
             ],
         ],
     );
@@ -102,9 +112,11 @@ pub(crate) fn run(options: &Options) -> Result<()> {
 /// One idle window's figures.
 struct Idle {
     hub_rss_kib: u64,
+    hub_anonymous_kib: u64,
     hub_cpu: Duration,
     /// Summed over the sessions.
     session_rss_kib: u64,
+    session_anonymous_kib: u64,
     session_cpu: Duration,
 }
 
@@ -118,8 +130,13 @@ impl Idle {
         std::thread::sleep(window);
         Ok(Idle {
             hub_rss_kib: hub.rss_kib()?,
+            hub_anonymous_kib: process::anonymous_kib(hub.pid())?,
             hub_cpu: process::cpu_time(hub.pid())?.saturating_sub(hub_before),
             session_rss_kib: sessions.iter().map(Server::rss_kib).sum::<Result<u64>>()?,
+            session_anonymous_kib: sessions
+                .iter()
+                .map(Server::anonymous_kib)
+                .sum::<Result<u64>>()?,
             session_cpu: cpu_of_sessions()?.saturating_sub(sessions_before),
         })
     }

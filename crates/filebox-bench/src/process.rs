@@ -15,12 +15,21 @@ pub(crate) fn cpu_time(pid: u32) -> Result<Duration> {
     Ok(Duration::from_secs_f64(ticks as f64 / per_second as f64))
 }
 
-/// The process's resident memory in KiB (`VmRSS`).
+/// The process's resident memory in KiB (`VmRSS`: its own pages and the binary's shared ones).
 pub(crate) fn rss_kib(pid: u32) -> Result<u64> {
+    status_kib(pid, "VmRSS")
+}
+
+/// The process's own resident memory in KiB (`RssAnon`: heap and stacks, shared with no one).
+pub(crate) fn anonymous_kib(pid: u32) -> Result<u64> {
+    status_kib(pid, "RssAnon")
+}
+
+fn status_kib(pid: u32, field: &str) -> Result<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
     status
         .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .ok_or_else(|| "no VmRSS in /proc/PID/status".into())
+        .ok_or_else(|| format!("no {field} in /proc/{pid}/status").into())
 }

@@ -187,6 +187,11 @@ impl Server {
     pub(crate) fn rss_kib(&self) -> Result<u64> {
         process::rss_kib(self.child.id())
     }
+
+    /// The process's own (anonymous) resident memory in KiB.
+    pub(crate) fn anonymous_kib(&self) -> Result<u64> {
+        process::anonymous_kib(self.child.id())
+    }
 }
 
 impl Drop for Server {
