@@ -435,7 +435,7 @@ impl Hub {
     }
 
     /// The hub's resident memory in KiB.
-    fn rss_kib(&self) -> Result<u64> {
+    pub(crate) fn rss_kib(&self) -> Result<u64> {
         let status = fs::read_to_string(format!("/proc/{}/status", self.child.id()))?;
         status
             .lines()

@@ -10,9 +10,11 @@
 //! ctime from the clock that stamps the folder's mtime, and nothing in user space can set it
 //! back. Files the reader already knows that are that recent are kept in the mark (`recent`),
 //! so none is reported twice; older ones are never kept. A listing cannot tell what left: it
-//! says it listed ([`Step::relisted`]). Not covered: the system clock set back between two
-//! looks that both fall back to a listing (files stamped in the gap are not seen as arrived),
-//! and a file touched by hand (`chmod`, `touch`) which a listing reports again.
+//! says it listed ([`Step::relisted`]). A listing reports at least once, not exactly once: a
+//! file whose inode changed for another reason since the mark (touched by hand, `chmod`; a
+//! second name of it, an outbox copy, that came or went) is reported again. Not covered: the
+//! system clock set back between the mark and a listing (files stamped in the gap are missed
+//! by that listing).
 
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
