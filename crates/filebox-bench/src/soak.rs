@@ -27,6 +27,8 @@ use crate::report;
 const SENDS_PER_SECOND: u64 = 40;
 /// One send in this many carries a webhook callback (the worker replies to it).
 const CALLBACK_EVERY: u64 = 5;
+/// The subject of a send with a callback (listings do not show the callback).
+const CALLBACK_SUBJECT: &str = "soak callback";
 /// Sends to the runner's agent, per second (each runs a process).
 const RUNNER_SENDS_PER_SECOND: u64 = 2;
 /// Event-stream clients that come and go at once, and how long each stays.
@@ -55,6 +57,15 @@ struct Counts {
     events: AtomicU64,
     webhooks: AtomicU64,
     errors: AtomicU64,
+    first_error: std::sync::Mutex<Option<String>>,
+}
+
+impl Counts {
+    fn failed(&self, error: impl std::fmt::Display) {
+        self.errors.fetch_add(1, Ordering::Relaxed);
+        let mut first = self.first_error.lock().unwrap_or_else(|e| e.into_inner());
+        first.get_or_insert_with(|| error.to_string());
+    }
 }
 
 pub(crate) fn run(options: &Options) -> Result<()> {
@@ -238,6 +249,9 @@ fn report_soak(samples: &[Sample], before: &Sample, after: &Sample, counts: &Cou
             c(&counts.errors),
         ]],
     );
+    if let Some(error) = counts.first_error.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        println!("\nfirst error: {error}");
+    }
     report::table(
         "Soak: the hub idle before the load, and after it once the clients left",
         &["", "RSS", "open files", "threads"],
@@ -292,11 +306,14 @@ fn send_steadily(
         });
         if let Some(webhook) = webhook.filter(|_| n % CALLBACK_EVERY == 0) {
             params["callback"] = json!({ "type": "webhook", "endpoint": webhook });
+            params["subject"] = json!(format!("{CALLBACK_SUBJECT} {n}"));
         }
         match call(&mut connection, address, "email.send", params) {
-            Ok(_) => counts.sends.fetch_add(1, Ordering::Relaxed),
-            Err(_) => counts.errors.fetch_add(1, Ordering::Relaxed),
-        };
+            Ok(_) => {
+                counts.sends.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(e) => counts.failed(e),
+        }
         next += pause;
         std::thread::sleep(next.saturating_duration_since(Instant::now()));
     }
@@ -314,9 +331,12 @@ fn work_inbox(address: SocketAddr, counts: &Counts, stop: &AtomicBool) {
             json!({ "agent": "dev", "limit": 20 }),
         );
         counts.listings.fetch_add(1, Ordering::Relaxed);
-        let Ok(listing) = listing else {
-            counts.errors.fetch_add(1, Ordering::Relaxed);
-            continue;
+        let listing = match listing {
+            Ok(listing) => listing,
+            Err(e) => {
+                counts.failed(e);
+                continue;
+            }
         };
         let messages = listing
             .get("messages")
@@ -328,7 +348,8 @@ fn work_inbox(address: SocketAddr, counts: &Counts, stop: &AtomicBool) {
             let Some(id) = message.get("id").and_then(Value::as_str) else {
                 continue;
             };
-            let outcome = match message.get("callback") {
+            let subject = message.get("subject").and_then(Value::as_str);
+            let outcome = match subject.filter(|s| s.starts_with(CALLBACK_SUBJECT)) {
                 Some(_) => call(
                     &mut connection,
                     address,
@@ -345,9 +366,11 @@ fn work_inbox(address: SocketAddr, counts: &Counts, stop: &AtomicBool) {
                 .map(|_| &counts.resolves),
             };
             match outcome {
-                Ok(counter) => counter.fetch_add(1, Ordering::Relaxed),
-                Err(_) => counts.errors.fetch_add(1, Ordering::Relaxed),
-            };
+                Ok(counter) => {
+                    counter.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(e) => counts.failed(e),
+            }
         }
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -383,7 +406,7 @@ fn call(
 /// One stream that stays for the whole run, counting the events.
 fn observe(address: SocketAddr, counts: &Counts, stop: &AtomicBool) {
     let Ok(stream) = open_stream(address, "/events") else {
-        counts.errors.fetch_add(1, Ordering::Relaxed);
+        counts.failed("the observing event stream did not open");
         return;
     };
     let mut stream = stream;
@@ -399,7 +422,7 @@ fn observe(address: SocketAddr, counts: &Counts, stop: &AtomicBool) {
 fn churn_streams(address: SocketAddr, counts: &Counts, stop: &AtomicBool) {
     while !stop.load(Ordering::Relaxed) {
         let Ok(mut stream) = open_stream(address, "/events?agent=dev") else {
-            counts.errors.fetch_add(1, Ordering::Relaxed);
+            counts.failed("an event stream did not open");
             std::thread::sleep(Duration::from_secs(1));
             continue;
         };
@@ -422,7 +445,7 @@ fn serve_webhooks(listener: &TcpListener, counts: &Counts) {
     for stream in listener.incoming().flatten() {
         let answered = answer_webhooks(stream, counts);
         if answered.is_err() {
-            counts.errors.fetch_add(1, Ordering::Relaxed);
+            counts.failed("a webhook connection failed");
         }
     }
 }
@@ -490,11 +513,11 @@ fn svg_chart(samples: &[Sample], minutes: u64) -> String {
             let value = high * f64::from(step) / 4.0;
             let _ = writeln!(
                 svg,
-                "<text x='{}' y='{}' text-anchor='end'>{value:.0}</text>\
-                 <line x1='{LEFT}' x2='{}' y1='{2}' y2='{2}' stroke='#eee'/>",
-                LEFT - 4.0,
-                LEFT + plot,
-                y(value)
+                "<text x='{label}' y='{y:.1}' text-anchor='end'>{value:.0}</text>\
+                 <line x1='{LEFT}' x2='{right}' y1='{y:.1}' y2='{y:.1}' stroke='#eee'/>",
+                label = LEFT - 4.0,
+                right = LEFT + plot,
+                y = y(value)
             );
         }
         for (n, (name, colour, values)) in lines.iter().enumerate() {
