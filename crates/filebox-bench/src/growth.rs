@@ -1,6 +1,8 @@
 //! `growth`: what a large inbox costs the processes that watch it. An inbox of 100,000 messages
 //! (`--quick`: 10,000; written straight to disk, as another tool would) is watched by a hub:
-//! its resident memory at start, after 100 `email.send`s into that inbox and after 1,000 more;
+//! its resident memory at start, after 100 `email.send`s into that inbox, after 1,000 more and
+//! after 1,000 more again (growth from the second thousand on is per message, not a one-time
+//! cost such as the index catching up with the written files);
 //! then `filebox wait --timeout 0` on it, the first wait ever (no cursor yet) and one that
 //! finds a new message, with the cursor file's size. With `--baseline OLD_FILEBOX`, the same is
 //! measured with that binary first, in the same run and on the same mailboxes.
@@ -47,6 +49,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
             "hub RSS at start",
             "after 100 sends",
             "after 1,100 sends",
+            "after 2,100 sends",
             "first `wait` ever",
             "`wait` finding 1",
             "cursor file",
@@ -90,6 +93,9 @@ fn measure(name: &str, filebox: &Path, mailboxes: &Fixture) -> Result<Vec<String
     send(hub.address, 1_000)?;
     std::thread::sleep(Duration::from_millis(500));
     let after_1100 = hub.rss_kib()?;
+    send(hub.address, 1_000)?;
+    std::thread::sleep(Duration::from_millis(500));
+    let after_2100 = hub.rss_kib()?;
     hub.stop()?;
     let first = wait(filebox, mailboxes)?;
     let out = Command::new(filebox)
@@ -107,6 +113,7 @@ fn measure(name: &str, filebox: &Path, mailboxes: &Fixture) -> Result<Vec<String
         mib(at_start),
         mib(after_100),
         mib(after_1100),
+        mib(after_2100),
         ms(first),
         ms(finding),
         format!("{:.1} KiB", cursor_bytes as f64 / 1024.0),
