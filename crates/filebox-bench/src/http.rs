@@ -29,6 +29,11 @@ impl Connection {
         })
     }
 
+    /// Let reads wait at most `timeout` (an event stream's reader can then look at a flag).
+    pub(crate) fn read_timeout(&self, timeout: std::time::Duration) -> io::Result<()> {
+        self.writer.set_read_timeout(Some(timeout))
+    }
+
     /// `POST path` with a JSON body; the whole response.
     pub(crate) fn post_json(&mut self, path: &str, body: &[u8]) -> io::Result<Response> {
         let head = format!(

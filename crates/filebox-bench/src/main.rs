@@ -13,6 +13,8 @@
 //! cargo run --release -p filebox-bench -- federation  # two hubs over nats-server: latency, throughput
 //! cargo run --release -p filebox-bench -- answer  # an answer through /ws vs email.reply until the ask returns
 //! cargo run --release -p filebox-bench -- fleet   # 100 agents and 10 humans idle on one hub: memory and CPU each
+//! cargo run --release -p filebox-bench -- growth  # hub memory and `wait` on a large inbox (--baseline OLD_FILEBOX)
+//! cargo run --release -p filebox-bench -- soak --minutes 30 --chart docs/soak.svg  # not in `all`
 //! ```
 //!
 //! Add a benchmark as a module with a `run(&Options)` and a line in `main`.
@@ -31,8 +33,10 @@ mod list;
 mod process;
 mod push;
 mod report;
+mod growth;
 mod search;
 mod send;
+mod soak;
 mod wait;
 
 use std::path::PathBuf;
@@ -44,21 +48,33 @@ pub(crate) struct Options {
     pub(crate) dir: Option<PathBuf>,
     /// Scale the message counts (`--quick` runs a tenth, to check the benchmarks work).
     pub(crate) quick: bool,
+    /// How long `soak` runs (`--minutes`).
+    pub(crate) minutes: Option<u64>,
+    /// Where `soak` writes its SVG chart (`--chart`).
+    pub(crate) chart: Option<PathBuf>,
+    /// Another `filebox` binary that `growth` measures the same way (`--baseline`).
+    pub(crate) baseline: Option<PathBuf>,
 }
 
-const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] <all | send | list | search | wait | push | hook | hub | federation | answer | fleet>";
+const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] [--minutes N] [--chart SVG] [--baseline FILEBOX] <all | send | list | search | wait | push | hook | hub | federation | answer | fleet | growth | soak>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let mut options = Options {
         dir: None,
         quick: false,
+        minutes: None,
+        chart: None,
+        baseline: None,
     };
     let mut command = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--dir" => options.dir = args.next().map(PathBuf::from),
             "--quick" => options.quick = true,
+            "--minutes" => options.minutes = args.next().and_then(|m| m.parse().ok()),
+            "--chart" => options.chart = args.next().map(PathBuf::from),
+            "--baseline" => options.baseline = args.next().map(PathBuf::from),
             // A child process of the `send` benchmark.
             send::WORKER => return send::worker(args.collect()),
             // The sender process of the `wait` benchmark.
@@ -92,6 +108,8 @@ fn main() -> ExitCode {
         Some("federation") => federation::run(&options),
         Some("answer") => answer::run(&options),
         Some("fleet") => fleet::run(&options),
+        Some("growth") => growth::run(&options),
+        Some("soak") => soak::run(&options),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);

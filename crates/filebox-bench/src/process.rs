@@ -1,4 +1,4 @@
-//! What `/proc` says of a child process: its CPU time and its resident memory.
+//! What `/proc` says of a child process: its CPU time, its resident memory, its threads.
 
 use std::time::Duration;
 
@@ -17,15 +17,16 @@ pub(crate) fn cpu_time(pid: u32) -> Result<Duration> {
 
 /// The process's resident memory in KiB (`VmRSS`: its own pages and the binary's shared ones).
 pub(crate) fn rss_kib(pid: u32) -> Result<u64> {
-    status_kib(pid, "VmRSS")
+    status_number(pid, "VmRSS")
 }
 
 /// The process's own resident memory in KiB (`RssAnon`: heap and stacks, shared with no one).
 pub(crate) fn anonymous_kib(pid: u32) -> Result<u64> {
-    status_kib(pid, "RssAnon")
+    status_number(pid, "RssAnon")
 }
 
-fn status_kib(pid: u32, field: &str) -> Result<u64> {
+/// A number `/proc/PID/status` gives (`Threads`, or a size such as `VmRSS` in KiB).
+pub(crate) fn status_number(pid: u32, field: &str) -> Result<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
     status
         .lines()

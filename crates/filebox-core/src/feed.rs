@@ -4,10 +4,11 @@
 //! thread. Woken by file-system notification (`notify`) only for events that can change a
 //! folder's files (created, moved in or out, deleted, closed after writing; never the opens and
 //! reads our own looks cause, which would wake us again at once), with a periodic look as the
-//! fallback for file systems that send no events. What changed is decided by comparing each
-//! folder's names and inodes with the last look (every rewrite is a rename, so a new inode).
+//! fallback for file systems that send no events. What changed is read from each folder's
+//! change journal past the place the feed reached (`mark.rs`), so a feed holds a few numbers
+//! per folder, not the folder's names; a change the journal does not explain is found by
+//! listing the folder, and the feed then says so ([`Feed::take_relisted`]).
 
-use std::collections::HashSet;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -17,34 +18,15 @@ use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use crate::agent::AgentId;
 use crate::error::Result;
 use crate::folder::Folder;
+use crate::journal::Kind;
 use crate::mailbox::Mailbox;
+use crate::mark::Mark;
 use crate::message::FileName;
 
 /// How often cancellation is checked.
 const TICK: Duration = Duration::from_millis(50);
 /// How often the folders are looked at without any event (file systems that send none).
 const FALLBACK_LOOK: Duration = Duration::from_secs(2);
-
-/// A folder's message files as last seen (name and inode), to compare the next look with.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Baseline(pub(crate) HashSet<(String, u64)>);
-
-impl Baseline {
-    /// The folder as these entries show it.
-    pub(crate) fn of(entries: &[(FileName, u64)]) -> Baseline {
-        Baseline(
-            entries
-                .iter()
-                .map(|(name, ino)| (name.to_string(), *ino))
-                .collect(),
-        )
-    }
-
-    pub(crate) fn contains(&self, name: &str, ino: u64) -> bool {
-        self.0.contains(&(name.to_owned(), ino))
-    }
-}
-
 /// Whether a file came or went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChangeKind {
@@ -78,7 +60,7 @@ pub enum Wake {
 struct Source {
     mailbox: Mailbox,
     folder: Folder,
-    seen: Baseline,
+    mark: Mark,
 }
 
 /// Watched folders and what was last seen in each.
@@ -87,6 +69,8 @@ pub struct Feed {
     /// `None` when no watcher could be set up: the feed then looks every [`TICK`].
     watcher: Option<RecommendedWatcher>,
     sources: Vec<Source>,
+    /// Folders listed since [`Feed::take_relisted`] was last called.
+    relisted: Vec<(AgentId, Folder)>,
 }
 
 impl std::fmt::Debug for Feed {
@@ -119,22 +103,13 @@ impl Feed {
             events,
             watcher,
             sources: Vec::new(),
+            relisted: Vec::new(),
         }
     }
 
-    /// Watch a folder; the files in it now are what later changes are relative to.
+    /// Watch a folder; the files in it now are what later changes are relative to. The watch
+    /// starts before the first look, so nothing lands unseen between the two.
     pub fn watch(&mut self, mailbox: &Mailbox, folder: Folder) -> Result<()> {
-        self.watch_from(mailbox, folder, None)
-    }
-
-    /// Watch a folder, with changes relative to `seen` (`None`: the folder as it is now). The
-    /// watch starts before the first look, so nothing lands unseen between the two.
-    pub fn watch_from(
-        &mut self,
-        mailbox: &Mailbox,
-        folder: Folder,
-        seen: Option<Baseline>,
-    ) -> Result<()> {
         let dir = mailbox.folder_path(folder);
         if let Some(watcher) = &mut self.watcher
             && watcher.watch(&dir, RecursiveMode::NonRecursive).is_err()
@@ -142,53 +117,55 @@ impl Feed {
             // Fall back to looking on every tick for every folder.
             self.watcher = None;
         }
-        let seen = match seen {
-            Some(seen) => seen,
-            None => Baseline::of(&mailbox.file_entries(folder)?.0),
-        };
         self.sources.push(Source {
             mailbox: mailbox.clone(),
             folder,
-            seen,
+            mark: Mark::start(mailbox, folder)?,
         });
         Ok(())
     }
 
-    /// What arrived and left since the last look, without waiting; the baselines move on.
+    /// What arrived and left since the last look, without waiting; the feed moves on. A folder
+    /// the journal could not account for was listed: its arrivals are here, and what left it
+    /// is not known ([`Feed::take_relisted`] names it).
     pub fn look(&mut self) -> Result<Vec<Change>> {
         let mut changes = Vec::new();
         for source in &mut self.sources {
-            let (entries, _problems) = source.mailbox.file_entries(source.folder)?;
-            let now = Baseline::of(&entries);
-            let change = |(name, ino): &(String, u64), kind| {
-                FileName::new(name).ok().map(|file| Change {
-                    agent: source.mailbox.owner().clone(),
+            let step = source.mark.advance(&source.mailbox, source.folder)?;
+            let agent = source.mailbox.owner();
+            if step.relisted {
+                self.relisted.push((agent.clone(), source.folder));
+            }
+            for seen in step.changes {
+                let kind = match seen.kind {
+                    Kind::Added => ChangeKind::Arrived,
+                    Kind::Removed => ChangeKind::Left,
+                };
+                if let Some(ctime) = seen.ctime {
+                    source.mark.know(seen.file.as_str(), seen.ino, ctime);
+                }
+                changes.push(Change {
+                    agent: agent.clone(),
                     folder: source.folder,
-                    file,
+                    file: seen.file,
                     kind,
-                    ino: *ino,
-                })
-            };
-            changes.extend(
-                source
-                    .seen
-                    .0
-                    .difference(&now.0)
-                    .filter_map(|entry| change(entry, ChangeKind::Left)),
-            );
-            changes.extend(
-                now.0
-                    .difference(&source.seen.0)
-                    .filter_map(|entry| change(entry, ChangeKind::Arrived)),
-            );
-            source.seen = now;
+                    ino: seen.ino,
+                });
+            }
         }
         changes.sort_by(|a, b| (&a.file, a.kind as u8).cmp(&(&b.file, b.kind as u8)));
         Ok(changes)
     }
 
-    /// Block until something changed in a watched folder: the changes, or nothing when
-    /// `deadline` passed or `cancelled()` turned true first.
+    /// The folders listed because their journal did not explain a change, since the last call:
+    /// what left them was not reported (a consumer that shows folders lists them again).
+    pub fn take_relisted(&mut self) -> Vec<(AgentId, Folder)> {
+        std::mem::take(&mut self.relisted)
+    }
+
+    /// Block until something changed in a watched folder: the changes (or none, when a folder
+    /// was listed: see [`Feed::take_relisted`]), or nothing when `deadline` passed or
+    /// `cancelled()` turned true first.
     pub fn next(
         &mut self,
         deadline: Option<Instant>,
@@ -196,7 +173,7 @@ impl Feed {
     ) -> Result<Vec<Change>> {
         loop {
             let changes = self.look()?;
-            if !changes.is_empty() {
+            if !changes.is_empty() || !self.relisted.is_empty() {
                 return Ok(changes);
             }
             if self.sleep(deadline, cancelled) != Wake::Look {
@@ -288,7 +265,16 @@ mod tests {
         );
 
         let new = put(&b, Folder::Done, "00000002");
-        std::fs::remove_file(a.folder_path(Folder::Inbox).join(old.as_str())).unwrap();
+        let done = crate::store::Destination {
+            tmp: a.tmp(),
+            dir: a.folder_path(Folder::Done),
+            name: old.to_string(),
+        };
+        let inbox = a.folder_path(Folder::Inbox);
+        crate::store::move_message(&a.tmp(), &inbox.join(old.as_str()), &[done], |bytes| {
+            Ok(vec![bytes.to_vec()])
+        })
+        .unwrap();
         let never = || false;
         let mut changes = feed.next(None, &never).unwrap();
         // The two changes may be seen in one look or two.
@@ -302,6 +288,17 @@ mod tests {
         assert!(seen.contains(&("a", Folder::Inbox, old.as_str(), ChangeKind::Left)));
         assert!(seen.contains(&("b", Folder::Done, new.as_str(), ChangeKind::Arrived)));
         assert_eq!(seen.len(), 2, "{seen:?}");
+        assert!(feed.take_relisted().is_empty(), "the journals explained both");
+
+        // Another tool deletes a file: the feed cannot say what left, and says so.
+        let by_hand = put(&b, Folder::Done, "00000003");
+        feed.look().unwrap();
+        std::fs::remove_file(b.folder_path(Folder::Done).join(by_hand.as_str())).unwrap();
+        assert!(feed.next(None, &never).unwrap().is_empty());
+        assert_eq!(
+            feed.take_relisted(),
+            [(AgentId::new("b").unwrap(), Folder::Done)]
+        );
     }
 
     #[test]

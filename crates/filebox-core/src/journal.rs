@@ -199,6 +199,36 @@ pub(crate) fn snapshot(dir: &Path, since: Since) -> io::Result<Snapshot> {
     })
 }
 
+/// How much of a journal's end [`tail`] reads: a few hundred changes.
+const TAIL: u64 = 16 * 1024;
+
+/// The last complete entries of the folder's journal before the position `journal` (inode,
+/// length) that a snapshot found: what changed just before it (empty when that journal is
+/// gone or its end does not parse).
+pub(crate) fn tail(dir: &Path, journal: (u64, u64)) -> Vec<Entry> {
+    let (ino, len) = journal;
+    let Some(mut file) = path_of(dir).and_then(|path| Place::file(&path).open(OFlags::RDONLY, 0).ok())
+    else {
+        return Vec::new();
+    };
+    if file.metadata().map_or(true, |meta| meta.ino() != ino) {
+        return Vec::new();
+    }
+    let from = len.saturating_sub(TAIL);
+    let mut bytes = Vec::new();
+    if file.seek(SeekFrom::Start(from)).is_err()
+        || (&mut file).take(len - from).read_to_end(&mut bytes).is_err()
+    {
+        return Vec::new();
+    }
+    // Begin at a line's start: the first line may be cut.
+    let start = match from {
+        0 => 0,
+        _ => bytes.iter().position(|&b| b == b'\n').map_or(bytes.len(), |n| n + 1),
+    };
+    parse(&bytes[start..]).unwrap_or_default()
+}
+
 /// The lines of a journal; `None` if one does not parse (torn by a writer killed mid-write).
 fn parse(bytes: &[u8]) -> Option<Vec<Entry>> {
     let text = std::str::from_utf8(bytes).ok()?;

@@ -271,15 +271,27 @@ impl Mailbox {
     /// (sorting 100,000 names costs more than listing them).
     pub(crate) fn file_entries_unsorted(&self, folder: Folder) -> Result<FolderEntries> {
         use std::os::unix::fs::DirEntryExt;
-        let dir = self.folder_path(folder);
         let mut names = Vec::new();
+        let problems = self.visit_file_entries(folder, |file, entry| {
+            names.push((file, entry.ino()));
+        })?;
+        Ok((names, problems))
+    }
+
+    /// Visit each message file of a folder in directory order, collecting nothing (a look at a
+    /// folder of 1,000,000 files that keeps only a few of them); the entries that are not
+    /// message files are the problems returned.
+    pub(crate) fn visit_file_entries(
+        &self,
+        folder: Folder,
+        mut visit: impl FnMut(FileName, &fs::DirEntry),
+    ) -> Result<Vec<Problem>> {
+        let dir = self.folder_path(folder);
         let mut problems = Vec::new();
         let entries = match fs::read_dir(&dir) {
             Ok(entries) => entries,
             // A reader's open creates nothing: a folder not made yet holds nothing.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok((Vec::new(), Vec::new()));
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(Error::io(dir, e)),
         };
         for entry in entries {
@@ -296,7 +308,7 @@ impl Mailbox {
                 continue;
             }
             match (entry.file_type(), FileName::new(name)) {
-                (Ok(kind), Ok(file)) if kind.is_file() => names.push((file, entry.ino())),
+                (Ok(kind), Ok(file)) if kind.is_file() => visit(file, &entry),
                 (Ok(kind), _) if kind.is_symlink() => problems.push(Problem {
                     path: entry.path(),
                     reason: "symlinks are not followed".into(),
@@ -315,7 +327,7 @@ impl Mailbox {
                 }),
             }
         }
-        Ok((names, problems))
+        Ok(problems)
     }
 
     /// Read one file's header. A file that vanished meanwhile is `Ok(None)`.

@@ -21,6 +21,9 @@ use crate::mailbox::{Envelope, Mailbox};
 use crate::store;
 
 const FILE: &str = "read-marks";
+/// Up to this many messages, whether each is unread is found by a `stat` of its file rather
+/// than by listing the folder.
+const STAT_EACH: usize = 256;
 
 impl Mailbox {
     /// Record that I read this copy of a message. Call it before reading the file: if the file
@@ -56,16 +59,22 @@ impl Mailbox {
         if marks.is_empty() {
             return Ok(vec![true; messages.len()]);
         }
-        // One readdir for every file's inode, not a stat per message.
+        let unread = |m: &Envelope, ino: Option<u64>| {
+            ino.is_none_or(|ino| !marks.contains(&(ino, m.header.id().to_owned())))
+        };
+        if messages.len() <= STAT_EACH {
+            // A few messages (a wait's, a page's): a stat each, whatever the folder's size.
+            return Ok(messages
+                .iter()
+                .map(|m| unread(m, std::fs::symlink_metadata(&m.path).ok().map(|meta| meta.ino())))
+                .collect());
+        }
+        // Many: one readdir for every file's inode, not a stat per message.
         let (entries, _problems) = self.file_entries(folder)?;
         let inodes: HashMap<_, _> = entries.into_iter().collect();
         Ok(messages
             .iter()
-            .map(|m| {
-                inodes
-                    .get(&m.file)
-                    .is_none_or(|ino| !marks.contains(&(*ino, m.header.id().to_owned())))
-            })
+            .map(|m| unread(m, inodes.get(&m.file).copied()))
             .collect())
     }
 

@@ -9,12 +9,11 @@
 //! for a new version: the receipt is written under the cursor's lock and both are told the new
 //! inode, so a message read is neither returned again by `wait` nor shown unread.
 
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 
 use crate::agent::AgentId;
-use crate::cursor::{self, Claim};
+use crate::cursor::{self, Claim, Cursor};
 use crate::error::{Error, Result};
-use crate::feed::Baseline;
 use crate::folder::Folder;
 use crate::mailbox::{Envelope, Mailbox, MessageRef, parse_bytes};
 use crate::mailroom::Mailroom;
@@ -85,7 +84,7 @@ impl Mailroom {
         let mut receipts = Vec::new();
         for reference in references {
             let receipt = match mailbox.find(reference, &[Folder::Inbox]) {
-                Ok(envelope) => mailbox.receipt(&envelope, reader, how, cursor.returned())?,
+                Ok(envelope) => mailbox.receipt(&envelope, reader, how, cursor.cursor())?,
                 Err(Error::NotFound { .. }) => {
                     mailbox.find(reference, &Folder::ALL)?;
                     Receipt::AlreadyRead
@@ -108,26 +107,26 @@ impl Claim {
         reader: &str,
         how: &str,
     ) -> Result<Vec<Receipt>> {
-        let Some((mailbox, returned)) = self.pending_mut() else {
+        let Some((mailbox, cursor)) = self.pending_mut() else {
             return Ok(Vec::new());
         };
         let mailbox = mailbox.clone();
         envelopes
             .iter()
-            .map(|envelope| mailbox.receipt(envelope, reader, how, Some(&mut *returned)))
+            .map(|envelope| mailbox.receipt(envelope, reader, how, Some(&mut *cursor)))
             .collect()
     }
 }
 
 impl Mailbox {
     /// Write `reader`'s receipt into the inbox copy `envelope` unless it holds one for this
-    /// version; `returned` (the wait cursor, when loaded) and the read marks follow the file.
+    /// version; the wait cursor (when loaded) and the read marks follow the file.
     fn receipt(
         &self,
         envelope: &Envelope,
         reader: &str,
         how: &str,
-        returned: Option<&mut Baseline>,
+        cursor: Option<&mut Cursor>,
     ) -> Result<Receipt> {
         if envelope.folder != Folder::Inbox {
             return Ok(Receipt::AlreadyRead);
@@ -163,14 +162,11 @@ impl Mailbox {
             // No write access, a full disk: the read goes on without a receipt.
             Err(e) => return Ok(Receipt::NotRecorded(e.to_string())),
         }
+        keep_modified(&envelope.path, &before);
         if let Ok(after) = std::fs::symlink_metadata(&envelope.path) {
-            let name = envelope.file.to_string();
-            if let Some(returned) = returned
-                && returned.0.remove(&(name.clone(), before.ino()))
-            {
-                returned.0.insert((name, after.ino()));
+            if let Some(cursor) = cursor {
+                cursor.rewritten(envelope.file.as_str(), &before, &after);
             }
-            keep_modified(&envelope.path, &before);
             self.mark_read(envelope)?;
         }
         Ok(Receipt::Recorded)

@@ -79,7 +79,7 @@ impl Mailbox {
     /// returned, so a wait running meanwhile (a hook waiting for mail, `wait_for_messages`)
     /// never reports what the caller reports. For showing mail unasked (a session's start).
     pub fn claim_unread(&self) -> Result<(Vec<Envelope>, Claim)> {
-        let (_, claim) = cursor::claim_inbox(self)?;
+        let claim = cursor::claim_inbox(self)?;
         let listing = self.list(Folder::Inbox)?;
         let unread = self.unread(Folder::Inbox, listing.messages)?;
         Ok((unread, claim))

@@ -77,6 +77,11 @@ impl Follower {
                 let window = std::time::Instant::now() + REWRITE_WINDOW;
                 changes.extend(self.feed.next(Some(window), stopped)?);
             }
+            // A folder listed because its journal did not explain a change: what left it is
+            // not known, so every client lists again.
+            if !self.feed.take_relisted().is_empty() {
+                log.publish(HubEvent::resync());
+            }
             let events: Vec<HubEvent> = changes
                 .iter()
                 .map(|change| {

@@ -9,11 +9,14 @@
 //! Files are the truth: at start every runner agent's inbox is run, and so is every message
 //! on hold that a runner had claimed (a hub killed mid-run runs it again). The config is read
 //! again at each arrival (parsed only when its file changed): a runner added or changed takes
-//! effect without a restart, its waiting mail run at once.
+//! effect without a restart, its waiting mail run at once. The runs waiting for a runner's
+//! turn are bounded (`queue.rs`): past the bound, mail waits in the inbox and is looked at again.
+
+mod queue;
 
 use std::collections::HashMap;
 use std::process::Stdio;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -36,6 +39,8 @@ use crate::tasks::{Run, keep_running};
 const CLAIMED: &str = "runner: started";
 /// How much of a failed command's stderr is kept, in bytes.
 const STDERR_TAIL: usize = 2000;
+/// How often a runner whose queue turned mail away looks whether it has room again.
+const LOOK_AGAIN: Duration = Duration::from_secs(2);
 
 /// An agent entry's `runner`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -99,10 +104,12 @@ async fn run_runners(
     start_waiting(&hub, &runners, &config, added, true).await?;
     run.up();
     let stop = hub.sessions();
+    let mut look_again = tokio::time::interval(LOOK_AGAIN);
     loop {
         let event = tokio::select! {
             _ = stop.cancelled() => return Ok(()),
-            event = arrivals.recv() => event,
+            _ = look_again.tick() => None,
+            event = arrivals.recv() => Some(event),
         };
         // A runner added to the config (or changed) takes effect without a restart, like
         // tokens: the config is parsed again only when its file changed.
@@ -111,6 +118,11 @@ async fn run_runners(
             Ok(added) => start_waiting(&hub, &runners, &config, added, true).await?,
             Err(error) => eprintln!("filebox serve: runners kept as they were: {error}"),
         }
+        let Some(event) = event else {
+            // Mail a full queue turned away is still in the inbox: run it once there is room.
+            start_waiting(&hub, &runners, &config, runners.overflowed(), false).await?;
+            continue;
+        };
         match event {
             Ok(event)
                 if event.folder == Folder::Inbox
@@ -158,11 +170,12 @@ async fn start_waiting(
     Ok(())
 }
 
-/// The runners of the config as last read, each with its concurrency limit.
+/// The runners of the config as last read, each with its concurrency limit and its queue.
 #[derive(Default)]
 struct Runners {
     specs: HashMap<AgentId, RunnerSpec>,
     limits: HashMap<AgentId, Arc<Semaphore>>,
+    queues: HashMap<AgentId, Arc<Mutex<queue::Queue>>>,
 }
 
 impl Runners {
@@ -179,14 +192,35 @@ impl Runners {
             }
         }
         self.limits.retain(|agent, _| specs.contains_key(agent));
+        for agent in specs.keys() {
+            self.queues.entry(agent.clone()).or_default();
+        }
+        self.queues.retain(|agent, _| specs.contains_key(agent));
         self.specs = specs;
         Ok(added)
     }
 
+    /// The agents whose queue turned mail away and has room again.
+    fn overflowed(&self) -> Vec<AgentId> {
+        self.queues
+            .iter()
+            .filter(|(_, waiting)| queue::take_overflow(waiting))
+            .map(|(agent, _)| agent.clone())
+            .collect()
+    }
+
     /// Run `agent`'s runner on one message of its inbox (or of its hold, `claimed`), within
-    /// its limit; nothing when the agent has no runner.
+    /// its limit; nothing when the agent has no runner, or the message waits for its turn
+    /// already, or the runner's queue is full (the message stays in the inbox for later).
     fn start(&self, hub: &Hub, agent: &AgentId, file: String, claimed: bool) {
-        let (Some(spec), Some(limit)) = (self.specs.get(agent), self.limits.get(agent)) else {
+        let (Some(spec), Some(limit), Some(waiting)) = (
+            self.specs.get(agent),
+            self.limits.get(agent),
+            self.queues.get(agent),
+        ) else {
+            return;
+        };
+        let Some(ticket) = queue::enter(waiting, &file) else {
             return;
         };
         let job = Job {
@@ -201,7 +235,7 @@ impl Runners {
             let Ok(_permit) = limit.acquire_owned().await else {
                 return;
             };
-            job.run().await;
+            job.run(ticket).await;
         });
     }
 }
@@ -252,8 +286,11 @@ enum Ending {
 }
 
 impl Job {
-    async fn run(self) {
-        let Some((markdown, id)) = self.claim().await else {
+    async fn run(self, ticket: queue::Ticket) {
+        let claimed = self.claim().await;
+        // Claimed (on hold) or taken by someone else: no longer waiting for its turn.
+        drop(ticket);
+        let Some((markdown, id)) = claimed else {
             return;
         };
         let ending = self.execute(&markdown, &id).await;

@@ -130,3 +130,45 @@ impl EventLog {
         format!("{}-{}", self.run, event.seq)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn delivered(n: usize) -> HubEvent {
+        HubEvent {
+            kind: "delivered",
+            agent: "dev".into(),
+            file: format!("{n}.md"),
+            ..HubEvent::resync()
+        }
+    }
+
+    /// A month of events holds no more memory than [`RING`] of them: the ring drops the
+    /// oldest, a client asking to resume from one dropped is told to list again, and a
+    /// subscriber that never reads is told it lagged instead of holding every event.
+    #[test]
+    fn the_log_holds_the_last_ring_of_events_however_many_were_published() {
+        let log = EventLog::new();
+        let mut asleep = log.live();
+        for n in 0..RING + 100 {
+            log.publish(delivered(n));
+        }
+        let recent = log.recent.lock().unwrap();
+        assert_eq!(recent.len(), RING);
+        assert_eq!(recent.front().unwrap().seq, 101);
+        let (oldest, newest) = (log.id(&recent[0]), log.id(&recent[RING - 1]));
+        drop(recent);
+        let (missed, resumed, _) = log.subscribe(Some(&format!("{}-50", log.run)));
+        assert!(missed.is_empty() && !resumed, "dropped: list again");
+        let (missed, resumed, _) = log.subscribe(Some(&oldest));
+        assert!(resumed);
+        assert_eq!(missed.len(), RING - 1);
+        let (missed, _, _) = log.subscribe(Some(&newest));
+        assert!(missed.is_empty());
+        assert!(matches!(
+            asleep.try_recv(),
+            Err(broadcast::error::TryRecvError::Lagged(100))
+        ));
+    }
+}
