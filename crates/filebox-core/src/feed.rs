@@ -6,8 +6,13 @@
 //! reads our own looks cause, which would wake us again at once), with a periodic look as the
 //! fallback for file systems that send no events. What changed is decided by comparing each
 //! folder's names and inodes with the last look (every rewrite is a rename, so a new inode).
+//! [`Feed::next`] looks again only at the folders the notifications named since its last look
+//! (every folder after the periodic look's time, a lost event or a watcher error), so a
+//! change costs a listing of its own folder, not of every watched one.
 
+use std::cell::RefCell;
 use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -78,15 +83,46 @@ pub enum Wake {
 struct Source {
     mailbox: Mailbox,
     folder: Folder,
+    /// The folder's path, as notifications name it.
+    dir: PathBuf,
     seen: Baseline,
+}
+
+/// A notification: a path that changed (a file in a watched folder, or the folder), or `None`
+/// when any folder may have changed (an error, events lost).
+type Notice = Option<PathBuf>;
+
+/// The folders to look at next.
+#[derive(Debug, Default)]
+struct Dirty {
+    all: bool,
+    paths: HashSet<PathBuf>,
+}
+
+impl Dirty {
+    fn note(&mut self, notice: Notice) {
+        match notice {
+            Some(path) => {
+                self.paths.insert(path);
+            }
+            None => self.all = true,
+        }
+    }
+
+    /// Whether the folder `dir` may have changed: a path in it or the folder itself was named.
+    fn names(&self, dir: &Path) -> bool {
+        self.all || self.paths.contains(dir)
+    }
 }
 
 /// Watched folders and what was last seen in each.
 pub struct Feed {
-    events: Receiver<()>,
+    events: Receiver<Notice>,
     /// `None` when no watcher could be set up: the feed then looks every [`TICK`].
     watcher: Option<RecommendedWatcher>,
     sources: Vec<Source>,
+    /// The folders notified since [`Feed::next`] last looked (filled while sleeping).
+    dirty: RefCell<Dirty>,
 }
 
 impl std::fmt::Debug for Feed {
@@ -109,9 +145,23 @@ impl Feed {
     pub fn new() -> Feed {
         let (sender, events) = mpsc::channel();
         let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-            // An error may mean lost events: look again.
-            if event.as_ref().map_or(true, |e| may_change_files(e.kind)) {
-                let _ = sender.send(());
+            match event {
+                Ok(event) if may_change_files(event.kind) => {
+                    if event.need_rescan() || event.paths.is_empty() {
+                        let _ = sender.send(None);
+                    }
+                    // A file's folder, or the folder itself (removed, moved).
+                    for path in event.paths {
+                        let folder = path.parent().map(Path::to_owned);
+                        let _ = sender.send(Some(path));
+                        let _ = sender.send(folder);
+                    }
+                }
+                Ok(_) => {}
+                // An error may mean lost events: look at everything again.
+                Err(_) => {
+                    let _ = sender.send(None);
+                }
             }
         })
         .ok();
@@ -119,6 +169,7 @@ impl Feed {
             events,
             watcher,
             sources: Vec::new(),
+            dirty: RefCell::default(),
         }
     }
 
@@ -146,9 +197,12 @@ impl Feed {
             Some(seen) => seen,
             None => Baseline::of(&mailbox.file_entries(folder)?.0),
         };
+        // The first look covers it: what changed since `seen` sent no notice.
+        self.dirty.get_mut().paths.insert(dir.clone());
         self.sources.push(Source {
             mailbox: mailbox.clone(),
             folder,
+            dir,
             seen,
         });
         Ok(())
@@ -156,8 +210,19 @@ impl Feed {
 
     /// What arrived and left since the last look, without waiting; the baselines move on.
     pub fn look(&mut self) -> Result<Vec<Change>> {
+        self.look_at(&Dirty {
+            all: true,
+            ..Dirty::default()
+        })
+    }
+
+    /// [`Feed::look`] at the folders `dirty` names.
+    fn look_at(&mut self, dirty: &Dirty) -> Result<Vec<Change>> {
         let mut changes = Vec::new();
         for source in &mut self.sources {
+            if !dirty.names(&source.dir) {
+                continue;
+            }
             let (entries, _problems) = source.mailbox.file_entries(source.folder)?;
             let now = Baseline::of(&entries);
             let change = |(name, ino): &(String, u64), kind| {
@@ -195,7 +260,8 @@ impl Feed {
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Vec<Change>> {
         loop {
-            let changes = self.look()?;
+            let dirty = self.take_dirty();
+            let changes = self.look_at(&dirty)?;
             if !changes.is_empty() {
                 return Ok(changes);
             }
@@ -203,6 +269,16 @@ impl Feed {
                 return Ok(Vec::new());
             }
         }
+    }
+
+    /// The folders notified since the last call (every folder without a watcher).
+    fn take_dirty(&mut self) -> Dirty {
+        let dirty = self.dirty.get_mut();
+        while let Ok(notice) = self.events.try_recv() {
+            dirty.note(notice);
+        }
+        dirty.all |= self.watcher.is_none();
+        std::mem::take(dirty)
     }
 
     /// Sleep until an event (or the fallback look), the deadline, or a cancellation.
@@ -222,13 +298,18 @@ impl Feed {
                 return Wake::Deadline;
             }
             if now >= look_at {
+                self.dirty.borrow_mut().all = true;
                 return Wake::Look;
             }
             let wait = TICK.min(look_at - now);
             let wait = deadline.map_or(wait, |d| wait.min(d.saturating_duration_since(now)));
             match self.events.recv_timeout(wait) {
-                Ok(()) => {
-                    while self.events.try_recv().is_ok() {}
+                Ok(notice) => {
+                    let mut dirty = self.dirty.borrow_mut();
+                    dirty.note(notice);
+                    while let Ok(notice) = self.events.try_recv() {
+                        dirty.note(notice);
+                    }
                     return Wake::Look;
                 }
                 Err(RecvTimeoutError::Timeout) => {}
@@ -302,6 +383,20 @@ mod tests {
         assert!(seen.contains(&("a", Folder::Inbox, old.as_str(), ChangeKind::Left)));
         assert!(seen.contains(&("b", Folder::Done, new.as_str(), ChangeKind::Arrived)));
         assert_eq!(seen.len(), 2, "{seen:?}");
+    }
+
+    #[test]
+    fn next_reports_what_changed_since_an_older_baseline_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = Mailbox::open(AgentId::new("a").unwrap(), dir.path().join("a")).unwrap();
+        let seen = Baseline::of(&a.file_entries(Folder::Inbox).unwrap().0);
+        // Arrived before the watch: no notification will ever name it.
+        let early = put(&a, Folder::Inbox, "00000003");
+        let mut feed = Feed::new();
+        feed.watch_from(&a, Folder::Inbox, Some(seen)).unwrap();
+        let changes = feed.next(Some(Instant::now()), &|| false).unwrap();
+        let seen: Vec<_> = changes.iter().map(|c| (c.file.as_str(), c.kind)).collect();
+        assert_eq!(seen, [(early.as_str(), ChangeKind::Arrived)]);
     }
 
     #[test]

@@ -63,6 +63,17 @@ struct Arrival {
 }
 
 impl Arrival {
+    /// Whether this is a delivery receipt for hub `me`.
+    fn is_receipt(&self, me: &str) -> bool {
+        matches!(
+            wire::addressed(&self.subject, me),
+            Some(Addressed::Event { .. })
+        ) && matches!(
+            serde_json::from_slice(&self.payload),
+            Ok(Event::Received { .. })
+        )
+    }
+
     fn of(message: &jetstream::Message) -> Arrival {
         let header = |name: &str| {
             message
@@ -295,29 +306,68 @@ impl Inbound {
     }
 }
 
+/// The outcome of applying one message: for mail, the delivery receipt to publish.
+type Outcome = Result<Option<Outgoing>, Failure>;
+
 /// Apply a batch in order, up to and including the first that may work later (the rest are
-/// not tried: they come again after it); then make the mail delivered durable. For each
-/// message tried, its outcome (for mail, the delivery receipt to publish).
+/// not tried: they come again after it); then make the mail delivered durable. A run of
+/// delivery receipts is recorded by [`RECEIPT_THREADS`] threads at once (receipts are
+/// independent of each other, and each is a two-phase move of a spool copy whose fsyncs
+/// concurrent threads share); what follows a receipt to retry in the run is tried again
+/// after it, which records nothing twice.
 fn apply_all(
     live: &LiveConfig,
     me: &str,
     arrivals: &[Arrival],
     published: &Mutex<Published>,
-) -> anyhow::Result<Vec<Result<Option<Outgoing>, Failure>>> {
+) -> anyhow::Result<Vec<Outcome>> {
     let mut unsynced = Unsynced::default();
     let mut outcomes = Vec::with_capacity(arrivals.len());
-    for arrival in arrivals {
-        let outcome = apply(live, me, arrival, published, &mut unsynced);
-        let retry = matches!(outcome, Err(Failure::Retry(_)));
-        outcomes.push(outcome);
-        if retry {
-            break;
+    let mut rest = arrivals;
+    'batch: while !rest.is_empty() {
+        let receipts = rest.iter().take_while(|a| a.is_receipt(me)).count();
+        let (now, later) = rest.split_at(receipts.max(1));
+        let applied = if receipts > 1 {
+            in_parallel(now, |arrival| {
+                apply(live, me, arrival, published, &mut Unsynced::default())
+            })
+        } else {
+            vec![apply(live, me, &now[0], published, &mut unsynced)]
+        };
+        for outcome in applied {
+            let retry = matches!(outcome, Err(Failure::Retry(_)));
+            outcomes.push(outcome);
+            if retry {
+                break 'batch;
+            }
         }
+        rest = later;
     }
     unsynced
         .sync()
         .context("making the delivered mail durable")?;
     Ok(outcomes)
+}
+
+/// How many threads record a run of delivery receipts.
+const RECEIPT_THREADS: usize = 8;
+
+/// `apply` to each arrival, [`RECEIPT_THREADS`] at a time; the outcomes in order.
+fn in_parallel(arrivals: &[Arrival], apply: impl Fn(&Arrival) -> Outcome + Sync) -> Vec<Outcome> {
+    let chunk = arrivals.len().div_ceil(RECEIPT_THREADS);
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = arrivals
+            .chunks(chunk)
+            .map(|part| scope.spawn(|| part.iter().map(&apply).collect::<Vec<_>>()))
+            .collect();
+        threads
+            .into_iter()
+            .flat_map(|thread| match thread.join() {
+                Ok(outcomes) => outcomes,
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+            .collect()
+    })
 }
 
 /// Apply one message of the stream; for mail, the delivery receipt to publish once
