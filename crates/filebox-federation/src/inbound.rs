@@ -193,26 +193,18 @@ impl Inbound {
             }
         }
         self.send_events(&answers).await?;
+        // The last acknowledgement is confirmed: one round trip for the batch, the server
+        // having every acknowledgement sent before it.
+        let confirmed = applied
+            .iter()
+            .rposition(|outcome| !matches!(outcome, Err(Failure::Retry(_))));
         let mut applied = applied.into_iter();
-        let mut last_ack = None;
-        for (seq, message) in &admitted {
-            match applied.next() {
-                Some(Ok(_)) => {
-                    message
-                        .ack()
-                        .await
-                        .map_err(|e| anyhow::anyhow!("acknowledging: {e}"))?;
-                    gate.done(*seq);
-                    last_ack = Some(message);
-                }
+        for (n, (seq, message)) in admitted.iter().enumerate() {
+            let kind = match applied.next() {
+                Some(Ok(_)) => AckKind::Ack,
                 Some(Err(Failure::Refused(e))) => {
                     set_aside(self.config.path(), &message.subject, &e, &message.payload)?;
-                    message
-                        .ack_with(AckKind::Term)
-                        .await
-                        .map_err(|e| anyhow::anyhow!("terminating: {e}"))?;
-                    gate.done(*seq);
-                    last_ack = Some(message);
+                    AckKind::Term
                 }
                 Some(Err(Failure::Retry(e))) => {
                     eprintln!(
@@ -221,20 +213,22 @@ impl Inbound {
                     );
                     gate.returned(*seq);
                     hand_back(message).await?;
+                    continue;
                 }
                 // Not tried: after one that is retried, in order.
                 None => {
                     gate.returned(*seq);
                     hand_back(message).await?;
+                    continue;
                 }
-            }
-        }
-        // One round trip for the batch: the server has every acknowledgement sent before.
-        if let Some(message) = last_ack {
-            message
-                .double_ack()
-                .await
-                .map_err(|e| anyhow::anyhow!("acknowledging: {e}"))?;
+            };
+            let acked = if Some(n) == confirmed {
+                message.double_ack_with(kind).await
+            } else {
+                message.ack_with(kind).await
+            };
+            acked.map_err(|e| anyhow::anyhow!("acknowledging: {e}"))?;
+            gate.done(*seq);
         }
         Ok(())
     }

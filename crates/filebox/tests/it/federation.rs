@@ -442,6 +442,35 @@ fn mail_that_cannot_be_written_yet_holds_back_the_mail_after_it_then_all_arrives
     assert_in_order_per_sender(&ci, &inbox, &["alice", "carol"], COUNT / 2);
 }
 
+#[test]
+fn mail_sent_after_a_hub_was_killed_mid_batch_does_not_overtake_what_it_had_in_hand() {
+    const FIRST: usize = 60;
+    const COUNT: usize = 80;
+    let nats = Nats::start();
+    let mut laptop = Hub::new("laptop", &nats, &["alice", "carol"], &["bob@ci-1"]);
+    let mut ci = Hub::new("ci-1", &nats, &["bob"], &[]);
+    laptop.start();
+    let send = |n: usize| {
+        let sender = if n % 2 == 0 { "alice" } else { "carol" };
+        laptop.send_in_process(sender, "bob@ci-1", &format!("{sender} {n}"));
+    };
+    (0..FIRST).for_each(send);
+    until("the mail in the stream", || {
+        waiting_in_stream(&laptop, "ci-1") == FIRST as u64
+    });
+    // ci-1 dies with the batch in hand, unacknowledged; more mail comes before it is back,
+    // which the server could hand out at once, ahead of the batch it redelivers only later.
+    ci.start();
+    ci.wait_for("bob", Folder::Inbox, "the first mail", |l| !l.is_empty());
+    ci.kill();
+    (FIRST..COUNT).for_each(send);
+    ci.start();
+    let inbox = ci.wait_for("bob", Folder::Inbox, "all of it", |l| l.len() >= COUNT);
+    assert_eq!(inbox.len(), COUNT);
+    assert_unique(&inbox);
+    assert_in_order_per_sender(&ci, &inbox, &["alice", "carol"], COUNT / 2);
+}
+
 /// Messages waiting in the stream for `hub`, as `federation status` on `from` reports them.
 fn waiting_in_stream(from: &Hub, hub: &str) -> u64 {
     let report = from.json("alice", &["federation", "status"]);
