@@ -6,7 +6,9 @@
 //!   taking turns, one message at a time.
 //! - Throughput: 8 senders (each an agent of hub A, each on its own keep-alive connection) to 8
 //!   agents of hub B for a fixed time, then until hub B has every message: the rate hub A accepts
-//!   and the rate hub B delivers at, with the CPU time and memory of nats-server and both hubs.
+//!   and the rate hub B delivers at, with the CPU time and memory of nats-server and both hubs;
+//!   against, in the same run, the same 8 senders to 8 agents of hub A (a local send: the rate
+//!   one hub accepts and its CPU per message).
 //!
 //! Every message is 1 KiB of body, the hub benchmark's size.
 
@@ -55,7 +57,13 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let senders: Vec<String> = (0..SENDERS).map(|n| format!("s{n}")).collect();
     let receivers: Vec<String> = (0..SENDERS).map(|n| format!("r{n}")).collect();
     let remote: Vec<String> = receivers.iter().map(|r| format!("{r}@hub-b")).collect();
-    let local: Vec<String> = senders.iter().cloned().chain(["near".to_owned()]).collect();
+    let near: Vec<String> = (0..SENDERS).map(|n| format!("l{n}")).collect();
+    let local: Vec<String> = senders
+        .iter()
+        .chain(&near)
+        .cloned()
+        .chain(["near".to_owned()])
+        .collect();
     let a_dir = machine_config(root.path(), "hub-a", &nats, &local, &remote)?;
     let b_dir = machine_config(root.path(), "hub-b", &nats, &receivers, &[])?;
     let a = Machine {
@@ -68,7 +76,8 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     };
     let load_before = load_average();
     latency(&a, &b, pairs)?;
-    throughput(&a, &b, &nats, slice)?;
+    let local = local_throughput(&a, slice)?;
+    throughput(&a, &b, &nats, slice, &local)?;
     println!(
         "\nload average (1, 5, 15 min): before {load_before}, after {}",
         load_average()
@@ -237,7 +246,87 @@ fn usage(pid: u32) -> Result<Usage> {
     })
 }
 
-fn throughput(a: &Machine, b: &Machine, nats: &LocalNats, slice: Duration) -> Result<()> {
+/// What one hub does with local sends: the rate it accepts them at and its CPU per message.
+struct Local {
+    per_second: f64,
+    cpu_per_message: Duration,
+}
+
+/// 8 threads, one per sender on its own keep-alive connection to hub A, sending to `to(n)`
+/// until `deadline`; while they run, `meanwhile` (until it returns). The messages sent.
+fn send_until(
+    a: &Machine,
+    deadline: Instant,
+    to: &(dyn Fn(usize) -> String + Sync),
+    meanwhile: impl FnOnce() -> Result<()>,
+) -> Result<u64> {
+    std::thread::scope(|scope| -> Result<_> {
+        let threads: Vec<_> = (0..SENDERS)
+            .map(|n| {
+                let address: SocketAddr = a.hub.address;
+                scope.spawn(move || -> std::result::Result<u64, String> {
+                    let mut connection = Connection::open(address).map_err(|e| e.to_string())?;
+                    let (from, to) = (format!("s{n}"), to(n));
+                    let mut sent = 0;
+                    while Instant::now() < deadline {
+                        send(&mut connection, &from, &to, sent).map_err(|e| e.to_string())?;
+                        sent += 1;
+                    }
+                    Ok(sent)
+                })
+            })
+            .collect();
+        meanwhile()?;
+        let mut sent = 0;
+        for thread in threads {
+            sent += thread.join().map_err(|_| "a sender panicked")??;
+        }
+        Ok(sent)
+    })
+}
+
+/// The baseline: the 8 senders to 8 agents of hub A itself for `slice`.
+fn local_throughput(a: &Machine, slice: Duration) -> Result<Local> {
+    let before = usage(a.hub.pid())?;
+    let started = Instant::now();
+    let sent = send_until(a, started + slice, &|n| format!("l{n}"), || Ok(()))?;
+    let elapsed = started.elapsed();
+    let cpu = usage(a.hub.pid())?.cpu.saturating_sub(before.cpu);
+    let local = Local {
+        per_second: sent as f64 / elapsed.as_secs_f64(),
+        cpu_per_message: cpu / u32::try_from(sent.max(1))?,
+    };
+    report::table(
+        &format!(
+            "Baseline: {SENDERS} senders on hub A to {SENDERS} agents of hub A, {} s",
+            slice.as_secs()
+        ),
+        &["figure", "value"],
+        &[
+            vec![
+                "accepted by hub A (email.send, local)".into(),
+                format!(
+                    "{sent} in {:.1} s = {:.0}/s",
+                    elapsed.as_secs_f64(),
+                    local.per_second
+                ),
+            ],
+            vec![
+                "hub A CPU per local send".into(),
+                format!("{:.0} µs", 1e6 * local.cpu_per_message.as_secs_f64()),
+            ],
+        ],
+    );
+    Ok(local)
+}
+
+fn throughput(
+    a: &Machine,
+    b: &Machine,
+    nats: &LocalNats,
+    slice: Duration,
+    local: &Local,
+) -> Result<()> {
     let processes = [
         ("nats-server", nats.pid()),
         ("hub A (sends, publishes)", a.hub.pid()),
@@ -254,31 +343,13 @@ fn throughput(a: &Machine, b: &Machine, nats: &LocalNats, slice: Duration) -> Re
     let mut arrivals = Arrivals { feed, count: 0 };
     let started = Instant::now();
     let deadline = started + slice;
-    let (sent, accepted_in, delivered_at_slice) = std::thread::scope(|scope| -> Result<_> {
-        let threads: Vec<_> = (0..SENDERS)
-            .map(|n| {
-                let address: SocketAddr = a.hub.address;
-                scope.spawn(move || -> std::result::Result<u64, String> {
-                    let mut connection = Connection::open(address).map_err(|e| e.to_string())?;
-                    let (from, to) = (format!("s{n}"), format!("r{n}@hub-b"));
-                    let mut sent = 0;
-                    while Instant::now() < deadline {
-                        send(&mut connection, &from, &to, sent).map_err(|e| e.to_string())?;
-                        sent += 1;
-                    }
-                    Ok(sent)
-                })
-            })
-            .collect();
+    let sent = send_until(a, deadline, &|n| format!("r{n}@hub-b"), || {
         while Instant::now() < deadline {
             arrivals.wait(deadline)?;
         }
-        let mut sent = 0;
-        for thread in threads {
-            sent += thread.join().map_err(|_| "a sender panicked")??;
-        }
-        Ok((sent, started.elapsed(), arrivals.count))
+        Ok(())
     })?;
+    let (accepted_in, delivered_at_slice) = (started.elapsed(), arrivals.count);
     let give_up = Instant::now() + PATIENCE;
     while arrivals.count < sent as usize {
         if Instant::now() >= give_up {
@@ -287,6 +358,15 @@ fn throughput(a: &Machine, b: &Machine, nats: &LocalNats, slice: Duration) -> Re
         arrivals.wait(give_up)?;
     }
     let drained_in = started.elapsed();
+    // A federated mail's work ends when hub A has recorded its delivery receipt (and
+    // acknowledged it: the stream is empty).
+    while nats.messages_held().map_err(|e| format!("{e:#}"))? > 0 {
+        if Instant::now() >= give_up {
+            return Err("hub A never took every delivery receipt".into());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let settled_in = started.elapsed();
     let after: Vec<Usage> = processes
         .iter()
         .map(|(_, pid)| usage(*pid))
@@ -318,9 +398,13 @@ fn throughput(a: &Machine, b: &Machine, nats: &LocalNats, slice: Duration) -> Re
                     sent as f64 / drained_in.as_secs_f64()
                 ),
             ],
+            vec![
+                "every delivery receipt recorded by hub A".into(),
+                format!("after {:.1} s", settled_in.as_secs_f64()),
+            ],
         ],
     );
-    let wall = drained_in.as_secs_f64();
+    let wall = settled_in.as_secs_f64();
     let rows: Vec<Vec<String>> = processes
         .iter()
         .zip(before.iter().zip(&after))
@@ -336,8 +420,21 @@ fn throughput(a: &Machine, b: &Machine, nats: &LocalNats, slice: Duration) -> Re
             ]
         })
         .collect();
+    let per_message = |usage: (&Usage, &Usage)| {
+        usage.1.cpu.saturating_sub(usage.0.cpu).as_secs_f64() / sent.max(1) as f64
+    };
+    let local_cpu = local.cpu_per_message.as_secs_f64();
+    let delivered = sent as f64 / drained_in.as_secs_f64();
+    println!(
+        "\nsustained cross-hub delivery / local acceptance: {:.0} % ({delivered:.0}/s of {:.0}/s)\n\
+         CPU per federated mail / per local send: hub A {:.1}×, hub B {:.1}×",
+        100.0 * delivered / local.per_second,
+        local.per_second,
+        per_message((&before[1], &after[1])) / local_cpu,
+        per_message((&before[2], &after[2])) / local_cpu,
+    );
     report::table(
-        &format!("CPU and memory over the throughput run ({wall:.1} s until drained)"),
+        &format!("CPU and memory over the throughput run ({wall:.1} s until the receipts were in)"),
         &[
             "process",
             "CPU time",

@@ -68,7 +68,7 @@ pub use receipt::Receipt;
 pub use reply::{REPLIER_COPY_FOLDERS, SYSTEM_MAILBOX, replier_copy_folder};
 pub use send::{Priority, SendReceipt, SendRequest, SourceType, derive_title};
 pub use status::{RecipientStatus, Status, StatusReport, copy_status};
-pub use store::Recovery;
+pub use store::{Recovery, Unsynced};
 pub use thread::{ENTRY_SEPARATOR, Thread, ThreadNode};
 pub use transition::{Transition, TransitionReceipt};
 pub use travelled::Travelled;

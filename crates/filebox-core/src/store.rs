@@ -16,6 +16,7 @@
 //! one forward (the remaining staged files are published), so a message is never lost and
 //! never left in two folders.
 
+use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, ErrorKind, Read, Write};
@@ -166,6 +167,38 @@ pub(crate) fn publish_new(tmp: &Path, dir: &Path, name: &str, bytes: &[u8]) -> R
 
 /// Publish `bytes` as `dir/name`, atomically replacing an older version of the same file.
 pub(crate) fn publish_replace(tmp: &Path, dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf> {
+    let mut unsynced = Unsynced::default();
+    let dest = publish_replace_unsynced(tmp, dir, name, bytes, &mut unsynced)?;
+    unsynced.sync()?;
+    Ok(dest)
+}
+
+/// Folders holding new names that are not durable yet: a batch of publications shares one
+/// fsync per folder, run by [`Unsynced::sync`] before anything acknowledges them. Each file's
+/// bytes are durable before its name is (a name never points at a half-written file); until
+/// the folder's fsync, only the name can be lost, by a crash of the machine (not of the
+/// process).
+#[derive(Debug, Default)]
+pub struct Unsynced(BTreeSet<PathBuf>);
+
+impl Unsynced {
+    /// fsync every folder recorded, once each: what was published before is durable.
+    pub fn sync(&mut self) -> Result<()> {
+        for dir in std::mem::take(&mut self.0) {
+            sync_dir(&dir)?;
+        }
+        Ok(())
+    }
+}
+
+/// [`publish_replace`], with the folder's fsync left to `unsynced`.
+pub(crate) fn publish_replace_unsynced(
+    tmp: &Path,
+    dir: &Path,
+    name: &str,
+    bytes: &[u8],
+    unsynced: &mut Unsynced,
+) -> Result<PathBuf> {
     let mailbox = mailbox_of_tmp(tmp);
     let dest = dir.join(name);
     let staged = Staged::create(mailbox, tmp.join(format!("{}.{STAGED}", op_id())), bytes)?;
@@ -176,7 +209,7 @@ pub(crate) fn publish_replace(tmp: &Path, dir: &Path, name: &str, bytes: &[u8]) 
     changing(&dest, Kind::Added, || beneath::rename(from, to))
         .map_err(|e| refuse_link(&dest, e))?;
     drop(staged.file);
-    sync_dir(dir)?;
+    unsynced.0.insert(dir.to_owned());
     Ok(dest)
 }
 

@@ -11,7 +11,7 @@ use crate::folder::Folder;
 use crate::mailbox::{Envelope, Mailbox, MessageRef};
 use crate::mailroom::Mailroom;
 use crate::message::{ConversationEntry, FileName, Message, ProcessingEntry, render};
-use crate::store::{self, Destination, Moved};
+use crate::store::{self, Destination, Moved, Unsynced};
 use crate::time;
 
 /// The processing-history action of a delivery receipt: the hub of the agent this spool copy
@@ -35,12 +35,15 @@ pub enum Travelled {
 impl Mailroom {
     /// Deliver `message`, a whole file (conversation and histories included), to `to`'s inbox
     /// as `name`, replacing an older version of the same file there (a reply that crossed).
-    /// Nothing is written when any copy in the mailbox already holds its conversation.
+    /// Nothing is written when any copy in the mailbox already holds its conversation. The
+    /// new name is durable once `unsynced` is synced (a batch of deliveries shares the inbox's
+    /// fsync): acknowledge nothing before.
     pub fn deliver_travelled(
         &self,
         to: &AgentId,
         name: &FileName,
         message: &Message,
+        unsynced: &mut Unsynced,
     ) -> Result<Travelled> {
         self.check_size(message)?;
         let mailbox = self.mailbox(to)?;
@@ -51,11 +54,12 @@ impl Mailroom {
         {
             return Ok(Travelled::AlreadyThere);
         }
-        store::publish_replace(
+        store::publish_replace_unsynced(
             &mailbox.tmp(),
             &mailbox.folder_path(Folder::Inbox),
             name.as_str(),
             render(message).as_bytes(),
+            unsynced,
         )?;
         Ok(Travelled::Written)
     }
@@ -311,7 +315,11 @@ mod tests {
             (&message, Travelled::AlreadyThere),
         ];
         for (step, (version, expected)) in deliveries.into_iter().enumerate() {
-            let outcome = mailroom.deliver_travelled(&me, &name, version).unwrap();
+            let mut unsynced = Unsynced::default();
+            let outcome = mailroom
+                .deliver_travelled(&me, &name, version, &mut unsynced)
+                .unwrap();
+            unsynced.sync().unwrap();
             assert_eq!(outcome, expected, "delivery {step}");
         }
         let mailbox = mailroom.mailbox(&me).unwrap();

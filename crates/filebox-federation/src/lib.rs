@@ -7,6 +7,7 @@
 //! `inbound` and `receive` for how arrivals become files.
 
 mod connect;
+mod gate;
 mod inbound;
 pub mod local_nats;
 mod names;

@@ -54,6 +54,26 @@ impl LocalNats {
         self.child.id()
     }
 
+    /// How many messages the federation's stream holds now (once a hub made it): in a work
+    /// queue, what was published and not yet acknowledged by its hub.
+    pub fn messages_held(&self) -> anyhow::Result<u64> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("starting a runtime")?;
+        runtime.block_on(async {
+            let client = async_nats::connect(self.url())
+                .await
+                .context("connecting to nats-server")?;
+            let js = crate::connect::jetstream(client);
+            let mut stream = js
+                .get_stream(crate::wire::STREAM)
+                .await
+                .context("opening the stream")?;
+            Ok(stream.info().await?.state.messages)
+        })
+    }
+
     /// What the server logged so far.
     pub fn log(&self) -> String {
         self.log.lock().map(|l| l.clone()).unwrap_or_default()

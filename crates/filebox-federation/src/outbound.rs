@@ -20,13 +20,15 @@
 //! with its disk). Mail stays owed until its delivery receipt; what is owed longer than
 //! `resend_after_secs` while the stream no longer holds it is published again.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::future::IntoFuture;
 use std::io::ErrorKind;
 use std::os::unix::fs::MetadataExt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
+use async_nats::jetstream::context::PublishAckFuture;
 use async_nats::jetstream::{self, message::PublishMessage};
 use filebox_core::attachment::split_links;
 use filebox_core::message::{FileName, field, render};
@@ -44,6 +46,8 @@ use crate::wire::{self, Event};
 
 /// How often the config is read again for agents added since (a remote sender learnt).
 const CONFIG_LOOK: Duration = Duration::from_secs(2);
+/// How many published items may await the stream's acknowledgement at once.
+const IN_FLIGHT: usize = 256;
 /// The longest pause between two attempts to publish while NATS is away.
 const MAX_RETRY_DELAY: Duration = Duration::from_secs(2);
 /// The longest pause between two looks for mail the stream lost (a quarter of
@@ -313,17 +317,23 @@ impl Outbound {
                 }
             }
             candidates.sort_by_key(|c| c.changed);
+            let mut due = Vec::new();
+            let mut keys = HashSet::new();
             for c in candidates {
                 if stop() {
                     break;
                 }
-                if let Err(e) = self.consider(&config, &c, stop) {
-                    eprintln!(
+                match self.unpublished(&config, &c) {
+                    Ok(items) => {
+                        due.extend(items.into_iter().filter(|i| keys.insert(i.key.clone())))
+                    }
+                    Err(e) => eprintln!(
                         "filebox serve: federation: {}/{} of {}: {e:#}",
                         c.folder, c.file, c.agent
-                    );
+                    ),
                 }
             }
+            self.publish_all(&due, stop)?;
             if Instant::now() >= next_look {
                 if let Err(e) = self.resend_lost(&config, &mut sent, stop) {
                     eprintln!(
@@ -396,45 +406,79 @@ impl Outbound {
         Ok(())
     }
 
-    /// Publish what one copy calls for and was not published yet.
-    fn consider(
-        &self,
-        config: &Config,
-        c: &Candidate,
-        stop: &dyn Fn() -> bool,
-    ) -> anyhow::Result<()> {
+    /// What one copy calls for and was not published yet, in order.
+    fn unpublished(&self, config: &Config, c: &Candidate) -> anyhow::Result<Vec<Outgoing>> {
         let mailbox = config.mailbox_to_read(&c.agent)?;
         // Gone since (moved on by its owner): whatever it became is a candidate of its own.
         let Some(envelope) = mailbox.envelope(c.folder, &c.file).ok().flatten() else {
-            return Ok(());
+            return Ok(Vec::new());
         };
         if !may_matter(config, &c.agent, &envelope) {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let Ok(message) = mailbox.read(&envelope) else {
-            return Ok(());
+            return Ok(Vec::new());
         };
-        for item in outgoing(config, &self.me, &mailbox, &envelope, &message)? {
-            if self
-                .published
-                .lock()
-                .expect("published keys")
-                .contains(&item.key)
-            {
+        let mut items = outgoing(config, &self.me, &mailbox, &envelope, &message)?;
+        let published = self.published.lock().expect("published keys");
+        items.retain(|item| !published.contains(&item.key));
+        Ok(items)
+    }
+
+    /// Publish `items` in order, with up to [`IN_FLIGHT`] of them awaiting the stream's
+    /// acknowledgement at once (one connection keeps their order), recording each key once
+    /// acknowledged. One that fails is published again on its own ([`Outbound::publish`],
+    /// trying while NATS is away), once those before it are settled. One the server could
+    /// never carry is reported and stays in the spool.
+    fn publish_all(&self, items: &[Outgoing], stop: &dyn Fn() -> bool) -> anyhow::Result<()> {
+        let mut in_flight = VecDeque::with_capacity(IN_FLIGHT);
+        for item in items {
+            if stop() {
+                break;
+            }
+            if let Err(e) = self.fits(item) {
+                eprintln!("filebox serve: federation: {}: {e:#}", item.key);
                 continue;
             }
-            self.publish(&item, stop)?;
-            self.published
-                .lock()
-                .expect("published keys")
-                .record(&item.key)?;
+            match self.runtime.block_on(self.send(item)) {
+                Ok(ack) => in_flight.push_back((item, ack)),
+                Err(_) => {
+                    self.settle(&mut in_flight, 0, stop)?;
+                    self.publish(item, stop)?;
+                    self.record(item)?;
+                }
+            }
+            self.settle(&mut in_flight, IN_FLIGHT - 1, stop)?;
+        }
+        self.settle(&mut in_flight, 0, stop)
+    }
+
+    /// Await the oldest acknowledgements until at most `keep` are in flight.
+    fn settle(
+        &self,
+        in_flight: &mut VecDeque<(&Outgoing, PublishAckFuture)>,
+        keep: usize,
+        stop: &dyn Fn() -> bool,
+    ) -> anyhow::Result<()> {
+        while in_flight.len() > keep {
+            let (item, ack) = in_flight.pop_front().expect("more than `keep` in flight");
+            if self.runtime.block_on(ack.into_future()).is_err() {
+                self.publish(item, stop)?;
+            }
+            self.record(item)?;
         }
         Ok(())
     }
 
-    /// Publish one item and wait for the stream's acknowledgement, trying again while NATS is
-    /// away, until `stop()`.
-    fn publish(&self, item: &Outgoing, stop: &dyn Fn() -> bool) -> anyhow::Result<()> {
+    fn record(&self, item: &Outgoing) -> anyhow::Result<()> {
+        self.published
+            .lock()
+            .expect("published keys")
+            .record(&item.key)
+    }
+
+    /// Whether this NATS server carries `item` in one message.
+    fn fits(&self, item: &Outgoing) -> anyhow::Result<()> {
         let max_payload = self.js.client().server_info().max_payload;
         if max_payload > 0 && item.payload.len() > max_payload {
             anyhow::bail!(
@@ -443,22 +487,30 @@ impl Outbound {
                 item.payload.len()
             );
         }
+        Ok(())
+    }
+
+    /// Hand one item to NATS; the stream's acknowledgement is still to come.
+    async fn send(&self, item: &Outgoing) -> anyhow::Result<PublishAckFuture> {
+        let mut publish = PublishMessage::build()
+            .payload(item.payload.clone().into())
+            .message_id(&item.key);
+        for (name, value) in &item.headers {
+            publish = publish.header(*name, value.as_str());
+        }
+        Ok(self.js.send_publish(item.subject.clone(), publish).await?)
+    }
+
+    /// Publish one item and wait for the stream's acknowledgement, trying again while NATS is
+    /// away, until `stop()`.
+    fn publish(&self, item: &Outgoing, stop: &dyn Fn() -> bool) -> anyhow::Result<()> {
+        self.fits(item)?;
         let mut delay = Duration::from_millis(50);
         let mut reported = false;
         loop {
-            let attempt = self.runtime.block_on(async {
-                let mut publish = PublishMessage::build()
-                    .payload(item.payload.clone().into())
-                    .message_id(&item.key);
-                for (name, value) in &item.headers {
-                    publish = publish.header(*name, value.as_str());
-                }
-                self.js
-                    .send_publish(item.subject.clone(), publish)
-                    .await?
-                    .await
-                    .map_err(anyhow::Error::from)
-            });
+            let attempt = self
+                .runtime
+                .block_on(async { self.send(item).await?.await.map_err(anyhow::Error::from) });
             match attempt {
                 Ok(_) => {
                     if reported {

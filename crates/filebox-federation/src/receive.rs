@@ -10,7 +10,7 @@
 use filebox_core::message::{FileName, field, parse};
 use filebox_core::{
     AgentEntry, AgentId, Config, ENTRY_SEPARATOR, Error, Folder, LiveConfig, Mailroom, Message,
-    MessageRef, replier_copy_folder,
+    MessageRef, Unsynced, replier_copy_folder,
 };
 
 use crate::names;
@@ -85,7 +85,7 @@ pub(crate) fn attachment(
 }
 
 /// Deliver a mail for `agent_token` (the subject's agent) that hub `from` published; returns
-/// the delivery receipt to send back once the file is on disk.
+/// the delivery receipt to send back once the file is on disk (once `unsynced` is synced).
 pub(crate) fn mail(
     live: &LiveConfig,
     me: &str,
@@ -93,6 +93,7 @@ pub(crate) fn mail(
     agent_token: &str,
     file: Option<&str>,
     payload: &[u8],
+    unsynced: &mut Unsynced,
 ) -> Result<Event, Failure> {
     let config = live.current()?;
     let agent = local_agent(&config, me, agent_token)?;
@@ -111,7 +112,7 @@ pub(crate) fn mail(
     names::from_wire(&mut message, me);
     let config = learn(config, &message, me)?;
     let mailroom = Mailroom::new(config, Some(&agent))?;
-    mailroom.deliver_travelled(&agent, &file, &message)?;
+    mailroom.deliver_travelled(&agent, &file, &message, unsynced)?;
     // A reply: the sender's stand-in here records what it sent (its copy moves on, to where
     // a replier keeps its copy: a question it answered in done/), so the status of what we
     // sent it follows.
