@@ -36,6 +36,9 @@ const RUNNER_SENDS_PER_SECOND: u64 = 2;
 const CHURNING_STREAMS: usize = 4;
 const STREAM_STAY: Duration = Duration::from_secs(3);
 
+/// One load thread's work, given the shared counters and the stop flag.
+type Work = Box<dyn FnOnce(&Counts, &AtomicBool) + Send>;
+
 /// The figures of one sample.
 #[derive(Clone)]
 struct Sample {
@@ -100,7 +103,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         threads.push(std::thread::spawn(move || serve_webhooks(&receiver, &counts)));
     }
     let address = hub.address;
-    let spawn = |threads: &mut Vec<_>, work: Box<dyn FnOnce(&Counts, &AtomicBool) + Send>| {
+    let spawn = |threads: &mut Vec<_>, work: Work| {
         let (counts, stop) = (Arc::clone(&counts), Arc::clone(&stop));
         threads.push(std::thread::spawn(move || work(&counts, &stop)));
     };
@@ -154,8 +157,9 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         thread.join().map_err(|_| "a load thread panicked")?;
     }
     drop(receiver_thread);
-    // Idle connections close on the client's side at once; give the hub a moment to notice.
-    std::thread::sleep(Duration::from_secs(5));
+    // Idle connections close on the client's side at once; give the hub a moment to notice,
+    // and its blocking threads their 10 s to end idle.
+    std::thread::sleep(Duration::from_secs(15));
     let idle_after = sample(
         pid,
         started.elapsed(),
@@ -173,10 +177,14 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     Ok(())
 }
 
-/// Add the webhook receiver to `hub.callback_allow` and a runner to `bot`.
+/// Add the webhook receiver to `hub.callback_allow` (with a secret to sign with) and a runner
+/// to `bot`.
 fn configure(config: &Path, receiver: SocketAddr) -> Result<()> {
     let mut value: Value = serde_json::from_slice(&std::fs::read(config)?)?;
-    value["hub"] = json!({ "callback_allow": [format!("http://{receiver}/hooks/")] });
+    value["hub"] = json!({
+        "callback_allow": [format!("http://{receiver}/hooks/")],
+        "webhook_secret": "soak-secret",
+    });
     value["agents"]["bot"]["runner"] = json!({
         "command": ["sh", "-c", "cat >/dev/null"],
         "timeout_secs": 60,
@@ -297,7 +305,7 @@ fn send_steadily(
             "body": "x".repeat(512),
             "sourceType": "agent",
         });
-        if let Some(webhook) = webhook.filter(|_| n % CALLBACK_EVERY == 0) {
+        if let Some(webhook) = webhook.filter(|_| n.is_multiple_of(CALLBACK_EVERY)) {
             params["callback"] = json!({ "type": "webhook", "endpoint": webhook });
             params["subject"] = json!(format!("{CALLBACK_SUBJECT} {n}"));
         }
