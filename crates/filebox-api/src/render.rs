@@ -55,11 +55,16 @@ pub fn listing_brief(listing: &ListResult) -> String {
     }
     let first = listing.offset + 1;
     let last = listing.offset + shown;
+    let order = if listing.newest_first {
+        "newest first"
+    } else {
+        "oldest first"
+    };
     let mut text = if shown == listing.total {
-        format!("{shown} in {}, oldest first (* unread):\n", listing.folder)
+        format!("{shown} in {}, {order} (* unread):\n", listing.folder)
     } else {
         format!(
-            "{first}-{last} of {} in {}, oldest first (* unread):\n",
+            "{first}-{last} of {} in {}, {order} (* unread):\n",
             listing.total, listing.folder
         )
     };

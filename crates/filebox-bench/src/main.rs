@@ -12,6 +12,7 @@
 //! cargo run --release -p filebox-bench -- hub     # the hub's email.send vs the CLI; event latency
 //! cargo run --release -p filebox-bench -- federation  # two hubs over nats-server: latency, throughput
 //! cargo run --release -p filebox-bench -- answer  # an answer through /ws vs email.reply until the ask returns
+//! cargo run --release -p filebox-bench -- [--baseline FILEBOX] scale  # one mailbox at 10k, 100k, 1M: list, read, status, threads, search
 //! ```
 //!
 //! Add a benchmark as a module with a `run(&Options)` and a line in `main`.
@@ -28,6 +29,7 @@ mod hub;
 mod list;
 mod push;
 mod report;
+mod scale;
 mod search;
 mod send;
 mod wait;
@@ -41,21 +43,26 @@ pub(crate) struct Options {
     pub(crate) dir: Option<PathBuf>,
     /// Scale the message counts (`--quick` runs a tenth, to check the benchmarks work).
     pub(crate) quick: bool,
+    /// Another build's `filebox` (`--baseline FILEBOX`, e.g. main's) that `scale` measures
+    /// beside this one's.
+    pub(crate) baseline: Option<PathBuf>,
 }
 
-const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] <all | send | list | search | wait | push | hook | hub | federation | answer>";
+const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] [--baseline FILEBOX] <all | send | list | search | wait | push | hook | hub | federation | answer | scale>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let mut options = Options {
         dir: None,
         quick: false,
+        baseline: None,
     };
     let mut command = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--dir" => options.dir = args.next().map(PathBuf::from),
             "--quick" => options.quick = true,
+            "--baseline" => options.baseline = args.next().map(PathBuf::from),
             // A child process of the `send` benchmark.
             send::WORKER => return send::worker(args.collect()),
             // The sender process of the `wait` benchmark.
@@ -87,6 +94,8 @@ fn main() -> ExitCode {
         Some("hub") => hub::run(&options),
         Some("federation") => federation::run(&options),
         Some("answer") => answer::run(&options),
+        // Not in `all`: it keeps its mailboxes (minutes to make) for the next run.
+        Some("scale") => scale::run(&options),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);

@@ -22,6 +22,10 @@ use crate::store;
 
 const FILE: &str = "read-marks";
 
+/// Up to this many messages (a page), their unread marks take a `stat` each; more (a whole
+/// listing), one `readdir` of the folder.
+const STAT_EACH_UP_TO: usize = 1_000;
+
 impl Mailbox {
     /// Record that I read this copy of a message. Call it before reading the file: if the file
     /// is replaced in between, the mark names the old copy and the new one stays unread (a
@@ -56,16 +60,22 @@ impl Mailbox {
         if marks.is_empty() {
             return Ok(vec![true; messages.len()]);
         }
-        // One readdir for every file's inode, not a stat per message.
+        let unread = |m: &Envelope, ino: Option<u64>| {
+            ino.is_none_or(|ino| !marks.contains(&(ino, m.header.id().to_owned())))
+        };
+        if messages.len() <= STAT_EACH_UP_TO {
+            // A page: a stat per message costs less than listing a folder of a million.
+            return Ok(messages
+                .iter()
+                .map(|m| unread(m, std::fs::symlink_metadata(&m.path).ok().map(|meta| meta.ino())))
+                .collect());
+        }
+        // A whole listing: one readdir for every file's inode, not a stat per message.
         let (entries, _problems) = self.file_entries(folder)?;
         let inodes: HashMap<_, _> = entries.into_iter().collect();
         Ok(messages
             .iter()
-            .map(|m| {
-                inodes
-                    .get(&m.file)
-                    .is_none_or(|ino| !marks.contains(&(*ino, m.header.id().to_owned())))
-            })
+            .map(|m| unread(m, inodes.get(&m.file).copied()))
             .collect())
     }
 
