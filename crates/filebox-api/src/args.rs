@@ -95,9 +95,10 @@ pub struct ListArgs {
     pub before: Option<String>,
     // The command line's own paging words, not arguments of the JSON surfaces (`limit` and
     // `offset` say the same there).
-    /// The page to show, from 1, `limit` messages a page (the command line's hint names it).
+    /// The page to show, from 1, `limit` messages a page (the listing's last line names the
+    /// next).
     #[serde(skip)]
-    #[arg(long, value_name = "N", default_value = "1", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub page: Option<u64>,
     /// Every message, not a page.
     #[serde(skip)]

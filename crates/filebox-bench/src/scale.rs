@@ -15,8 +15,8 @@
 //! through the core's `send`, so its change journals are the store's own.
 
 use std::fs;
-use std::path::{Path, PathBuf};
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -77,7 +77,9 @@ impl Figure {
     fn text(&self) -> String {
         match (self.stopped, self.wall) {
             (true, _) => format!("> {} s (stopped)", BASELINE_LIMIT.as_secs()),
-            (false, Some(wall)) => format!("{} · {:.1} MiB", ms(wall), self.rss_kib as f64 / 1024.0),
+            (false, Some(wall)) => {
+                format!("{} · {:.1} MiB", ms(wall), self.rss_kib as f64 / 1024.0)
+            }
             (false, None) => "—".into(),
         }
     }
@@ -140,7 +142,10 @@ fn prepare(dir: &Path, size: usize, filebox: &Path) -> Result<()> {
         }
         Ok(())
     })?;
-    eprintln!("scale: written in {:.1} s; indexing", started.elapsed().as_secs_f64());
+    eprintln!(
+        "scale: written in {:.1} s; indexing",
+        started.elapsed().as_secs_f64()
+    );
     for agent in ["dev", "qa"] {
         let status = filebox_command(filebox, dir, agent)
             .arg("reindex")
@@ -150,7 +155,10 @@ fn prepare(dir: &Path, size: usize, filebox: &Path) -> Result<()> {
             return Err(format!("`filebox reindex` of {agent} failed").into());
         }
     }
-    eprintln!("scale: ready after {:.1} s", started.elapsed().as_secs_f64());
+    eprintln!(
+        "scale: ready after {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     fs::write(ready, "")?;
     Ok(())
 }
@@ -377,31 +385,30 @@ fn print(columns: &[(usize, Option<Figures>, Figures)]) {
     let sizes: Vec<String> = columns.iter().map(|(size, ..)| format!("{size}")).collect();
     let mut header = vec!["call"];
     header.extend(sizes.iter().map(String::as_str));
-    let table = |title: &str, pick: &dyn Fn(&(usize, Option<Figures>, Figures)) -> Option<Figures>| {
-        let rows: Vec<Vec<String>> = CALLS
-            .iter()
-            .enumerate()
-            .map(|(n, call)| {
-                let mut row = vec![(*call).to_owned()];
-                row.extend(columns.iter().map(|column| {
-                    pick(column).map_or_else(|| "—".into(), |figures| figures[n].text())
-                }));
-                row
-            })
-            .collect();
-        report::table(title, &header, &rows);
-    };
+    let table =
+        |title: &str, pick: &dyn Fn(&(usize, Option<Figures>, Figures)) -> Option<Figures>| {
+            let rows: Vec<Vec<String>> = CALLS
+                .iter()
+                .enumerate()
+                .map(|(n, call)| {
+                    let mut row = vec![(*call).to_owned()];
+                    row.extend(columns.iter().map(|column| {
+                        pick(column).map_or_else(|| "—".into(), |figures| figures[n].text())
+                    }));
+                    row
+                })
+                .collect();
+            report::table(title, &header, &rows);
+        };
     let what = format!(
         "wall time p50 of {RUNS} runs after a warm-up (a first search: one run) · peak RSS, per mailbox size"
     );
     if columns.iter().any(|(_, before, _)| before.is_some()) {
-        table(
-            &format!("Baseline binary, no index ({what})"),
-            &|column| column.1.clone(),
-        );
+        table(&format!("Baseline binary, no index ({what})"), &|column| {
+            column.1.clone()
+        });
     }
-    table(
-        &format!("This build, index current ({what})"),
-        &|column| Some(column.2.clone()),
-    );
+    table(&format!("This build, index current ({what})"), &|column| {
+        Some(column.2.clone())
+    });
 }

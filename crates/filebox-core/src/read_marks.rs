@@ -67,7 +67,14 @@ impl Mailbox {
             // A page: a stat per message costs less than listing a folder of a million.
             return Ok(messages
                 .iter()
-                .map(|m| unread(m, std::fs::symlink_metadata(&m.path).ok().map(|meta| meta.ino())))
+                .map(|m| {
+                    unread(
+                        m,
+                        std::fs::symlink_metadata(&m.path)
+                            .ok()
+                            .map(|meta| meta.ino()),
+                    )
+                })
                 .collect());
         }
         // A whole listing: one readdir for every file's inode, not a stat per message.

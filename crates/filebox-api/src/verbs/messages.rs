@@ -1,7 +1,7 @@
 //! `list_messages`, `read_message` and `wait_for_messages`: looking at my mailbox.
 
-use filebox_core::message::MessageIdShort;
 use filebox_core::index::Page;
+use filebox_core::message::MessageIdShort;
 use filebox_core::{
     Claim, Envelope, Error, Folder, Listing, Mailbox, MessageRef, Problem, Receipt, Result,
 };
@@ -67,7 +67,7 @@ impl Verb for ListMessages {
                 offset: offset.min(page.total),
                 newest_first,
             };
-            return Ok(listed(listing, &page.problems, args.page));
+            return Ok(listed(listing, &page.problems));
         }
         // From the index when it is current (the same listing, without opening every file).
         let Listing { messages, problems } = filebox_core::index::list(&mailbox, folder)?;
@@ -111,11 +111,11 @@ impl Verb for ListMessages {
             offset,
             newest_first,
         };
-        Ok(listed(listing, &problems, args.page))
+        Ok(listed(listing, &problems))
     }
 
     fn render(listing: &ListResult) -> String {
-        render::message_lines(&listing.messages, "No messages.")
+        render::listing_text(listing)
     }
 
     fn brief(listing: &ListResult) -> String {
@@ -123,21 +123,9 @@ impl Verb for ListMessages {
     }
 }
 
-/// A listing's outcome: the files it skipped as warnings and, on the command line (which
-/// alone names pages: `page` is its argument), how to see what the page left out.
-fn listed(listing: ListResult, problems: &[Problem], page: Option<u64>) -> Outcome<ListResult> {
-    let after = listing
-        .total
-        .saturating_sub(listing.offset + listing.messages.len());
-    let hint = match page {
-        Some(page) if after > 0 && !listing.messages.is_empty() => vec![format!(
-            "{after} more: --page {} for the next {}, --all for every one",
-            page + 1,
-            listing.messages.len()
-        )],
-        _ => Vec::new(),
-    };
-    Outcome::with_warnings(listing, unreadable_warnings(problems)).noting(hint)
+/// A listing's outcome: the files it skipped as warnings.
+fn listed(listing: ListResult, problems: &[Problem]) -> Outcome<ListResult> {
+    Outcome::with_warnings(listing, unreadable_warnings(problems))
 }
 
 /// The listed messages with their unread marks.

@@ -104,7 +104,11 @@ impl Walk<'_> {
     }
 
     fn run(&mut self) -> Result<()> {
-        let order = if self.page.newest_first { "DESC" } else { "ASC" };
+        let order = if self.page.newest_first {
+            "DESC"
+        } else {
+            "ASC"
+        };
         let sql = format!(
             "SELECT name, ctime, size, header, time FROM listed
              WHERE folder = ?1 AND header IS NOT NULL ORDER BY time {order}, name {order}"
@@ -218,8 +222,8 @@ impl Walk<'_> {
 
 fn timed(row: &rusqlite::Row<'_>) -> rusqlite::Result<Timed> {
     let name: String = row.get(0)?;
-    let file = FileName::new(&name)
-        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+    let file =
+        FileName::new(&name).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
     let ctime: Option<i64> = row.get(1)?;
     let size: Option<i64> = row.get(2)?;
     Ok(Timed {

@@ -696,7 +696,10 @@ fn a_message_is_found_by_its_short_id_through_the_index_when_it_is_current() {
     // No index yet: the folder is listed, and nothing is built.
     assert_eq!(super::with_short(&mb, Folder::Inbox, "bbbbbbbb"), None);
     assert!(!mb.state_dir().join("index.db").exists());
-    let found = |r: &str| mb.find(&short(r), &[Folder::Inbox]).map(|e| e.file.to_string());
+    let found = |r: &str| {
+        mb.find(&short(r), &[Folder::Inbox])
+            .map(|e| e.file.to_string())
+    };
     assert_eq!(found("bbbbbbbb").unwrap(), "from-another-tool.md");
 
     settle(&mb, Folder::Inbox, &mut Index::open(&mb).unwrap());
@@ -712,8 +715,14 @@ fn a_message_is_found_by_its_short_id_through_the_index_when_it_is_current() {
     assert_eq!(names("cccccccc"), ["20250627T153000-ER-liar-bbbbbbbb.md"]);
     assert!(names("dddddddd").is_empty());
     assert_eq!(found("bbbbbbbb").unwrap(), "from-another-tool.md");
-    assert_eq!(found("cccccccc-3").unwrap(), "20250627T153000-ER-liar-bbbbbbbb.md");
-    assert_eq!(found("aaaaaaaa").unwrap(), "20250627T153000-ER-x-aaaaaaaa.md");
+    assert_eq!(
+        found("cccccccc-3").unwrap(),
+        "20250627T153000-ER-liar-bbbbbbbb.md"
+    );
+    assert_eq!(
+        found("aaaaaaaa").unwrap(),
+        "20250627T153000-ER-x-aaaaaaaa.md"
+    );
     assert!(matches!(
         mb.find(&short("dddddddd"), &[Folder::Inbox]),
         Err(crate::error::Error::NotFound { .. })
@@ -722,7 +731,10 @@ fn a_message_is_found_by_its_short_id_through_the_index_when_it_is_current() {
     // A file written by hand since: the index is not current, the folder is listed.
     put(&mb, Folder::Inbox, "dddddddd-4", "Late", "x");
     assert_eq!(super::with_short(&mb, Folder::Inbox, "dddddddd"), None);
-    assert_eq!(found("dddddddd").unwrap(), "20250627T153000-ER-x-dddddddd.md");
+    assert_eq!(
+        found("dddddddd").unwrap(),
+        "20250627T153000-ER-x-dddddddd.md"
+    );
 }
 
 #[test]
