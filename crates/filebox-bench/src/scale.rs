@@ -108,42 +108,14 @@ fn prepare(dir: &Path, size: usize, filebox: &Path) -> Result<()> {
     if ready.exists() {
         return Ok(());
     }
-    if dir.exists() {
-        fs::remove_dir_all(dir)?;
-    }
-    fs::create_dir_all(dir)?;
-    let agents = serde_json::json!({
-        "current_agent_id": "dev",
-        "agents": {
-            "dev": { "mailbox_path": "mailboxes/dev" },
-            "qa": { "mailbox_path": "mailboxes/qa" },
-        }
-    });
-    fs::write(config(dir), agents.to_string())?;
-    for agent in ["dev", "qa"] {
-        mailroom(&config(dir), agent)?.my_mailbox()?;
-    }
+    let written = dir.join("written");
     let started = Instant::now();
-    eprintln!("scale: writing {size} messages into {}", dir.display());
-    let inbox = dir.join("mailboxes/dev/inbox");
-    let outbox = dir.join("mailboxes/qa/outbox");
-    let writers = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
-    std::thread::scope(|scope| -> Result<()> {
-        let parts: Vec<_> = (0..writers)
-            .map(|part| {
-                let (inbox, outbox) = (&inbox, &outbox);
-                scope.spawn(move || {
-                    write_part(inbox, outbox, size, part, writers).map_err(|e| e.to_string())
-                })
-            })
-            .collect();
-        for part in parts {
-            part.join().map_err(|_| "a writer panicked")??;
-        }
-        Ok(())
-    })?;
+    if !written.exists() {
+        write(dir, size)?;
+        fs::write(&written, "")?;
+    }
     eprintln!(
-        "scale: written in {:.1} s; indexing",
+        "scale: written after {:.1} s; indexing",
         started.elapsed().as_secs_f64()
     );
     for agent in ["dev", "qa"] {
@@ -161,6 +133,43 @@ fn prepare(dir: &Path, size: usize, filebox: &Path) -> Result<()> {
     );
     fs::write(ready, "")?;
     Ok(())
+}
+
+/// Write the config and `size` messages into `dir` (emptied first).
+fn write(dir: &Path, size: usize) -> Result<()> {
+    if dir.exists() {
+        fs::remove_dir_all(dir)?;
+    }
+    fs::create_dir_all(dir)?;
+    let agents = serde_json::json!({
+        "current_agent_id": "dev",
+        "agents": {
+            "dev": { "mailbox_path": "mailboxes/dev" },
+            "qa": { "mailbox_path": "mailboxes/qa" },
+        }
+    });
+    fs::write(config(dir), agents.to_string())?;
+    for agent in ["dev", "qa"] {
+        mailroom(&config(dir), agent)?.my_mailbox()?;
+    }
+    eprintln!("scale: writing {size} messages into {}", dir.display());
+    let inbox = dir.join("mailboxes/dev/inbox");
+    let outbox = dir.join("mailboxes/qa/outbox");
+    let writers = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
+    std::thread::scope(|scope| -> Result<()> {
+        let parts: Vec<_> = (0..writers)
+            .map(|part| {
+                let (inbox, outbox) = (&inbox, &outbox);
+                scope.spawn(move || {
+                    write_part(inbox, outbox, size, part, writers).map_err(|e| e.to_string())
+                })
+            })
+            .collect();
+        for part in parts {
+            part.join().map_err(|_| "a writer panicked")??;
+        }
+        Ok(())
+    })
 }
 
 /// The message number `n` of the fixture: its id, and the id of the one it answers, if any.
