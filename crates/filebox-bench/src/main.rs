@@ -46,9 +46,11 @@ pub(crate) struct Options {
     /// Another build's `filebox` (`--baseline FILEBOX`, e.g. main's) that `scale` measures
     /// beside this one's.
     pub(crate) baseline: Option<PathBuf>,
+    /// The mailbox sizes `scale` measures (`--sizes 10000,100000`; default 10k, 100k, 1M).
+    pub(crate) sizes: Option<Vec<usize>>,
 }
 
-const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] [--baseline FILEBOX] <all | send | list | search | wait | push | hook | hub | federation | answer | scale>";
+const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] [--baseline FILEBOX] [--sizes N,N] <all | send | list | search | wait | push | hook | hub | federation | answer | scale>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -56,6 +58,7 @@ fn main() -> ExitCode {
         dir: None,
         quick: false,
         baseline: None,
+        sizes: None,
     };
     let mut command = None;
     while let Some(arg) = args.next() {
@@ -63,6 +66,16 @@ fn main() -> ExitCode {
             "--dir" => options.dir = args.next().map(PathBuf::from),
             "--quick" => options.quick = true,
             "--baseline" => options.baseline = args.next().map(PathBuf::from),
+            "--sizes" => {
+                let sizes = args.next().unwrap_or_default();
+                match sizes.split(',').map(str::parse).collect() {
+                    Ok(sizes) => options.sizes = Some(sizes),
+                    Err(_) => {
+                        eprintln!("--sizes takes numbers separated by commas: {sizes:?}");
+                        return ExitCode::from(2);
+                    }
+                }
+            }
             // A child process of the `send` benchmark.
             send::WORKER => return send::worker(args.collect()),
             // The sender process of the `wait` benchmark.

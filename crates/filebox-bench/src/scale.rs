@@ -41,10 +41,10 @@ const PER_SECOND: usize = 20;
 const WORD: &str = "provisioning";
 
 pub(crate) fn run(options: &Options) -> Result<()> {
-    let sizes: &[usize] = if options.quick {
-        &[1_000, 10_000]
-    } else {
-        &[10_000, 100_000, 1_000_000]
+    let sizes: &[usize] = match (&options.sizes, options.quick) {
+        (Some(sizes), _) => sizes,
+        (None, true) => &[1_000, 10_000],
+        (None, false) => &[10_000, 100_000, 1_000_000],
     };
     let filebox = filebox_binary()?;
     let base = options.dir.clone().unwrap_or_else(std::env::temp_dir);

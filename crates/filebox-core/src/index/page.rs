@@ -222,8 +222,10 @@ impl Walk<'_> {
 
 fn timed(row: &rusqlite::Row<'_>) -> rusqlite::Result<Timed> {
     let name: String = row.get(0)?;
-    let file =
-        FileName::new(&name).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+    // Every indexed name was a `FileName` when indexed.
+    let file = FileName::new(&name).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+    })?;
     let ctime: Option<i64> = row.get(1)?;
     let size: Option<i64> = row.get(2)?;
     Ok(Timed {
