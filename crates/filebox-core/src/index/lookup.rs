@@ -26,8 +26,8 @@ impl Index {
         let names: Vec<String> = self
             .conn
             .prepare_cached(
-                "SELECT name FROM listed WHERE folder = ?1 AND short = ?2
-                 AND header IS NOT NULL ORDER BY name",
+                "SELECT name FROM listed INDEXED BY listed_short
+                 WHERE folder = ?1 AND short = ?2 ORDER BY name",
             )
             .and_then(|mut select| {
                 select

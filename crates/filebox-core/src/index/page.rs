@@ -110,8 +110,8 @@ impl Walk<'_> {
             "ASC"
         };
         let sql = format!(
-            "SELECT name, ctime, size, header, time FROM listed
-             WHERE folder = ?1 AND header IS NOT NULL ORDER BY time {order}, name {order}"
+            "SELECT name, ctime, size, header, time FROM listed INDEXED BY listed_order
+             WHERE folder = ?1 AND time IS NOT NULL ORDER BY time {order}, name {order}"
         );
         let mut select = self
             .index
@@ -183,8 +183,8 @@ impl Walk<'_> {
             .index
             .conn
             .prepare_cached(
-                "SELECT name FROM listed WHERE folder = ?1 AND short = ?2
-                 AND header IS NOT NULL AND id = ?3",
+                "SELECT name FROM listed INDEXED BY listed_short
+                 WHERE folder = ?1 AND short = ?2 AND id = ?3",
             )
             .and_then(|mut select| {
                 select
@@ -248,8 +248,8 @@ impl Index {
         let rows: Vec<Skipped> = self
             .conn
             .prepare_cached(
-                "SELECT name, ctime, size, problem FROM listed
-                 WHERE folder = ?1 AND header IS NULL ORDER BY name",
+                "SELECT name, ctime, size, problem FROM listed INDEXED BY listed_order
+                 WHERE folder = ?1 AND time IS NULL ORDER BY name",
             )
             .and_then(|mut select| {
                 select
