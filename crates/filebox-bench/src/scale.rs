@@ -98,6 +98,9 @@ const CALLS: [&str; 7] = [
 
 type Figures = Vec<Figure>;
 
+/// One mailbox size's figures: the size, the baseline's (when measured), this build's.
+type Column = (usize, Option<Figures>, Figures);
+
 fn config(dir: &Path) -> PathBuf {
     dir.join("config.json")
 }
@@ -390,25 +393,24 @@ fn once(command: Command, limit: Option<Duration>) -> Result<Figure> {
     }
 }
 
-fn print(columns: &[(usize, Option<Figures>, Figures)]) {
+fn print(columns: &[Column]) {
     let sizes: Vec<String> = columns.iter().map(|(size, ..)| format!("{size}")).collect();
     let mut header = vec!["call"];
     header.extend(sizes.iter().map(String::as_str));
-    let table =
-        |title: &str, pick: &dyn Fn(&(usize, Option<Figures>, Figures)) -> Option<Figures>| {
-            let rows: Vec<Vec<String>> = CALLS
-                .iter()
-                .enumerate()
-                .map(|(n, call)| {
-                    let mut row = vec![(*call).to_owned()];
-                    row.extend(columns.iter().map(|column| {
-                        pick(column).map_or_else(|| "—".into(), |figures| figures[n].text())
-                    }));
-                    row
-                })
-                .collect();
-            report::table(title, &header, &rows);
-        };
+    let table = |title: &str, pick: &dyn Fn(&Column) -> Option<Figures>| {
+        let rows: Vec<Vec<String>> = CALLS
+            .iter()
+            .enumerate()
+            .map(|(n, call)| {
+                let mut row = vec![(*call).to_owned()];
+                row.extend(columns.iter().map(|column| {
+                    pick(column).map_or_else(|| "—".into(), |figures| figures[n].text())
+                }));
+                row
+            })
+            .collect();
+        report::table(title, &header, &rows);
+    };
     let what = format!(
         "wall time p50 of {RUNS} runs after a warm-up (a first search: one run) · peak RSS, per mailbox size"
     );
