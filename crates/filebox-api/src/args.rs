@@ -5,7 +5,7 @@
 //! otherwise (a positional argument, `--type`, a flag for a boolean, a value to read from
 //! standard input or a file: see [`crate::command_line`]).
 
-use clap::ArgAction::SetTrue;
+use clap::ArgAction::{SetFalse, SetTrue};
 use filebox_core::{Folder, ForkReason, MessageType, Priority, SourceType, Status};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -49,7 +49,8 @@ impl Recipients {
     }
 }
 
-/// List the messages of a folder, oldest first: `2025-06-27T153000 ER Title (file.md)`.
+/// List the messages of a folder, newest first, 50 a page: `2025-06-27T153000 ER Title
+/// (file.md)`; `--page N` for more, `--all` for every one.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
 pub struct ListArgs {
     /// Default inbox.
@@ -73,28 +74,36 @@ pub struct ListArgs {
     #[arg(long, value_name = "ID")]
     pub thread: Option<String>,
     /// Default 50; 0: all.
-    // The command line lists the whole folder unless told otherwise (the original `list`
-    // did); a model gets a page it can afford.
     #[serde(default)]
-    #[arg(
-        long,
-        value_name = "N",
-        default_value = "0",
-        help = "At most this many (0: all)"
-    )]
+    #[arg(long, value_name = "N", help = "At most this many (default 50)")]
     pub limit: Option<usize>,
     /// Skip this many.
     #[serde(default)]
     #[arg(long, value_name = "N")]
     pub offset: Option<usize>,
-    /// Newest first.
+    /// Default true; false: oldest first.
     #[serde(default)]
-    #[arg(long, action = SetTrue)]
+    #[arg(
+        long = "oldest-first",
+        action = SetFalse,
+        help = "Oldest first (the default is newest first)"
+    )]
     pub newest_first: Option<bool>,
     /// Older than this file (newest first).
     #[serde(default)]
     #[arg(long, value_name = "FILE")]
     pub before: Option<String>,
+    // The command line's own paging words, not arguments of the JSON surfaces (`limit` and
+    // `offset` say the same there).
+    /// The page to show, from 1, `limit` messages a page (the listing's last line names the
+    /// next).
+    #[serde(skip)]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub page: Option<u64>,
+    /// Every message, not a page.
+    #[serde(skip)]
+    #[arg(long, conflicts_with_all = ["limit", "page"])]
+    pub all: bool,
 }
 
 impl ListArgs {

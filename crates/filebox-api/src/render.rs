@@ -43,6 +43,26 @@ pub fn message_lines(messages: &[MessageSummary], none: &str) -> String {
         .join("\n")
 }
 
+/// A listing for people: one line per message and, when the page left some out, a last line
+/// saying how many and how to see them (on stdout, after the messages, so a script's stderr
+/// stays for warnings).
+pub fn listing_text(listing: &ListResult) -> String {
+    let mut text = message_lines(&listing.messages, "No messages.");
+    let shown = listing.messages.len();
+    let after = listing.total.saturating_sub(listing.offset + shown);
+    if shown > 0 && after > 0 {
+        let next = if listing.offset.is_multiple_of(shown) {
+            format!("--page {}", listing.offset / shown + 2)
+        } else {
+            format!("--offset {}", listing.offset + shown)
+        };
+        text.push_str(&format!(
+            "\n… {after} more: {next} for the next {shown}, --all for every one"
+        ));
+    }
+    text
+}
+
 /// A listing for a model: what the page holds, one short line per message, and how to get
 /// the rest.
 pub fn listing_brief(listing: &ListResult) -> String {
@@ -55,11 +75,16 @@ pub fn listing_brief(listing: &ListResult) -> String {
     }
     let first = listing.offset + 1;
     let last = listing.offset + shown;
+    let order = if listing.newest_first {
+        "newest first"
+    } else {
+        "oldest first"
+    };
     let mut text = if shown == listing.total {
-        format!("{shown} in {}, oldest first (* unread):\n", listing.folder)
+        format!("{shown} in {}, {order} (* unread):\n", listing.folder)
     } else {
         format!(
-            "{first}-{last} of {} in {}, oldest first (* unread):\n",
+            "{first}-{last} of {} in {}, {order} (* unread):\n",
             listing.total, listing.folder
         )
     };

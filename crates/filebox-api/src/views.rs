@@ -53,7 +53,7 @@ impl MessageSummary {
 }
 
 /// The result of `list` (files that could not be read are warnings): one page of the
-/// matching messages, oldest first.
+/// matching messages, newest first unless asked otherwise.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ListResult {
     pub folder: Folder,
@@ -62,6 +62,8 @@ pub struct ListResult {
     pub total: usize,
     /// How many matching messages come before the first one shown.
     pub offset: usize,
+    /// The page's order: newest first, else oldest first.
+    pub newest_first: bool,
 }
 
 /// A reply in the conversation history.

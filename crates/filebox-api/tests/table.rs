@@ -112,7 +112,7 @@ fn a_call_by_name_runs_the_verb_and_returns_its_json_and_text() {
     // The model's text: the page, then one short line per message.
     assert_eq!(
         listed.text.lines().collect::<Vec<_>>()[..1],
-        ["1 in inbox, oldest first (* unread):"]
+        ["1 in inbox, newest first (* unread):"]
     );
     let line = listed.text.lines().nth(1).unwrap();
     assert!(
@@ -240,8 +240,10 @@ fn a_listing_shows_a_page_of_fifty_and_says_how_to_get_the_rest() {
             .collect()
     };
 
+    // Newest first.
+    let newest: Vec<String> = ids.iter().rev().cloned().collect();
     let first = call(&dev, "list_messages", json!({})).unwrap();
-    assert_eq!(listed_ids(&first.value), ids[..50]);
+    assert_eq!(listed_ids(&first.value), newest[..50]);
     assert_eq!(
         (
             first.value["total"].as_u64(),
@@ -250,7 +252,7 @@ fn a_listing_shows_a_page_of_fifty_and_says_how_to_get_the_rest() {
         (Some(60), Some(0))
     );
     assert!(
-        first.text.starts_with("1-50 of 60 in inbox, oldest first"),
+        first.text.starts_with("1-50 of 60 in inbox, newest first"),
         "{}",
         first.text
     );
@@ -261,7 +263,7 @@ fn a_listing_shows_a_page_of_fifty_and_says_how_to_get_the_rest() {
     );
 
     let rest = call(&dev, "list_messages", json!({"offset": 50})).unwrap();
-    assert_eq!(listed_ids(&rest.value), ids[50..]);
+    assert_eq!(listed_ids(&rest.value), newest[50..]);
     assert!(
         rest.text.starts_with("51-60 of 60 in inbox"),
         "{}",
@@ -270,8 +272,20 @@ fn a_listing_shows_a_page_of_fifty_and_says_how_to_get_the_rest() {
     assert!(!rest.text.contains("more"), "{}", rest.text);
 
     let all = call(&dev, "list_messages", json!({"limit": 0})).unwrap();
-    assert_eq!(listed_ids(&all.value), ids);
+    assert_eq!(listed_ids(&all.value), newest);
     assert!(all.text.starts_with("60 in inbox"), "{}", all.text);
+    let oldest = call(
+        &dev,
+        "list_messages",
+        json!({"newest_first": false, "limit": 3}),
+    )
+    .unwrap();
+    assert_eq!(listed_ids(&oldest.value), ids[..3]);
+    assert!(
+        oldest.text.starts_with("1-3 of 60 in inbox, oldest first"),
+        "{}",
+        oldest.text
+    );
 
     let beyond = call(&dev, "list_messages", json!({"offset": 99})).unwrap();
     assert_eq!(beyond.value["messages"], json!([]));

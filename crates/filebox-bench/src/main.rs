@@ -15,6 +15,7 @@
 //! cargo run --release -p filebox-bench -- fleet   # 100 agents and 10 humans idle on one hub: memory and CPU each
 //! cargo run --release -p filebox-bench -- growth  # hub memory and `wait` on a large inbox (--baseline OLD_FILEBOX)
 //! cargo run --release -p filebox-bench -- soak --minutes 30 --chart docs/soak.svg  # not in `all`
+//! cargo run --release -p filebox-bench -- [--baseline FILEBOX] scale  # one mailbox at 10k, 100k, 1M: list, read, status, threads, search
 //! ```
 //!
 //! Add a benchmark as a module with a `run(&Options)` and a line in `main`.
@@ -34,6 +35,7 @@ mod process;
 mod push;
 mod report;
 mod growth;
+mod scale;
 mod search;
 mod send;
 mod soak;
@@ -52,11 +54,14 @@ pub(crate) struct Options {
     pub(crate) minutes: Option<u64>,
     /// Where `soak` writes its SVG chart (`--chart`).
     pub(crate) chart: Option<PathBuf>,
-    /// Another `filebox` binary that `growth` measures the same way (`--baseline`).
+    /// Another build's `filebox` (`--baseline FILEBOX`, e.g. main's) that `growth` and `scale`
+    /// measure beside this one's.
     pub(crate) baseline: Option<PathBuf>,
+    /// The mailbox sizes `scale` measures (`--sizes 10000,100000`; default 10k, 100k, 1M).
+    pub(crate) sizes: Option<Vec<usize>>,
 }
 
-const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] [--minutes N] [--chart SVG] [--baseline FILEBOX] <all | send | list | search | wait | push | hook | hub | federation | answer | fleet | growth | soak>";
+const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] [--minutes N] [--chart SVG] [--baseline FILEBOX] [--sizes N,N] <all | send | list | search | wait | push | hook | hub | federation | answer | fleet | growth | soak | scale>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -66,6 +71,7 @@ fn main() -> ExitCode {
         minutes: None,
         chart: None,
         baseline: None,
+        sizes: None,
     };
     let mut command = None;
     while let Some(arg) = args.next() {
@@ -75,6 +81,16 @@ fn main() -> ExitCode {
             "--minutes" => options.minutes = args.next().and_then(|m| m.parse().ok()),
             "--chart" => options.chart = args.next().map(PathBuf::from),
             "--baseline" => options.baseline = args.next().map(PathBuf::from),
+            "--sizes" => {
+                let sizes = args.next().unwrap_or_default();
+                match sizes.split(',').map(str::parse).collect() {
+                    Ok(sizes) => options.sizes = Some(sizes),
+                    Err(_) => {
+                        eprintln!("--sizes takes numbers separated by commas: {sizes:?}");
+                        return ExitCode::from(2);
+                    }
+                }
+            }
             // A child process of the `send` benchmark.
             send::WORKER => return send::worker(args.collect()),
             // The sender process of the `wait` benchmark.
@@ -110,6 +126,8 @@ fn main() -> ExitCode {
         Some("fleet") => fleet::run(&options),
         Some("growth") => growth::run(&options),
         Some("soak") => soak::run(&options),
+        // Not in `all`: it keeps its mailboxes (minutes to make) for the next run.
+        Some("scale") => scale::run(&options),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);

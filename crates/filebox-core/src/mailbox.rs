@@ -38,16 +38,7 @@ pub struct Envelope {
 impl Envelope {
     /// The `YYYYMMDDTHHMMSS` the listing sorts and prints by: from the name, else the header.
     pub fn compact_time(&self) -> String {
-        self.file
-            .compact_time()
-            .map(str::to_owned)
-            .or_else(|| {
-                self.header
-                    .get(message::field::TIMESTAMP)
-                    .and_then(time::parse_iso)
-                    .map(time::compact)
-            })
-            .unwrap_or_default()
+        listing_time(&self.file, &self.header)
     }
 
     /// Put envelopes in listing order: oldest first by the time to the second, and within one
@@ -79,6 +70,20 @@ impl Envelope {
             self.header.kind, self.header.title, self.file
         )
     }
+}
+
+/// The `YYYYMMDDTHHMMSS` a listing sorts a file by: from its name, else its header's
+/// timestamp, else empty (first).
+pub(crate) fn listing_time(file: &FileName, header: &Header) -> String {
+    file.compact_time()
+        .map(str::to_owned)
+        .or_else(|| {
+            header
+                .get(message::field::TIMESTAMP)
+                .and_then(time::parse_iso)
+                .map(time::compact)
+        })
+        .unwrap_or_default()
 }
 
 fn not_a_folder(path: PathBuf) -> Error {
@@ -451,21 +456,15 @@ impl Mailbox {
                 e => Err(e),
             });
         }
-        let (names, _) = self.file_names(folder)?;
         let short = reference.short();
-        let by_name: Vec<&FileName> = names
-            .iter()
-            .filter(|n| short.is_some() && n.short_id() == short.as_deref())
-            .collect();
-        let mut matches = self.matching(reference, folder, by_name)?;
-        if matches.is_empty() {
-            // Files named by other tools carry no short id: look at their headers.
-            matches = self.matching(
-                reference,
-                folder,
-                names.iter().filter(|n| n.short_id().is_none()).collect(),
-            )?;
-        }
+        let indexed = short
+            .as_deref()
+            .and_then(|short| crate::index::with_short(self, folder, short));
+        let matches = match indexed {
+            // The index knows every header's id: only its candidates are read.
+            Some(names) => self.matching(reference, folder, names.iter().collect())?,
+            None => self.matching_listed(reference, folder, short.as_deref())?,
+        };
         let mut ids: Vec<&str> = matches.iter().map(|m| m.header.id()).collect();
         ids.sort();
         ids.dedup();
@@ -476,6 +475,30 @@ impl Mailbox {
             });
         }
         Ok((!matches.is_empty()).then(|| most_complete(matches)))
+    }
+
+    /// The copies `reference` names in `folder`, found by listing it: the files whose name
+    /// ends in the short id, else (files named by other tools carry none) those without one.
+    fn matching_listed(
+        &self,
+        reference: &MessageRef,
+        folder: Folder,
+        short: Option<&str>,
+    ) -> Result<Vec<Envelope>> {
+        let (names, _) = self.file_names(folder)?;
+        let by_name: Vec<&FileName> = names
+            .iter()
+            .filter(|n| short.is_some() && n.short_id() == short)
+            .collect();
+        let matches = self.matching(reference, folder, by_name)?;
+        if !matches.is_empty() {
+            return Ok(matches);
+        }
+        self.matching(
+            reference,
+            folder,
+            names.iter().filter(|n| n.short_id().is_none()).collect(),
+        )
     }
 
     fn matching(
@@ -546,7 +569,7 @@ fn one_per_id(messages: Vec<Envelope>) -> Vec<Envelope> {
 /// left, a version kept beside a recovered claim), the most complete: one that parses whole,
 /// then the longest conversation and history, then the most bytes; the first given on a tie.
 /// Only duplicates are read whole, so a listing without them costs no more.
-fn most_complete(mut copies: Vec<Envelope>) -> Envelope {
+pub(crate) fn most_complete(mut copies: Vec<Envelope>) -> Envelope {
     if copies.len() == 1 {
         return copies.swap_remove(0);
     }
@@ -629,7 +652,7 @@ fn malformed(path: &Path, reason: impl Into<String>) -> Error {
     }
 }
 
-fn problem(error: Error) -> Problem {
+pub(crate) fn problem(error: Error) -> Problem {
     match error {
         Error::Malformed { path, reason } => Problem { path, reason },
         Error::Io { path, source } => Problem {

@@ -21,9 +21,10 @@ use crate::mailbox::{Envelope, Mailbox};
 use crate::store;
 
 const FILE: &str = "read-marks";
-/// Up to this many messages, whether each is unread is found by a `stat` of its file rather
-/// than by listing the folder.
-const STAT_EACH: usize = 256;
+
+/// Up to this many messages (a page), their unread marks take a `stat` each; more (a whole
+/// listing), one `readdir` of the folder.
+const STAT_EACH_UP_TO: usize = 1_000;
 
 impl Mailbox {
     /// Record that I read this copy of a message. Call it before reading the file: if the file
@@ -62,14 +63,21 @@ impl Mailbox {
         let unread = |m: &Envelope, ino: Option<u64>| {
             ino.is_none_or(|ino| !marks.contains(&(ino, m.header.id().to_owned())))
         };
-        if messages.len() <= STAT_EACH {
-            // A few messages (a wait's, a page's): a stat each, whatever the folder's size.
+        if messages.len() <= STAT_EACH_UP_TO {
+            // A page: a stat per message costs less than listing a folder of a million.
             return Ok(messages
                 .iter()
-                .map(|m| unread(m, std::fs::symlink_metadata(&m.path).ok().map(|meta| meta.ino())))
+                .map(|m| {
+                    unread(
+                        m,
+                        std::fs::symlink_metadata(&m.path)
+                            .ok()
+                            .map(|meta| meta.ino()),
+                    )
+                })
                 .collect());
         }
-        // Many: one readdir for every file's inode, not a stat per message.
+        // A whole listing: one readdir for every file's inode, not a stat per message.
         let (entries, _problems) = self.file_entries(folder)?;
         let inodes: HashMap<_, _> = entries.into_iter().collect();
         Ok(messages

@@ -85,6 +85,7 @@ pub(crate) async fn read(
             blocking::run(Arc::clone(mailroom), |m| {
                 let all = ListArgs {
                     limit: Some(0),
+                    newest_first: Some(false),
                     ..ListArgs::default()
                 };
                 let listing = ListMessages::run(&VerbContext::new(&m), all)?;

@@ -1,7 +1,10 @@
 //! `list_messages`, `read_message` and `wait_for_messages`: looking at my mailbox.
 
+use filebox_core::index::Page;
 use filebox_core::message::MessageIdShort;
-use filebox_core::{Claim, Envelope, Error, Folder, Mailbox, MessageRef, Problem, Receipt, Result};
+use filebox_core::{
+    Claim, Envelope, Error, Folder, Listing, Mailbox, MessageRef, Problem, Receipt, Result,
+};
 
 use crate::args::{ListArgs, MessageFormat, ReadArgs, WaitArgs};
 use crate::outcome::Outcome;
@@ -25,25 +28,60 @@ impl Verb for ListMessages {
     fn run(cx: &VerbContext<'_>, args: ListArgs) -> Result<Outcome<ListResult>> {
         let folder = args.folder.unwrap_or(Folder::Inbox);
         let mailbox = cx.mailroom.my_mailbox()?;
-        // From the index when it is current (the same listing, without opening every file).
-        let listing = filebox_core::index::list(&mailbox, folder)?;
+        let newest_first = args.newest_first.unwrap_or(true);
+        let limit = match (args.all, args.limit.unwrap_or(ListArgs::DEFAULT_LIMIT)) {
+            (true, _) | (_, 0) => usize::MAX,
+            (false, limit) => limit,
+        };
+        let pages_before = args.page.map_or(0, |page| page.saturating_sub(1)) as usize;
+        let offset = args
+            .offset
+            .unwrap_or(0)
+            .saturating_add(pages_before.saturating_mul(limit));
         let thread = args
             .thread
             .as_deref()
             .map(str::trim)
             .filter(|t| !t.is_empty());
-        let listed = if args.unread.unwrap_or(false) {
-            mailbox.unread(folder, listing.messages)?
+        let before = args.before.as_deref().filter(|b| !b.is_empty());
+        let unfiltered = !args.unread.unwrap_or(false)
+            && args.from.is_none()
+            && args.kind.is_none()
+            && thread.is_none()
+            && before.is_none();
+        // A page without filters is read from the index when it is current: only the page's
+        // files, however large the folder (the same entries as the whole listing's page).
+        let page = Page {
+            offset,
+            limit,
+            newest_first,
+        };
+        if unfiltered
+            && limit != usize::MAX
+            && let Ok(Some(page)) = filebox_core::index::page(&mailbox, folder, &page)
+        {
+            let listing = ListResult {
+                folder,
+                messages: summaries(&mailbox, folder, &page.messages)?,
+                total: page.total,
+                offset: offset.min(page.total),
+                newest_first,
+            };
+            return Ok(listed(listing, &page.problems));
+        }
+        // From the index when it is current (the same listing, without opening every file).
+        let Listing { messages, problems } = filebox_core::index::list(&mailbox, folder)?;
+        let mut listed_messages = if args.unread.unwrap_or(false) {
+            mailbox.unread(folder, messages)?
         } else {
-            listing.messages
+            messages
         };
         // File names sort by time: "older than the file shown last" is "sorts before it".
-        let before = args.before.as_deref().filter(|b| !b.is_empty());
-        let mut listed = listed;
-        if args.newest_first.unwrap_or(false) || before.is_some() {
-            listed.reverse();
+        let newest_first = newest_first || before.is_some();
+        if newest_first {
+            listed_messages.reverse();
         }
-        let matching: Vec<_> = listed
+        let matching: Vec<_> = listed_messages
             .into_iter()
             .filter(|m| before.is_none_or(|before| m.file.as_str() < before))
             .filter(|m| {
@@ -63,33 +101,31 @@ impl Verb for ListMessages {
         {
             refuse_unknown_thread(&mailbox, thread)?;
         }
-        let offset = args.offset.unwrap_or(0).min(matching.len());
-        let limit = match args.limit.unwrap_or(ListArgs::DEFAULT_LIMIT) {
-            0 => usize::MAX,
-            limit => limit,
-        };
+        let offset = offset.min(matching.len());
         let total = matching.len();
         let page: Vec<_> = matching.into_iter().skip(offset).take(limit).collect();
-        let messages = summaries(&mailbox, folder, &page)?;
-        let warnings = unreadable_warnings(&listing.problems);
-        Ok(Outcome::with_warnings(
-            ListResult {
-                folder,
-                messages,
-                total,
-                offset,
-            },
-            warnings,
-        ))
+        let listing = ListResult {
+            folder,
+            messages: summaries(&mailbox, folder, &page)?,
+            total,
+            offset,
+            newest_first,
+        };
+        Ok(listed(listing, &problems))
     }
 
     fn render(listing: &ListResult) -> String {
-        render::message_lines(&listing.messages, "No messages.")
+        render::listing_text(listing)
     }
 
     fn brief(listing: &ListResult) -> String {
         render::listing_brief(listing)
     }
+}
+
+/// A listing's outcome: the files it skipped as warnings.
+fn listed(listing: ListResult, problems: &[Problem]) -> Outcome<ListResult> {
+    Outcome::with_warnings(listing, unreadable_warnings(problems))
 }
 
 /// The listed messages with their unread marks.

@@ -9,8 +9,8 @@ use rusqlite::{Transaction, params};
 
 use crate::error::Error;
 use crate::folder::Folder;
-use crate::mailbox::listed_header;
-use crate::message::{FileName, Header};
+use crate::mailbox::{listed_header, listing_time};
+use crate::message::{FileName, Header, MessageIdShort};
 
 /// What identifies a version of a file for a listing: its ctime (ns; any write or rename
 /// moves it) and size.
@@ -35,6 +35,10 @@ impl Stat {
 pub(super) struct Listed {
     header: Option<String>,
     problem: Option<String>,
+    /// The header's Message ID, its short form and the listing's time, with `header`.
+    id: Option<String>,
+    short: Option<String>,
+    time: Option<String>,
 }
 
 impl Listed {
@@ -45,9 +49,13 @@ impl Listed {
         name: &FileName,
         stat: &Stat,
     ) -> rusqlite::Result<()> {
+        // A delete, then an insert (not `INSERT OR REPLACE`, whose delete fires no trigger):
+        // the entry counts follow both.
+        tx.prepare_cached("DELETE FROM listed WHERE folder = ?1 AND name = ?2")?
+            .execute(params![folder.as_str(), name.as_str()])?;
         tx.prepare_cached(
-            "INSERT OR REPLACE INTO listed(folder, name, ctime, size, header, problem)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO listed(folder, name, ctime, size, header, problem, id, short, time)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         )?
         .execute(params![
             folder.as_str(),
@@ -55,12 +63,15 @@ impl Listed {
             stat.ctime,
             stat.size,
             self.header,
-            self.problem
+            self.problem,
+            self.id,
+            self.short,
+            self.time,
         ])?;
         Ok(())
     }
 
-    pub(super) fn of(path: &Path, bytes: &[u8]) -> Listed {
+    pub(super) fn of(path: &Path, name: &FileName, bytes: &[u8]) -> Listed {
         // As `store::read_prefix` reads a regular file: one read of at most `limit` bytes.
         let prefix = |limit: usize, buffer: &mut Vec<u8>| {
             let n = limit.min(bytes.len());
@@ -72,10 +83,13 @@ impl Listed {
             Ok(header) => Listed {
                 header: encode_header(&header),
                 problem: None,
+                id: Some(header.id().to_owned()),
+                short: Some(MessageIdShort::of(header.id())),
+                time: Some(listing_time(name, &header)),
             },
             Err(Error::Malformed { reason, .. }) => Listed {
-                header: None,
                 problem: Some(reason),
+                ..Listed::default()
             },
             Err(_) => Listed::default(),
         }

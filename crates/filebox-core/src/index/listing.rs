@@ -30,10 +30,9 @@ pub fn list(mailbox: &Mailbox, folder: Folder) -> Result<Listing> {
 }
 
 pub(super) fn from_index(mailbox: &Mailbox, folder: Folder) -> Result<Option<Listing>> {
-    if std::fs::symlink_metadata(mailbox.state_dir().join("index.db")).is_err() {
+    let Some(index) = Index::open_existing(mailbox)? else {
         return Ok(None);
-    }
-    let index = Index::open(mailbox)?;
+    };
     let Some(rows) = index.listed_rows(folder)? else {
         return Ok(None);
     };
@@ -48,16 +47,21 @@ pub(super) fn from_index(mailbox: &Mailbox, folder: Folder) -> Result<Option<Lis
 }
 
 /// What the index holds of one file for a listing.
-struct Row {
-    file: FileName,
-    stat: Option<Stat>,
-    header: Option<String>,
-    problem: Option<String>,
+pub(super) struct Row {
+    pub(super) file: FileName,
+    pub(super) stat: Option<Stat>,
+    pub(super) header: Option<String>,
+    pub(super) problem: Option<String>,
 }
 
 impl Row {
     /// The listing's entry for this file, as `Mailbox::envelope` would read it.
-    fn read(&self, mailbox: &Mailbox, folder: Folder, dir: &Path) -> Result<Option<Envelope>> {
+    pub(super) fn read(
+        &self,
+        mailbox: &Mailbox,
+        folder: Folder,
+        dir: &Path,
+    ) -> Result<Option<Envelope>> {
         let path = dir.join(self.file.as_str());
         let unchanged = match (std::fs::symlink_metadata(&path), &self.stat) {
             (Ok(meta), Some(indexed)) => {
@@ -87,10 +91,9 @@ impl Row {
 }
 
 impl Index {
-    /// The rows of a folder in name order, when the index is current for it (see the module
-    /// doc); `None` otherwise.
-    fn listed_rows(&self, folder: Folder) -> Result<Option<Vec<Row>>> {
-        let sql = |e| super::index_error(&self.path, e);
+    /// Whether the last sync left the folder current: its mtime and name set caught up, no
+    /// entry left unread and none a listing skips (see the module doc).
+    pub(super) fn is_current(&self, folder: Folder) -> Result<bool> {
         let current: Option<(Option<i64>, Option<i64>)> = self
             .conn
             .query_row(
@@ -99,8 +102,15 @@ impl Index {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()
-            .map_err(sql)?;
-        if !matches!(current, Some((Some(_), Some(0)))) {
+            .map_err(|e| self.error(e))?;
+        Ok(matches!(current, Some((Some(_), Some(0)))))
+    }
+
+    /// The rows of a folder in name order, when the index is current for it (see the module
+    /// doc); `None` otherwise.
+    fn listed_rows(&self, folder: Folder) -> Result<Option<Vec<Row>>> {
+        let sql = |e| super::index_error(&self.path, e);
+        if !self.is_current(folder)? {
             return Ok(None);
         }
         let mut select = self

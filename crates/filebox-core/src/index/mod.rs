@@ -5,6 +5,8 @@
 mod keys;
 mod listed;
 mod listing;
+mod lookup;
+mod page;
 mod query;
 mod record;
 mod segment;
@@ -22,13 +24,15 @@ use crate::mailbox::Mailbox;
 use crate::store;
 
 pub use listing::list;
+pub(crate) use lookup::with_short;
+pub use page::{Page, PageListing, page};
 pub use query::{Hit, SearchQuery, ThreadActivity};
 #[cfg(feature = "fuzzing")]
 pub(crate) use record::Record;
 pub(crate) use record::Row;
 
 /// Bump when the schema or what is indexed changes: an older database is rebuilt.
-const SCHEMA_VERSION: i64 = 7;
+const SCHEMA_VERSION: i64 = 9;
 
 /// Held while the database files are deleted, so two processes never rebuild at once.
 const LOCK: &str = "index.lock";
@@ -67,12 +71,34 @@ CREATE TABLE messages(
     UNIQUE(folder, name)
 );
 -- What a listing shows of each file, apart from the bulky rows above and in name order, so a
--- listing served from the index reads these small rows only (see listing.rs).
+-- listing served from the index reads these small rows only (see listing.rs). `id`, `short`
+-- (its first 8 characters, lower case) and `time` (the listing's `YYYYMMDDTHHMMSS`) are the
+-- header's, for a page of a listing and a look-up by id (page.rs, lookup.rs).
 CREATE TABLE listed(
     folder TEXT NOT NULL, name TEXT NOT NULL, ctime INTEGER, size INTEGER, header TEXT,
-    problem TEXT,
+    problem TEXT, id TEXT, short TEXT, time TEXT,
     PRIMARY KEY(folder, name)
 ) WITHOUT ROWID;
+-- Named in the queries (`INDEXED BY`): without statistics SQLite's planner prefers the primary
+-- key's `folder` and scans a folder's rows for every insert. `time` and `short` are set
+-- exactly when `header` is, so `time IS NULL` finds the rows without a header.
+CREATE INDEX listed_order ON listed(folder, time, name);
+CREATE INDEX listed_short ON listed(folder, short);
+-- How many entries each folder's listing has (one per Message ID among the files with a
+-- header), kept by the triggers below as rows come and go, so a page knows the total
+-- without counting a million rows.
+CREATE TABLE counts(folder TEXT PRIMARY KEY, entries INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TRIGGER listed_in AFTER INSERT ON listed WHEN NEW.header IS NOT NULL BEGIN
+    INSERT OR IGNORE INTO counts(folder, entries) VALUES (NEW.folder, 0);
+    UPDATE counts SET entries = entries + 1 WHERE folder = NEW.folder AND NOT EXISTS
+        (SELECT 1 FROM listed INDEXED BY listed_short WHERE folder = NEW.folder AND short = NEW.short
+            AND id = NEW.id AND name <> NEW.name);
+END;
+CREATE TRIGGER listed_out AFTER DELETE ON listed WHEN OLD.header IS NOT NULL BEGIN
+    UPDATE counts SET entries = entries - 1 WHERE folder = OLD.folder AND NOT EXISTS
+        (SELECT 1 FROM listed INDEXED BY listed_short WHERE folder = OLD.folder AND short = OLD.short
+            AND id = OLD.id);
+END;
 CREATE INDEX messages_entry ON messages(folder, entry);
 CREATE INDEX messages_thread ON messages(thread);
 CREATE INDEX messages_id ON messages(id);
@@ -108,6 +134,15 @@ impl Index {
         };
         index.sync()?;
         Ok(index)
+    }
+
+    /// [`Index::open`] when the mailbox has an index: a listing or a look-up never builds one
+    /// (`search` and `reindex` do), it only uses one that is there.
+    pub(crate) fn open_existing(mailbox: &Mailbox) -> Result<Option<Index>> {
+        if std::fs::symlink_metadata(mailbox.state_dir().join("index.db")).is_err() {
+            return Ok(None);
+        }
+        Index::open(mailbox).map(Some)
     }
 
     /// The mailbox this indexes.
@@ -278,7 +313,7 @@ fn empty(conn: &mut Connection) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute_batch(
         "DELETE FROM dirs; DELETE FROM entries; DELETE FROM messages; DELETE FROM listed;
-         INSERT INTO fts(fts) VALUES('delete-all');",
+         DELETE FROM counts; INSERT INTO fts(fts) VALUES('delete-all');",
     )?;
     tx.commit()
 }

@@ -224,35 +224,60 @@ impl Index {
             .map_err(|e| self.error(e))
     }
 
-    /// This mailbox's threads, the most recently active first.
+    /// This mailbox's threads, the most recently active first. The rows are walked newest
+    /// activity first (rowid order) until `limit` threads are met, and only those threads are
+    /// counted, so the newest threads of a mailbox of a million cost what a small one does.
     pub fn threads(&self, limit: usize) -> Result<Vec<ThreadActivity>> {
-        let limit = if limit == 0 { i64::MAX } else { limit as i64 };
+        let limit = if limit == 0 { usize::MAX } else { limit };
+        let mut newest: Vec<String> = Vec::new();
+        {
+            let mut walk = self
+                .conn
+                .prepare_cached(
+                    "SELECT thread FROM messages WHERE problem IS NULL ORDER BY rowid DESC",
+                )
+                .map_err(|e| self.error(e))?;
+            let mut rows = walk.query([]).map_err(|e| self.error(e))?;
+            let mut met = std::collections::HashSet::new();
+            while newest.len() < limit {
+                let Some(row) = rows.next().map_err(|e| self.error(e))? else {
+                    break;
+                };
+                let thread: String = row.get(0).map_err(|e| self.error(e))?;
+                if met.insert(thread.clone()) {
+                    newest.push(thread);
+                }
+            }
+        }
         let mut statement = self
             .conn
             .prepare_cached(
-                // One row per message (its copies: the longest conversation), then per thread:
-                // the message and its replies, as many nodes as the thread tree draws of them.
-                "SELECT t.thread, MAX(t.last) AS last, SUM(1 + t.replies),
-                    COALESCE((SELECT r.title FROM messages r WHERE r.id = t.thread LIMIT 1),
+                // One row per message (its copies: the longest conversation), then for the
+                // thread: the message and its replies, as many nodes as the thread tree draws.
+                "SELECT MAX(t.last), SUM(1 + t.replies),
+                    COALESCE((SELECT r.title FROM messages r WHERE r.id = ?1 LIMIT 1),
                              MIN(t.title))
-                 FROM (SELECT m.thread, m.id, MAX(m.activity) AS last,
-                              MAX(m.replies) AS replies, MIN(m.title) AS title
-                       FROM messages m WHERE m.problem IS NULL
-                       GROUP BY m.thread, m.id) t
-                 GROUP BY t.thread ORDER BY last DESC LIMIT ?1",
+                 FROM (SELECT m.id, MAX(m.activity) AS last, MAX(m.replies) AS replies,
+                              MIN(m.title) AS title
+                       FROM messages m WHERE m.thread = ?1 AND m.problem IS NULL
+                       GROUP BY m.id) t",
             )
             .map_err(|e| self.error(e))?;
-        statement
-            .query_map([limit], |r| {
-                Ok(ThreadActivity {
-                    thread: r.get(0)?,
-                    last_activity: r.get(1)?,
-                    messages: r.get::<_, i64>(2)? as usize,
-                    title: r.get(3)?,
+        let mut threads = Vec::with_capacity(newest.len());
+        for thread in newest {
+            let activity = statement
+                .query_row([&thread], |r| {
+                    Ok(ThreadActivity {
+                        thread: thread.clone(),
+                        last_activity: r.get(0)?,
+                        messages: r.get::<_, i64>(1)? as usize,
+                        title: r.get(2)?,
+                    })
                 })
-            })
-            .and_then(|rows| rows.collect())
-            .map_err(|e| self.error(e))
+                .map_err(|e| self.error(e))?;
+            threads.push(activity);
+        }
+        Ok(threads)
     }
 }
 

@@ -379,7 +379,7 @@ fn insert(
         Err(_) => return Ok(false),
     };
     let (parsed, listed) = match store::read_regular(&path) {
-        Ok(bytes) => (parse_bytes(&path, &bytes), Listed::of(&path, &bytes)),
+        Ok(bytes) => (parse_bytes(&path, &bytes), Listed::of(&path, name, &bytes)),
         Err(e) if store::is_not_found(&e) => return Ok(true), // moved on meanwhile
         Err(Error::Io { .. }) => return Ok(false),
         Err(e) => (Err(e), Listed::default()),

@@ -3,10 +3,10 @@
 
 use std::fs;
 
-use super::{Index, SearchQuery};
+use super::{Index, Page, SearchQuery};
 use crate::agent::AgentId;
 use crate::folder::Folder;
-use crate::mailbox::Mailbox;
+use crate::mailbox::{Listing, Mailbox};
 use crate::message::{Header, Message, MessageType, field, render};
 
 fn mailbox() -> (tempfile::TempDir, Mailbox) {
@@ -528,7 +528,40 @@ fn served_as_read(mailbox: &Mailbox, folder: Folder) -> usize {
         format!("{:?}", super::list(mailbox, folder).unwrap().messages),
         format!("{:?}", read.messages)
     );
+    pages_are_the_listings_pages(mailbox, folder, &read);
     served.messages.len()
+}
+
+/// Every page from the index, either order, is the same slice of the whole listing, with its
+/// total and problems.
+fn pages_are_the_listings_pages(mailbox: &Mailbox, folder: Folder, read: &Listing) {
+    let oldest_first = format_each(&read.messages);
+    let newest_first: Vec<String> = oldest_first.iter().rev().cloned().collect();
+    for (order, whole) in [(false, &oldest_first), (true, &newest_first)] {
+        for limit in [1, 2, 3, 50] {
+            for offset in 0..=whole.len() + 1 {
+                let page = Page {
+                    offset,
+                    limit,
+                    newest_first: order,
+                };
+                let served = super::page(mailbox, folder, &page)
+                    .unwrap()
+                    .expect("the index is current: the page is served from it");
+                let want: Vec<String> = whole.iter().skip(offset).take(limit).cloned().collect();
+                assert_eq!(format_each(&served.messages), want, "{page:?}");
+                assert_eq!(served.total, whole.len(), "{page:?}");
+                assert_eq!(
+                    format!("{:?}", served.problems),
+                    format!("{:?}", read.problems)
+                );
+            }
+        }
+    }
+}
+
+fn format_each(messages: &[crate::mailbox::Envelope]) -> Vec<String> {
+    messages.iter().map(|m| format!("{m:?}")).collect()
 }
 
 #[test]
@@ -562,6 +595,12 @@ fn a_listing_from_the_index_is_the_listing_from_the_files() {
     .unwrap();
     put(&mb, Folder::Inbox, "cccccccc-3", "Request 10", "x");
     put(&mb, Folder::Inbox, "dddddddd-4", "Request 2", "x");
+    // Duplicates: a later copy of one message (it stands where the first copy stands, as the
+    // most complete) and a copy of another in the same second under another name.
+    let (_, copy) = message_file("cccccccc-3", "Request 10", "x\n\nwith more words");
+    fs::write(inbox.join("20250627T153002-ER-copy-cccccccc.md"), copy).unwrap();
+    let (_, copy) = message_file("dddddddd-4", "Request 2", "x");
+    fs::write(inbox.join("20250627T153000-ER-again-dddddddd.md"), copy).unwrap();
     let mut index = Index::open(&mb).unwrap();
     settle(&mb, Folder::Inbox, &mut index);
     drop(index);
@@ -640,4 +679,115 @@ fn the_write_ahead_log_outlives_a_connection_and_is_emptied_when_large() {
         ids(&mut Index::open(&mb).unwrap(), "w7x2999"),
         ["00000007-big"]
     );
+}
+
+#[test]
+fn a_message_is_found_by_its_short_id_through_the_index_when_it_is_current() {
+    use crate::mailbox::MessageRef;
+    let (_dir, mb) = mailbox();
+    let inbox = mb.folder_path(Folder::Inbox);
+    put(&mb, Folder::Inbox, "aaaaaaaa-1", "Named", "x");
+    // Named by another tool (no short id in the name), and a name whose short id lies.
+    let (_, text) = message_file("bbbbbbbb-2", "Foreign", "x");
+    fs::write(inbox.join("from-another-tool.md"), text).unwrap();
+    let (_, text) = message_file("cccccccc-3", "Liar", "x");
+    fs::write(inbox.join("20250627T153000-ER-liar-bbbbbbbb.md"), text).unwrap();
+    let short = |s: &str| MessageRef::parse(s).unwrap();
+    // No index yet: the folder is listed, and nothing is built.
+    assert_eq!(super::with_short(&mb, Folder::Inbox, "bbbbbbbb"), None);
+    assert!(!mb.state_dir().join("index.db").exists());
+    let found = |r: &str| {
+        mb.find(&short(r), &[Folder::Inbox])
+            .map(|e| e.file.to_string())
+    };
+    assert_eq!(found("bbbbbbbb").unwrap(), "from-another-tool.md");
+
+    settle(&mb, Folder::Inbox, &mut Index::open(&mb).unwrap());
+    // The index names the candidates by the header's id, whatever the file is called.
+    let names = |s: &str| {
+        super::with_short(&mb, Folder::Inbox, s)
+            .expect("the index is current")
+            .iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names("bbbbbbbb"), ["from-another-tool.md"]);
+    assert_eq!(names("cccccccc"), ["20250627T153000-ER-liar-bbbbbbbb.md"]);
+    assert!(names("dddddddd").is_empty());
+    assert_eq!(found("bbbbbbbb").unwrap(), "from-another-tool.md");
+    assert_eq!(
+        found("cccccccc-3").unwrap(),
+        "20250627T153000-ER-liar-bbbbbbbb.md"
+    );
+    assert_eq!(
+        found("aaaaaaaa").unwrap(),
+        "20250627T153000-ER-x-aaaaaaaa.md"
+    );
+    assert!(matches!(
+        mb.find(&short("dddddddd"), &[Folder::Inbox]),
+        Err(crate::error::Error::NotFound { .. })
+    ));
+
+    // A file written by hand since: the index is not current, the folder is listed.
+    put(&mb, Folder::Inbox, "dddddddd-4", "Late", "x");
+    assert_eq!(super::with_short(&mb, Folder::Inbox, "dddddddd"), None);
+    assert_eq!(
+        found("dddddddd").unwrap(),
+        "20250627T153000-ER-x-dddddddd.md"
+    );
+}
+
+#[test]
+fn threads_are_the_most_recently_active_first_with_their_counts() {
+    let (_dir, mb) = mailbox();
+    // (id, thread, in reply to, minute): thread a is the oldest but answered last.
+    let messages = [
+        ("aaaaaaaa-1", "aaaaaaaa-1", None, 1),
+        ("bbbbbbbb-1", "bbbbbbbb-1", None, 2),
+        ("cccccccc-1", "cccccccc-1", None, 3),
+        ("cccccccc-2", "cccccccc-1", Some("cccccccc-1"), 4),
+        ("aaaaaaaa-2", "aaaaaaaa-1", Some("aaaaaaaa-1"), 5),
+        ("aaaaaaaa-3", "aaaaaaaa-1", Some("aaaaaaaa-2"), 6),
+    ];
+    for (id, thread, parent, minute) in messages {
+        let mut header = Header::new(&MessageType::new("ER").unwrap(), &format!("about {thread}"));
+        let at = format!("2025-06-27T15:{minute:02}:00Z");
+        for (k, v) in [
+            (field::MESSAGE_ID, id),
+            (field::SENDER, "qa"),
+            (field::RECEIVER, "dev"),
+            (field::TIMESTAMP, at.as_str()),
+            (field::THREAD_ID, thread),
+        ] {
+            header.set(k, v);
+        }
+        if let Some(parent) = parent {
+            header.set(field::IN_REPLY_TO, parent);
+        }
+        let message = Message {
+            header,
+            body: "x".into(),
+            conversation: Vec::new(),
+            processing: Vec::new(),
+        };
+        let name = format!("20250627T15{minute:02}00-ER-x-{}.md", &id[..8]);
+        fs::write(mb.folder_path(Folder::Inbox).join(name), render(&message)).unwrap();
+    }
+    let index = Index::open(&mb).unwrap();
+    let summary = |limit| {
+        index
+            .threads(limit)
+            .unwrap()
+            .into_iter()
+            .map(|t| (t.thread, t.messages, t.title))
+            .collect::<Vec<_>>()
+    };
+    let all = [
+        ("aaaaaaaa-1".to_owned(), 3, "about aaaaaaaa-1".to_owned()),
+        ("cccccccc-1".to_owned(), 2, "about cccccccc-1".to_owned()),
+        ("bbbbbbbb-1".to_owned(), 1, "about bbbbbbbb-1".to_owned()),
+    ];
+    assert_eq!(summary(0), all);
+    assert_eq!(summary(2), all[..2]);
+    assert_eq!(summary(1), all[..1]);
 }

@@ -135,7 +135,8 @@ pub(crate) fn inbox(ctx: &Ctx, p: InboxParams) -> Result<Vec<AgentEmail>, RpcErr
             unread: p.unread,
             limit: Some(p.limit.unwrap_or(0)),
             offset: p.offset,
-            newest_first: p.newest_first,
+            // `email.inbox` is oldest first unless told (its documented default).
+            newest_first: Some(p.newest_first.unwrap_or(false)),
             before: p.before,
             ..ListArgs::default()
         },

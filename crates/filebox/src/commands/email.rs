@@ -35,10 +35,9 @@ pub(crate) fn run(global: &Global, action: EmailAction) -> anyhow::Result<Outcom
             run_typed_verb::<SendMessage>(&mailroom(global)?, global, args)
         }
         EmailAction::Inbox { agent } => {
+            // A page of the inbox, newest first, as `filebox list` shows it.
             let args = ListArgs {
                 folder: Some(Folder::Inbox),
-                // The whole inbox, as `filebox list` shows it.
-                limit: Some(0),
                 ..ListArgs::default()
             };
             run_typed_verb::<ListMessages>(&acting_as(global, agent)?, global, args)

@@ -61,7 +61,7 @@ fn eight_processes_sending_25_each_lose_nothing() {
 
         let listing = t
             .as_agent("dev")
-            .args(["--json", "list", "inbox"])
+            .args(["--json", "list", "inbox", "--all"])
             .success();
         let listing: serde_json::Value = serde_json::from_str(&listing).unwrap();
         let listed = listing["messages"].as_array().unwrap();

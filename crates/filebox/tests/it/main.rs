@@ -26,6 +26,7 @@ mod list_filters;
 mod mcp;
 mod mistakes;
 mod new_user;
+mod paging;
 mod permissions;
 mod readme;
 mod render;

@@ -271,7 +271,10 @@ fn messages_sent_within_one_second_list_in_the_order_they_were_sent() {
         let same_second = format!("20250627T153000{}", &name[15..]);
         std::fs::rename(inbox.join(&name), inbox.join(same_second)).unwrap();
     }
-    let listed = t.as_agent("dev").args(["list", "inbox"]).success();
+    let listed = t
+        .as_agent("dev")
+        .args(["list", "inbox", "--oldest-first"])
+        .success();
     let listed: Vec<&str> = listed
         .lines()
         .map(|line| {

@@ -111,8 +111,11 @@ fn text_wait_prints_listing_lines_and_a_timeout_exits_3() {
     t.send("a", "b", "ER", "first\n\nbody");
     t.send("a", "b", "DIS", "second");
     let out = t.as_agent("b").args(["wait", "--timeout", "5"]).success();
-    let listing = t.as_agent("b").args(["list", "inbox"]).success();
-    // The same lines as `list`, one per message, in the same order.
+    let listing = t
+        .as_agent("b")
+        .args(["list", "inbox", "--oldest-first"])
+        .success();
+    // The same lines as `list`, one per message, in the same order (wait's: oldest first).
     assert_eq!(out, listing);
     assert_eq!(out.lines().count(), 2, "{out}");
     assert!(
