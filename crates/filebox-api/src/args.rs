@@ -647,7 +647,8 @@ impl From<SendTeamMessageLine> for SendTeamMessageArgs {
 
 impl clap::FromArgMatches for SendTeamMessageArgs {
     fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
-        <SendTeamMessageLine as clap::FromArgMatches>::from_arg_matches(matches).map(SendTeamMessageArgs::from)
+        <SendTeamMessageLine as clap::FromArgMatches>::from_arg_matches(matches)
+            .map(SendTeamMessageArgs::from)
     }
 
     fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {

@@ -61,9 +61,8 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let mib = |kib: u64| format!("{:.1} MiB", kib as f64 / 1024.0);
     let per_second =
         |cpu: Duration| format!("{:.2} ms", cpu.as_secs_f64() * 1000.0 / idle.as_secs_f64());
-    let per_client = |more: u64, less: u64| {
-        format!("{:.1} KiB", more.saturating_sub(less) as f64 / clients)
-    };
+    let per_client =
+        |more: u64, less: u64| format!("{:.1} KiB", more.saturating_sub(less) as f64 / clients);
     table(
         "fleet: resident memory (all, and its own: RssAnon) and CPU per idle second",
         &["process", "RSS", "own (RssAnon)", "CPU per idle second"],
@@ -123,9 +122,8 @@ struct Idle {
 impl Idle {
     /// CPU used over `window` with nothing sent; memory at its end.
     fn measure(hub: &Hub, sessions: &[Server], window: Duration) -> Result<Idle> {
-        let cpu_of_sessions = || -> Result<Duration> {
-            sessions.iter().map(Server::cpu).sum::<Result<Duration>>()
-        };
+        let cpu_of_sessions =
+            || -> Result<Duration> { sessions.iter().map(Server::cpu).sum::<Result<Duration>>() };
         let (hub_before, sessions_before) = (process::cpu_time(hub.pid())?, cpu_of_sessions()?);
         std::thread::sleep(window);
         Ok(Idle {
@@ -153,7 +151,11 @@ fn wake_every_session(
     let kind = filebox_core::MessageType::new("DIS")?;
     let started = Instant::now();
     for agent in agents {
-        sender.send(&filebox_core::SendRequest::new(agent, kind.clone(), "wake up"))?;
+        sender.send(&filebox_core::SendRequest::new(
+            agent,
+            kind.clone(),
+            "wake up",
+        ))?;
     }
     let mut woke = 0;
     for session in sessions.iter_mut() {

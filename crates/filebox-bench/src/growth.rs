@@ -83,7 +83,11 @@ fn fill(mailboxes: &Fixture, count: usize) -> Result<()> {
 fn measure(name: &str, filebox: &Path, mailboxes: &Fixture) -> Result<Vec<String>> {
     let cursor = mailboxes.path().join("mailboxes/dev/.filebox/inbox-cursor");
     let _ = std::fs::remove_file(&cursor);
-    let mut hub = Hub::start(filebox, &mailboxes.config(), &mailboxes.path().join("hub.log"))?;
+    let mut hub = Hub::start(
+        filebox,
+        &mailboxes.config(),
+        &mailboxes.path().join("hub.log"),
+    )?;
     std::thread::sleep(Duration::from_secs(1));
     let mib = |kib: u64| format!("{:.1} MiB", kib as f64 / 1024.0);
     let at_start = hub.rss_kib()?;

@@ -73,7 +73,9 @@ impl Counts {
 }
 
 pub(crate) fn run(options: &Options) -> Result<()> {
-    let minutes = options.minutes.unwrap_or(if options.quick { 2 } else { 30 });
+    let minutes = options
+        .minutes
+        .unwrap_or(if options.quick { 2 } else { 30 });
     let length = Duration::from_secs(minutes * 60);
     // About 30 samples, never more often than every 10 s.
     let every = (length / 30).max(Duration::from_secs(10));
@@ -100,7 +102,9 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let mut threads = Vec::new();
     {
         let counts = Arc::clone(&counts);
-        threads.push(std::thread::spawn(move || serve_webhooks(&receiver, &counts)));
+        threads.push(std::thread::spawn(move || {
+            serve_webhooks(&receiver, &counts)
+        }));
     }
     let address = hub.address;
     let spawn = |threads: &mut Vec<_>, work: Work| {
@@ -110,7 +114,14 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     spawn(
         &mut threads,
         Box::new(move |counts, stop| {
-            send_steadily(address, "dev", SENDS_PER_SECOND, Some(&webhook), counts, stop)
+            send_steadily(
+                address,
+                "dev",
+                SENDS_PER_SECOND,
+                Some(&webhook),
+                counts,
+                stop,
+            )
         }),
     );
     spawn(
@@ -135,7 +146,10 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     }
 
     let mut samples = vec![idle_before.clone()];
-    println!("\nsoak: {minutes} min of mixed load, a sample every {} s", every.as_secs());
+    println!(
+        "\nsoak: {minutes} min of mixed load, a sample every {} s",
+        every.as_secs()
+    );
     print_sample(&idle_before);
     let mut next = started + every;
     while next <= started + length {
@@ -250,7 +264,12 @@ fn report_soak(samples: &[Sample], before: &Sample, after: &Sample, counts: &Cou
             c(&counts.errors),
         ]],
     );
-    if let Some(error) = counts.first_error.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+    if let Some(error) = counts
+        .first_error
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+    {
         println!("\nfirst error: {error}");
     }
     report::table(
@@ -494,10 +513,7 @@ fn svg_chart(samples: &[Sample], minutes: u64) -> String {
          font-family='sans-serif' font-size='12'>\n<rect width='100%' height='100%' fill='white'/>\n\
          <text x='{LEFT}' y='18' font-size='14'>filebox serve under mixed load: {minutes} min</text>\n"
     );
-    let panel = |svg: &mut String,
-                 top: f64,
-                 title: &str,
-                 lines: &[(&str, &str, Vec<f64>)]| {
+    let panel = |svg: &mut String, top: f64, title: &str, lines: &[(&str, &str, Vec<f64>)]| {
         let high = lines
             .iter()
             .flat_map(|(_, _, values)| values.iter().copied())
@@ -538,14 +554,22 @@ fn svg_chart(samples: &[Sample], minutes: u64) -> String {
         }
     };
     let rss = samples.iter().map(|s| s.rss_kib as f64 / 1024.0).collect();
-    panel(&mut svg, 40.0, "resident memory (MiB)", &[("RSS", "#1f77b4", rss)]);
+    panel(
+        &mut svg,
+        40.0,
+        "resident memory (MiB)",
+        &[("RSS", "#1f77b4", rss)],
+    );
     let files = samples.iter().map(|s| s.open_files as f64).collect();
     let threads = samples.iter().map(|s| s.threads as f64).collect();
     panel(
         &mut svg,
         240.0,
         "open files and threads",
-        &[("open files", "#ff7f0e", files), ("threads", "#2ca02c", threads)],
+        &[
+            ("open files", "#ff7f0e", files),
+            ("threads", "#2ca02c", threads),
+        ],
     );
     for minute in 0..=minutes {
         if minutes > 10 && minute % 5 != 0 {

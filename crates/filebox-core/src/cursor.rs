@@ -125,7 +125,12 @@ impl Cursor {
 
     /// An inbox file was rewritten in place (a read receipt: `old` became `new`): if a wait
     /// returned the old version, the new one is returned too, not news.
-    pub(crate) fn rewritten(&mut self, name: &str, old: &std::fs::Metadata, new: &std::fs::Metadata) {
+    pub(crate) fn rewritten(
+        &mut self,
+        name: &str,
+        old: &std::fs::Metadata,
+        new: &std::fs::Metadata,
+    ) {
         let returned = !self.owed.contains(&(name.to_owned(), old.ino()))
             && self.mark.knows(name, old.ino(), ctime_ns(old));
         if returned {
@@ -171,10 +176,7 @@ pub(crate) fn inode_lines(text: &str) -> impl Iterator<Item = (u64, &str)> {
 
 /// Record where waits have got to (a new file renamed over the old one: never followed).
 fn save(mailbox: &Mailbox, cursor: &Cursor) -> Result<()> {
-    store::write_file_atomic(
-        &mailbox.state_dir().join(FILE),
-        cursor.render().as_bytes(),
-    )
+    store::write_file_atomic(&mailbox.state_dir().join(FILE), cursor.render().as_bytes())
 }
 
 /// Mail a wait found and claimed, not yet recorded as returned: the cursor's lock is held
@@ -400,7 +402,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mailbox = mailbox(&dir);
         let inbox = mailbox.folder_path(Folder::Inbox);
-        assert!(claim(&mailbox).is_empty(), "the first claim is the baseline");
+        assert!(
+            claim(&mailbox).is_empty(),
+            "the first claim is the baseline"
+        );
         let name = put(&mailbox, 9);
         put(&mailbox, 10);
         let claimed = mailbox.tmp().join("claimed");
@@ -425,7 +430,11 @@ mod tests {
         let path = mailbox.state_dir().join(FILE);
         std::fs::write(&path, format!("{ino}\t{returned}\n")).unwrap();
         assert_eq!(claim(&mailbox), ["00000002-0000"]);
-        assert!(std::fs::read_to_string(&path).unwrap().starts_with(FORMAT_2));
+        assert!(
+            std::fs::read_to_string(&path)
+                .unwrap()
+                .starts_with(FORMAT_2)
+        );
         assert!(claim(&mailbox).is_empty());
         put(&mailbox, 3);
         assert_eq!(claim(&mailbox), ["00000003-0000"]);
@@ -477,7 +486,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mailbox = mailbox(&dir);
         put(&mailbox, 1);
-        std::fs::write(mailbox.state_dir().join(FILE), format!("{FORMAT_2}\nmark\tx\n")).unwrap();
+        std::fs::write(
+            mailbox.state_dir().join(FILE),
+            format!("{FORMAT_2}\nmark\tx\n"),
+        )
+        .unwrap();
         assert!(claim(&mailbox).is_empty());
         put(&mailbox, 2);
         assert_eq!(claim(&mailbox), ["00000002-0000"]);

@@ -288,7 +288,10 @@ mod tests {
         assert!(seen.contains(&("a", Folder::Inbox, old.as_str(), ChangeKind::Left)));
         assert!(seen.contains(&("b", Folder::Done, new.as_str(), ChangeKind::Arrived)));
         assert_eq!(seen.len(), 2, "{seen:?}");
-        assert!(feed.take_relisted().is_empty(), "the journals explained both");
+        assert!(
+            feed.take_relisted().is_empty(),
+            "the journals explained both"
+        );
 
         // Another tool deletes a file: the feed cannot say what left, and says so.
         let by_hand = put(&b, Folder::Done, "00000003");

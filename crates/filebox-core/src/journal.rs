@@ -207,7 +207,8 @@ const TAIL: u64 = 16 * 1024;
 /// gone or its end does not parse).
 pub(crate) fn tail(dir: &Path, journal: (u64, u64)) -> Vec<Entry> {
     let (ino, len) = journal;
-    let Some(mut file) = path_of(dir).and_then(|path| Place::file(&path).open(OFlags::RDONLY, 0).ok())
+    let Some(mut file) =
+        path_of(dir).and_then(|path| Place::file(&path).open(OFlags::RDONLY, 0).ok())
     else {
         return Vec::new();
     };
@@ -217,14 +218,20 @@ pub(crate) fn tail(dir: &Path, journal: (u64, u64)) -> Vec<Entry> {
     let from = len.saturating_sub(TAIL);
     let mut bytes = Vec::new();
     if file.seek(SeekFrom::Start(from)).is_err()
-        || (&mut file).take(len - from).read_to_end(&mut bytes).is_err()
+        || (&mut file)
+            .take(len - from)
+            .read_to_end(&mut bytes)
+            .is_err()
     {
         return Vec::new();
     }
     // Begin at a line's start: the first line may be cut.
     let start = match from {
         0 => 0,
-        _ => bytes.iter().position(|&b| b == b'\n').map_or(bytes.len(), |n| n + 1),
+        _ => bytes
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |n| n + 1),
     };
     parse(&bytes[start..]).unwrap_or_default()
 }

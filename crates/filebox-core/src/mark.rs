@@ -307,7 +307,10 @@ mod tests {
         }
         let mut mark = Mark::start(&mb, Folder::Inbox).unwrap();
         let journal = mb.state_dir().join("changes.inbox");
-        let mut torn = std::fs::OpenOptions::new().append(true).open(&journal).unwrap();
+        let mut torn = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&journal)
+            .unwrap();
         std::io::Write::write_all(&mut torn, b"1\t2\t+").unwrap();
         let late = put(&mb, "00000099");
         let step = mark.advance(&mb, Folder::Inbox).unwrap();

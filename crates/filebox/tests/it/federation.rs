@@ -451,7 +451,11 @@ fn mail_sent_after_a_hub_was_killed_mid_batch_does_not_overtake_what_it_had_in_h
     let mut ci = Hub::new("ci-1", &nats, &["bob"], &[]);
     laptop.start();
     let send = |n: usize| {
-        let sender = if n.is_multiple_of(2) { "alice" } else { "carol" };
+        let sender = if n.is_multiple_of(2) {
+            "alice"
+        } else {
+            "carol"
+        };
         laptop.send_in_process(sender, "bob@ci-1", &format!("{sender} {n}"));
     };
     (0..FIRST).for_each(send);

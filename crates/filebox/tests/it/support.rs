@@ -172,6 +172,16 @@ impl Test {
 }
 
 /// One invocation of the binary, built up and then run once.
+/// The session id of the Claude Code session the team fixtures' `session-1a2b3c4d` belongs to.
+pub(crate) const SESSION_ID: &str = "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d";
+
+/// Run `command` as Claude Code runs a command inside that session (no teammate's team name).
+pub(crate) fn in_session(command: &mut std::process::Command) -> &mut std::process::Command {
+    command
+        .env_remove("CLAUDE_CODE_TEAM_NAME")
+        .env("CLAUDE_CODE_SESSION_ID", SESSION_ID)
+}
+
 pub(crate) struct Run<'t> {
     test: &'t Test,
     args: Vec<std::ffi::OsString>,

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::support::Test;
+use crate::support::{Test, in_session};
 
 const TEAM: &str = "Boom_UI";
 
@@ -279,11 +279,7 @@ fn a_bridge_without_a_team_follows_the_session_team() {
         .args(["--json", "teams", "bridge", "--once", "--claude-dir"])
         .args([&dir])
         .command();
-    command.env_remove("CLAUDE_CODE_TEAM_NAME");
-    command.env(
-        "CLAUDE_CODE_SESSION_ID",
-        "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
-    );
+    in_session(&mut command);
     let out = command.output().unwrap();
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
@@ -409,15 +405,8 @@ fn the_hubs_bridge_without_a_team_follows_the_session_team_once_it_appears() {
     t.as_agent("alice")
         .args(["wait", "--timeout", "0"])
         .expect_code(3);
-    let mut command = t
-        .run()
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .command();
-    command.env_remove("CLAUDE_CODE_TEAM_NAME");
-    command.env(
-        "CLAUDE_CODE_SESSION_ID",
-        "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
-    );
+    let mut command = t.run().args(["serve", "--listen", "127.0.0.1:0"]).command();
+    in_session(&mut command);
     let mut hub = command.spawn().unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1500));
     fs::rename(&aside, &folder).unwrap();
@@ -448,11 +437,7 @@ fn a_bridge_without_a_team_moves_on_when_the_session_team_ends() {
             .args(["--json", "teams", "bridge", "--once", "--claude-dir"])
             .args([&dir])
             .command();
-        command.env_remove("CLAUDE_CODE_TEAM_NAME");
-        command.env(
-            "CLAUDE_CODE_SESSION_ID",
-            "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
-        );
+        in_session(&mut command);
         let out = command.output().unwrap();
         assert!(out.status.success(), "{out:?}");
         serde_json::from_slice::<Value>(&out.stdout).unwrap()
@@ -473,11 +458,7 @@ fn a_bridge_without_a_team_moves_on_when_the_session_team_ends() {
         ])
         .args([&dir])
         .command();
-    command.env_remove("CLAUDE_CODE_TEAM_NAME");
-    command.env(
-        "CLAUDE_CODE_SESSION_ID",
-        "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
-    );
+    in_session(&mut command);
     command.stdout(std::process::Stdio::piped());
     command.stderr(std::process::Stdio::piped());
     let mut bridge = command.spawn().unwrap();

@@ -9,7 +9,7 @@ use std::path::Path;
 use filebox_bridge::team_inbox::Kind;
 use serde_json::Value;
 
-use crate::support::Test;
+use crate::support::{SESSION_ID, Test, in_session};
 
 const TEAM: &str = "Boom_UI";
 
@@ -531,19 +531,13 @@ fn a_team_not_named_is_the_one_claude_code_would_use() {
         }
         command.output().unwrap()
     };
-    let session = inbox_of(&[(
-        "CLAUDE_CODE_SESSION_ID",
-        "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
-    )]);
+    let session = inbox_of(&[("CLAUDE_CODE_SESSION_ID", SESSION_ID)]);
     assert_eq!(
         json_of(&String::from_utf8_lossy(&session.stdout))["team"],
         SESSION_TEAM
     );
     let named = inbox_of(&[
-        (
-            "CLAUDE_CODE_SESSION_ID",
-            "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
-        ),
+        ("CLAUDE_CODE_SESSION_ID", SESSION_ID),
         ("CLAUDE_CODE_TEAM_NAME", "elsewhere"),
     ]);
     let refused = |output: &std::process::Output| {
@@ -575,11 +569,7 @@ fn send_on_the_command_line_may_leave_the_team_out() {
             .args(words)
             .args(&dir)
             .command();
-        command.env_remove("CLAUDE_CODE_TEAM_NAME");
-        command.env(
-            "CLAUDE_CODE_SESSION_ID",
-            "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
-        );
+        in_session(&mut command);
         command.output().unwrap()
     };
     let unnamed = send(&["tester", "-1 flaky test left"]);
@@ -596,7 +586,14 @@ fn send_on_the_command_line_may_leave_the_team_out() {
         texts.iter().any(|text| text == "-1 flaky test left"),
         "two words are TO and TEXT, in the session's team: {texts:?}"
     );
-    assert!(texts.iter().any(|text| text == "Named this time"), "{texts:?}");
+    assert!(
+        texts.iter().any(|text| text == "Named this time"),
+        "{texts:?}"
+    );
     let one_word = send(&["tester"]);
-    assert_eq!(one_word.status.code(), Some(2), "a usage error: {one_word:?}");
+    assert_eq!(
+        one_word.status.code(),
+        Some(2),
+        "a usage error: {one_word:?}"
+    );
 }
