@@ -77,10 +77,12 @@ async def test_every_tool_works_on_a_real_mailbox(mailroom: Mailroom, mode: str)
         listed = await client.call_tool("list_messages", {"folder": "inbox"})
         assert not listed.is_error
         ids = [m["id"] for m in listed.structured_content["messages"]]
-        assert ids == [bug, idea, wish]
+        assert ids == [wish, idea, bug], "newest first"
         assert "Add a dark mode" in text(listed)
         only_er = await client.call_tool("list_messages", {"type": "ER", "limit": 1})
-        assert [m["id"] for m in only_er.structured_content["messages"]] == [idea]
+        assert [m["id"] for m in only_er.structured_content["messages"]] == [wish]
+        oldest = await client.call_tool("list_messages", {"type": "ER", "limit": 1, "newest_first": False})
+        assert [m["id"] for m in oldest.structured_content["messages"]] == [idea]
 
         read = await client.call_tool("read_message", {"id": bug[:8]})
         assert not read.is_error
