@@ -45,7 +45,7 @@ def test_send_inbox_reply_and_status(hub):
         assert status["status"] == "replied", status
         assert status["repliedAt"]
     # The CLI sees what the hub wrote: the files are the truth.
-    assert "Ship it" in hub.filebox("--agent", "me", "list", "done")
+    assert "Ship it" in hub.filebox("--agent", "me", "list", "done", "--all")
 
 
 def test_errors_a_program_can_act_on(hub):

@@ -177,7 +177,7 @@ test("timeout: the call returns 'still open', the page still shows the question,
   await card.locator("textarea").press("Control+Enter");
   await card.locator(".banner", { hasText: "Answered" }).waitFor();
   // The late answer is in the agent's inbox, and get_answer returns it at once.
-  const inbox = JSON.parse(cli("qa", "--json", "list", "inbox")).messages;
+  const inbox = JSON.parse(cli("qa", "--json", "list", "inbox", "--all")).messages;
   assert.deepEqual(inbox.map((m) => m.id), [id]);
   const got = await call("get_answer", { id });
   assert.equal(got.structured.status, "answered");
@@ -249,8 +249,8 @@ test("a card's waiting counter runs while the question is open and stops when it
   // The answered question is the human's, done.
   await page.getByRole("button", { name: "done" }).click();
   await page.locator("#listing .row", { hasText: "Counter stops?" }).waitFor();
-  assert.ok(JSON.parse(cli("me", "--json", "list", "done")).messages.some((m) => m.title === "Counter stops?"));
-  assert.ok(!JSON.parse(cli("me", "--json", "list", "outbox")).messages.some((m) => m.title === "Counter stops?"));
+  assert.ok(JSON.parse(cli("me", "--json", "list", "done", "--all")).messages.some((m) => m.title === "Counter stops?"));
+  assert.ok(!JSON.parse(cli("me", "--json", "list", "outbox", "--all")).messages.some((m) => m.title === "Counter stops?"));
   await page.screenshot({ path: join(out, "done.png"), fullPage: true });
   await context.close();
 });
@@ -425,7 +425,7 @@ test("mailboxes: read a message, its thread as a graph with the obsolete branch 
   await image.waitFor();
   assert.match(await image.getAttribute("src"), /^blob:/);
   assert.ok(await image.evaluate((img) => img.complete && img.naturalWidth === 1), "the image decoded");
-  const asked = JSON.parse(cli("me", "--json", "list", "done")).messages.find((m) => m.title.includes("checkout"));
+  const asked = JSON.parse(cli("me", "--json", "list", "done", "--all")).messages.find((m) => m.title.includes("checkout"));
   const served = await fetch(`${url}attachments/me/${asked.id}/mockup.png`);
   assert.equal(served.status, 200);
   assert.equal(served.headers.get("content-type"), "image/png");
@@ -453,7 +453,7 @@ test("mailboxes: read a message, its thread as a graph with the obsolete branch 
   await page.locator("#compose-body").fill("Pizza at **one**?");
   await page.locator("#compose-body").press("Control+Enter");
   await page.locator("#compose-status", { hasText: "Sent." }).waitFor();
-  const inbox = JSON.parse(cli("qa", "--json", "list", "inbox")).messages;
+  const inbox = JSON.parse(cli("qa", "--json", "list", "inbox", "--all")).messages;
   assert.ok(inbox.some((m) => m.title === "Lunch" && m.sender === "me"), JSON.stringify(inbox));
   assert.ok(inbox.some((m) => m.title.startsWith("Plan the release") && m.sender === "me"), JSON.stringify(inbox));
   assert.match(cli("qa", "search", "Monday works"), /Plan the release/);

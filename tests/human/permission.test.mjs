@@ -96,7 +96,7 @@ test("a relayed prompt shows as a card with Allow and Deny; Allow on the page an
   assert.deepEqual(decision.params, { request_id: "abcde", behavior: "allow" });
   await card.locator(".banner", { hasText: "Answered" }).waitFor();
   // The decision stays in the files, and a second answer is refused.
-  const done = JSON.parse(cli("me", "--json", "list", "done")).messages;
+  const done = JSON.parse(cli("me", "--json", "list", "done", "--all")).messages;
   assert.equal(done.filter((m) => m.type === "PRM").length, 1);
   await page.context().close();
 });
