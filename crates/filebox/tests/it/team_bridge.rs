@@ -72,6 +72,19 @@ fn pass(t: &Test, shape: Shape, dir: &PathBuf) -> Value {
     serde_json::from_str(&out).unwrap_or(Value::Null)
 }
 
+/// One pass of a bridge given no team, run inside the fixtures' Claude Code session.
+fn pass_in_session(t: &Test, dir: &PathBuf) -> Value {
+    let mut command = t
+        .run()
+        .args(["--json", "teams", "bridge", "--once", "--claude-dir"])
+        .args([dir])
+        .command();
+    in_session(&mut command);
+    let out = command.output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// `teams send` into `member`'s team inbox, as a teammate.
 fn teammate_sends(t: &Test, shape: Shape, dir: &PathBuf, member: &str, from: &str, text: &str) {
     t.run()
@@ -274,14 +287,7 @@ fn a_bridge_without_a_team_follows_the_session_team() {
     let shape = CURRENT;
     let (t, dir) = setup(shape);
     teammate_sends(&t, shape, &dir, "alice", "tester", "Suite is green");
-    let mut command = t
-        .run()
-        .args(["--json", "teams", "bridge", "--once", "--claude-dir"])
-        .args([&dir])
-        .command();
-    in_session(&mut command);
-    let out = command.output().unwrap();
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = pass_in_session(&t, &dir);
     assert_eq!(
         report["carried"][0]["from"], "tester@session-1a2b3c4d",
         "{report}"
@@ -431,18 +437,7 @@ fn the_hubs_bridge_without_a_team_follows_the_session_team_once_it_appears() {
 fn a_bridge_without_a_team_moves_on_when_the_session_team_ends() {
     let shape = CURRENT;
     let (t, dir) = setup(shape);
-    let run_pass = || {
-        let mut command = t
-            .run()
-            .args(["--json", "teams", "bridge", "--once", "--claude-dir"])
-            .args([&dir])
-            .command();
-        in_session(&mut command);
-        let out = command.output().unwrap();
-        assert!(out.status.success(), "{out:?}");
-        serde_json::from_slice::<Value>(&out.stdout).unwrap()
-    };
-    run_pass();
+    pass_in_session(&t, &dir);
     let id = t.send("alice", "tester@session-1a2b3c4d", "ER", "One more run");
     // The foreground bridge as one process over its passes: started on the session team, which
     // then ends while a `default` team exists.
