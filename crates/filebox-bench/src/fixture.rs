@@ -95,3 +95,37 @@ pub(crate) fn filebox_binary() -> Result<PathBuf> {
     }
     Ok(filebox)
 }
+
+/// What a generated message of qa's to dev says of itself: the header fields `send` writes.
+pub(crate) struct Generated<'a> {
+    pub(crate) kind: &'a filebox_core::message::MessageType,
+    pub(crate) title: &'a str,
+    pub(crate) id: &'a str,
+    /// The timestamp, ISO 8601.
+    pub(crate) iso: &'a str,
+    pub(crate) version: &'a str,
+    pub(crate) owner: &'a str,
+}
+
+/// A message of qa's to dev as `send` renders it, for mailboxes generated without sending.
+pub(crate) fn qa_to_dev(generated: &Generated<'_>, body: String) -> filebox_core::message::Message {
+    use filebox_core::message::{Header, Message, field};
+    let mut header = Header::new(generated.kind, generated.title);
+    for (key, value) in [
+        (field::FORMAT_VERSION, generated.version),
+        (field::MESSAGE_ID, generated.id),
+        (field::SENDER, "qa"),
+        (field::RECEIVER, "dev"),
+        (field::TIMESTAMP, generated.iso),
+        (field::ORIGINAL_SENDER, "qa"),
+        (field::CURRENT_OWNER, generated.owner),
+    ] {
+        header.set(key, value);
+    }
+    Message {
+        header,
+        body,
+        conversation: Vec::new(),
+        processing: Vec::new(),
+    }
+}

@@ -9,11 +9,11 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use filebox_core::message::{Header, Message, MessageType, field, file_name_for, render};
+use filebox_core::message::{MessageType, file_name_for, render};
 use filebox_core::time;
 
 use crate::Options;
-use crate::fixture::{Fixture, Result, filebox_binary};
+use crate::fixture::{Fixture, Generated, Result, filebox_binary, qa_to_dev};
 use crate::report::{self, Samples, ms};
 
 const RUNS: usize = 20;
@@ -135,25 +135,16 @@ fn populate(inbox: &Path, count: usize) -> Result<()> {
             b >> 16
         );
         let title = format!("Batch import request number {n}");
-        let mut header = Header::new(&kind, &title);
-        for (key, value) in [
-            (field::FORMAT_VERSION, "1.0"),
-            (field::MESSAGE_ID, id.as_str()),
-            (field::SENDER, "qa"),
-            (field::RECEIVER, "dev"),
-            (field::TIMESTAMP, iso.as_str()),
-            (field::ORIGINAL_SENDER, "qa"),
-            (field::CURRENT_OWNER, "qa"),
-        ] {
-            header.set(key, value);
-        }
         let body = "Admins need to add many users at once.\n".repeat(5 + (b % 100) as usize);
-        let message = Message {
-            header,
-            body,
-            conversation: Vec::new(),
-            processing: Vec::new(),
+        let generated = Generated {
+            kind: &kind,
+            title: &title,
+            id: &id,
+            iso: &iso,
+            version: "1.0",
+            owner: "qa",
         };
+        let message = qa_to_dev(&generated, body);
         let name = file_name_for(ts, &kind, &title, &id);
         fs::write(inbox.join(name.as_str()), render(&message))?;
     }

@@ -20,11 +20,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use filebox_core::message::{Header, Message, MessageType, field, file_name_for, render};
+use filebox_core::message::{MessageType, field, file_name_for, render};
 use filebox_core::{SendRequest, time};
 
 use crate::Options;
-use crate::fixture::{Result, filebox_binary, mailroom};
+use crate::fixture::{Generated, Result, filebox_binary, mailroom, qa_to_dev};
 use crate::report::{self, Samples, ms};
 
 /// Runs of each call after one warm-up.
@@ -212,34 +212,24 @@ fn write_part(inbox: &Path, outbox: &Path, size: usize, part: usize, parts: usiz
         let iso = time::iso(at);
         let id = id_of(n);
         let title = format!("Provision accounts for team {n}");
-        let mut header = Header::new(&kind, &title);
         let answered = answers(n).map(|parent| (id_of(root_of(parent)), id_of(parent)));
-        let version = if answered.is_some() { "1.1" } else { "1.0" };
-        for (key, value) in [
-            (field::FORMAT_VERSION, version),
-            (field::MESSAGE_ID, id.as_str()),
-            (field::SENDER, "qa"),
-            (field::RECEIVER, "dev"),
-            (field::TIMESTAMP, iso.as_str()),
-            (field::ORIGINAL_SENDER, "qa"),
-            (field::CURRENT_OWNER, "dev"),
-        ] {
-            header.set(key, value);
-        }
-        if let Some((thread, parent)) = &answered {
-            header.set(field::THREAD_ID, thread);
-            header.set(field::IN_REPLY_TO, parent);
-        }
         let body = format!(
             "Admins need {WORD} for {} users at once.\n\nRequest {n}.\n",
             n % 97 + 3
         );
-        let message = Message {
-            header,
-            body,
-            conversation: Vec::new(),
-            processing: Vec::new(),
+        let generated = Generated {
+            kind: &kind,
+            title: &title,
+            id: &id,
+            iso: &iso,
+            version: if answered.is_some() { "1.1" } else { "1.0" },
+            owner: "dev",
         };
+        let mut message = qa_to_dev(&generated, body);
+        if let Some((thread, parent)) = &answered {
+            message.header.set(field::THREAD_ID, thread);
+            message.header.set(field::IN_REPLY_TO, parent);
+        }
         let name = file_name_for(at, &kind, &title, &id);
         let path = inbox.join(name.as_str());
         fs::write(&path, render(&message))?;
