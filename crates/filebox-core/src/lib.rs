@@ -12,6 +12,7 @@ pub mod client_info;
 pub mod config;
 pub mod copy;
 mod cursor;
+mod durable_names;
 mod error;
 mod feed;
 mod folder;

@@ -315,23 +315,17 @@ impl Mailroom {
 
         // Every recipient is tried, and the outbox copy always written, so that a failure for
         // one recipient neither hides what reached the others nor invites a duplicating retry.
+        // The inboxes are linked before the outbox: my record never stands for a message no
+        // recipient got.
+        let mut copies = store::Copies::new(name.as_str(), bytes.as_bytes());
         let mut delivered = Vec::with_capacity(recipients.len());
         let mut failed = Vec::new();
-        let mut first_copy = None;
         for recipient in recipients {
-            let result = self.mailbox(recipient).and_then(|m| {
-                store::publish_new(
-                    &m.tmp(),
-                    &m.folder_path(Folder::Inbox),
-                    name.as_str(),
-                    bytes.as_bytes(),
-                )
-            });
+            let result = self
+                .mailbox(recipient)
+                .and_then(|m| copies.publish(&m.tmp(), &m.folder_path(Folder::Inbox)));
             match result {
-                Ok(path) => {
-                    first_copy.get_or_insert(path);
-                    delivered.push(recipient.clone());
-                }
+                Ok(_) => delivered.push(recipient.clone()),
                 // Nothing delivered yet and this is the only recipient: plainly an error.
                 Err(e) if recipients.len() == 1 => return Err(e),
                 Err(e) => failed.push(format!("{recipient} ({e})")),
@@ -341,13 +335,8 @@ impl Mailroom {
             return Err(Error::NotSent { failed });
         }
         let mine = self.my_mailbox()?;
-        store::publish_new_linked(
-            first_copy.as_deref(),
-            &mine.tmp(),
-            &mine.folder_path(Folder::Outbox),
-            name.as_str(),
-            bytes.as_bytes(),
-        )?;
+        copies.publish(&mine.tmp(), &mine.folder_path(Folder::Outbox))?;
+        copies.sync()?;
         if !failed.is_empty() {
             return Err(Error::Undelivered {
                 id,
@@ -394,14 +383,15 @@ impl Mailroom {
         }
         let mine = self.my_mailbox()?;
         missing.push((mine.tmp(), mine.folder_path(Folder::Outbox)));
+        let mut copies = store::Copies::new(name, &bytes);
         for (tmp, dir) in missing {
-            match store::publish_new_linked(Some(&delivered.path), &tmp, &dir, name, &bytes) {
+            match copies.publish(&tmp, &dir) {
                 // Published meanwhile (a recipient's copy moved back in): there already.
                 Err(e) if store::already_exists(&e) => {}
                 published => drop(published?),
             }
         }
-        Ok(())
+        copies.sync()
     }
 
     fn send_reply(

@@ -27,8 +27,8 @@ use std::path::{Path, PathBuf};
 use rustix::fs::OFlags;
 
 use crate::beneath::{self, Place};
+use crate::durable_names::{NameChanges, sync_dir};
 use crate::error::{Error, IoContext, Result};
-use crate::group_commit;
 use crate::journal::{self, Kind};
 
 const STAGED: &str = "part";
@@ -59,13 +59,6 @@ pub(crate) fn create_private_dir(path: &Path) -> Result<()> {
 pub(crate) fn make_private(file: &File, path: &Path) -> Result<()> {
     file.set_permissions(fs::Permissions::from_mode(0o600))
         .at(path)
-}
-
-/// fsync a directory, so that a rename or link in it survives a power loss. Concurrent
-/// publishers into one folder share the fsync ([`group_commit`]): each still returns only once
-/// what it linked is durable.
-fn sync_dir(dir: &Path) -> Result<()> {
-    group_commit::sync_dir(dir).at(dir)
 }
 
 /// Make one change of a mailbox folder: `change` adds or removes the file `path`, recorded in
@@ -213,31 +206,72 @@ pub(crate) fn publish_replace_unsynced(
     Ok(dest)
 }
 
-/// Publish `bytes` as the new file `dir/name`, as a second name of `published` when that is
-/// a file with the same bytes (an outbox copy of a delivered message): files are never
-/// modified in place, so sharing the inode is safe. When a link is impossible (another file
-/// system, or the recipient already moved its copy on), the bytes are written instead.
-pub(crate) fn publish_new_linked(
-    published: Option<&Path>,
-    tmp: &Path,
-    dir: &Path,
-    name: &str,
-    bytes: &[u8],
-) -> Result<PathBuf> {
-    let dest = dir.join(name);
-    let to = Place::new(mailbox_of_tmp(tmp), &dest);
-    let link = |source| {
-        changing(&dest, Kind::Added, || {
-            beneath::link(Place::file(source), to)
-        })
-    };
-    match published.map(link) {
-        Some(Ok(())) => {
-            sync_dir(dir)?;
-            Ok(dest)
+/// One message published under one name in several folders (a send: each recipient's inbox,
+/// then the sender's outbox). Its bytes are staged and fsynced once, in the `tmp/` of the
+/// first folder's mailbox, and each folder gets a link to that one file (files are never
+/// modified in place, so sharing the inode is safe); a folder the link cannot reach (another
+/// file system) gets a file of its own. The names become durable together, by
+/// [`Copies::sync`], before anything acknowledges them ([`NameChanges`]).
+pub(crate) struct Copies<'a> {
+    name: &'a str,
+    bytes: &'a [u8],
+    /// The staged file and the mailbox whose `tmp/` holds it, once the first folder is tried.
+    staged: Option<(PathBuf, Staged)>,
+    names: Option<NameChanges>,
+}
+
+impl<'a> Copies<'a> {
+    pub(crate) fn new(name: &'a str, bytes: &'a [u8]) -> Copies<'a> {
+        Copies {
+            name,
+            bytes,
+            staged: None,
+            names: None,
         }
-        Some(Err(e)) if e.kind() == ErrorKind::AlreadyExists => Err(Error::io(dest, e)),
-        _ => publish_new(tmp, dir, name, bytes),
+    }
+
+    /// Publish the message as the new file `dir/<name>` (`tmp` is the `tmp/` of `dir`'s
+    /// mailbox). Never replaces: an existing name is `ErrorKind::AlreadyExists`.
+    pub(crate) fn publish(&mut self, tmp: &Path, dir: &Path) -> Result<PathBuf> {
+        let mailbox = mailbox_of_tmp(tmp);
+        let dest = dir.join(self.name);
+        let (staged_in, staged) = match &mut self.staged {
+            Some(staged) => staged,
+            None => {
+                let path = tmp.join(format!("{}.{STAGED}", op_id()));
+                let staged = Staged::create(mailbox, path, self.bytes)?;
+                self.staged.insert((mailbox.to_owned(), staged))
+            }
+        };
+        let (from, to) = (
+            Place::new(staged_in, &staged.path),
+            Place::new(mailbox, &dest),
+        );
+        // link(2) fails if the destination exists, unlike rename(2), which replaces silently.
+        match changing(&dest, Kind::Added, || beneath::link(from, to)) {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => return Err(refuse_link(&dest, e)),
+            // Out of the link's reach: a file of its own, durable before this returns.
+            Err(_) => return publish_new(tmp, dir, self.name, self.bytes),
+        }
+        self.names
+            .get_or_insert_with(|| NameChanges::under(dir))
+            .changed(dir)?;
+        Ok(dest)
+    }
+
+    /// Make every copy published so far durable.
+    pub(crate) fn sync(mut self) -> Result<()> {
+        self.names.as_mut().map_or(Ok(()), NameChanges::sync)
+    }
+}
+
+impl Drop for Copies<'_> {
+    /// The staged name goes once the folders have their links (the file stays as theirs).
+    fn drop(&mut self) {
+        if let Some((mailbox, staged)) = &self.staged {
+            let _ = beneath::remove(Place::new(mailbox, &staged.path));
+        }
     }
 }
 
@@ -411,6 +445,10 @@ pub(crate) fn move_message(
             .map(|(n, d)| (d.tmp.join(format!("{op}.{n}.{NEW}")), d.dir.join(&d.name)))
             .collect(),
     };
+    // Each step's names must be on disk before the next step's: the intent before the claim,
+    // the claim and the staged versions before the commit, the commit before the published
+    // versions; the last folder's fsync makes the move durable (`durable_names.rs`).
+    let mut names = NameChanges::under(tmp);
     // 1. Record the intent, locked for as long as this process works on it.
     let mailbox = mailbox_of_tmp(tmp);
     let staged = Staged::create(
@@ -421,7 +459,7 @@ pub(crate) fn move_message(
     let intent_path = tmp.join(format!("{op}.{INTENT}"));
     let intent_place = Place::new(mailbox, &intent_path);
     beneath::rename(Place::new(mailbox, &staged.path), intent_place).at(&intent_path)?;
-    sync_dir(tmp)?;
+    names.changed(tmp)?;
     let lock = staged.file;
 
     // 2. Claim: the one rename that decides which process handles the message.
@@ -438,13 +476,13 @@ pub(crate) fn move_message(
         }
     }
     if let Some(dir) = origin.parent() {
-        sync_dir(dir)?;
+        names.changed(dir)?;
     }
 
     // 3. Stage the new versions; on any failure, roll back.
     let staged = read_regular(&intent.claim)
         .and_then(|bytes| rewrite(&bytes))
-        .and_then(|versions| stage_all(&intent, &versions));
+        .and_then(|versions| stage_all(&intent, &versions, &mut names));
     let staged_files = match staged {
         Ok(files) => files,
         Err(e) => {
@@ -460,10 +498,10 @@ pub(crate) fn move_message(
     let commit_path = tmp.join(format!("{op}.{COMMIT}"));
     let commit_place = Place::new(mailbox, &commit_path);
     beneath::rename(intent_place, commit_place).at(&commit_path)?;
-    sync_dir(tmp)?;
+    names.changed(tmp)?;
 
     // 5. Publish, then forget the claim.
-    roll_forward(&intent)?;
+    roll_forward(&intent, &mut names)?;
     drop(staged_files);
     let _ = beneath::remove(commit_place);
     drop(lock);
@@ -492,15 +530,25 @@ pub(crate) fn rewrite_in_place(
     move_message(tmp, path, &[destination], |bytes| Ok(vec![rewrite(bytes)?]))
 }
 
-fn stage_all(intent: &Intent, versions: &[Vec<u8>]) -> Result<Vec<File>> {
-    intent
-        .outputs
-        .iter()
-        .zip(versions)
-        .map(|((staged, _), bytes)| {
-            Staged::create(Place::file(staged).mailbox, staged.clone(), bytes).map(|s| s.file)
-        })
-        .collect()
+/// Stage each new version at its place in the intent. A version with the same bytes as one
+/// staged before (a reply's copies) is a second link to that file: one file to fsync, not one
+/// per destination.
+fn stage_all(intent: &Intent, versions: &[Vec<u8>], names: &mut NameChanges) -> Result<Vec<File>> {
+    let mut files = Vec::with_capacity(versions.len());
+    for (n, ((path, _), bytes)) in intent.outputs.iter().zip(versions).enumerate() {
+        let to = Place::file(path);
+        let same = versions[..n].iter().position(|earlier| earlier == bytes);
+        let linked = same.is_some_and(|earlier| {
+            beneath::link(Place::file(&intent.outputs[earlier].0), to).is_ok()
+        });
+        if !linked {
+            files.push(Staged::create(to.mailbox, path.clone(), bytes)?.file);
+        }
+        if let Some(dir) = path.parent() {
+            names.changed(dir)?;
+        }
+    }
+    Ok(files)
 }
 
 /// Undo an uncommitted move: the claimed file returns to its folder, staged files go.
@@ -560,8 +608,9 @@ fn recovered_name(origin: &Path, claim: &Path) -> PathBuf {
     origin.with_file_name(format!("{stem}.recovered-{op}.md"))
 }
 
-/// Finish a committed move: publish what is still staged, then drop the claim.
-fn roll_forward(intent: &Intent) -> Result<()> {
+/// Finish a committed move: publish what is still staged, make it durable, then drop the
+/// claim.
+fn roll_forward(intent: &Intent, names: &mut NameChanges) -> Result<()> {
     for (staged, dest) in &intent.outputs {
         let publish = || beneath::rename(Place::file(staged), Place::file(dest));
         match changing(dest, Kind::Added, publish) {
@@ -570,9 +619,10 @@ fn roll_forward(intent: &Intent) -> Result<()> {
             Err(e) => return Err(refuse_link(dest, e)),
         }
         if let Some(dir) = dest.parent() {
-            sync_dir(dir)?;
+            names.changed(dir)?;
         }
     }
+    names.sync()?;
     let _ = beneath::remove(Place::file(&intent.claim));
     Ok(())
 }
@@ -634,7 +684,7 @@ pub(crate) fn recover(tmp: &Path) -> Result<Recovery> {
                         report.rolled_back += 1;
                     }
                     (Some(intent), _) => {
-                        roll_forward(&intent)?;
+                        roll_forward(&intent, &mut NameChanges::under(tmp))?;
                         report.rolled_forward += 1;
                     }
                     (None, _) => report.removed += 1,
