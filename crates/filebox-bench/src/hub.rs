@@ -1,6 +1,8 @@
-//! `hub`: the real hub (`filebox serve --listen 127.0.0.1:0`) loaded with `email.send` over
-//! loopback HTTP JSON-RPC by 1, 16 and 64 clients for a bounded time, against, in the same
-//! run, the CLI path (`filebox send`, one process per send, by as many concurrent callers) and
+//! `hub`: the real hub (`filebox serve --listen 127.0.0.1:0`) loaded with `email.send`, then
+//! `email.reply` (the answer path: a move), over loopback HTTP JSON-RPC by 1, 16 and 64
+//! clients for a bounded time, with the hub's CPU per call; with `--baseline OLD_FILEBOX` the
+//! same against a hub of that build, in the same rounds. Against them, in the same run, the
+//! CLI path (`filebox send`, one process per send, by as many concurrent callers) and
 //! the floor of a durable delivery (write + fsync + rename + directory fsync, one file after
 //! the other, and 16 writers with a private or a group-committed directory fsync). Then the
 //! event latency: a file delivered by the CLI until its SSE event reaches a client of
@@ -24,6 +26,7 @@ use serde_json::{Value, json};
 use crate::Options;
 use crate::fixture::{Fixture, Result, filebox_binary};
 use crate::http::Connection;
+use crate::process::cpu_time;
 use crate::report::{self, Samples, ms};
 use crate::send::{DirSync, publish_bare};
 
@@ -33,18 +36,38 @@ const CLIENTS: [usize; 3] = [1, 16, 64];
 /// One thing measured.
 #[derive(Clone, Copy)]
 enum Case {
-    /// `email.send` over HTTP by this many clients, each on its own keep-alive connection.
-    Hub(usize),
+    /// A hub's method over HTTP by this many clients, each on its own keep-alive connection,
+    /// on this build's hub or the baseline's.
+    Hub(Call, usize, Build),
     /// `filebox send` processes, this many at a time.
     Cli(usize),
     /// The write + fsync + rename + directory fsync loop, by this many threads.
     Floor(usize, DirSync),
 }
 
+/// The hub method a client calls.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Call {
+    /// `email.send` from qa to dev.
+    Send,
+    /// `email.reply` by dev to a message qa sent it just before (that send not counted).
+    Reply,
+}
+
+/// Which `filebox` a hub runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Build {
+    This,
+    Baseline,
+}
+
 impl Case {
     fn path(self) -> &'static str {
         match self {
-            Case::Hub(_) => "hub: email.send over HTTP JSON-RPC",
+            Case::Hub(Call::Send, _, Build::This) => "hub: email.send over HTTP JSON-RPC",
+            Case::Hub(Call::Send, _, Build::Baseline) => "baseline hub: email.send",
+            Case::Hub(Call::Reply, _, Build::This) => "hub: email.reply (a move)",
+            Case::Hub(Call::Reply, _, Build::Baseline) => "baseline hub: email.reply",
             Case::Cli(_) => "CLI: filebox send, a process per send",
             Case::Floor(_, DirSync::Private) => "floor: write+fsync+rename+dir fsync",
             Case::Floor(_, DirSync::Grouped) => "floor, group-committed dir fsync",
@@ -53,7 +76,7 @@ impl Case {
 
     fn clients(self) -> usize {
         match self {
-            Case::Hub(n) | Case::Cli(n) | Case::Floor(n, _) => n,
+            Case::Hub(_, n, _) | Case::Cli(n) | Case::Floor(n, _) => n,
         }
     }
 }
@@ -64,6 +87,8 @@ struct Tally {
     sends: u64,
     errors: u64,
     elapsed: Duration,
+    /// The hub's CPU time over the case's rounds (hub cases only).
+    cpu: Duration,
     /// Sends per second in each round.
     rates: Vec<f64>,
     latencies: Vec<Duration>,
@@ -110,10 +135,23 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let floor_mailboxes = Fixture::new(options.dir.as_deref(), &agents)?;
     let mut hub = Hub::start_on(&filebox, &hub_mailboxes)?;
     let mut rss = vec![hub.rss_kib()?];
+    let baseline_mailboxes = Fixture::new(options.dir.as_deref(), &agents)?;
+    let mut baseline = match &options.baseline {
+        Some(old) => Some(Hub::start_on(old, &baseline_mailboxes)?),
+        None => None,
+    };
+    let builds: &[Build] = if baseline.is_some() {
+        &[Build::This, Build::Baseline]
+    } else {
+        &[Build::This]
+    };
 
-    let cases: Vec<Case> = CLIENTS
-        .iter()
-        .map(|&n| Case::Hub(n))
+    let hub_cases = [Call::Send, Call::Reply].into_iter().flat_map(|call| {
+        CLIENTS
+            .iter()
+            .flat_map(move |&n| builds.iter().map(move |&build| Case::Hub(call, n, build)))
+    });
+    let cases: Vec<Case> = hub_cases
         .chain(CLIENTS.iter().map(|&n| Case::Cli(n)))
         .chain([
             Case::Floor(1, DirSync::Private),
@@ -126,12 +164,21 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let sequence = AtomicU64::new(0);
     for _ in 0..rounds {
         for (case, tally) in cases.iter().zip(&mut tallies) {
+            let serving = match case {
+                Case::Hub(_, _, Build::This) => Some(&hub),
+                Case::Hub(_, _, Build::Baseline) => baseline.as_ref(),
+                _ => None,
+            };
+            let cpu_before = serving.map(|h| cpu_time(h.pid())).transpose()?;
             let started = Instant::now();
             let work = std::thread::scope(|scope| {
                 let threads: Vec<_> = (0..case.clients())
                     .map(|_| {
                         scope.spawn(|| match *case {
-                            Case::Hub(_) => hub_client(hub.address, &body, started + slice),
+                            Case::Hub(call, _, _) => match serving {
+                                Some(h) => hub_client(h.address, call, &body, started + slice),
+                                None => Work::default(),
+                            },
                             Case::Cli(_) => cli_client(
                                 &filebox,
                                 &cli_mailboxes.config(),
@@ -150,6 +197,9 @@ pub(crate) fn run(options: &Options) -> Result<()> {
                     .collect::<Vec<Work>>()
             });
             let elapsed = started.elapsed();
+            if let (Some(h), Some(before)) = (serving, cpu_before) {
+                tally.cpu += cpu_time(h.pid())?.saturating_sub(before);
+            }
             let sends: u64 = work.iter().map(|w| w.latencies.len() as u64).sum();
             tally.sends += sends;
             tally.elapsed += elapsed;
@@ -166,12 +216,15 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     }
     let load_after = load_average();
     hub.stop()?;
+    if let Some(baseline) = &mut baseline {
+        baseline.stop()?;
+    }
     print_rates(&cases, &tallies, rounds, slice);
     print_ratios(&cases, &tallies);
     let served: u64 = cases
         .iter()
         .zip(&tallies)
-        .filter(|(c, _)| matches!(c, Case::Hub(_)))
+        .filter(|(c, _)| matches!(c, Case::Hub(_, _, Build::This)))
         .map(|(_, t)| t.sends + t.errors)
         .sum();
     let header: Vec<String> = ["at start".to_owned()]
@@ -216,6 +269,10 @@ fn print_rates(cases: &[Case], tallies: &[Tally], rounds: usize, slice: Duration
             } else {
                 (ms(latencies.p50()), ms(latencies.quantile(0.99)))
             };
+            let cpu = match case {
+                Case::Hub(..) if tally.sends > 0 => ms(tally.cpu / tally.sends as u32),
+                _ => "-".to_owned(),
+            };
             vec![
                 case.path().to_owned(),
                 case.clients().to_string(),
@@ -223,22 +280,25 @@ fn print_rates(cases: &[Case], tallies: &[Tally], rounds: usize, slice: Duration
                 format!("{low:.0}–{high:.0}"),
                 p50,
                 p99,
+                cpu,
                 tally.errors.to_string(),
             ]
         })
         .collect();
     report::table(
         &format!(
-            "Sends per second, {BODY_BYTES}-byte body, {rounds} rounds of {} s per case",
+            "Calls per second, {BODY_BYTES}-byte body, {rounds} rounds of {} s per case \
+             (a reply's CPU includes the send it answers)",
             slice.as_secs_f64()
         ),
         &[
             "path",
             "clients",
-            "sends/s",
+            "calls/s",
             "per round",
             "p50",
             "p99",
+            "hub CPU/call",
             "errors",
         ],
         &rows,
@@ -253,33 +313,43 @@ fn print_ratios(cases: &[Case], tallies: &[Tally]) {
             .find(|(c, _)| wanted(**c))
             .map_or(0.0, |(_, t)| t.rate())
     };
+    let of = |wanted: &dyn Fn(Case) -> bool| {
+        cases
+            .iter()
+            .zip(tallies)
+            .find(|(c, _)| wanted(**c))
+            .map(|(_, t)| t.rate())
+    };
     let floor = rate(|c| matches!(c, Case::Floor(1, DirSync::Private)));
+    let private = rate(|c| matches!(c, Case::Floor(16, DirSync::Private)));
     let mut rows = Vec::new();
     for n in CLIENTS {
-        let hub = cases
-            .iter()
-            .zip(tallies)
-            .find(|(c, _)| matches!(c, Case::Hub(m) if *m == n))
-            .map_or(0.0, |(_, t)| t.rate());
-        let cli = cases
-            .iter()
-            .zip(tallies)
-            .find(|(c, _)| matches!(c, Case::Cli(m) if *m == n))
-            .map_or(0.0, |(_, t)| t.rate());
+        let hub = |call, build| {
+            of(&|c| matches!(c, Case::Hub(k, m, b) if k == call && m == n && b == build))
+        };
+        let send = hub(Call::Send, Build::This).unwrap_or(0.0);
+        let cli = of(&|c| matches!(c, Case::Cli(m) if m == n)).unwrap_or(0.0);
+        let against = |call| match (hub(call, Build::This), hub(call, Build::Baseline)) {
+            (Some(this), Some(old)) => format!("{:.2}×", this / old),
+            _ => "-".to_owned(),
+        };
         rows.push(vec![
             n.to_string(),
-            format!("{:.1}×", hub / cli),
-            format!("{:.2}×", hub / floor),
+            format!("{:.1}×", send / cli),
+            format!("{:.0}%", 200.0 * send / private),
+            against(Call::Send),
+            against(Call::Reply),
         ]);
     }
     let grouped = rate(|c| matches!(c, Case::Floor(16, DirSync::Grouped)));
-    let private = rate(|c| matches!(c, Case::Floor(16, DirSync::Private)));
     report::table(
-        "Ratios (sends/s over sends/s, same run)",
+        "Ratios (same run)",
         &[
             "clients",
-            "hub / CLI (same clients)",
-            "hub / fsync loop (1 writer)",
+            "hub send / CLI (same clients)",
+            "hub send files / 16-writer floor files (2 per send)",
+            "send: this / baseline",
+            "reply: this / baseline",
         ],
         &rows,
     );
@@ -291,37 +361,35 @@ fn print_ratios(cases: &[Case], tallies: &[Tally]) {
     );
 }
 
-/// One HTTP client: `email.send` on one keep-alive connection until `deadline`.
-fn hub_client(address: SocketAddr, body: &str, deadline: Instant) -> Work {
+/// One HTTP client: `call` on one keep-alive connection until `deadline`; a reply answers a
+/// message sent (untimed) just before it.
+fn hub_client(address: SocketAddr, call: Call, body: &str, deadline: Instant) -> Work {
     let mut work = Work::default();
     let mut connection = None;
-    let mut id = 0_u64;
+    let send = json!({
+        "from": "qa",
+        "to": ["dev"],
+        "subject": "bench",
+        "body": body,
+        "sourceType": "agent",
+    });
     while Instant::now() < deadline {
-        id += 1;
-        let request = json!({
-            "jsonrpc": "2.0",
-            "id": id,
-            "method": "email.send",
-            "params": {
-                "from": "qa",
-                "to": ["dev"],
-                "subject": "bench",
-                "body": body,
-                "sourceType": "agent",
-            },
-        })
-        .to_string();
-        let started = Instant::now();
+        let mut started = Instant::now();
         let outcome = (|| -> Result<()> {
             let open = match connection.take() {
                 Some(open) => open,
                 None => Connection::open(address)?,
             };
             let open = connection.insert(open);
-            let response = open.post_json("/rpc", request.as_bytes())?;
-            let answer: Value = serde_json::from_slice(&response.body)?;
-            if response.status != 200 || answer.get("result").is_none() {
-                return Err(format!("HTTP {}: {answer}", response.status).into());
+            let sent = rpc(open, "email.send", &send)?;
+            if call == Call::Reply {
+                let id = sent.get("id").and_then(Value::as_str).ok_or("no id sent")?;
+                started = Instant::now();
+                rpc(
+                    open,
+                    "email.reply",
+                    &json!({"from": "dev", "id": id, "body": body}),
+                )?;
             }
             Ok(())
         })();
@@ -331,6 +399,17 @@ fn hub_client(address: SocketAddr, body: &str, deadline: Instant) -> Work {
         work.record(started, outcome);
     }
     work
+}
+
+/// One JSON-RPC call on `connection`: its result, or the answer as an error.
+fn rpc(connection: &mut Connection, method: &str, params: &Value) -> Result<Value> {
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let response = connection.post_json("/rpc", request.to_string().as_bytes())?;
+    let mut answer: Value = serde_json::from_slice(&response.body)?;
+    match answer.get_mut("result") {
+        Some(result) if response.status == 200 => Ok(result.take()),
+        _ => Err(format!("HTTP {}: {answer}", response.status).into()),
+    }
 }
 
 /// One CLI caller: `filebox send` processes, one after the other, until `deadline`.

@@ -3,23 +3,28 @@
 //! end makes the whole chain durable; elsewhere each folder is fsynced right after its change,
 //! before the next change that depends on it.
 //!
-//! ext4 and xfs keep one journal of metadata, written and replayed as a prefix: an fsync of a
-//! directory returns once the transaction holding its last change is committed, and that
-//! transaction, or an earlier one, holds every change made before it. So after a power cut a
+//! ext4 with a journal and xfs keep one journal of metadata, written and replayed as a
+//! prefix: an fsync of a directory returns once the transaction holding its last change is
+//! committed, and that transaction, or an earlier one, holds every change made before it. So after a power cut a
 //! chain of name changes is cut at some point, exactly as a process killed at that point
 //! would leave it, and recovery (`store::recover`) already handles every such point. File
 //! data is not ordered that way (delayed allocation writes it later): a file is still fsynced
 //! before any name points at it (`store::Staged`).
 
+use std::collections::HashMap;
+use std::fs;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::{LazyLock, Mutex};
 
 use crate::error::{IoContext, Result};
 use crate::group_commit;
 
-/// The file systems whose metadata reaches the disk in the order it was changed: ext4 (and
-/// ext2/3, same magic: an ext2 without a journal mounted by the ext4 driver is the one
-/// exception, not worth a second probe), xfs, and tmpfs (nothing survives a power cut there).
-const IN_ORDER: [u64; 3] = [0xEF53, 0x5846_5342, 0x0102_1994];
+/// `statfs` magic numbers: ext2/3/4 (one magic; in order only with a journal), xfs (always
+/// logged), tmpfs (nothing survives a power cut, so any order will do).
+const EXT4: u64 = 0xEF53;
+const XFS: u64 = 0x5846_5342;
+const TMPFS: u64 = 0x0102_1994;
 
 /// The folders one write changed names in, in the order changed, and whether a single fsync
 /// at the end makes them all durable.
@@ -71,22 +76,59 @@ pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
 
 #[cfg(test)]
 thread_local! {
-    /// Tests of the other way: this thread's writes take every file system for one that does
-    /// not keep order.
-    static SYNC_EACH_FOLDER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Tests of either way, whatever the test machine's file system: this thread's writes
+    /// take every file system for one that keeps order (`Some(true)`) or not.
+    static KEEPS_ORDER: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
 }
 
-/// Whether the file system under `dir` commits metadata in order ([`IN_ORDER`]). Unknown
-/// (statfs failed): no.
+/// Whether the file system under `dir` commits metadata in order: xfs, tmpfs, and ext4 with a
+/// journal. Unknown (statfs failed): no. Asked once per device and process.
 fn in_order(dir: &Path) -> bool {
     #[cfg(test)]
-    if SYNC_EACH_FOLDER.get() {
-        return false;
+    if let Some(forced) = KEEPS_ORDER.get() {
+        return forced;
     }
-    rustix::fs::statfs(dir)
+    static DEVICES: LazyLock<Mutex<HashMap<u64, bool>>> = LazyLock::new(Default::default);
+    let Ok(device) = fs::metadata(dir).map(|m| m.dev()) else {
+        return false;
+    };
+    let mut devices = DEVICES.lock().unwrap_or_else(|e| e.into_inner());
+    *devices.entry(device).or_insert_with(|| {
+        let kind = rustix::fs::statfs(dir)
+            .ok()
+            .and_then(|stat| u64::try_from(stat.f_type).ok());
+        match kind {
+            Some(XFS | TMPFS) => true,
+            Some(EXT4) => has_journal(device),
+            _ => false,
+        }
+    })
+}
+
+/// Whether the ext4 file system on `device` runs a journal: the kernel lists each journal in
+/// `/proc/fs/jbd2/` as `<block device>-<journal inode>` (an ext4 made or mounted without one
+/// fsyncs each file and folder on its own, in no order).
+fn has_journal(device: u64) -> bool {
+    let block = format!(
+        "/sys/dev/block/{}:{}",
+        rustix::fs::major(device),
+        rustix::fs::minor(device)
+    );
+    let Some(name) = fs::read_link(block)
         .ok()
-        .and_then(|stat| u64::try_from(stat.f_type).ok())
-        .is_some_and(|kind| IN_ORDER.contains(&kind))
+        .and_then(|link| Some(link.file_name()?.to_str()?.to_owned()))
+    else {
+        return false;
+    };
+    fs::read_dir("/proc/fs/jbd2").is_ok_and(|journals| {
+        journals.flatten().any(|journal| {
+            journal
+                .file_name()
+                .to_str()
+                .and_then(|n| n.strip_prefix(name.as_str()))
+                .is_some_and(|rest| rest.starts_with('-'))
+        })
+    })
 }
 
 #[cfg(test)]
@@ -127,19 +169,21 @@ mod tests {
         files
     }
     #[test]
-    fn a_file_system_that_cannot_be_asked_is_not_trusted_to_keep_order() {
+    fn tmpfs_keeps_order_and_a_file_system_that_cannot_be_asked_does_not() {
         let dir = tempfile::tempdir().unwrap();
         assert!(!in_order(&dir.path().join("missing")));
+        assert!(in_order(Path::new("/dev/shm")));
     }
 
     #[test]
     fn sends_and_moves_leave_the_same_files_either_way() {
         let in_order = tempfile::tempdir().unwrap();
         let each = tempfile::tempdir().unwrap();
+        KEEPS_ORDER.set(Some(true));
         let written = send_and_reply(in_order.path());
-        SYNC_EACH_FOLDER.set(true);
+        KEEPS_ORDER.set(Some(false));
         let synced_each = send_and_reply(each.path());
-        SYNC_EACH_FOLDER.set(false);
+        KEEPS_ORDER.set(None);
         let shape = |files: &[(String, String, String)]| {
             files
                 .iter()
