@@ -16,6 +16,7 @@ mod exchange;
 mod federation;
 mod federation_security;
 mod format;
+mod handoff;
 mod hand_written;
 mod hook;
 mod hostile;
