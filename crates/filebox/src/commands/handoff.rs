@@ -11,7 +11,6 @@
 
 use std::io::{self, Read, Write};
 use std::os::unix::net::UnixStream;
-use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -57,9 +56,13 @@ impl std::error::Error for HubError {}
 /// config, as `mailroom`'s agent.
 pub(crate) fn send(mailroom: &Mailroom, args: SendArgs) -> anyhow::Result<Handoff> {
     let socket = filebox_hub::socket_path(mailroom.config());
+    // Connected first: without a hub, nothing else is done here.
+    let Ok(mut stream) = UnixStream::connect(&socket) else {
+        return Ok(Handoff::NoHub);
+    };
     let keyed = args.idempotency_key.is_some();
     let request = request_body(mailroom, args)?;
-    let answer = match post(&socket, &request) {
+    let answer = match post(&mut stream, &request) {
         Ok(answer) => answer,
         Err(Unsent) => return Ok(Handoff::NoHub),
     };
@@ -116,8 +119,8 @@ fn outcome(status: u16, body: Value) -> anyhow::Result<Handoff> {
     .into())
 }
 
-/// The request was not sent whole (nothing listens, or the connection broke while sending):
-/// no hub can have acted on it.
+/// The request was not sent whole (the connection broke while sending): no hub can have acted
+/// on it.
 struct Unsent;
 
 /// What came back for a request sent whole.
@@ -130,9 +133,8 @@ enum Answer {
     Lost(io::Error),
 }
 
-/// `POST /rpc` over the socket at `path`, HTTP/1.1, one request, the connection closed after.
-fn post(path: &Path, body: &[u8]) -> Result<Answer, Unsent> {
-    let mut stream = UnixStream::connect(path).map_err(|_| Unsent)?;
+/// `POST /rpc` on `stream`, HTTP/1.1, one request, the connection closed after.
+fn post(stream: &mut UnixStream, body: &[u8]) -> Result<Answer, Unsent> {
     let head = format!(
         "POST /rpc HTTP/1.1\r\nHost: localhost\r\nAuthorization: {PEER_SCHEME}\r\n\
          Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
@@ -142,7 +144,7 @@ fn post(path: &Path, body: &[u8]) -> Result<Answer, Unsent> {
         .write_all(head.as_bytes())
         .and_then(|()| stream.write_all(body))
         .map_err(|_| Unsent)?;
-    Ok(read_answer(&mut stream).unwrap_or_else(Answer::Lost))
+    Ok(read_answer(stream).unwrap_or_else(Answer::Lost))
 }
 
 /// The answer to the one request sent on `stream`, read to the connection's end.
