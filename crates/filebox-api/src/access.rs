@@ -363,10 +363,19 @@ mod tests {
         };
         let owner = Caller::from_authorization(&config, Some("peer"), peer(1000)).unwrap();
         assert_eq!(owner, Caller::Owner);
-        assert!(owner.check(&config, &id("dev")).is_ok(), "a token's agent too");
+        assert!(
+            owner.check(&config, &id("dev")).is_ok(),
+            "a token's agent too"
+        );
         let other = Caller::from_authorization(&config, Some("Peer"), peer(1001));
         assert!(
-            matches!(other, Err(Denied::OtherUser { uid: 1001, server_uid: 1000 })),
+            matches!(
+                other,
+                Err(Denied::OtherUser {
+                    uid: 1001,
+                    server_uid: 1000
+                })
+            ),
             "{other:?}"
         );
         let tcp = Caller::from_authorization(&config, Some("Peer"), None);

@@ -57,7 +57,10 @@ impl Case {
 #[derive(Default)]
 struct Figures {
     rates: Vec<f64>,
+    /// Every process's and thread's, the hub's included.
     cpu_per_round: Vec<Duration>,
+    /// The hub's alone.
+    hub_cpu_per_round: Vec<Duration>,
 }
 
 impl Figures {
@@ -66,9 +69,11 @@ impl Figures {
     }
 
     fn median_cpu(&self) -> Duration {
-        let mut cpu = self.cpu_per_round.clone();
-        cpu.sort();
-        cpu.get(cpu.len() / 2).copied().unwrap_or_default()
+        median_duration(&self.cpu_per_round)
+    }
+
+    fn median_hub_cpu(&self) -> Duration {
+        median_duration(&self.hub_cpu_per_round)
     }
 }
 
@@ -113,7 +118,8 @@ pub(crate) fn run(options: &Options) -> Result<()> {
             }
             if run > 0 {
                 measured.rates.push(count as f64 / elapsed.as_secs_f64());
-                measured.cpu_per_round.push(cpu / count as u32);
+                measured.cpu_per_round.push(cpu.all / count as u32);
+                measured.hub_cpu_per_round.push(cpu.hub / count as u32);
             }
         }
     }
@@ -141,6 +147,10 @@ pub(crate) fn run(options: &Options) -> Result<()> {
                 format!("{:.0}", figures.median_rate()),
                 format!("{:.0}–{:.0}", rates[0], rates[rates.len() - 1]),
                 format!("{:.2} ms", millis(figures.median_cpu())),
+                match case {
+                    Case::ThroughHub => format!("{:.2} ms", millis(figures.median_hub_cpu())),
+                    _ => String::new(),
+                },
                 if case.delivers() && *case != Case::Bare {
                     format!("{:.0} %", 100.0 * figures.median_rate() / limit)
                 } else {
@@ -156,6 +166,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
             format!("{limit:.0}"),
             String::new(),
             format!("{:.2} ms", millis(limit_cpu)),
+            String::new(),
             "100 %".to_owned(),
         ],
     );
@@ -171,6 +182,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
             "sends/s",
             "range",
             "CPU per send",
+            "of which the hub's",
             "of the limit",
         ],
         &rows,
@@ -178,15 +190,22 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     Ok(())
 }
 
-/// Do `count` rounds of `case`; the time they took and the CPU they used (the processes
-/// started, this process for an in-process write, and the hub for a send it wrote).
+/// The CPU a number of rounds used.
+struct Cpu {
+    /// The processes started, this process for an in-process write, and the hub.
+    all: Duration,
+    /// The hub's share.
+    hub: Duration,
+}
+
+/// Do `count` rounds of `case`; the time they took and the CPU they used.
 fn rounds(
     case: Case,
     filebox: &Path,
     fixture: &Fixture,
     count: usize,
     body: &str,
-) -> Result<(Duration, Duration)> {
+) -> Result<(Duration, Cpu)> {
     if case == Case::Bare {
         let tmp = fixture.folder("dev", "tmp");
         let inbox = fixture.folder("dev", "inbox");
@@ -194,9 +213,22 @@ fn rounds(
         let bytes = format!("{}{body}", "h".repeat(420));
         let (cpu, start) = (own_cpu()?, Instant::now());
         for n in 0..count {
-            publish_bare(&tmp, &inbox, &format!("bare-{n}"), bytes.as_bytes(), DirSync::Private)?;
+            publish_bare(
+                &tmp,
+                &inbox,
+                &format!("bare-{n}"),
+                bytes.as_bytes(),
+                DirSync::Private,
+            )?;
         }
-        return Ok((start.elapsed(), own_cpu()? - cpu));
+        let all = own_cpu()? - cpu;
+        return Ok((
+            start.elapsed(),
+            Cpu {
+                all,
+                hub: Duration::ZERO,
+            },
+        ));
     }
     let file = fixture.path().join("body.md");
     fs::write(&file, body)?;
@@ -226,8 +258,9 @@ fn rounds(
         _ => None,
     };
     let hub_cpu = |hub: &Option<Hub>| {
-        hub.as_ref()
-            .map_or(Ok(Duration::ZERO), |hub| crate::process::cpu_time(hub.pid()))
+        hub.as_ref().map_or(Ok(Duration::ZERO), |hub| {
+            crate::process::cpu_time(hub.pid())
+        })
     };
     let (children, hub_before, start) = (children_cpu()?, hub_cpu(&hub)?, Instant::now());
     for _ in 0..count {
@@ -236,7 +269,11 @@ fn rounds(
         }
     }
     let elapsed = start.elapsed();
-    let cpu = children_cpu()? - children + hub_cpu(&hub)? - hub_before;
+    let hub_used = hub_cpu(&hub)? - hub_before;
+    let cpu = Cpu {
+        all: children_cpu()? - children + hub_used,
+        hub: hub_used,
+    };
     if let Some(mut hub) = hub {
         hub.stop()?;
     }
@@ -257,6 +294,12 @@ fn sorted(values: &[f64]) -> Vec<f64> {
     let mut values = values.to_vec();
     values.sort_by(f64::total_cmp);
     values
+}
+
+fn median_duration(values: &[Duration]) -> Duration {
+    let mut values = values.to_vec();
+    values.sort();
+    values.get(values.len() / 2).copied().unwrap_or_default()
 }
 
 fn median(values: &[f64]) -> f64 {

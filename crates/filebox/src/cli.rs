@@ -76,11 +76,9 @@ pub(crate) fn command() -> clap::Command {
         let path: Vec<&str> = verb.cli.split(' ').collect();
         command = with_subcommand(command, &path, verb.command().display_order(order));
     }
-    EXTENDED
-        .iter()
-        .fold(command, |command, (name, extend)| {
-            command.mut_subcommand(name, extend)
-        })
+    EXTENDED.iter().fold(command, |command, (name, extend)| {
+        command.mut_subcommand(name, extend)
+    })
 }
 
 /// The settings of the root command, whole tree or narrowed.

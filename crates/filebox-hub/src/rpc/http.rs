@@ -1,12 +1,12 @@
 //! `POST /rpc`: the body (bounded) and the bearer token (or, on the Unix socket, the calling
 //! process: `Authorization: Peer`) in, the JSON-RPC answer out.
 
-use axum::{Extension, Router};
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use axum::{Extension, Router};
 use filebox_api::access::SocketPeer;
 use serde_json::{Value, json};
 
@@ -47,7 +47,11 @@ async fn rpc(
     let handled = tokio::task::spawn_blocking(move || {
         let config = hub.config()?;
         let caller = hub
-            .caller_from(&config, authorization.as_deref(), peer.map(|Extension(peer)| peer))
+            .caller_from(
+                &config,
+                authorization.as_deref(),
+                peer.map(|Extension(peer)| peer),
+            )
             .map_err(RpcError::from)?;
         let waits = hub.waits().clone();
         Ok::<_, RpcError>(handle_body(

@@ -27,8 +27,8 @@ use filebox_core::{AgentId, Config, Mailroom, MessageType};
 use crate::cli::{Command, Global, Invocation};
 use crate::output::{self, Outcome};
 
-pub(crate) use self::handoff::HubError;
 use self::handoff::Handoff;
+pub(crate) use self::handoff::HubError;
 pub(crate) use self::setup::{STOP_WAIT_SECONDS, host_names as setup_host_names};
 
 pub(crate) fn run(global: &Global, invocation: Invocation) -> anyhow::Result<Outcome> {
@@ -114,7 +114,13 @@ fn send(
     let reply = verb
         .call_command_line(&VerbContext::new(mailroom), matches)
         .map_err(failure)?;
-    print(global, &reply.value, &reply.text, &reply.warnings, &reply.notes)
+    print(
+        global,
+        &reply.value,
+        &reply.text,
+        &reply.warnings,
+        &reply.notes,
+    )
 }
 
 /// Run verb `V` with arguments the command line gave in another form (`filebox email ...`),

@@ -179,7 +179,10 @@ fn peer_authentication_is_refused_over_tcp() {
     let mut answer = String::new();
     stream.read_to_string(&mut answer).unwrap();
     assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
-    assert!(answer.contains("only for the hub's Unix socket"), "{answer}");
+    assert!(
+        answer.contains("only for the hub's Unix socket"),
+        "{answer}"
+    );
     assert!(t.files("qa", "inbox").is_empty());
 }
 
@@ -234,7 +237,10 @@ fn a_hub_that_wrote_and_ended_before_answering_leaves_one_message() {
         .args(["send", "qa", "ER", "unkeyed"])
         .failure();
     relay.join().unwrap();
-    assert!(stderr.contains("may or may not have been written"), "{stderr}");
+    assert!(
+        stderr.contains("may or may not have been written"),
+        "{stderr}"
+    );
     assert_eq!(t.files("qa", "inbox").len(), 2, "the hub's, and no second");
     assert_eq!(t.files("dev", "outbox").len(), 2);
 }
