@@ -148,10 +148,24 @@ fn with_subcommand(parent: clap::Command, path: &[&str], command: clap::Command)
 /// version, a usage error, so that what is printed is the same), against the whole tree.
 pub(crate) fn parse() -> Result<(Global, Invocation), clap::Error> {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if let Some(matches) = narrowed(&args).and_then(|one| one.try_get_matches_from(&args).ok()) {
-        return parse_matches(&matches);
+    match narrowed(&args).map(|one| one.try_get_matches_from(&args)) {
+        Some(Ok(matches)) => return parse_matches(&matches),
+        // A file or standard input the command line named could not be read: parsing again
+        // would read what is left of it.
+        Some(Err(error)) if unreadable_input(&error).is_some() => return Err(error),
+        Some(Err(_)) | None => {}
     }
     parse_matches(&command().try_get_matches_from(&args)?)
+}
+
+/// The input a value parser could not read (a file, standard input), when that is the error.
+pub(crate) fn unreadable_input(
+    error: &clap::Error,
+) -> Option<&filebox_api::command_line::InputError> {
+    use std::error::Error;
+    error
+        .source()
+        .and_then(|source| source.downcast_ref::<filebox_api::command_line::InputError>())
 }
 
 /// What parsed arguments ask for.

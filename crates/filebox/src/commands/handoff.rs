@@ -4,8 +4,8 @@
 //! When no hub answers the socket, the command writes the message itself.
 //!
 //! Never two messages for one command: the command writes itself only when the hub cannot have
-//! the request (nothing listens, or the request was not sent whole, or it was refused unread as
-//! too large). A hub that took the whole request and ended without an answer may have written
+//! the request (nothing listens; the hub did not say within 2 s that it reads it, so its body
+//! was never sent; the request was not sent whole; or it was refused unread as too large). A hub that took the whole request and ended without an answer may have written
 //! it; then the command writes itself only with the caller's idempotency key, which finds the
 //! hub's copy if there is one, and otherwise says it does not know.
 
@@ -19,6 +19,10 @@ use filebox_api::verbs::SendMessage;
 use filebox_api::{Outcome, SendArgs, SendResult, Verb};
 use filebox_core::Mailroom;
 use serde_json::{Value, json};
+
+/// How long the hub may take to say it reads a request (`100 Continue`): past it, the command
+/// writes the message itself, having sent the hub nothing it could act on.
+const CONTINUE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// How long the hub may take to answer a send it has whole (it waits for its fsyncs): past it,
 /// the command stops waiting and reports what it knows.
@@ -133,40 +137,89 @@ enum Answer {
     Lost(io::Error),
 }
 
-/// `POST /rpc` on `stream`, HTTP/1.1, one request, the connection closed after.
+/// `POST /rpc` on `stream`, HTTP/1.1, one request, the connection closed after. The body goes
+/// only once the hub says it reads it (`Expect: 100-continue`): a connection the kernel queued
+/// for a hub that does not accept it (stuck, out of file descriptors) gets no `100 Continue`,
+/// and a request without its body is one the hub cannot act on.
 fn post(stream: &mut UnixStream, body: &[u8]) -> Result<Answer, Unsent> {
     let head = format!(
         "POST /rpc HTTP/1.1\r\nHost: localhost\r\nAuthorization: {PEER_SCHEME}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+         Content-Type: application/json\r\nContent-Length: {}\r\nExpect: 100-continue\r\n\
+         Connection: close\r\n\r\n",
         body.len()
     );
+    stream.write_all(head.as_bytes()).map_err(|_| Unsent)?;
     stream
-        .write_all(head.as_bytes())
-        .and_then(|()| stream.write_all(body))
+        .set_read_timeout(Some(CONTINUE_TIMEOUT))
         .map_err(|_| Unsent)?;
-    Ok(read_answer(stream).unwrap_or_else(Answer::Lost))
+    let mut bytes = Vec::new();
+    let first = read_head(stream, &mut bytes).map_err(|_| Unsent)?;
+    if first.status != 100 {
+        // Answered without the body (refused before reading it, or 413).
+        return Ok(answer(&first, &bytes[first.end..]).unwrap_or_else(Answer::Lost));
+    }
+    stream.write_all(body).map_err(|_| Unsent)?;
+    bytes.drain(..first.end);
+    Ok(read_final(stream, bytes).unwrap_or_else(Answer::Lost))
 }
 
-/// The answer to the one request sent on `stream`, read to the connection's end.
-fn read_answer(stream: &mut UnixStream) -> io::Result<Answer> {
+/// The final answer on `stream`, after `bytes` already read, to the connection's end.
+fn read_final(stream: &mut UnixStream, mut bytes: Vec<u8>) -> io::Result<Answer> {
     stream.set_read_timeout(Some(ANSWER_TIMEOUT))?;
-    let mut bytes = Vec::new();
     stream.read_to_end(&mut bytes)?;
-    let malformed = |what: &str| io::Error::new(io::ErrorKind::InvalidData, what.to_owned());
+    let head = parse_head(&bytes)?;
+    answer(&head, &bytes[head.end..])
+}
+
+/// The answer of a final response's `status` and `body`.
+fn answer(head: &Head, body: &[u8]) -> io::Result<Answer> {
+    if head.status == 413 {
+        return Ok(Answer::TooLarge);
+    }
+    let body = serde_json::from_slice(body)
+        .map_err(|e| malformed(&format!("an answer that is not JSON: {e}")))?;
+    Ok(Answer::Json(head.status, body))
+}
+
+/// A response's status, and where its head ends in the bytes read.
+struct Head {
+    status: u16,
+    end: usize,
+}
+
+/// Read from `stream` into `bytes` until they hold a whole response head.
+fn read_head(stream: &mut UnixStream, bytes: &mut Vec<u8>) -> io::Result<Head> {
+    let mut buffer = [0u8; 1024];
+    loop {
+        if let Ok(head) = parse_head(bytes) {
+            return Ok(head);
+        }
+        let read = stream.read(&mut buffer)?;
+        if read == 0 {
+            return Err(malformed("no whole HTTP answer"));
+        }
+        bytes.extend_from_slice(&buffer[..read]);
+    }
+}
+
+/// The first response head in `bytes`.
+fn parse_head(bytes: &[u8]) -> io::Result<Head> {
     let split = bytes
         .windows(4)
         .position(|window| window == b"\r\n\r\n")
         .ok_or_else(|| malformed("no whole HTTP answer"))?;
     let head = std::str::from_utf8(&bytes[..split]).map_err(|_| malformed("a non-UTF-8 head"))?;
-    let status: u16 = head
+    let status = head
         .split(' ')
         .nth(1)
         .and_then(|code| code.parse().ok())
         .ok_or_else(|| malformed("no HTTP status"))?;
-    if status == 413 {
-        return Ok(Answer::TooLarge);
-    }
-    let body = serde_json::from_slice(&bytes[split + 4..])
-        .map_err(|e| malformed(&format!("an answer that is not JSON: {e}")))?;
-    Ok(Answer::Json(status, body))
+    Ok(Head {
+        status,
+        end: split + 4,
+    })
+}
+
+fn malformed(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, what.to_owned())
 }

@@ -1,8 +1,8 @@
 //! `filebox send` with a hub running: handed to it over its Unix socket and written once;
 //! refused, and not written behind the hub's back, when the hub does not know the caller as
 //! its user; written by the command when no hub answers; and never twice when the hub wrote it
-//! but ended before answering. A relay standing in the socket's place (`Relay`) sees what the
-//! command sends and plays the hub that stopped mid-way.
+//! but ended before answering, or never took the connection. A relay standing in the socket's
+//! place (`Relay`) sees what the command sends and plays the hub that stopped mid-way.
 
 use std::io::{Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -51,19 +51,31 @@ impl Relay {
         let listener = UnixListener::bind(&socket).unwrap();
         std::thread::spawn(move || {
             let (mut command, _) = listener.accept().unwrap();
-            let request = read_request(&mut command);
-            let passed = match self {
-                Relay::Unauthenticated => request
-                    .lines()
-                    .filter(|line| !line.starts_with("Authorization:"))
-                    .map(|line| format!("{line}\r\n"))
-                    .collect::<String>()
-                    .trim_end_matches("\r\n")
-                    .to_owned(),
-                Relay::Both | Relay::RequestOnly => request.clone(),
-            };
             let mut to_hub = UnixStream::connect(&hub).unwrap();
+            // The head; the body follows the hub's `100 Continue`.
+            let (head, mut body) = read_head(&mut command);
+            let passed = match self {
+                Relay::Unauthenticated => head
+                    .split_inclusive("\r\n")
+                    .filter(|line| !line.starts_with("Authorization:"))
+                    .collect(),
+                Relay::Both | Relay::RequestOnly => head.clone(),
+            };
             to_hub.write_all(passed.as_bytes()).unwrap();
+            let (go_on, _) = read_head(&mut to_hub);
+            assert!(go_on.starts_with("HTTP/1.1 100"), "{go_on}");
+            command.write_all(go_on.as_bytes()).unwrap();
+            let length: usize = head
+                .lines()
+                .find_map(|line| line.strip_prefix("Content-Length: "))
+                .map_or(0, |n| n.trim().parse().unwrap());
+            while body.len() < length {
+                let mut buffer = [0u8; 4096];
+                let read = command.read(&mut buffer).unwrap();
+                assert!(read > 0, "the body ended early");
+                body.extend_from_slice(&buffer[..read]);
+            }
+            to_hub.write_all(&body).unwrap();
             let mut answer = String::new();
             to_hub.read_to_string(&mut answer).unwrap();
             match self {
@@ -72,29 +84,26 @@ impl Relay {
                 }
                 Relay::RequestOnly => drop(command),
             }
-            Crossed { request, answer }
+            Crossed {
+                request: head + &String::from_utf8(body).unwrap(),
+                answer,
+            }
         })
     }
 }
 
-/// One HTTP request with a `Content-Length` body, whole.
-fn read_request(stream: &mut UnixStream) -> String {
+/// An HTTP head read whole from `stream`, and the bytes read after it.
+fn read_head(stream: &mut UnixStream) -> (String, Vec<u8>) {
     let mut bytes = Vec::new();
     let mut buffer = [0u8; 4096];
     loop {
-        let read = stream.read(&mut buffer).unwrap();
-        assert!(read > 0, "the request ended early");
-        bytes.extend_from_slice(&buffer[..read]);
-        let text = String::from_utf8_lossy(&bytes);
-        if let Some(end) = text.find("\r\n\r\n") {
-            let length: usize = text[..end]
-                .lines()
-                .find_map(|line| line.strip_prefix("Content-Length: "))
-                .map_or(0, |n| n.trim().parse().unwrap());
-            if bytes.len() >= end + 4 + length {
-                return String::from_utf8(bytes).unwrap();
-            }
+        if let Some(end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") {
+            let rest = bytes.split_off(end + 4);
+            return (String::from_utf8(bytes).unwrap(), rest);
         }
+        let read = stream.read(&mut buffer).unwrap();
+        assert!(read > 0, "the head ended early");
+        bytes.extend_from_slice(&buffer[..read]);
     }
 }
 
@@ -243,4 +252,21 @@ fn a_hub_that_wrote_and_ended_before_answering_leaves_one_message() {
     );
     assert_eq!(t.files("qa", "inbox").len(), 2, "the hub's, and no second");
     assert_eq!(t.files("dev", "outbox").len(), 2);
+}
+
+#[test]
+fn a_hub_that_never_takes_the_connection_gets_nothing_and_the_command_writes() {
+    let t = Test::new().agents(["dev", "qa"]);
+    // Listening, but never accepting: the connection waits in the kernel's queue, as with a
+    // hub out of file descriptors.
+    let _stuck = UnixListener::bind(t.path().join("hub.sock")).unwrap();
+    let id = t
+        .as_agent("dev")
+        .args(["send", "qa", "ER", "written here"])
+        .success();
+    assert_eq!(t.files("qa", "inbox").len(), 1);
+    assert_eq!(
+        t.read_json("qa", "inbox", id.trim())["title"],
+        "written here"
+    );
 }
