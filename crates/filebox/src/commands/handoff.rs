@@ -5,9 +5,10 @@
 //!
 //! Never two messages for one command: the command writes itself only when the hub cannot have
 //! the request (nothing listens; the hub did not say within 2 s that it reads it, so its body
-//! was never sent; the request was not sent whole; or it was refused unread as too large). A hub that took the whole request and ended without an answer may have written
-//! it; then the command writes itself only with the caller's idempotency key, which finds the
-//! hub's copy if there is one, and otherwise says it does not know.
+//! was never sent; the request was not sent whole; or it was refused unread as too large). A
+//! hub that took the whole request and ended without an answer may have written it; then the
+//! command writes itself only with the caller's idempotency key, which finds the hub's copy if
+//! there is one, and otherwise says it does not know.
 
 use std::io::{self, Read, Write};
 use std::os::unix::net::UnixStream;
@@ -123,8 +124,8 @@ fn outcome(status: u16, body: Value) -> anyhow::Result<Handoff> {
     .into())
 }
 
-/// The request was not sent whole (the connection broke while sending): no hub can have acted
-/// on it.
+/// The request's body was not sent whole (the hub did not say in time that it reads it, or the
+/// connection broke while sending): no hub can have acted on it.
 struct Unsent;
 
 /// What came back for a request sent whole.
