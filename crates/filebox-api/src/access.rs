@@ -11,13 +11,30 @@
 //! nothing at all; the owner of the files (a command run by the user, the hub's own runners,
 //! webhooks, bridges and federation) reaches everything, and alone uses the verbs that work on
 //! the host's own files outside the mailboxes (Claude Code's team inboxes). What a caller looks
-//! into bounds the core's [`Reach`]: threads, search, forks and agent counts keep to it.
+//! into bounds the core's [`Reach`]: threads, search, forks and agent counts keep to it. A
+//! process at the other end of the hub's Unix socket that asks to be known as itself
+//! (`Authorization: Peer`, the command line handing a send to the hub) is the owner when the
+//! kernel says it runs as the hub's own user: it could write the files itself.
 
 use filebox_core::{AgentEntry, AgentId, Config, Mailroom, Reach, SYSTEM_MAILBOX};
 use sha2::{Digest, Sha256};
 
 /// The agent entry field that holds the SHA-256 (hex) of its token.
 pub const TOKEN_FIELD: &str = "token_sha256";
+
+/// The `Authorization` scheme of a caller known by its process, not a token: on the hub's Unix
+/// socket the kernel says which user the process at the other end runs as ([`SocketPeer`]).
+pub const PEER_SCHEME: &str = "Peer";
+
+/// Who is at the other end of a Unix socket, as the kernel says (`SO_PEERCRED`), beside the
+/// user the serving process runs as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SocketPeer {
+    /// The user the calling process runs as.
+    pub uid: u32,
+    /// The user the hub runs as: the owner of the files it serves.
+    pub server_uid: u32,
+}
 
 /// Who is calling.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +68,15 @@ pub enum Denied {
     /// its token.
     #[error("{0} is the hub's own mailbox: only its token or the hub itself acts for it")]
     HubOwn(AgentId),
+    /// `Authorization: Peer` where no kernel says who is calling (not the hub's Unix socket).
+    #[error("`Authorization: {PEER_SCHEME}` is only for the hub's Unix socket")]
+    NoPeer,
+    /// `Authorization: Peer` from a process of another user than the hub's.
+    #[error(
+        "the calling process runs as user {uid}, not as the hub's user ({server_uid}): \
+         send a token instead"
+    )]
+    OtherUser { uid: u32, server_uid: u32 },
     /// A verb that works on the host's own files, for a caller that is not their owner.
     #[error(
         "{0} works on this machine's own files: only the command line and `filebox mcp` run it"
@@ -71,16 +97,26 @@ impl Denied {
                 | Denied::UnknownToken
                 | Denied::TokenRequired(_)
                 | Denied::HubOwn(_)
+                | Denied::NoPeer
+                | Denied::OtherUser { .. }
         )
     }
 }
 
 impl Caller {
-    /// The caller of a request with this `Authorization` header value, if any.
-    pub fn from_authorization(config: &Config, header: Option<&str>) -> Result<Caller, Denied> {
+    /// The caller of a request with this `Authorization` header value, if any, that came
+    /// from `peer` when it came over a Unix socket.
+    pub fn from_authorization(
+        config: &Config,
+        header: Option<&str>,
+        peer: Option<SocketPeer>,
+    ) -> Result<Caller, Denied> {
         let Some(value) = header else {
             return Ok(Caller::Anonymous);
         };
+        if value.trim().eq_ignore_ascii_case(PEER_SCHEME) {
+            return Caller::from_peer(peer);
+        }
         // The scheme's name is case-insensitive (RFC 9110 §11.1).
         let token = value
             .split_once(' ')
@@ -89,6 +125,16 @@ impl Caller {
             .filter(|token| !token.is_empty())
             .ok_or(Denied::MalformedAuthorization)?;
         Caller::from_token(config, token)
+    }
+
+    /// The caller that asked to be known by its process: the owner of the files when it runs
+    /// as the hub's own user, who could write them without the hub.
+    fn from_peer(peer: Option<SocketPeer>) -> Result<Caller, Denied> {
+        match peer {
+            None => Err(Denied::NoPeer),
+            Some(SocketPeer { uid, server_uid }) if uid == server_uid => Ok(Caller::Owner),
+            Some(SocketPeer { uid, server_uid }) => Err(Denied::OtherUser { uid, server_uid }),
+        }
     }
 
     /// The caller of a token (as `filebox agents token` printed it).
@@ -274,14 +320,14 @@ mod tests {
     #[test]
     fn who_acts_for_whom() {
         let (_dir, config) = config();
-        let dev = Caller::from_authorization(&config, Some("bearer dev-token")).unwrap();
+        let dev = Caller::from_authorization(&config, Some("bearer dev-token"), None).unwrap();
         assert_eq!(
             dev,
             Caller::Agent(id("dev")),
             "the scheme is case-insensitive"
         );
         assert!(matches!(
-            Caller::from_authorization(&config, Some("Basic dev-token")),
+            Caller::from_authorization(&config, Some("Basic dev-token"), None),
             Err(Denied::MalformedAuthorization)
         ));
         assert!(dev.check(&config, &id("ops")).is_err());
@@ -304,6 +350,41 @@ mod tests {
         assert_eq!(stranger.visible(&config).count(), 0);
         assert_eq!(Caller::Anonymous.on_network(false), Caller::Anonymous);
         assert_eq!(dev.clone().on_network(true), dev);
+    }
+
+    #[test]
+    fn a_process_of_the_hubs_user_is_the_owner_and_no_one_else() {
+        let (_dir, config) = config();
+        let peer = |uid| {
+            Some(SocketPeer {
+                uid,
+                server_uid: 1000,
+            })
+        };
+        let owner = Caller::from_authorization(&config, Some("peer"), peer(1000)).unwrap();
+        assert_eq!(owner, Caller::Owner);
+        assert!(
+            owner.check(&config, &id("dev")).is_ok(),
+            "a token's agent too"
+        );
+        let other = Caller::from_authorization(&config, Some("Peer"), peer(1001));
+        assert!(
+            matches!(
+                other,
+                Err(Denied::OtherUser {
+                    uid: 1001,
+                    server_uid: 1000
+                })
+            ),
+            "{other:?}"
+        );
+        let tcp = Caller::from_authorization(&config, Some("Peer"), None);
+        assert!(matches!(tcp, Err(Denied::NoPeer)), "{tcp:?}");
+        assert_eq!(
+            Caller::from_authorization(&config, None, peer(1000)).unwrap(),
+            Caller::Anonymous,
+            "a socket caller that does not ask is known as before"
+        );
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! cargo run --release -p filebox-bench -- all     # everything below
-//! cargo run --release -p filebox-bench -- send    # durable sends/s, 1 and 8 writers
+//! cargo run --release -p filebox-bench -- send    # durable sends/s, 1 and 8 writers; `filebox send` a process each (--baseline FILEBOX), direct and through the hub
+//! cargo run --release -p filebox-bench -- send-process  # only the process per message
 //! cargo run --release -p filebox-bench -- list    # `filebox list inbox` on 10,000 messages
 //! cargo run --release -p filebox-bench -- search  # index build and query p50/p95, 100,000 messages
 //! cargo run --release -p filebox-bench -- wait    # `wait` wake-up latency; CPU per idle second
@@ -33,6 +34,7 @@ mod http;
 mod hub;
 mod list;
 mod process;
+mod process_send;
 mod push;
 mod report;
 mod scale;
@@ -54,14 +56,14 @@ pub(crate) struct Options {
     pub(crate) minutes: Option<u64>,
     /// Where `soak` writes its SVG chart (`--chart`).
     pub(crate) chart: Option<PathBuf>,
-    /// Another build's `filebox` (`--baseline FILEBOX`, e.g. main's) that `growth` and `scale`
-    /// measure beside this one's.
+    /// Another build's `filebox` (`--baseline FILEBOX`, e.g. main's) that `send`, `growth` and
+    /// `scale` measure beside this one's.
     pub(crate) baseline: Option<PathBuf>,
     /// The mailbox sizes `scale` measures (`--sizes 10000,100000`; default 10k, 100k, 1M).
     pub(crate) sizes: Option<Vec<usize>>,
 }
 
-const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] [--minutes N] [--chart SVG] [--baseline FILEBOX] [--sizes N,N] <all | send | list | search | wait | push | hook | hub | federation | answer | fleet | growth | soak | scale>";
+const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] [--minutes N] [--chart SVG] [--baseline FILEBOX] [--sizes N,N] <all | send | send-process | list | search | wait | push | hook | hub | federation | answer | fleet | growth | soak | scale>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -115,6 +117,8 @@ fn main() -> ExitCode {
             .and_then(|()| answer::run(&options))
             .and_then(|()| fleet::run(&options)),
         Some("send") => send::run(&options),
+        // Only `send`'s second table.
+        Some("send-process") => process_send::run(&options),
         Some("list") => list::run(&options),
         Some("search") => search::run(&options),
         Some("wait") => wait::run(&options),

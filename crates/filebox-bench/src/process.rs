@@ -6,11 +6,25 @@ use crate::fixture::Result;
 
 /// The process's CPU time so far, all threads (user + system).
 pub(crate) fn cpu_time(pid: u32) -> Result<Duration> {
+    // utime and stime are the 14th and 15th fields of /proc/PID/stat.
+    stat_time(pid, 14)
+}
+
+/// The CPU time of the process's children that were waited for (user + system).
+pub(crate) fn children_cpu_time(pid: u32) -> Result<Duration> {
+    // cutime and cstime are the 16th and 17th.
+    stat_time(pid, 16)
+}
+
+/// The sum of the two clock-tick fields of /proc/PID/stat from the `field`th (counted from 1
+/// as proc(5) does).
+fn stat_time(pid: u32, field: usize) -> Result<Duration> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
-    // The fields after the command's closing parenthesis; utime and stime are 14th and 15th.
+    // The fields after the command's closing parenthesis, which is the second field.
     let after = stat.rsplit_once(')').ok_or("no /proc stat")?.1;
     let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks: u64 = fields[11].parse::<u64>()? + fields[12].parse::<u64>()?;
+    let index = field - 3;
+    let ticks: u64 = fields[index].parse::<u64>()? + fields[index + 1].parse::<u64>()?;
     let per_second = rustix::param::clock_ticks_per_second();
     Ok(Duration::from_secs_f64(ticks as f64 / per_second as f64))
 }

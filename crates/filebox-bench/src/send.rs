@@ -1,7 +1,7 @@
 //! Durable sends per second through the library (`Mailroom::send`), one writer and eight writer
-//! processes into one inbox, and through the CLI as a host tool calls it (a new `filebox send`
-//! process per message), against a bare loop of write + fsync + rename + directory fsync of the
-//! same bytes and the bare start of a `filebox` process (`filebox --version`).
+//! processes into one inbox, against a bare loop of write + fsync + rename + directory fsync of
+//! the same bytes; then the CLI as a host tool calls it, a process per message
+//! (`process_send.rs`).
 
 use std::fs::{self, File};
 use std::io::Write;
@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use filebox_core::{MessageType, SendRequest};
 
 use crate::Options;
-use crate::fixture::{Fixture, Result, filebox_binary, mailroom};
+use crate::fixture::{Fixture, Result, mailroom};
 use crate::report;
 
 /// The hidden subcommand a writer process runs.
@@ -29,10 +29,6 @@ enum Mode {
     Library,
     /// write + fsync + rename + directory fsync.
     Bare,
-    /// `filebox send dev SU --file BODY`, a new process per message.
-    Process,
-    /// `filebox --version`, a new process each time: what any command pays to start.
-    Start,
 }
 
 impl Mode {
@@ -40,8 +36,6 @@ impl Mode {
         match self {
             Mode::Library => "library",
             Mode::Bare => "bare",
-            Mode::Process => "process",
-            Mode::Start => "start",
         }
     }
 
@@ -49,8 +43,6 @@ impl Mode {
         match self {
             Mode::Bare => "baseline: write+fsync+rename+dir fsync",
             Mode::Library => "Mailroom::send (inbox + outbox copy)",
-            Mode::Process => "filebox send, a process per message",
-            Mode::Start => "baseline: filebox --version, a process each",
         }
     }
 }
@@ -67,27 +59,19 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let cases: Vec<(Mode, usize)> = [Mode::Bare, Mode::Library]
         .into_iter()
         .flat_map(|mode| [(mode, 1), (mode, PROCESSES)])
-        .chain([(Mode::Process, 1), (Mode::Start, 1)])
         .collect();
-    let filebox = filebox_binary()?;
     let mut rates = vec![Vec::new(); cases.len()];
     // One warm-up run, then RUNS measured, each in a fresh inbox.
     for run in 0..=RUNS {
         for (case, &(mode, writers)) in cases.iter().enumerate() {
             let fixture = Fixture::new(options.dir.as_deref(), &agents)?;
             let count = if run == 0 { per_run / 10 } else { per_run };
-            let elapsed = match (mode, writers) {
-                (Mode::Process | Mode::Start, _) => {
-                    commands(mode, &filebox, &fixture, count, &body)?
-                }
-                (_, 1) => sends(mode, &fixture.config(), "w0", count, &body)?,
+            let elapsed = match writers {
+                1 => sends(mode, &fixture.config(), "w0", count, &body)?,
                 _ => processes(mode, &fixture, count / writers, &body)?,
             };
             let delivered = fs::read_dir(fixture.folder("dev", "inbox"))?.count();
-            let expected = match mode {
-                Mode::Start => 0,
-                _ => count / writers * writers,
-            };
+            let expected = count / writers * writers;
             if delivered != expected {
                 return Err(format!("{delivered} files delivered, expected {expected}").into());
             }
@@ -101,9 +85,8 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         rates.sort_by(f64::total_cmp);
         rows.push(vec![
             mode.label().to_owned(),
-            match (mode, writers) {
-                (Mode::Process | Mode::Start, _) => "1 at a time".to_owned(),
-                (_, 1) => "1 (in process)".to_owned(),
+            match writers {
+                1 => "1 (in process)".to_owned(),
                 _ => format!("{writers} processes"),
             },
             format!("{:.0}", rates[rates.len() / 2]),
@@ -117,40 +100,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         &["writer", "writers", "per second", "range"],
         &rows,
     );
-    Ok(())
-}
-
-/// Run `filebox` `count` times, one process after the other, as agent `w0` of the fixture:
-/// `send` (mode `Process`) or `--version` (mode `Start`); returns the time they took.
-fn commands(
-    mode: Mode,
-    filebox: &Path,
-    fixture: &Fixture,
-    count: usize,
-    body: &str,
-) -> Result<Duration> {
-    let file = fixture.path().join("body.md");
-    fs::write(&file, body)?;
-    let mut command = Command::new(filebox);
-    match mode {
-        Mode::Start => command.arg("--version"),
-        _ => command
-            .args([
-                "--agent", "w0", "send", "dev", "SU", "--title", "bench", "--file",
-            ])
-            .arg(&file),
-    };
-    command
-        .env("FILEBOX_CONFIG", fixture.config())
-        .current_dir(fixture.path())
-        .stdout(std::process::Stdio::null());
-    let start = Instant::now();
-    for _ in 0..count {
-        if !command.status()?.success() {
-            return Err(format!("{} failed", mode.label()).into());
-        }
-    }
-    Ok(start.elapsed())
+    crate::process_send::run(options)
 }
 
 /// Run `count` sends in this process; returns the time they took.
@@ -168,7 +118,6 @@ fn sends(mode: Mode, config: &Path, agent: &str, count: usize, body: &str) -> Re
             }
             Ok(start.elapsed())
         }
-        Mode::Process | Mode::Start => Err("a process per command runs through `commands`".into()),
         Mode::Bare => {
             let root = config.parent().unwrap_or(Path::new("."));
             let tmp = root.join("mailboxes/dev/tmp");

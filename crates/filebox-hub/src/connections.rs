@@ -2,7 +2,9 @@
 //! a timer, so a client that sends half a header, drips a body or stops reading its answer is
 //! closed instead of holding a connection (and a file descriptor) forever, and at most
 //! `max_connections` served at once per listener (the next one waits in the listen backlog
-//! until one closes). The bounds are the config's `hub` section (`settings.rs`).
+//! until one closes). The bounds are the config's `hub` section (`settings.rs`). A request that
+//! came over the Unix socket carries who sent it, as the kernel says ([`SocketPeer`], a request
+//! extension), for the access policy.
 
 use std::future::Future;
 use std::io;
@@ -15,7 +17,8 @@ use axum::Router;
 use axum::body::{Body, HttpBody};
 use axum::extract::Request;
 use axum::serve::Listener;
-use hyper::body::Frame;
+use filebox_api::access::SocketPeer;
+use hyper::body::{Frame, Incoming};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -49,12 +52,15 @@ impl ConnectionSettings {
 
 /// Serve `router` on `listener` until `stop` completes; then accept no more, let every
 /// connection finish the request it is answering, and return once they all closed.
-pub(crate) async fn serve<L: Listener>(
+pub(crate) async fn serve<L>(
     mut listener: L,
     router: Router,
     settings: &ConnectionSettings,
     stop: impl Future<Output = ()>,
-) {
+) where
+    L: Listener,
+    L::Io: Peer,
+{
     let idle = settings.idle_timeout;
     let router =
         router.layer(axum::middleware::map_request(
@@ -83,14 +89,22 @@ pub(crate) async fn serve<L: Listener>(
             () = &mut stop => break,
             accepted = listener.accept() => accepted,
         };
+        let peer = io.peer();
         let io = TokioIo::new(Watched {
             io,
             stall: Stall::new(idle),
         });
+        let service = service.clone();
+        let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
+            if let Some(peer) = peer {
+                request.extensions_mut().insert(peer);
+            }
+            hyper::service::Service::call(&service, request)
+        });
         // With upgrades, for the WebSocket at `/ws`: an upgraded connection leaves this one
         // (and its slot); the WebSocket session is bounded by the hub's stream bound and ends
         // with the hub's sessions.
-        let connection = http.serve_connection(io, service.clone()).with_upgrades();
+        let connection = http.serve_connection(io, service).with_upgrades();
         let stopping = stopping.clone();
         tokio::spawn(async move {
             tokio::pin!(connection);
@@ -110,6 +124,29 @@ pub(crate) async fn serve<L: Listener>(
     // Every slot back: every connection has closed.
     let all = u32::try_from(settings.max_connections).unwrap_or(u32::MAX);
     let _ = slots.acquire_many(all).await;
+}
+
+/// Who is at the other end of a connection, when the kernel can say.
+pub(crate) trait Peer {
+    fn peer(&self) -> Option<SocketPeer>;
+}
+
+impl Peer for tokio::net::TcpStream {
+    fn peer(&self) -> Option<SocketPeer> {
+        None
+    }
+}
+
+impl Peer for tokio::net::UnixStream {
+    /// `SO_PEERCRED`: the user of the process that connected, beside the hub's own. Unknown
+    /// (`None`) if the kernel does not answer: the caller is then known by its token alone.
+    fn peer(&self) -> Option<SocketPeer> {
+        let credentials = self.peer_cred().ok()?;
+        Some(SocketPeer {
+            uid: credentials.uid(),
+            server_uid: rustix::process::geteuid().as_raw(),
+        })
+    }
 }
 
 /// Whether an operation that keeps returning `Pending` has made no progress for too long.

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
-use filebox_api::access::{Caller, Denied};
+use filebox_api::access::{Caller, Denied, SocketPeer};
 use filebox_core::{AgentId, Config, LiveConfig};
 
 use crate::events::ring::EventLog;
@@ -84,8 +84,19 @@ impl Hub {
         config: &Config,
         authorization: Option<&str>,
     ) -> Result<Caller, Denied> {
+        self.caller_from(config, authorization, None)
+    }
+
+    /// [`Hub::caller`] for a request that came over the Unix socket from `peer`
+    /// (`connections::peer`), which may ask to be known by its process (`Authorization: Peer`).
+    pub(crate) fn caller_from(
+        &self,
+        config: &Config,
+        authorization: Option<&str>,
+        peer: Option<SocketPeer>,
+    ) -> Result<Caller, Denied> {
         let exposed = !self.listen().ip().to_canonical().is_loopback();
-        Ok(Caller::from_authorization(config, authorization)?.on_network(exposed))
+        Ok(Caller::from_authorization(config, authorization, peer)?.on_network(exposed))
     }
 
     /// The address the hub listens on.

@@ -16,12 +16,7 @@ use filebox_core::{AgentKind, ForkReason, Priority};
 /// files. Agents send, list, read, reply to and resolve messages with these commands, or
 /// through the MCP server (`filebox mcp`).
 #[derive(Debug, Parser)]
-#[command(
-    name = "filebox",
-    version,
-    propagate_version = true,
-    max_term_width = 100
-)]
+#[command(name = "filebox")]
 pub(crate) struct Cli {
     #[command(flatten)]
     pub(crate) global: Global,
@@ -68,7 +63,7 @@ pub(crate) enum Invocation {
 pub(crate) fn command() -> clap::Command {
     use clap::CommandFactory;
     // The verbs are listed first, in the table's order, then the other commands.
-    let mut command = Cli::command();
+    let mut command = root(Cli::command());
     let declared: Vec<String> = command
         .get_subcommands()
         .map(|declared| declared.get_name().to_owned())
@@ -81,19 +76,61 @@ pub(crate) fn command() -> clap::Command {
         let path: Vec<&str> = verb.cli.split(' ').collect();
         command = with_subcommand(command, &path, verb.command().display_order(order));
     }
+    EXTENDED.iter().fold(command, |command, (name, extend)| {
+        command.mut_subcommand(name, extend)
+    })
+}
+
+/// The settings of the root command, whole tree or narrowed.
+fn root(command: clap::Command) -> clap::Command {
     command
-        .mut_subcommand("agents", AgentsAction::augment_subcommands)
-        .mut_subcommand("teams", TeamsAction::augment_subcommands)
-        // `mcp` speaks JSON-RPC whatever it is given: its own --json (the global one is then
-        // not added to it) is accepted and not shown.
-        .mut_subcommand("mcp", |mcp| {
-            mcp.arg(
-                clap::Arg::new("json")
-                    .long("json")
-                    .action(clap::ArgAction::SetTrue)
-                    .hide(true),
-            )
-        })
+        .version(env!("CARGO_PKG_VERSION"))
+        .propagate_version(true)
+        .max_term_width(100)
+}
+
+/// What [`command`] adds to a declared subcommand.
+type Extend = fn(clap::Command) -> clap::Command;
+
+/// The subcommands [`command`] gives more than their own declaration: `agents add` beside the
+/// verb `agents`, `teams bridge` beside the team verbs, and `mcp`'s own --json (it speaks
+/// JSON-RPC whatever it is given: the flag is accepted and not shown, and the global one is
+/// then not added to it).
+const EXTENDED: [(&str, Extend); 3] = [
+    ("agents", AgentsAction::augment_subcommands),
+    ("teams", TeamsAction::augment_subcommands),
+    ("mcp", |mcp| {
+        mcp.arg(
+            clap::Arg::new("json")
+                .long("json")
+                .action(clap::ArgAction::SetTrue)
+                .hide(true),
+        )
+    }),
+];
+
+/// The command line of `args` when its subcommand is a verb of one word that [`command`] does
+/// not extend (`send`, what a host runs per message): the root and that one subcommand.
+/// Building the whole tree, fifty subcommands and their arguments, is most of what a start
+/// costs besides the loader (BENCHMARKS.md, issue 23).
+fn narrowed(args: &[std::ffi::OsString]) -> Option<clap::Command> {
+    let mut words = args.iter().skip(1);
+    let word = loop {
+        let arg = words.next()?.to_str()?;
+        match arg {
+            // The global options that take a value as the next word.
+            "--config" | "--agent" => {
+                words.next()?;
+            }
+            _ if arg.starts_with('-') => {}
+            _ => break arg,
+        }
+    };
+    let verb = TABLE.iter().find(|verb| verb.cli == word)?;
+    if EXTENDED.iter().any(|(name, _)| *name == word) {
+        return None;
+    }
+    Some(Global::augment_args(root(clap::Command::new("filebox"))).subcommand(verb.command()))
 }
 
 /// `parent` with `command` added at `path` (its last word is the command's name).
@@ -106,17 +143,41 @@ fn with_subcommand(parent: clap::Command, path: &[&str], command: clap::Command)
     }
 }
 
-/// Parse the process's arguments.
+/// Parse the process's arguments: against the one subcommand they name when that is enough
+/// ([`narrowed`]), else, and for anything the narrowed command line does not take (help, a
+/// version, a usage error, so that what is printed is the same), against the whole tree.
 pub(crate) fn parse() -> Result<(Global, Invocation), clap::Error> {
-    let matches = command().try_get_matches()?;
-    let mut leaf = &matches;
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    match narrowed(&args).map(|one| one.try_get_matches_from(&args)) {
+        Some(Ok(matches)) => return parse_matches(&matches),
+        // A file or standard input the command line named could not be read: parsing again
+        // would read what is left of it.
+        Some(Err(error)) if unreadable_input(&error).is_some() => return Err(error),
+        Some(Err(_)) | None => {}
+    }
+    parse_matches(&command().try_get_matches_from(&args)?)
+}
+
+/// The input a value parser could not read (a file, standard input), when that is the error.
+pub(crate) fn unreadable_input(
+    error: &clap::Error,
+) -> Option<&filebox_api::command_line::InputError> {
+    use std::error::Error;
+    error
+        .source()
+        .and_then(|source| source.downcast_ref::<filebox_api::command_line::InputError>())
+}
+
+/// What parsed arguments ask for.
+fn parse_matches(matches: &ArgMatches) -> Result<(Global, Invocation), clap::Error> {
+    let mut leaf = matches;
     let mut path = Vec::new();
     while let Some((name, below)) = leaf.subcommand() {
         path.push(name);
         leaf = below;
     }
     let path = path.join(" ");
-    let global = Global::from_arg_matches(&matches)?;
+    let global = Global::from_arg_matches(matches)?;
     if let Some(verb) = TABLE.iter().find(|verb| verb.cli == path) {
         let matches = leaf.clone();
         return Ok((global, Invocation::Verb { verb, matches }));
@@ -131,7 +192,7 @@ pub(crate) fn parse() -> Result<(Global, Invocation), clap::Error> {
             Invocation::Teams(TeamsAction::from_arg_matches(teams)?),
         ),
         _ => {
-            let cli = Cli::from_arg_matches(&matches)?;
+            let cli = Cli::from_arg_matches(matches)?;
             (cli.global, Invocation::Command(cli.command))
         }
     })

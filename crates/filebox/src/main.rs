@@ -37,11 +37,7 @@ fn main() -> ExitCode {
 /// be read (a file, standard input) is a failure instead (exit code 1).
 fn usage_failure(error: &clap::Error, json: bool) -> ExitCode {
     use clap::error::ErrorKind;
-    use std::error::Error;
-    if let Some(unreadable) = error
-        .source()
-        .and_then(|source| source.downcast_ref::<filebox_api::command_line::InputError>())
-    {
+    if let Some(unreadable) = cli::unreadable_input(error) {
         output::error(json, &anyhow::anyhow!("{unreadable}"));
         return ExitCode::from(FAILURE);
     }

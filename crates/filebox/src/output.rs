@@ -123,9 +123,18 @@ pub(crate) fn error(as_json: bool, error: &anyhow::Error) {
         let core = error
             .chain()
             .find_map(|cause| cause.downcast_ref::<filebox_core::Error>());
-        let kind = core.map_or("failed", filebox_api::advice::kind);
-        let advice = core.map(|core| next_step(core, Surface::CommandLine));
-        json_error(kind, &message, advice);
+        match error
+            .chain()
+            .find_map(|cause| cause.downcast_ref::<crate::commands::HubError>())
+        {
+            // The hub's refusal or failure, as it named it.
+            Some(hub) => json_error(&hub.kind, &message, hub.advice.clone()),
+            None => {
+                let kind = core.map_or("failed", filebox_api::advice::kind);
+                let advice = core.map(|core| next_step(core, Surface::CommandLine));
+                json_error(kind, &message, advice);
+            }
+        }
     } else {
         eprintln!("filebox: error: {message}");
     }

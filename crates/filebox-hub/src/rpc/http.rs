@@ -1,11 +1,13 @@
-//! `POST /rpc`: the body (bounded) and the bearer token in, the JSON-RPC answer out.
+//! `POST /rpc`: the body (bounded) and the bearer token (or, on the Unix socket, the calling
+//! process: `Authorization: Peer`) in, the JSON-RPC answer out.
 
-use axum::Router;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use axum::{Extension, Router};
+use filebox_api::access::SocketPeer;
 use serde_json::{Value, json};
 
 use super::{Ctx, RpcError, handle_body};
@@ -19,7 +21,12 @@ pub(crate) fn routes(hub: &Hub) -> Router {
         .with_state(hub.clone())
 }
 
-async fn rpc(State(hub): State<Hub>, headers: HeaderMap, body: Body) -> Response {
+async fn rpc(
+    State(hub): State<Hub>,
+    peer: Option<Extension<SocketPeer>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
     let limit = hub.body_limit();
     let body = match read_body(body, limit).await {
         Ok(body) => body,
@@ -40,7 +47,11 @@ async fn rpc(State(hub): State<Hub>, headers: HeaderMap, body: Body) -> Response
     let handled = tokio::task::spawn_blocking(move || {
         let config = hub.config()?;
         let caller = hub
-            .caller(&config, authorization.as_deref())
+            .caller_from(
+                &config,
+                authorization.as_deref(),
+                peer.map(|Extension(peer)| peer),
+            )
             .map_err(RpcError::from)?;
         let waits = hub.waits().clone();
         Ok::<_, RpcError>(handle_body(

@@ -5,6 +5,7 @@ mod agents;
 mod email;
 mod export;
 mod federation;
+mod handoff;
 mod hook;
 mod init;
 mod mcp;
@@ -19,13 +20,15 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{ArgMatches, FromArgMatches};
-use filebox_api::verbs::WaitForMessages;
+use filebox_api::verbs::{SendMessage, WaitForMessages};
 use filebox_api::{CallError, Verb, VerbContext, VerbInfo};
 use filebox_core::{AgentId, Config, Mailroom, MessageType};
 
 use crate::cli::{Command, Global, Invocation};
 use crate::output::{self, Outcome};
 
+use self::handoff::Handoff;
+pub(crate) use self::handoff::HubError;
 pub(crate) use self::setup::{STOP_WAIT_SECONDS, host_names as setup_host_names};
 
 pub(crate) fn run(global: &Global, invocation: Invocation) -> anyhow::Result<Outcome> {
@@ -64,6 +67,9 @@ fn run_verb(global: &Global, verb: &VerbInfo, matches: &ArgMatches) -> anyhow::R
     // A standalone verb runs without a config, and with one as its agent (`teams send` is
     // then from that agent).
     let reply = match mailroom(global) {
+        Ok(mailroom) if verb.name == SendMessage::NAME => {
+            return send(global, &mailroom, verb, matches);
+        }
         Ok(mailroom) => verb.call_command_line(&VerbContext::new(&mailroom), matches),
         Err(e) => match verb.call_standalone(matches) {
             Some(reply) => reply,
@@ -71,6 +77,43 @@ fn run_verb(global: &Global, verb: &VerbInfo, matches: &ArgMatches) -> anyhow::R
         },
     };
     let reply = reply.map_err(failure)?;
+    print(
+        global,
+        &reply.value,
+        &reply.text,
+        &reply.warnings,
+        &reply.notes,
+    )
+}
+
+/// `send`: handed to the hub serving the config when one answers its socket, else written
+/// here (see `handoff.rs`), printed as [`run_verb`] prints.
+fn send(
+    global: &Global,
+    mailroom: &Mailroom,
+    verb: &VerbInfo,
+    matches: &ArgMatches,
+) -> anyhow::Result<Outcome> {
+    let args = filebox_api::SendArgs::from_arg_matches(matches)?;
+    match handoff::send(mailroom, args)? {
+        Handoff::Sent(value, outcome) => {
+            return print(
+                global,
+                &value,
+                &SendMessage::render(&outcome.value),
+                &outcome.warnings,
+                &outcome.notes,
+            );
+        }
+        Handoff::Unanswered => output::note(
+            "the hub stopped before answering: sent here with the same idempotency key (one \
+             message either way)",
+        ),
+        Handoff::NoHub => {}
+    }
+    let reply = verb
+        .call_command_line(&VerbContext::new(mailroom), matches)
+        .map_err(failure)?;
     print(
         global,
         &reply.value,

@@ -17,6 +17,7 @@ mod federation;
 mod federation_security;
 mod format;
 mod hand_written;
+mod handoff;
 mod hook;
 mod hostile;
 mod hub_crash;
