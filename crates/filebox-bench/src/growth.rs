@@ -17,6 +17,7 @@ use serde_json::json;
 use crate::Options;
 use crate::fixture::{Fixture, Result, filebox_binary};
 use crate::http::Connection;
+use crate::process;
 use crate::hub::{Hub, load_average};
 use crate::report::{self, ms};
 
@@ -89,17 +90,23 @@ fn measure(name: &str, filebox: &Path, mailboxes: &Fixture) -> Result<Vec<String
         &mailboxes.path().join("hub.log"),
     )?;
     std::thread::sleep(Duration::from_secs(1));
-    let mib = |kib: u64| format!("{:.1} MiB", kib as f64 / 1024.0);
-    let at_start = hub.rss_kib()?;
+    // Resident memory, and of it the process's own (heap and stacks, not the binary's pages
+    // nor the index's mapped file).
+    let memory = |hub: &Hub| -> Result<String> {
+        let mib = |kib: u64| kib as f64 / 1024.0;
+        let (rss, anonymous) = (hub.rss_kib()?, process::anonymous_kib(hub.pid())?);
+        Ok(format!("{:.1} MiB ({:.1} anon)", mib(rss), mib(anonymous)))
+    };
+    let at_start = memory(&hub)?;
     send(hub.address, 100)?;
     std::thread::sleep(Duration::from_millis(500));
-    let after_100 = hub.rss_kib()?;
+    let after_100 = memory(&hub)?;
     send(hub.address, 1_000)?;
     std::thread::sleep(Duration::from_millis(500));
-    let after_1100 = hub.rss_kib()?;
+    let after_1100 = memory(&hub)?;
     send(hub.address, 1_000)?;
     std::thread::sleep(Duration::from_millis(500));
-    let after_2100 = hub.rss_kib()?;
+    let after_2100 = memory(&hub)?;
     hub.stop()?;
     let first = wait(filebox, mailboxes)?;
     let out = Command::new(filebox)
@@ -114,10 +121,10 @@ fn measure(name: &str, filebox: &Path, mailboxes: &Fixture) -> Result<Vec<String
     let cursor_bytes = std::fs::metadata(&cursor).map_or(0, |m| m.len());
     Ok(vec![
         name.to_owned(),
-        mib(at_start),
-        mib(after_100),
-        mib(after_1100),
-        mib(after_2100),
+        at_start,
+        after_100,
+        after_1100,
+        after_2100,
         ms(first),
         ms(finding),
         format!("{:.1} KiB", cursor_bytes as f64 / 1024.0),

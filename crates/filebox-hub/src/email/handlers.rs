@@ -225,7 +225,9 @@ pub(crate) fn status(ctx: &Ctx, p: IdParams) -> Result<EmailStatus, RpcError> {
     let email = agent_email(mailroom.me().as_str(), &detail);
     // The webhooks are the sender's business: a recipient learns nothing of other replies.
     let webhooks = match &email.callback {
-        Some(_) if email.from == mailroom.me().as_str() => webhooks_of(&mailroom, &email.id),
+        Some(_) if email.from == mailroom.me().as_str() => {
+            webhooks_of(&mailroom, &email.id, &copy.file)
+        }
         _ => Vec::new(),
     };
     Ok(EmailStatus {
@@ -411,8 +413,10 @@ fn stored_copy(
 /// has it, so it has no deliveredAt yet); any other copy, a reply's record included, for itself.
 fn email_of(mailroom: &Mailroom, mut detail: MessageDetail) -> Result<AgentEmail, RpcError> {
     if detail.folder == Folder::Outbox && detail.original_sender == mailroom.me().as_str() {
+        // By file name (every copy of a message has its name): an open per folder, where the
+        // id would read each folder of mine and of every recipient's the index is behind on.
         detail.status = mailroom
-            .status(&MessageRef::Id(detail.id.clone()))?
+            .status(&MessageRef::parse(&detail.file)?)?
             .status
             .to_string();
     }
