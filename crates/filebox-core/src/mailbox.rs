@@ -335,6 +335,21 @@ impl Mailbox {
         Ok(problems)
     }
 
+    /// Visit the header of each message file of a folder, one file at a time in directory
+    /// order, so a look at every file of a folder of 1,000,000 holds only what `visit` keeps
+    /// (a listing holds every header at once, and the allocator keeps that high-water mark).
+    /// A file that cannot be read or parsed, or that vanished meanwhile, is passed over (a
+    /// listing reports it).
+    pub fn visit_envelopes(&self, folder: Folder, mut visit: impl FnMut(Envelope)) -> Result<()> {
+        let mut buffer = Vec::new();
+        self.visit_file_entries(folder, |file, _| {
+            if let Ok(Some(envelope)) = self.envelope_with(folder, &file, &mut buffer) {
+                visit(envelope);
+            }
+        })?;
+        Ok(())
+    }
+
     /// Read one file's header. A file that vanished meanwhile is `Ok(None)`.
     pub fn envelope(&self, folder: Folder, file: &FileName) -> Result<Option<Envelope>> {
         self.envelope_with(folder, file, &mut Vec::new())

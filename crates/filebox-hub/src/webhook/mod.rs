@@ -197,14 +197,18 @@ fn speaking_copy(
 fn due_everywhere(config: &Config) -> Vec<Due> {
     let mut due = Vec::new();
     for (agent, mailbox) in config.readable_mailboxes() {
-        // One name per message: its copies in several folders are looked at once.
-        let with_callback: BTreeMap<String, FileName> = Folder::ALL
-            .iter()
-            .filter_map(|folder| mailbox.list(*folder).ok())
-            .flat_map(|listing| listing.messages)
-            .filter(|envelope| envelope.header.get(field::CALLBACK).is_some())
-            .map(|envelope| (envelope.header.id().to_owned(), envelope.file))
-            .collect();
+        // File by file, keeping only the messages with a callback (a listing would hold every
+        // header of the mailbox at once); one name per message: its copies in several folders
+        // are looked at once.
+        let mut with_callback: BTreeMap<String, FileName> = BTreeMap::new();
+        for folder in Folder::ALL {
+            // A folder that cannot be read owes nothing now; the next rescan looks again.
+            let _ = mailbox.visit_envelopes(folder, |envelope| {
+                if envelope.header.get(field::CALLBACK).is_some() {
+                    with_callback.insert(envelope.header.id().to_owned(), envelope.file);
+                }
+            });
+        }
         for (id, file) in with_callback {
             due.extend(due_in(config, agent, &id, &file).unwrap_or_default());
         }
