@@ -279,6 +279,66 @@ mod tests {
         (envelope, message)
     }
 
+    /// dev's message to qa, and the mailboxes of both.
+    fn sent_to_qa(dir: &std::path::Path) -> (crate::SendReceipt, Mailbox, Mailbox) {
+        let open = |me| crate::test_mailroom::dev_and_qa_as(dir, me);
+        let (dev, qa) = (open("dev"), open("qa"));
+        let kind = MessageType::new("ER").unwrap();
+        let sent = dev
+            .send(&crate::SendRequest::new("qa", kind, "body"))
+            .unwrap();
+        (sent, dev.my_mailbox().unwrap(), qa.my_mailbox().unwrap())
+    }
+
+    #[test]
+    fn copies_are_found_by_the_name_they_share_and_by_id_when_the_name_holds_another_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let (sent, dev, qa) = sent_to_qa(dir.path());
+        let name = crate::message::FileName::new(&sent.file).unwrap();
+        let (theirs, _) = qa
+            .speaking_copy_named(&sent.id, &name, &Folder::ALL)
+            .unwrap();
+        assert_eq!((theirs.folder, theirs.header.id()), (Folder::Inbox, sent.id.as_str()));
+        let mine = dev.read_copies_named(&sent.id, &name, &Folder::ALL).unwrap();
+        assert_eq!(mine.len(), 1);
+        assert_eq!(mine[0].0.folder, Folder::Outbox);
+        // Another tool renamed qa's copy, and left a different message under the old name:
+        // the name is not trusted, the id finds the copy.
+        let inbox = qa.folder_path(Folder::Inbox);
+        let renamed = inbox.join("20260101T000000-ER-renamed.md");
+        std::fs::rename(inbox.join(&sent.file), &renamed).unwrap();
+        let other = std::fs::read_to_string(&renamed)
+            .unwrap()
+            .replace(&sent.id, "0badc0de-0000-4000-8000-000000000000");
+        std::fs::write(inbox.join(&sent.file), other).unwrap();
+        let (found, _) = qa
+            .speaking_copy_named(&sent.id, &name, &Folder::ALL)
+            .unwrap();
+        assert_eq!(found.file.as_str(), "20260101T000000-ER-renamed.md");
+        assert_eq!(found.header.id(), sent.id);
+        // And none anywhere: not found, as by id.
+        let missing = "feedface-0000-4000-8000-000000000000";
+        assert!(matches!(
+            qa.speaking_copy_named(missing, &name, &Folder::ALL),
+            Err(Error::NotFound { .. })
+        ));
+    }
+
+    #[test]
+    fn visiting_a_folder_gives_each_readable_header_once_and_passes_over_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let (sent, _, qa) = sent_to_qa(dir.path());
+        let inbox = qa.folder_path(Folder::Inbox);
+        std::fs::write(inbox.join("20260101T000000-ER-broken.md"), "not a message").unwrap();
+        let mut seen = Vec::new();
+        qa.visit_envelopes(Folder::Inbox, |envelope| seen.push(envelope.header.id().to_owned()))
+            .unwrap();
+        assert_eq!(seen, [sent.id]);
+        let mut none = 0;
+        qa.visit_envelopes(Folder::Done, |_| none += 1).unwrap();
+        assert_eq!(none, 0);
+    }
+
     fn speaks(copies: &[(Envelope, Message)]) -> Folder {
         speaking(copies).unwrap().0.folder
     }
