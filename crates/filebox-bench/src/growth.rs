@@ -18,8 +18,8 @@ use serde_json::json;
 use crate::Options;
 use crate::fixture::{Fixture, Result, filebox_binary};
 use crate::http::Connection;
-use crate::process;
 use crate::hub::{Hub, load_average};
+use crate::process;
 use crate::report::{self, ms};
 
 pub(crate) fn run(options: &Options) -> Result<()> {

@@ -298,8 +298,13 @@ mod tests {
         let (theirs, _) = qa
             .speaking_copy_named(&sent.id, &name, &Folder::ALL)
             .unwrap();
-        assert_eq!((theirs.folder, theirs.header.id()), (Folder::Inbox, sent.id.as_str()));
-        let mine = dev.read_copies_named(&sent.id, &name, &Folder::ALL).unwrap();
+        assert_eq!(
+            (theirs.folder, theirs.header.id()),
+            (Folder::Inbox, sent.id.as_str())
+        );
+        let mine = dev
+            .read_copies_named(&sent.id, &name, &Folder::ALL)
+            .unwrap();
         assert_eq!(mine.len(), 1);
         assert_eq!(mine[0].0.folder, Folder::Outbox);
         // Another tool renamed qa's copy, and left a different message under the old name:
@@ -331,8 +336,10 @@ mod tests {
         let inbox = qa.folder_path(Folder::Inbox);
         std::fs::write(inbox.join("20260101T000000-ER-broken.md"), "not a message").unwrap();
         let mut seen = Vec::new();
-        qa.visit_envelopes(Folder::Inbox, |envelope| seen.push(envelope.header.id().to_owned()))
-            .unwrap();
+        qa.visit_envelopes(Folder::Inbox, |envelope| {
+            seen.push(envelope.header.id().to_owned())
+        })
+        .unwrap();
         assert_eq!(seen, [sent.id]);
         let mut none = 0;
         qa.visit_envelopes(Folder::Done, |_| none += 1).unwrap();

@@ -131,9 +131,9 @@ impl Mailroom {
                     continue;
                 }
                 // Under my copy's name: one open per folder, not a look at each folder.
-                let found = self.mailbox_to_read(&agent).and_then(|m| {
-                    m.speaking_copy_named(header.id(), &envelope.file, &Folder::ALL)
-                });
+                let found = self
+                    .mailbox_to_read(&agent)
+                    .and_then(|m| m.speaking_copy_named(header.id(), &envelope.file, &Folder::ALL));
                 match found {
                     Ok((copy, theirs)) => recipients.push(RecipientStatus {
                         status: self.recipient_status(&agent, &copy, &theirs),

@@ -99,7 +99,10 @@ mod tests {
         assert_eq!(flights.lock().ids.len(), IN_FLIGHT);
         assert!(flights.take("m0#1").is_none(), "under way already");
         under_way.truncate(IN_FLIGHT / 2 + 1);
-        assert!(!drained_now(&flights).await, "more than half still in flight");
+        assert!(
+            !drained_now(&flights).await,
+            "more than half still in flight"
+        );
         under_way.pop();
         assert!(drained_now(&flights).await, "half landed after an overflow");
         under_way.pop();

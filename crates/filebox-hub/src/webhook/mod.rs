@@ -20,8 +20,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 use filebox_api::MessageDetail;
-use filebox_core::message::field;
 use filebox_core::message::FileName;
+use filebox_core::message::field;
 use filebox_core::{AgentId, Config, Envelope, Folder, Mailbox, Mailroom, Message, MessageRef};
 use tokio::sync::broadcast;
 
@@ -424,20 +424,11 @@ async fn record(
     action: &'static str,
     details: &str,
 ) -> anyhow::Result<()> {
-    let (hub, owner, copy, details) = (
-        hub.clone(),
-        owner.clone(),
-        copy.clone(),
-        details.to_owned(),
-    );
+    let (hub, owner, copy, details) =
+        (hub.clone(), owner.clone(), copy.clone(), details.to_owned());
     tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
         let mailroom = Mailroom::new(hub.config()?, Some(&owner))?;
-        mailroom.annotate(
-            &MessageRef::File(copy),
-            action,
-            ledger::BY,
-            &details,
-        )?;
+        mailroom.annotate(&MessageRef::File(copy), action, ledger::BY, &details)?;
         Ok(())
     })
     .await?
