@@ -15,7 +15,6 @@ mod post;
 mod rpc;
 mod sign;
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -193,24 +192,22 @@ fn speaking_copy(
     }
 }
 
-/// Every due webhook of every mailbox (at start, and after lost events).
+/// Every due webhook of every mailbox (at start, after lost events, after an overflow of
+/// `flights`). The files are read one at a time and only the due webhooks kept (a listing
+/// would hold every header of the mailbox at once, and a map of every message with a callback
+/// grows with the mailbox): a message with copies in several folders is looked at once per
+/// copy, and each of its webhooks started once (`Flights`).
 fn due_everywhere(config: &Config) -> Vec<Due> {
     let mut due = Vec::new();
     for (agent, mailbox) in config.readable_mailboxes() {
-        // File by file, keeping only the messages with a callback (a listing would hold every
-        // header of the mailbox at once); one name per message: its copies in several folders
-        // are looked at once.
-        let mut with_callback: BTreeMap<String, FileName> = BTreeMap::new();
         for folder in Folder::ALL {
             // A folder that cannot be read owes nothing now; the next rescan looks again.
             let _ = mailbox.visit_envelopes(folder, |envelope| {
                 if envelope.header.get(field::CALLBACK).is_some() {
-                    with_callback.insert(envelope.header.id().to_owned(), envelope.file);
+                    let owed = due_in(config, agent, envelope.header.id(), &envelope.file);
+                    due.extend(owed.unwrap_or_default());
                 }
             });
-        }
-        for (id, file) in with_callback {
-            due.extend(due_in(config, agent, &id, &file).unwrap_or_default());
         }
     }
     due
