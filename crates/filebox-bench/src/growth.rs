@@ -3,7 +3,8 @@
 //! how long its start takes (until its CPU time stays put: its first look for the webhooks
 //! owed reads every file), its resident memory then, after 100 `email.send`s into that inbox,
 //! after 1,000 more and after 1,000 more again (growth from the second thousand on is per
-//! message, not a one-time cost such as the index catching up with the written files);
+//! message, not a one-time cost such as the index catching up with the written files), and
+//! after ten `email.inbox` calls for the inbox's oldest 20 (a worker asking for its next mail);
 //! then `filebox wait --timeout 0` on it, the first wait ever (no cursor yet) and one that
 //! finds a new message, with the cursor file's size. With `--baseline OLD_FILEBOX`, the same is
 //! measured with that binary first, in the same run and on the same mailboxes.
@@ -53,6 +54,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
             "after 100 sends",
             "after 1,100 sends",
             "after 2,100 sends",
+            "after 10 `email.inbox` (20 each)",
             "first `wait` ever",
             "`wait` finding 1",
             "cursor file",
@@ -109,6 +111,11 @@ fn measure(name: &str, filebox: &Path, mailboxes: &Fixture) -> Result<Vec<String
     send(hub.address, 1_000)?;
     std::thread::sleep(Duration::from_millis(500));
     let after_2100 = memory(&hub)?;
+    // The oldest page of the inbox, as a worker asks for its next mail.
+    let page = json!({ "agent": "dev", "limit": 20 });
+    call(hub.address, "email.inbox", &page, 10)?;
+    std::thread::sleep(Duration::from_millis(500));
+    let after_pages = memory(&hub)?;
     hub.stop()?;
     let first = wait(filebox, mailboxes)?;
     let out = Command::new(filebox)
@@ -128,6 +135,7 @@ fn measure(name: &str, filebox: &Path, mailboxes: &Fixture) -> Result<Vec<String
         after_100,
         after_1100,
         after_2100,
+        after_pages,
         ms(first),
         ms(finding),
         format!("{:.1} KiB", cursor_bytes as f64 / 1024.0),
@@ -155,17 +163,18 @@ fn settle(hub: &Hub) -> Result<Duration> {
 
 /// `count` sends from qa to dev over one keep-alive connection.
 fn send(address: SocketAddr, count: usize) -> Result<()> {
+    let params = json!({ "from": "qa", "to": ["dev"], "subject": "growth", "body": "x" });
+    call(address, "email.send", &params, count)
+}
+
+/// `count` calls of `method` with `params` over one keep-alive connection.
+fn call(address: SocketAddr, method: &str, params: &serde_json::Value, count: usize) -> Result<()> {
     let mut connection = Connection::open(address)?;
     for n in 0..count {
-        let request = json!({
-            "jsonrpc": "2.0",
-            "id": n,
-            "method": "email.send",
-            "params": { "from": "qa", "to": ["dev"], "subject": "growth", "body": "x" },
-        });
+        let request = json!({ "jsonrpc": "2.0", "id": n, "method": method, "params": params });
         let response = connection.post_json("/rpc", request.to_string().as_bytes())?;
         if response.status != 200 {
-            return Err(format!("email.send answered HTTP {}", response.status).into());
+            return Err(format!("{method} answered HTTP {}", response.status).into());
         }
     }
     Ok(())
