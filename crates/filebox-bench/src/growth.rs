@@ -1,8 +1,10 @@
 //! `growth`: what a large inbox costs the processes that watch it. An inbox of 100,000 messages
 //! (`--quick`: 10,000; written straight to disk, as another tool would) is watched by a hub:
-//! its resident memory at start, after 100 `email.send`s into that inbox, after 1,000 more and
-//! after 1,000 more again (growth from the second thousand on is per message, not a one-time
-//! cost such as the index catching up with the written files);
+//! how long its start takes (until its CPU time stays put: its first look for the webhooks
+//! owed reads every file), its resident memory then, after 100 `email.send`s into that inbox,
+//! after 1,000 more and after 1,000 more again (growth from the second thousand on is per
+//! message, not a one-time cost such as the index catching up with the written files), and
+//! after ten `email.inbox` calls for the inbox's oldest 20 (a worker asking for its next mail);
 //! then `filebox wait --timeout 0` on it, the first wait ever (no cursor yet) and one that
 //! finds a new message, with the cursor file's size. With `--baseline OLD_FILEBOX`, the same is
 //! measured with that binary first, in the same run and on the same mailboxes.
@@ -18,6 +20,7 @@ use crate::Options;
 use crate::fixture::{Fixture, Result, filebox_binary};
 use crate::http::Connection;
 use crate::hub::{Hub, load_average};
+use crate::process;
 use crate::report::{self, ms};
 
 pub(crate) fn run(options: &Options) -> Result<()> {
@@ -46,10 +49,12 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         &format!("A hub and `filebox wait` on an inbox of {messages} messages"),
         &[
             "filebox",
-            "hub RSS at start",
+            "start settled in",
+            "hub RSS then",
             "after 100 sends",
             "after 1,100 sends",
             "after 2,100 sends",
+            "after 10 `email.inbox` (20 each)",
             "first `wait` ever",
             "`wait` finding 1",
             "cursor file",
@@ -88,18 +93,29 @@ fn measure(name: &str, filebox: &Path, mailboxes: &Fixture) -> Result<Vec<String
         &mailboxes.config(),
         &mailboxes.path().join("hub.log"),
     )?;
-    std::thread::sleep(Duration::from_secs(1));
-    let mib = |kib: u64| format!("{:.1} MiB", kib as f64 / 1024.0);
-    let at_start = hub.rss_kib()?;
+    let startup = settle(&hub)?;
+    // Resident memory, and of it the process's own (heap and stacks, not the binary's pages
+    // nor the index's mapped file).
+    let memory = |hub: &Hub| -> Result<String> {
+        let mib = |kib: u64| kib as f64 / 1024.0;
+        let (rss, anonymous) = (hub.rss_kib()?, process::anonymous_kib(hub.pid())?);
+        Ok(format!("{:.1} MiB ({:.1} anon)", mib(rss), mib(anonymous)))
+    };
+    let at_start = memory(&hub)?;
     send(hub.address, 100)?;
     std::thread::sleep(Duration::from_millis(500));
-    let after_100 = hub.rss_kib()?;
+    let after_100 = memory(&hub)?;
     send(hub.address, 1_000)?;
     std::thread::sleep(Duration::from_millis(500));
-    let after_1100 = hub.rss_kib()?;
+    let after_1100 = memory(&hub)?;
     send(hub.address, 1_000)?;
     std::thread::sleep(Duration::from_millis(500));
-    let after_2100 = hub.rss_kib()?;
+    let after_2100 = memory(&hub)?;
+    // The oldest page of the inbox, as a worker asks for its next mail.
+    let page = json!({ "agent": "dev", "limit": 20 });
+    call(hub.address, "email.inbox", &page, 10)?;
+    std::thread::sleep(Duration::from_millis(500));
+    let after_pages = memory(&hub)?;
     hub.stop()?;
     let first = wait(filebox, mailboxes)?;
     let out = Command::new(filebox)
@@ -114,29 +130,51 @@ fn measure(name: &str, filebox: &Path, mailboxes: &Fixture) -> Result<Vec<String
     let cursor_bytes = std::fs::metadata(&cursor).map_or(0, |m| m.len());
     Ok(vec![
         name.to_owned(),
-        mib(at_start),
-        mib(after_100),
-        mib(after_1100),
-        mib(after_2100),
+        format!("{:.1} s", startup.as_secs_f64()),
+        at_start,
+        after_100,
+        after_1100,
+        after_2100,
+        after_pages,
         ms(first),
         ms(finding),
         format!("{:.1} KiB", cursor_bytes as f64 / 1024.0),
     ])
 }
 
+/// Wait until the hub has done what it does at start (its first look at every mailbox for
+/// webhooks owed, the runners' inboxes): its CPU time stays put for half a second. How long
+/// that took.
+fn settle(hub: &Hub) -> Result<Duration> {
+    let started = Instant::now();
+    let mut before = process::cpu_time(hub.pid())?;
+    loop {
+        std::thread::sleep(Duration::from_millis(500));
+        let now = process::cpu_time(hub.pid())?;
+        if now == before {
+            return Ok(started.elapsed());
+        }
+        if started.elapsed() > Duration::from_secs(300) {
+            return Err("the hub was still busy 300 s after it started".into());
+        }
+        before = now;
+    }
+}
+
 /// `count` sends from qa to dev over one keep-alive connection.
 fn send(address: SocketAddr, count: usize) -> Result<()> {
+    let params = json!({ "from": "qa", "to": ["dev"], "subject": "growth", "body": "x" });
+    call(address, "email.send", &params, count)
+}
+
+/// `count` calls of `method` with `params` over one keep-alive connection.
+fn call(address: SocketAddr, method: &str, params: &serde_json::Value, count: usize) -> Result<()> {
     let mut connection = Connection::open(address)?;
     for n in 0..count {
-        let request = json!({
-            "jsonrpc": "2.0",
-            "id": n,
-            "method": "email.send",
-            "params": { "from": "qa", "to": ["dev"], "subject": "growth", "body": "x" },
-        });
+        let request = json!({ "jsonrpc": "2.0", "id": n, "method": method, "params": params });
         let response = connection.post_json("/rpc", request.to_string().as_bytes())?;
         if response.status != 200 {
-            return Err(format!("email.send answered HTTP {}", response.status).into());
+            return Err(format!("{method} answered HTTP {}", response.status).into());
         }
     }
     Ok(())

@@ -44,6 +44,8 @@ type Work = Box<dyn FnOnce(&Counts, &AtomicBool) + Send>;
 struct Sample {
     at: Duration,
     rss_kib: u64,
+    /// Of `rss_kib`, the hub's own pages (heap and stacks).
+    anonymous_kib: u64,
     open_files: usize,
     threads: usize,
     events: u64,
@@ -213,6 +215,7 @@ fn sample(pid: u32, at: Duration, events: u64, sends: u64) -> Result<Sample> {
     Ok(Sample {
         at,
         rss_kib: process::rss_kib(pid)?,
+        anonymous_kib: process::anonymous_kib(pid)?,
         threads: process::status_number(pid, "Threads")? as usize,
         open_files: std::fs::read_dir(format!("/proc/{pid}/fd"))?.count(),
         events,
@@ -222,9 +225,10 @@ fn sample(pid: u32, at: Duration, events: u64, sends: u64) -> Result<Sample> {
 
 fn print_sample(sample: &Sample) {
     println!(
-        "  {:>5.1} min  RSS {:>6.1} MiB  open files {:>4}  threads {:>3}  events {:>8}  sends {:>8}",
+        "  {:>5.1} min  RSS {:>6.1} MiB (anon {:>6.1})  open files {:>4}  threads {:>3}  events {:>8}  sends {:>8}",
         sample.at.as_secs_f64() / 60.0,
         sample.rss_kib as f64 / 1024.0,
+        sample.anonymous_kib as f64 / 1024.0,
         sample.open_files,
         sample.threads,
         sample.events,

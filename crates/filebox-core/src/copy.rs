@@ -16,7 +16,7 @@
 use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::mailbox::{Envelope, Mailbox, MessageRef, describe_folders};
-use crate::message::{Message, field};
+use crate::message::{FileName, Message, field};
 use crate::store;
 
 /// How far a copy got, in the rule's order (greater is further).
@@ -102,11 +102,36 @@ impl Mailbox {
         reference: &MessageRef,
         folders: &[Folder],
     ) -> Result<(Envelope, Message)> {
+        self.speaking_of(reference, folders, || self.read_copies(reference, folders))
+    }
+
+    /// The copy of message `id` that speaks for it here (as [`Mailbox::speaking_copy`]), its
+    /// copies looked for first under `name` ([`Mailbox::read_copies_named`]).
+    pub fn speaking_copy_named(
+        &self,
+        id: &str,
+        name: &FileName,
+        folders: &[Folder],
+    ) -> Result<(Envelope, Message)> {
+        let reference = MessageRef::Id(id.to_owned());
+        self.speaking_of(&reference, folders, || {
+            self.read_copies_named(id, name, folders)
+        })
+    }
+
+    /// The copy that speaks among those `read_copies` gives, after the moves in flight (see
+    /// [`Mailbox::speaking_copy`]).
+    fn speaking_of(
+        &self,
+        reference: &MessageRef,
+        folders: &[Folder],
+        read_copies: impl Fn() -> Result<Vec<(Envelope, Message)>>,
+    ) -> Result<(Envelope, Message)> {
         store::wait_for_moves(&self.tmp())?;
-        let mut copies = self.read_copies(reference, folders)?;
+        let mut copies = read_copies()?;
         if copies.is_empty() {
             store::wait_for_moves(&self.tmp())?;
-            copies = self.read_copies(reference, folders)?;
+            copies = read_copies()?;
         }
         let at = speaking(&copies)
             .and_then(|speaking| copies.iter().position(|copy| std::ptr::eq(copy, speaking)))
@@ -169,6 +194,39 @@ impl Mailbox {
         }
         Ok(copies)
     }
+
+    /// Every copy of message `id` in `folders` (as [`Mailbox::read_copies`]), looked for first
+    /// under `name`, the file name of a copy of it found elsewhere. filebox gives every copy
+    /// of a message one name in every mailbox and folder (a send writes the recipients' copies
+    /// and the sender's record under one name, a reply or a move keeps it), so this costs an
+    /// open per folder where a look-up by id reads every folder the index is not current for:
+    /// a hub answering each send with its recipients' status would otherwise read each
+    /// recipient's whole inbox per send. When no file of that name holds message `id`, by id.
+    /// A copy of `id` that another tool wrote under another name beside a named one is not
+    /// seen, the rule a send follows when it finishes an interrupted delivery (a recipient
+    /// holds the message when it holds a file of its name).
+    pub(crate) fn read_copies_named(
+        &self,
+        id: &str,
+        name: &FileName,
+        folders: &[Folder],
+    ) -> Result<Vec<(Envelope, Message)>> {
+        match self.read_copies(&MessageRef::File(name.clone()), folders) {
+            // Copies of one message (`read_copies` refuses a mix): that they are `id`'s.
+            Ok(copies)
+                if copies
+                    .first()
+                    .is_some_and(|(copy, _)| copy.header.id().eq_ignore_ascii_case(id)) =>
+            {
+                Ok(copies)
+            }
+            // None by that name, or files of that name holding other messages: by id.
+            Ok(_) | Err(Error::Ambiguous { .. }) => {
+                self.read_copies(&MessageRef::Id(id.to_owned()), folders)
+            }
+            Err(e) => Err(e),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -219,6 +277,73 @@ mod tests {
             processing,
         };
         (envelope, message)
+    }
+
+    /// dev's message to qa, and the mailboxes of both.
+    fn sent_to_qa(dir: &std::path::Path) -> (crate::SendReceipt, Mailbox, Mailbox) {
+        let open = |me| crate::test_mailroom::dev_and_qa_as(dir, me);
+        let (dev, qa) = (open("dev"), open("qa"));
+        let kind = MessageType::new("ER").unwrap();
+        let sent = dev
+            .send(&crate::SendRequest::new("qa", kind, "body"))
+            .unwrap();
+        (sent, dev.my_mailbox().unwrap(), qa.my_mailbox().unwrap())
+    }
+
+    #[test]
+    fn copies_are_found_by_the_name_they_share_and_by_id_when_the_name_holds_another_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let (sent, dev, qa) = sent_to_qa(dir.path());
+        let name = crate::message::FileName::new(&sent.file).unwrap();
+        let (theirs, _) = qa
+            .speaking_copy_named(&sent.id, &name, &Folder::ALL)
+            .unwrap();
+        assert_eq!(
+            (theirs.folder, theirs.header.id()),
+            (Folder::Inbox, sent.id.as_str())
+        );
+        let mine = dev
+            .read_copies_named(&sent.id, &name, &Folder::ALL)
+            .unwrap();
+        assert_eq!(mine.len(), 1);
+        assert_eq!(mine[0].0.folder, Folder::Outbox);
+        // Another tool renamed qa's copy, and left a different message under the old name:
+        // the name is not trusted, the id finds the copy.
+        let inbox = qa.folder_path(Folder::Inbox);
+        let renamed = inbox.join("20260101T000000-ER-renamed.md");
+        std::fs::rename(inbox.join(&sent.file), &renamed).unwrap();
+        let other = std::fs::read_to_string(&renamed)
+            .unwrap()
+            .replace(&sent.id, "0badc0de-0000-4000-8000-000000000000");
+        std::fs::write(inbox.join(&sent.file), other).unwrap();
+        let (found, _) = qa
+            .speaking_copy_named(&sent.id, &name, &Folder::ALL)
+            .unwrap();
+        assert_eq!(found.file.as_str(), "20260101T000000-ER-renamed.md");
+        assert_eq!(found.header.id(), sent.id);
+        // And none anywhere: not found, as by id.
+        let missing = "feedface-0000-4000-8000-000000000000";
+        assert!(matches!(
+            qa.speaking_copy_named(missing, &name, &Folder::ALL),
+            Err(Error::NotFound { .. })
+        ));
+    }
+
+    #[test]
+    fn visiting_a_folder_gives_each_readable_header_once_and_passes_over_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let (sent, _, qa) = sent_to_qa(dir.path());
+        let inbox = qa.folder_path(Folder::Inbox);
+        std::fs::write(inbox.join("20260101T000000-ER-broken.md"), "not a message").unwrap();
+        let mut seen = Vec::new();
+        qa.visit_envelopes(Folder::Inbox, |envelope| {
+            seen.push(envelope.header.id().to_owned())
+        })
+        .unwrap();
+        assert_eq!(seen, [sent.id]);
+        let mut none = 0;
+        qa.visit_envelopes(Folder::Done, |_| none += 1).unwrap();
+        assert_eq!(none, 0);
     }
 
     fn speaks(copies: &[(Envelope, Message)]) -> Folder {

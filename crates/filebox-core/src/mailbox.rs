@@ -335,6 +335,21 @@ impl Mailbox {
         Ok(problems)
     }
 
+    /// Visit the header of each message file of a folder, one file at a time in directory
+    /// order, so a look at every file of a folder of 1,000,000 holds only what `visit` keeps
+    /// (a listing holds every header at once, and the allocator keeps that high-water mark).
+    /// A file that cannot be read or parsed, or that vanished meanwhile, is passed over (a
+    /// listing reports it).
+    pub fn visit_envelopes(&self, folder: Folder, mut visit: impl FnMut(Envelope)) -> Result<()> {
+        let mut buffer = Vec::new();
+        self.visit_file_entries(folder, |file, _| {
+            if let Ok(Some(envelope)) = self.envelope_with(folder, &file, &mut buffer) {
+                visit(envelope);
+            }
+        })?;
+        Ok(())
+    }
+
     /// Read one file's header. A file that vanished meanwhile is `Ok(None)`.
     pub fn envelope(&self, folder: Folder, file: &FileName) -> Result<Option<Envelope>> {
         self.envelope_with(folder, file, &mut Vec::new())
@@ -477,28 +492,32 @@ impl Mailbox {
         Ok((!matches.is_empty()).then(|| most_complete(matches)))
     }
 
-    /// The copies `reference` names in `folder`, found by listing it: the files whose name
-    /// ends in the short id, else (files named by other tools carry none) those without one.
+    /// The copies `reference` names in `folder`, found by reading its directory: the files
+    /// whose name ends in the short id, else (files named by other tools carry none) those
+    /// without one. Only those names are kept, so a look-up in a folder of a million files
+    /// costs its directory reads, not a million names held at once (the hub does one for each
+    /// recipient of every send it answers, and the allocator keeps what a burst of them held).
     fn matching_listed(
         &self,
         reference: &MessageRef,
         folder: Folder,
         short: Option<&str>,
     ) -> Result<Vec<Envelope>> {
-        let (names, _) = self.file_names(folder)?;
-        let by_name: Vec<&FileName> = names
-            .iter()
-            .filter(|n| short.is_some() && n.short_id() == short)
-            .collect();
-        let matches = self.matching(reference, folder, by_name)?;
+        let mut by_name = Vec::new();
+        let mut unnamed = Vec::new();
+        self.visit_file_entries(folder, |name, _| match name.short_id() {
+            None => unnamed.push(name),
+            named if short.is_some() && named == short => by_name.push(name),
+            Some(_) => {}
+        })?;
+        // In name order, as a listing gives them: of duplicates, the first wins a tie.
+        by_name.sort();
+        let matches = self.matching(reference, folder, by_name.iter().collect())?;
         if !matches.is_empty() {
             return Ok(matches);
         }
-        self.matching(
-            reference,
-            folder,
-            names.iter().filter(|n| n.short_id().is_none()).collect(),
-        )
+        unnamed.sort();
+        self.matching(reference, folder, unnamed.iter().collect())
     }
 
     fn matching(

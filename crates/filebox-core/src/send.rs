@@ -466,8 +466,8 @@ impl Mailroom {
             .join("locks")
             .join(format!("{}.lock", found.file));
         store::with_lock(Place::new(mine.root(), &lock), || {
-            let id = MessageRef::Id(found.header.id().to_owned());
-            let versions = mine.read_copies(&id, &Folder::ALL)?;
+            // Under the found copy's name: an open per folder, not a look at each folder.
+            let versions = mine.read_copies_named(found.header.id(), &found.file, &Folder::ALL)?;
             // The reply continues the copy that speaks for the message, so nothing said or done
             // so far is lost from what is sent, nor from my outbox record.
             let fullest =

@@ -119,7 +119,6 @@ impl Mailroom {
                 .list(field::RECEIVER)
                 .into_iter()
                 .chain(header.list(field::CC));
-            let id = MessageRef::Id(header.id().to_owned());
             for name in named {
                 let Ok(agent) = AgentId::new(&name) else {
                     continue;
@@ -131,9 +130,10 @@ impl Mailroom {
                 {
                     continue;
                 }
+                // Under my copy's name: one open per folder, not a look at each folder.
                 let found = self
                     .mailbox_to_read(&agent)
-                    .and_then(|m| m.speaking_copy(&id, &Folder::ALL));
+                    .and_then(|m| m.speaking_copy_named(header.id(), &envelope.file, &Folder::ALL));
                 match found {
                     Ok((copy, theirs)) => recipients.push(RecipientStatus {
                         status: self.recipient_status(&agent, &copy, &theirs),

@@ -151,3 +151,55 @@ impl Presence {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn user(client_id: &str) -> OnlineUser {
+        OnlineUser {
+            client_id: client_id.to_owned(),
+            nickname: format!("nick-{client_id}"),
+            connected_at: 0,
+        }
+    }
+
+    #[test]
+    fn past_the_bound_the_oldest_answer_note_is_forgotten_and_the_newest_kept() {
+        let presence = Presence::default();
+        for n in 0..=ANSWERS_KEPT {
+            presence.answered(&format!("q{n}"), &format!("c{n}"), "nick");
+        }
+        assert_eq!(presence.answers().len(), ANSWERS_KEPT);
+        // The first note made room for the last: its question has no answerer known here.
+        assert_eq!(presence.who_answered("q0"), None);
+        assert_eq!(
+            presence.who_answered("q1"),
+            Some(("c1".to_owned(), "nick".to_owned()))
+        );
+        let last = format!("q{ANSWERS_KEPT}");
+        assert_eq!(
+            presence.who_answered(&last),
+            Some((format!("c{ANSWERS_KEPT}"), "nick".to_owned()))
+        );
+    }
+
+    #[test]
+    fn a_client_that_leaves_is_forgotten_and_the_others_told() {
+        let presence = Presence::default();
+        let human = AgentId::new("ana").unwrap();
+        let (first_outbox, mut first_inbox) = mpsc::channel(4);
+        let (second_outbox, _second_inbox) = mpsc::channel(4);
+        presence.join(&human, user("a"), first_outbox);
+        presence.join(&human, user("b"), second_outbox);
+        assert_eq!(presence.online(&human).len(), 2);
+        presence.leave("b");
+        assert_eq!(presence.online(&human), vec![user("a")]);
+        assert!(presence.lock().get("b").is_none());
+        let told: Vec<String> = std::iter::from_fn(|| first_inbox.try_recv().ok())
+            .filter_map(|m| m.user_connection_status_notification)
+            .map(|n| n.status)
+            .collect();
+        assert_eq!(told, ["connected", "disconnected"]);
+    }
+}

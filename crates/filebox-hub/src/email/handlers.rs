@@ -82,7 +82,7 @@ pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
                 ..SendArgs::new(p.to.join(","), kind, p.body.clone())
             },
         )?;
-        return stored_copy(&mailroom, &sent.id, &[Folder::Outbox]);
+        return stored_copy(&mailroom, &sent.file, &[Folder::Outbox]);
     }
     let request = SendRequest {
         to: p.to.clone(),
@@ -121,7 +121,6 @@ pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
     .filter_map(|(key, value)| Some((key, value?)))
     .collect();
     let receipt = mailroom.send_new_with(&request, &extra)?;
-    // By file name: one open, where the id would list the whole outbox.
     stored_copy(&mailroom, &receipt.file, &[Folder::Outbox])
 }
 
@@ -180,7 +179,7 @@ pub(crate) fn reply(ctx: &Ctx, p: ReplyParams) -> Result<AgentEmail, RpcError> {
             idempotency_key: p.idempotency_key,
         },
     )?;
-    stored_copy(&mailroom, &sent.id, &REPLIER_COPY_FOLDERS)
+    stored_copy(&mailroom, &sent.file, &REPLIER_COPY_FOLDERS)
 }
 
 pub(crate) fn threads(ctx: &Ctx, p: ThreadsParams) -> Result<ThreadsResult, RpcError> {
@@ -206,7 +205,7 @@ pub(crate) fn fork(ctx: &Ctx, p: ForkParams) -> Result<AgentEmail, RpcError> {
             thread: None,
         },
     )?;
-    stored_copy(&mailroom, &forked.id, &[Folder::Outbox])
+    stored_copy(&mailroom, &forked.file, &[Folder::Outbox])
 }
 
 /// Seen from `agent`, else the token's agent, else the first mailbox holding the sender's
@@ -225,7 +224,9 @@ pub(crate) fn status(ctx: &Ctx, p: IdParams) -> Result<EmailStatus, RpcError> {
     let email = agent_email(mailroom.me().as_str(), &detail);
     // The webhooks are the sender's business: a recipient learns nothing of other replies.
     let webhooks = match &email.callback {
-        Some(_) if email.from == mailroom.me().as_str() => webhooks_of(&mailroom, &email.id),
+        Some(_) if email.from == mailroom.me().as_str() => {
+            webhooks_of(&mailroom, &email.id, &copy.file)
+        }
         _ => Vec::new(),
     };
     Ok(EmailStatus {
@@ -391,7 +392,9 @@ fn viewer_of(ctx: &Ctx, agent: Option<&str>, id: &str) -> Result<Mailroom, RpcEr
     Ok(sender_record.unwrap_or(holder))
 }
 
-/// `me`'s copy of a message, found by reference in `folders`, as an `AgentEmail`.
+/// `me`'s copy of a message, found by reference in `folders`, as an `AgentEmail`. Every
+/// caller gives the file name a verb answered with: one open per folder, where an id would
+/// read each folder the index is not current for (an outbox grows by every send).
 fn stored_copy(
     mailroom: &Mailroom,
     reference: &str,
@@ -411,8 +414,10 @@ fn stored_copy(
 /// has it, so it has no deliveredAt yet); any other copy, a reply's record included, for itself.
 fn email_of(mailroom: &Mailroom, mut detail: MessageDetail) -> Result<AgentEmail, RpcError> {
     if detail.folder == Folder::Outbox && detail.original_sender == mailroom.me().as_str() {
+        // By file name (every copy of a message has its name): an open per folder, where the
+        // id would read each folder of mine and of every recipient's the index is behind on.
         detail.status = mailroom
-            .status(&MessageRef::Id(detail.id.clone()))?
+            .status(&MessageRef::parse(&detail.file)?)?
             .status
             .to_string();
     }

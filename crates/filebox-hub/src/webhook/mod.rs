@@ -4,25 +4,27 @@
 //! `webhook-id`, and every try's outcome is a processing-history line of the message
 //! (`ledger`), written through the core. The files say what is pending, so the deliveries are
 //! found at start, again on every change the live-event feed reports for a message with a
-//! callback, and after events were lost. The endpoint is checked against the config's
+//! callback, after events were lost, and after the bound on deliveries under way turned some
+//! away (`flights`). The endpoint is checked against the config's
 //! `hub.callback_allow` before every try, not only when the message was sent: a file can be
 //! written by anyone.
 
+mod flights;
 mod ledger;
 mod post;
 mod rpc;
 mod sign;
 
-use std::collections::{BTreeSet, HashSet};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
 use filebox_api::MessageDetail;
+use filebox_core::message::FileName;
 use filebox_core::message::field;
 use filebox_core::{AgentId, Config, Envelope, Folder, Mailbox, Mailroom, Message, MessageRef};
 use tokio::sync::broadcast;
 
+use flights::Flights;
 pub(crate) use ledger::Webhook;
 pub(crate) use post::check_endpoint;
 pub(crate) use rpc::check_method;
@@ -80,17 +82,27 @@ async fn send(
         }
         let event = tokio::select! {
             _ = stop.cancelled() => return Ok(()),
+            // Webhooks were turned away by the bound on those in flight: the files still owe
+            // them.
+            () = flights.drained() => {
+                rescan = true;
+                continue;
+            }
             event = changes.recv() => event,
         };
         match event {
             Ok(event) if event.is_resync() => rescan = true,
             Ok(event) if event.has_callback => {
-                let (Ok(agent), Some(id)) = (AgentId::new(&event.agent), event.message_id) else {
+                let (Ok(agent), Some(id), Ok(file)) = (
+                    AgentId::new(&event.agent),
+                    event.message_id,
+                    FileName::new(&event.file),
+                ) else {
                     continue;
                 };
                 let config = hub.config();
                 let found = tokio::task::spawn_blocking(move || {
-                    config.map(|c| due_in(&c, &agent, &id).unwrap_or_default())
+                    config.map(|c| due_in(&c, &agent, &id, &file).unwrap_or_default())
                 });
                 if let Ok(Ok(due)) = found.await {
                     launch(&hub, &flights, due);
@@ -103,9 +115,22 @@ async fn send(
     }
 }
 
+/// A webhook that is due, and the message that owes it.
+struct Due {
+    message_id: String,
+    /// The name of the message's copies (`Mailbox::speaking_copy_named`).
+    file: FileName,
+    webhook: Webhook,
+}
+
 /// Start a delivery for each due webhook not already under way.
-fn launch(hub: &Hub, flights: &Flights, due: Vec<(String, Webhook)>) {
-    for (message_id, webhook) in due {
+fn launch(hub: &Hub, flights: &Flights, due: Vec<Due>) {
+    for Due {
+        message_id,
+        file,
+        webhook,
+    } in due
+    {
         let Some(flight) = flights.take(&webhook.id) else {
             continue;
         };
@@ -114,102 +139,93 @@ fn launch(hub: &Hub, flights: &Flights, due: Vec<(String, Webhook)>) {
         };
         let hub = hub.clone();
         tokio::spawn(async move {
-            deliver(&hub, &owner, &message_id, &flight.id).await;
+            deliver(&hub, &owner, (&message_id, &file), &flight.id).await;
             drop(flight);
         });
     }
 }
 
-/// Webhook ids being delivered, so an event never starts a second delivery of one.
-#[derive(Debug, Default, Clone)]
-struct Flights(Arc<Mutex<HashSet<String>>>);
-
-/// One delivery under way; it leaves the set when dropped.
-struct Flight {
-    flights: Flights,
-    id: String,
-}
-
-impl Flights {
-    fn take(&self, id: &str) -> Option<Flight> {
-        let mut set = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        set.insert(id.to_owned()).then(|| Flight {
-            flights: self.clone(),
-            id: id.to_owned(),
-        })
-    }
-}
-
-impl Drop for Flight {
-    fn drop(&mut self) {
-        let mut set = self.flights.0.lock().unwrap_or_else(|e| e.into_inner());
-        set.remove(&self.id);
-    }
-}
-
-/// The due webhooks of `agent`'s copy of message `id`, with the message id.
+/// The due webhooks of `agent`'s copy of message `id` (a copy of which is named `file`).
 fn due_in(
     config: &Config,
     agent: &AgentId,
     id: &str,
-) -> filebox_core::Result<Vec<(String, Webhook)>> {
-    Ok(webhooks_in(config, agent, id)?
+    file: &FileName,
+) -> filebox_core::Result<Vec<Due>> {
+    Ok(webhooks_in(config, agent, id, file)?
         .into_iter()
         .filter(Webhook::due)
-        .map(|webhook| (id.to_owned(), webhook))
+        .map(|webhook| Due {
+            message_id: id.to_owned(),
+            file: file.clone(),
+            webhook,
+        })
         .collect())
 }
 
 /// The webhooks `agent`'s copy of message `id` that speaks for it owes (none if it has no
 /// copy): the ledger is read from the copy the attempts are written to (`Mailroom::annotate`).
-fn webhooks_in(config: &Config, agent: &AgentId, id: &str) -> filebox_core::Result<Vec<Webhook>> {
+/// The copy is looked for under `file`, the name of a copy of it, before by id
+/// (`Mailbox::speaking_copy_named`): every change to a message with a callback comes here.
+fn webhooks_in(
+    config: &Config,
+    agent: &AgentId,
+    id: &str,
+    file: &FileName,
+) -> filebox_core::Result<Vec<Webhook>> {
     let mailbox = config.mailbox_to_read(agent)?;
-    Ok(speaking_copy(&mailbox, &MessageRef::parse(id)?)?
+    Ok(speaking_copy(&mailbox, id, file)?
         .map(|(_, message)| ledger::owed(agent, &message))
         .unwrap_or_default())
 }
 
-/// The copy of a message in `mailbox` that speaks for it (`filebox_core::copy`), if any.
+/// The copy of message `id` in `mailbox` that speaks for it (`filebox_core::copy`), if any.
 fn speaking_copy(
     mailbox: &Mailbox,
-    reference: &MessageRef,
+    id: &str,
+    file: &FileName,
 ) -> filebox_core::Result<Option<(Envelope, Message)>> {
-    match mailbox.speaking_copy(reference, &Folder::ALL) {
+    match mailbox.speaking_copy_named(id, file, &Folder::ALL) {
         Ok(copy) => Ok(Some(copy)),
         Err(filebox_core::Error::NotFound { .. }) => Ok(None),
         Err(e) => Err(e),
     }
 }
 
-/// Every due webhook of every mailbox (at start, and after lost events).
-fn due_everywhere(config: &Config) -> Vec<(String, Webhook)> {
+/// Every due webhook of every mailbox (at start, after lost events, after an overflow of
+/// `flights`). The files are read one at a time and only the due webhooks kept (a listing
+/// would hold every header of the mailbox at once, and a map of every message with a callback
+/// grows with the mailbox): a message with copies in several folders is looked at once per
+/// copy, and each of its webhooks started once (`Flights`).
+fn due_everywhere(config: &Config) -> Vec<Due> {
     let mut due = Vec::new();
     for (agent, mailbox) in config.readable_mailboxes() {
-        let with_callback: BTreeSet<String> = Folder::ALL
-            .iter()
-            .filter_map(|folder| mailbox.list(*folder).ok())
-            .flat_map(|listing| listing.messages)
-            .filter(|envelope| envelope.header.get(field::CALLBACK).is_some())
-            .map(|envelope| envelope.header.id().to_owned())
-            .collect();
-        for id in with_callback {
-            due.extend(due_in(config, agent, &id).unwrap_or_default());
+        for folder in Folder::ALL {
+            // A folder that cannot be read owes nothing now; the next rescan looks again.
+            let _ = mailbox.visit_envelopes(folder, |envelope| {
+                if envelope.header.get(field::CALLBACK).is_some() {
+                    let owed = due_in(config, agent, envelope.header.id(), &envelope.file);
+                    due.extend(owed.unwrap_or_default());
+                }
+            });
         }
     }
     due
 }
 
-/// Every webhook message `id` owes, in the mailboxes within `viewer`'s reach (for
-/// `email.status`).
-pub(crate) fn webhooks_of(viewer: &Mailroom, id: &str) -> Vec<Webhook> {
+/// Every webhook message `id` (a copy of which is named `file`) owes, in the mailboxes within
+/// `viewer`'s reach (for `email.status`).
+pub(crate) fn webhooks_of(viewer: &Mailroom, id: &str, file: &FileName) -> Vec<Webhook> {
     viewer
         .reachable()
-        .flat_map(|agent| webhooks_in(viewer.config(), agent, id).unwrap_or_default())
+        .flat_map(|agent| webhooks_in(viewer.config(), agent, id, file).unwrap_or_default())
         .collect()
 }
 
 /// One try, ready to send.
 struct Attempt {
+    /// The name of the copy that owes it, where its outcome is written.
+    copy: FileName,
     endpoint: String,
     /// An `rpc` callback's method: the answer must be its JSON-RPC result.
     method: Option<String>,
@@ -229,18 +245,22 @@ enum Next {
 }
 
 /// Try until delivered, given up, or the hub stops (a restart takes over from the files).
-async fn deliver(hub: &Hub, owner: &AgentId, message_id: &str, webhook_id: &str) {
+/// `message` is the id of the message that owes the webhook and the name of its copies.
+async fn deliver(hub: &Hub, owner: &AgentId, message: (&str, &FileName), webhook_id: &str) {
     let stop = hub.sessions();
     loop {
         let prepared = {
-            let (hub, owner, message_id, webhook_id) = (
+            let (hub, owner, message_id, file, webhook_id) = (
                 hub.clone(),
                 owner.clone(),
-                message_id.to_owned(),
+                message.0.to_owned(),
+                message.1.clone(),
                 webhook_id.to_owned(),
             );
-            tokio::task::spawn_blocking(move || prepare(&hub, &owner, &message_id, &webhook_id))
-                .await
+            tokio::task::spawn_blocking(move || {
+                prepare(&hub, &owner, (&message_id, &file), &webhook_id)
+            })
+            .await
         };
         let attempt = match prepared {
             Ok(Ok(Next::Try(attempt))) => attempt,
@@ -296,7 +316,7 @@ async fn deliver(hub: &Hub, owner: &AgentId, message_id: &str, webhook_id: &str)
                 }
             }
         };
-        if let Err(e) = record(hub, owner, message_id, action, &details).await {
+        if let Err(e) = record(hub, owner, &attempt.copy, action, &details).await {
             eprintln!("filebox serve: webhook {webhook_id}: recording the attempt: {e}");
             return;
         }
@@ -310,14 +330,20 @@ async fn deliver(hub: &Hub, owner: &AgentId, message_id: &str, webhook_id: &str)
 
 /// Read the copy and the config as they are now: the next try, or why there is none (a
 /// refusal is recorded as the last line).
-fn prepare(hub: &Hub, owner: &AgentId, message_id: &str, webhook_id: &str) -> anyhow::Result<Next> {
+fn prepare(
+    hub: &Hub,
+    owner: &AgentId,
+    (message_id, file): (&str, &FileName),
+    webhook_id: &str,
+) -> anyhow::Result<Next> {
     let config = hub.config()?;
     let mailroom = Mailroom::new(config.clone(), Some(owner))?;
     let mailbox = mailroom.my_mailbox()?;
-    let reference = MessageRef::parse(message_id)?;
-    let Some((copy, message)) = speaking_copy(&mailbox, &reference)? else {
+    let Some((copy, message)) = speaking_copy(&mailbox, message_id, file)? else {
         return Ok(Next::Done);
     };
+    // The attempts are written by the name of the copy found to hold the message.
+    let reference = MessageRef::File(copy.file.clone());
     let Some(webhook) = ledger::owed(owner, &message)
         .into_iter()
         .find(|w| w.id == webhook_id && w.due())
@@ -368,6 +394,7 @@ fn prepare(hub: &Hub, owner: &AgentId, message_id: &str, webhook_id: &str) -> an
         .saturating_mul(2u32.saturating_pow(number.saturating_sub(1).min(31)))
         .min(MAX_BACKOFF);
     Ok(Next::Try(Attempt {
+        copy: copy.file,
         endpoint: target,
         method,
         headers: callback
@@ -390,24 +417,15 @@ fn prepare(hub: &Hub, owner: &AgentId, message_id: &str, webhook_id: &str) -> an
 async fn record(
     hub: &Hub,
     owner: &AgentId,
-    message_id: &str,
+    copy: &FileName,
     action: &'static str,
     details: &str,
 ) -> anyhow::Result<()> {
-    let (hub, owner, message_id, details) = (
-        hub.clone(),
-        owner.clone(),
-        message_id.to_owned(),
-        details.to_owned(),
-    );
+    let (hub, owner, copy, details) =
+        (hub.clone(), owner.clone(), copy.clone(), details.to_owned());
     tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
         let mailroom = Mailroom::new(hub.config()?, Some(&owner))?;
-        mailroom.annotate(
-            &MessageRef::parse(&message_id)?,
-            action,
-            ledger::BY,
-            &details,
-        )?;
+        mailroom.annotate(&MessageRef::File(copy), action, ledger::BY, &details)?;
         Ok(())
     })
     .await?
