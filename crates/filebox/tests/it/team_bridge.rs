@@ -465,7 +465,18 @@ fn a_bridge_without_a_team_moves_on_when_the_session_team_ends() {
         "{started}"
     );
     fs::create_dir_all(dir.join("teams/default/inboxes")).unwrap();
-    fs::remove_dir_all(dir.join(format!("teams/{}", shape.team))).unwrap();
+    // The bridge may be writing into the team as it ends (a file appears between the removal's
+    // listing and its rmdir): remove again until nothing is left.
+    let ended = dir.join(format!("teams/{}", shape.team));
+    let mut tries = 0;
+    while let Err(error) = fs::remove_dir_all(&ended) {
+        tries += 1;
+        assert!(
+            error.kind() == std::io::ErrorKind::DirectoryNotEmpty && tries < 100,
+            "{error}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     let mut lines = std::io::BufRead::lines(std::io::BufReader::new(bridge.stdout.take().unwrap()));
     let report: Value = loop {
         let Some(line) = lines.next() else {
