@@ -53,6 +53,11 @@ const MAX_RETRY_DELAY: Duration = Duration::from_secs(2);
 /// The longest pause between two looks for mail the stream lost (a quarter of
 /// `resend_after`, within 1 s and this).
 const MAX_OWED_LOOK: Duration = Duration::from_secs(60);
+/// How long the publisher lets changes gather after a look that found more than one file to
+/// consider (mail is arriving faster than it is looked at): a look stats every watched folder,
+/// so under load one look per pause, not one per message, and a lone message (the publisher
+/// idle) is still looked at as soon as it lands.
+const BUSY_PAUSE: Duration = Duration::from_millis(25);
 
 /// One thing to publish.
 #[derive(Debug, Clone)]
@@ -251,6 +256,7 @@ fn may_matter(config: &Config, agent: &AgentId, envelope: &Envelope) -> bool {
 /// A file to consider, and when it last changed.
 struct Candidate {
     agent: AgentId,
+    mailbox: Mailbox,
     folder: Folder,
     file: FileName,
     changed: (i64, i64),
@@ -279,6 +285,7 @@ impl Outbound {
         let mut sent: HashMap<String, Instant> = HashMap::new();
         let look_every = (self.resend_after / 4).clamp(Duration::from_secs(1), MAX_OWED_LOOK);
         let mut next_look = Instant::now() + look_every;
+        let mut busy = false;
         while !stop() {
             let config = self.config.current()?;
             let mut candidates = Vec::new();
@@ -300,21 +307,29 @@ impl Outbound {
                 watched.insert(agent.clone());
             }
             if candidates.is_empty() {
+                if busy {
+                    std::thread::sleep(BUSY_PAUSE);
+                }
                 let changes = feed.next(Some(Instant::now() + CONFIG_LOOK), stop)?;
+                let mut mailboxes: HashMap<AgentId, Option<Mailbox>> = HashMap::new();
                 for change in changes
                     .into_iter()
                     .filter(|c| c.kind == ChangeKind::Arrived)
                 {
-                    let Ok(mailbox) = config.mailbox_to_read(&change.agent) else {
+                    let mailbox = mailboxes
+                        .entry(change.agent.clone())
+                        .or_insert_with(|| config.mailbox_to_read(&change.agent).ok());
+                    let Some(mailbox) = mailbox else {
                         continue;
                     };
                     candidates.extend(candidate(
-                        &mailbox,
+                        mailbox,
                         &change.agent,
                         change.folder,
                         change.file,
                     ));
                 }
+                busy = candidates.len() > 1;
             }
             candidates.sort_by_key(|c| c.changed);
             let mut due = Vec::new();
@@ -408,7 +423,7 @@ impl Outbound {
 
     /// What one copy calls for and was not published yet, in order.
     fn unpublished(&self, config: &Config, c: &Candidate) -> anyhow::Result<Vec<Outgoing>> {
-        let mailbox = config.mailbox_to_read(&c.agent)?;
+        let mailbox = &c.mailbox;
         // Gone since (moved on by its owner): whatever it became is a candidate of its own.
         let Some(envelope) = mailbox.envelope(c.folder, &c.file).ok().flatten() else {
             return Ok(Vec::new());
@@ -419,7 +434,7 @@ impl Outbound {
         let Ok(message) = mailbox.read(&envelope) else {
             return Ok(Vec::new());
         };
-        let mut items = outgoing(config, &self.me, &mailbox, &envelope, &message)?;
+        let mut items = outgoing(config, &self.me, mailbox, &envelope, &message)?;
         let published = self.published.lock().expect("published keys");
         items.retain(|item| !published.contains(&item.key));
         Ok(items)
@@ -549,6 +564,7 @@ fn candidate(
     let meta = std::fs::symlink_metadata(mailbox.folder_path(folder).join(file.as_str())).ok()?;
     Some(Candidate {
         agent: agent.clone(),
+        mailbox: mailbox.clone(),
         folder,
         changed: (meta.ctime(), meta.ctime_nsec()),
         file,
