@@ -53,8 +53,8 @@ const MAX_RETRY_DELAY: Duration = Duration::from_secs(2);
 /// The longest pause between two looks for mail the stream lost (a quarter of
 /// `resend_after`, within 1 s and this).
 const MAX_OWED_LOOK: Duration = Duration::from_secs(60);
-/// How long the publisher lets changes gather after a look that found more than one file to
-/// consider (mail is arriving faster than it is looked at): a look stats every watched folder,
+/// How long the publisher lets changes gather after a look that called for more than one
+/// publish (mail is arriving faster than it is looked at): a look stats every watched folder,
 /// so under load one look per pause, not one per message, and a lone message (the publisher
 /// idle) is still looked at as soon as it lands.
 const BUSY_PAUSE: Duration = Duration::from_millis(25);
@@ -329,7 +329,6 @@ impl Outbound {
                         change.file,
                     ));
                 }
-                busy = candidates.len() > 1;
             }
             candidates.sort_by_key(|c| c.changed);
             let mut due = Vec::new();
@@ -348,6 +347,9 @@ impl Outbound {
                     ),
                 }
             }
+            // More than one item called for by one look: mail is coming in faster than it is
+            // looked at (one send alone makes one item, its outbox copy none).
+            busy = due.len() > 1;
             self.publish_all(&due, stop)?;
             if Instant::now() >= next_look {
                 if let Err(e) = self.resend_lost(&config, &mut sent, stop) {
