@@ -53,11 +53,6 @@ const MAX_RETRY_DELAY: Duration = Duration::from_secs(2);
 /// The longest pause between two looks for mail the stream lost (a quarter of
 /// `resend_after`, within 1 s and this).
 const MAX_OWED_LOOK: Duration = Duration::from_secs(60);
-/// How long the publisher lets changes gather after a look that called for more than one
-/// publish (mail is arriving faster than it is looked at): a look stats every watched folder,
-/// so under load one look per pause, not one per message, and a lone message (the publisher
-/// idle) is still looked at as soon as it lands.
-const BUSY_PAUSE: Duration = Duration::from_millis(25);
 
 /// One thing to publish.
 #[derive(Debug, Clone)]
@@ -285,7 +280,6 @@ impl Outbound {
         let mut sent: HashMap<String, Instant> = HashMap::new();
         let look_every = (self.resend_after / 4).clamp(Duration::from_secs(1), MAX_OWED_LOOK);
         let mut next_look = Instant::now() + look_every;
-        let mut busy = false;
         while !stop() {
             let config = self.config.current()?;
             let mut candidates = Vec::new();
@@ -307,9 +301,6 @@ impl Outbound {
                 watched.insert(agent.clone());
             }
             if candidates.is_empty() {
-                if busy {
-                    std::thread::sleep(BUSY_PAUSE);
-                }
                 let changes = feed.next(Some(Instant::now() + CONFIG_LOOK), stop)?;
                 let mut mailboxes: HashMap<AgentId, Option<Mailbox>> = HashMap::new();
                 for change in changes
@@ -347,9 +338,6 @@ impl Outbound {
                     ),
                 }
             }
-            // More than one item called for by one look: mail is coming in faster than it is
-            // looked at (one send alone makes one item, its outbox copy none).
-            busy = due.len() > 1;
             self.publish_all(&due, stop)?;
             if Instant::now() >= next_look {
                 if let Err(e) = self.resend_lost(&config, &mut sent, stop) {
