@@ -130,9 +130,10 @@ fn compare(figures: &[(&str, Figures)]) {
     };
     let per_mail = |cpu: Duration| format!("{:.2} ms", 1e3 * cpu.as_secs_f64());
     let rows = vec![
-        row("local baseline: hub A accepts (8 → 8 agents of A)", &|f| {
-            format!("{:.0}/s", f.local.per_second)
-        }),
+        row(
+            "local baseline: hub A accepts (8 → 8 agents of A)",
+            &|f| format!("{:.0}/s", f.local.per_second),
+        ),
         row("cross-hub: hub A accepts", &|f| {
             format!("{:.0}/s", f.federated.accepted_per_second)
         }),
@@ -155,22 +156,29 @@ fn compare(figures: &[(&str, Figures)]) {
                 100.0 * f.federated.delivered_per_second / f.local.per_second
             )
         }),
-        row("hub A CPU per federated mail", &|f| per_mail(f.federated.cpu[1])),
-        row("hub B CPU per federated mail", &|f| per_mail(f.federated.cpu[2])),
+        row("hub A CPU per federated mail", &|f| {
+            per_mail(f.federated.cpu[1])
+        }),
+        row("hub B CPU per federated mail", &|f| {
+            per_mail(f.federated.cpu[2])
+        }),
         row("nats-server CPU per federated mail", &|f| {
             per_mail(f.federated.cpu[0])
         }),
         row("hub A CPU per local send (baseline)", &|f| {
             per_mail(f.local.cpu_per_message)
         }),
-        row("CPU per federated mail / per local send (goal ≤ 2×)", &|f| {
-            let local = f.local.cpu_per_message.as_secs_f64();
-            format!(
-                "A {:.1}×, B {:.1}×",
-                f.federated.cpu[1].as_secs_f64() / local,
-                f.federated.cpu[2].as_secs_f64() / local
-            )
-        }),
+        row(
+            "CPU per federated mail / per local send (goal ≤ 2×)",
+            &|f| {
+                let local = f.local.cpu_per_message.as_secs_f64();
+                format!(
+                    "A {:.1}×, B {:.1}×",
+                    f.federated.cpu[1].as_secs_f64() / local,
+                    f.federated.cpu[2].as_secs_f64() / local
+                )
+            },
+        ),
         row("latency p50 / p95, cross-hub", &|f| {
             format!("{} / {}", ms(f.cross.p50()), ms(f.cross.p95()))
         }),

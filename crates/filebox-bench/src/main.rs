@@ -54,8 +54,8 @@ pub(crate) struct Options {
     pub(crate) minutes: Option<u64>,
     /// Where `soak` writes its SVG chart (`--chart`).
     pub(crate) chart: Option<PathBuf>,
-    /// Another build's `filebox` (`--baseline FILEBOX`, e.g. main's) that `growth`, `scale` and `federation`
-    /// measure beside this one's.
+    /// Another build's `filebox` (`--baseline FILEBOX`, e.g. main's) that `growth`, `scale` and
+    /// `federation` measure beside this one's.
     pub(crate) baseline: Option<PathBuf>,
     /// The mailbox sizes `scale` measures (`--sizes 10000,100000`; default 10k, 100k, 1M).
     pub(crate) sizes: Option<Vec<usize>>,

@@ -226,7 +226,11 @@ pub fn is_receipt(entry: &ProcessingEntry) -> bool {
 
 /// Every readable copy of a message in `folders` of a mailbox (a copy moved on meanwhile is
 /// skipped).
-fn read_copies(mailbox: &Mailbox, id: &str, folders: &[Folder]) -> Result<Vec<(Envelope, Message)>> {
+fn read_copies(
+    mailbox: &Mailbox,
+    id: &str,
+    folders: &[Folder],
+) -> Result<Vec<(Envelope, Message)>> {
     MessageRef::parse(id)?;
     mailbox.read_copies(&MessageRef::Id(id.to_owned()), folders)
 }
