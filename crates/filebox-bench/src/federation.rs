@@ -10,7 +10,9 @@
 //!   against, in the same run, the same 8 senders to 8 agents of hub A (a local send: the rate
 //!   one hub accepts and its CPU per message).
 //!
-//! Every message is 1 KiB of body, the hub benchmark's size.
+//! Every message is 1 KiB of body, the hub benchmark's size. With `--baseline OLD_FILEBOX`, the
+//! whole run is made first with that binary as both hubs, then with this build's, each on fresh
+//! mailboxes and a fresh nats-server, and a last table puts the two side by side.
 
 use std::fs;
 use std::net::SocketAddr;
@@ -39,12 +41,38 @@ struct Machine {
 }
 
 pub(crate) fn run(options: &Options) -> Result<()> {
+    let mut binaries = Vec::new();
+    if let Some(baseline) = &options.baseline {
+        binaries.push(("baseline", baseline.clone()));
+    }
+    binaries.push(("this build", filebox_binary()?));
+    let mut figures = Vec::new();
+    for (name, binary) in &binaries {
+        println!("\n## federation, {name}: {}", binary.display());
+        figures.push((*name, measure(options, binary)?));
+    }
+    if figures.len() > 1 {
+        compare(&figures);
+    }
+    Ok(())
+}
+
+/// What one run of the whole benchmark found, for the side-by-side table.
+struct Figures {
+    cross: Samples,
+    same: Samples,
+    local: Local,
+    federated: Federated,
+    load: (String, String),
+}
+
+/// The run with `filebox` as both hubs, on fresh mailboxes and a fresh nats-server.
+fn measure(options: &Options, filebox: &Path) -> Result<Figures> {
     let (pairs, slice) = if options.quick {
         (20, Duration::from_secs(2))
     } else {
         (200, Duration::from_secs(10))
     };
-    let filebox = filebox_binary()?;
     let mut builder = tempfile::Builder::new();
     builder.prefix("filebox-bench-federation-");
     let root = match options.dir.as_deref() {
@@ -67,26 +95,110 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let a_dir = machine_config(root.path(), "hub-a", &nats, &local, &remote)?;
     let b_dir = machine_config(root.path(), "hub-b", &nats, &receivers, &[])?;
     let a = Machine {
-        hub: Hub::start(&filebox, &a_dir.join("config.json"), &a_dir.join("hub.log"))?,
+        hub: Hub::start(filebox, &a_dir.join("config.json"), &a_dir.join("hub.log"))?,
         dir: a_dir,
     };
     let b = Machine {
-        hub: Hub::start(&filebox, &b_dir.join("config.json"), &b_dir.join("hub.log"))?,
+        hub: Hub::start(filebox, &b_dir.join("config.json"), &b_dir.join("hub.log"))?,
         dir: b_dir,
     };
     let load_before = load_average();
-    latency(&a, &b, pairs)?;
+    let (cross, same) = latency(&a, &b, pairs)?;
     let local = local_throughput(&a, slice)?;
-    throughput(&a, &b, &nats, slice, &local)?;
-    println!(
-        "\nload average (1, 5, 15 min): before {load_before}, after {}",
-        load_average()
-    );
+    let federated = throughput(&a, &b, &nats, slice, &local)?;
+    let load_after = load_average();
+    println!("\nload average (1, 5, 15 min): before {load_before}, after {load_after}");
     for machine in [a, b] {
         let mut hub = machine.hub;
         hub.stop()?;
     }
-    Ok(())
+    Ok(Figures {
+        cross,
+        same,
+        local,
+        federated,
+        load: (load_before, load_after),
+    })
+}
+
+/// The runs side by side, one column each.
+fn compare(figures: &[(&str, Figures)]) {
+    let row = |name: &str, value: &dyn Fn(&Figures) -> String| {
+        std::iter::once(name.to_owned())
+            .chain(figures.iter().map(|(_, f)| value(f)))
+            .collect::<Vec<_>>()
+    };
+    let per_mail = |cpu: Duration| format!("{:.2} ms", 1e3 * cpu.as_secs_f64());
+    let rows = vec![
+        row(
+            "local baseline: hub A accepts (8 → 8 agents of A)",
+            &|f| format!("{:.0}/s", f.local.per_second),
+        ),
+        row("cross-hub: hub A accepts", &|f| {
+            format!("{:.0}/s", f.federated.accepted_per_second)
+        }),
+        row("in hub B's inboxes when sending stopped", &|f| {
+            f.federated.delivered_at_slice.to_string()
+        }),
+        row("delivered by hub B, sustained", &|f| {
+            format!(
+                "{:.0}/s ({:.1} s to drain)",
+                f.federated.delivered_per_second,
+                f.federated.drained_in.as_secs_f64()
+            )
+        }),
+        row("every receipt recorded by hub A", &|f| {
+            format!("after {:.1} s", f.federated.settled_in.as_secs_f64())
+        }),
+        row("delivery / local acceptance (goal ≥ 50 %)", &|f| {
+            format!(
+                "{:.0} %",
+                100.0 * f.federated.delivered_per_second / f.local.per_second
+            )
+        }),
+        row("hub A CPU per federated mail", &|f| {
+            per_mail(f.federated.cpu[1])
+        }),
+        row("hub B CPU per federated mail", &|f| {
+            per_mail(f.federated.cpu[2])
+        }),
+        row("nats-server CPU per federated mail", &|f| {
+            per_mail(f.federated.cpu[0])
+        }),
+        row("hub A CPU per local send (baseline)", &|f| {
+            per_mail(f.local.cpu_per_message)
+        }),
+        row(
+            "CPU per federated mail / per local send (goal ≤ 2×)",
+            &|f| {
+                let local = f.local.cpu_per_message.as_secs_f64();
+                format!(
+                    "A {:.1}×, B {:.1}×",
+                    f.federated.cpu[1].as_secs_f64() / local,
+                    f.federated.cpu[2].as_secs_f64() / local
+                )
+            },
+        ),
+        row("latency p50 / p95, cross-hub", &|f| {
+            format!("{} / {}", ms(f.cross.p50()), ms(f.cross.p95()))
+        }),
+        row("latency p50 / p95, same hub", &|f| {
+            format!("{} / {}", ms(f.same.p50()), ms(f.same.p95()))
+        }),
+        row("cross-hub / same-hub p95", &|f| {
+            format!(
+                "{:.1}×",
+                f.cross.p95().as_secs_f64() / f.same.p95().as_secs_f64()
+            )
+        }),
+        row("load average before → after", &|f| {
+            format!("{} → {}", f.load.0, f.load.1)
+        }),
+    ];
+    let header: Vec<&str> = std::iter::once("figure")
+        .chain(figures.iter().map(|(name, _)| *name))
+        .collect();
+    report::table("Federation: the runs side by side", &header, &rows);
 }
 
 /// Write the config of hub `name`: `local` agents with mailboxes, `remote` ones (`name@hub`).
@@ -160,7 +272,8 @@ fn wait_visible(feed: &mut Feed, mailbox: &Mailbox, id: &str) -> Result<Instant>
     }
 }
 
-fn latency(a: &Machine, b: &Machine, pairs: usize) -> Result<()> {
+/// The latency samples, cross-hub and same-hub.
+fn latency(a: &Machine, b: &Machine, pairs: usize) -> Result<(Samples, Samples)> {
     let mut connection = Connection::open(a.hub.address)?;
     let far = mailbox(&b.dir, "r0")?;
     let near = mailbox(&a.dir, "near")?;
@@ -202,7 +315,7 @@ fn latency(a: &Machine, b: &Machine, pairs: usize) -> Result<()> {
         cross.p50().as_secs_f64() / same.p50().as_secs_f64(),
         cross.p95().as_secs_f64() / same.p95().as_secs_f64()
     );
-    Ok(())
+    Ok((cross, same))
 }
 
 /// CPU time (user + system) and memory of a process, from /proc.
@@ -320,13 +433,24 @@ fn local_throughput(a: &Machine, slice: Duration) -> Result<Local> {
     Ok(local)
 }
 
+/// What the cross-hub throughput run found.
+struct Federated {
+    accepted_per_second: f64,
+    delivered_at_slice: usize,
+    delivered_per_second: f64,
+    drained_in: Duration,
+    settled_in: Duration,
+    /// CPU per federated mail of nats-server, hub A and hub B.
+    cpu: [Duration; 3],
+}
+
 fn throughput(
     a: &Machine,
     b: &Machine,
     nats: &LocalNats,
     slice: Duration,
     local: &Local,
-) -> Result<()> {
+) -> Result<Federated> {
     let processes = [
         ("nats-server", nats.pid()),
         ("hub A (sends, publishes)", a.hub.pid()),
@@ -421,8 +545,9 @@ fn throughput(
         })
         .collect();
     let per_message = |usage: (&Usage, &Usage)| {
-        usage.1.cpu.saturating_sub(usage.0.cpu).as_secs_f64() / sent.max(1) as f64
+        usage.1.cpu.saturating_sub(usage.0.cpu) / u32::try_from(sent.max(1)).unwrap_or(u32::MAX)
     };
+    let cpu = [0, 1, 2].map(|n| per_message((&before[n], &after[n])));
     let local_cpu = local.cpu_per_message.as_secs_f64();
     let delivered = sent as f64 / drained_in.as_secs_f64();
     println!(
@@ -430,8 +555,8 @@ fn throughput(
          CPU per federated mail / per local send: hub A {:.1}×, hub B {:.1}×",
         100.0 * delivered / local.per_second,
         local.per_second,
-        per_message((&before[1], &after[1])) / local_cpu,
-        per_message((&before[2], &after[2])) / local_cpu,
+        cpu[1].as_secs_f64() / local_cpu,
+        cpu[2].as_secs_f64() / local_cpu,
     );
     report::table(
         &format!("CPU and memory over the throughput run ({wall:.1} s until the receipts were in)"),
@@ -445,7 +570,14 @@ fn throughput(
         ],
         &rows,
     );
-    Ok(())
+    Ok(Federated {
+        accepted_per_second: sent as f64 / accepted_in.as_secs_f64(),
+        delivered_at_slice,
+        delivered_per_second: delivered,
+        drained_in,
+        settled_in,
+        cpu,
+    })
 }
 
 /// Files arriving in the watched inboxes, counted from the change feed.

@@ -11,7 +11,7 @@
 //! cargo run --release -p filebox-bench -- push    # channel push latency beside wait_for_messages'; idle CPU
 //! cargo run --release -p filebox-bench -- hook    # a Claude Code Stop hook's wake latency beside `wait`'s
 //! cargo run --release -p filebox-bench -- hub     # the hub's email.send vs the CLI; event latency
-//! cargo run --release -p filebox-bench -- federation  # two hubs over nats-server: latency, throughput
+//! cargo run --release -p filebox-bench -- [--baseline FILEBOX] federation  # two hubs over nats-server: latency, throughput
 //! cargo run --release -p filebox-bench -- answer  # an answer through /ws vs email.reply until the ask returns
 //! cargo run --release -p filebox-bench -- fleet   # 100 agents and 10 humans idle on one hub: memory and CPU each
 //! cargo run --release -p filebox-bench -- growth  # hub memory and `wait` on a large inbox (--baseline OLD_FILEBOX)
@@ -56,8 +56,8 @@ pub(crate) struct Options {
     pub(crate) minutes: Option<u64>,
     /// Where `soak` writes its SVG chart (`--chart`).
     pub(crate) chart: Option<PathBuf>,
-    /// Another build's `filebox` (`--baseline FILEBOX`, e.g. main's) that `send`, `growth` and
-    /// `scale` measure beside this one's.
+    /// Another build's `filebox` (`--baseline FILEBOX`, e.g. main's) that `send`, `hub`,
+    /// `federation`, `growth` and `scale` measure beside this one's.
     pub(crate) baseline: Option<PathBuf>,
     /// The mailbox sizes `scale` measures (`--sizes 10000,100000`; default 10k, 100k, 1M).
     pub(crate) sizes: Option<Vec<usize>>,

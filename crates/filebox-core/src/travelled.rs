@@ -47,7 +47,7 @@ impl Mailroom {
     ) -> Result<Travelled> {
         self.check_size(message)?;
         let mailbox = self.mailbox(to)?;
-        let copies = read_copies(&mailbox, message.header.id())?;
+        let copies = read_copies(&mailbox, message.header.id(), &Folder::ALL)?;
         if copies
             .iter()
             .any(|(_, copy)| knows_conversation(copy, &message.conversation))
@@ -77,7 +77,7 @@ impl Mailroom {
     ) -> Result<Travelled> {
         self.check_size(message)?;
         let mailbox = self.mailbox(agent)?;
-        let copies = read_copies(&mailbox, message.header.id())?;
+        let copies = read_copies(&mailbox, message.header.id(), &Folder::ALL)?;
         let history = history_len(message);
         let newer_elsewhere = copies.iter().any(|(_, copy)| history_len(copy) > history);
         let same_here = copies
@@ -131,13 +131,9 @@ impl Mailroom {
     /// on already, or a newer version is in flight) or it has its receipt already.
     pub fn record_receipt(&self, agent: &AgentId, id: &str, conversation: usize) -> Result<bool> {
         let mailbox = self.mailbox(agent)?;
-        let spooled = read_copies(&mailbox, id)?
+        let spooled = read_copies(&mailbox, id, &[Folder::Inbox])?
             .into_iter()
-            .find(|(envelope, copy)| {
-                envelope.folder == Folder::Inbox
-                    && copy.conversation.len() == conversation
-                    && !received(copy)
-            });
+            .find(|(_, copy)| copy.conversation.len() == conversation && !received(copy));
         let Some((envelope, _)) = spooled else {
             return Ok(false);
         };
@@ -166,11 +162,9 @@ impl Mailroom {
         reason: &str,
     ) -> Result<bool> {
         let mailbox = self.mailbox(agent)?;
-        let spooled = read_copies(&mailbox, id)?
+        let spooled = read_copies(&mailbox, id, &[Folder::Inbox])?
             .into_iter()
-            .find(|(envelope, copy)| {
-                envelope.folder == Folder::Inbox && copy.conversation.len() == conversation
-            });
+            .find(|(_, copy)| copy.conversation.len() == conversation);
         let Some((envelope, _)) = spooled else {
             return Ok(false);
         };
@@ -230,10 +224,15 @@ pub fn is_receipt(entry: &ProcessingEntry) -> bool {
     entry.action == RECEIVED
 }
 
-/// Every readable copy of a message in a mailbox (a copy moved on meanwhile is skipped).
-fn read_copies(mailbox: &Mailbox, id: &str) -> Result<Vec<(Envelope, Message)>> {
+/// Every readable copy of a message in `folders` of a mailbox (a copy moved on meanwhile is
+/// skipped).
+fn read_copies(
+    mailbox: &Mailbox,
+    id: &str,
+    folders: &[Folder],
+) -> Result<Vec<(Envelope, Message)>> {
     MessageRef::parse(id)?;
-    mailbox.read_copies(&MessageRef::Id(id.to_owned()), &Folder::ALL)
+    mailbox.read_copies(&MessageRef::Id(id.to_owned()), folders)
 }
 
 /// Whether `copy` already holds `conversation`: at least as many entries, the last of them

@@ -251,6 +251,7 @@ fn may_matter(config: &Config, agent: &AgentId, envelope: &Envelope) -> bool {
 /// A file to consider, and when it last changed.
 struct Candidate {
     agent: AgentId,
+    mailbox: Mailbox,
     folder: Folder,
     file: FileName,
     changed: (i64, i64),
@@ -301,15 +302,19 @@ impl Outbound {
             }
             if candidates.is_empty() {
                 let changes = feed.next(Some(Instant::now() + CONFIG_LOOK), stop)?;
+                let mut mailboxes: HashMap<AgentId, Option<Mailbox>> = HashMap::new();
                 for change in changes
                     .into_iter()
                     .filter(|c| c.kind == ChangeKind::Arrived)
                 {
-                    let Ok(mailbox) = config.mailbox_to_read(&change.agent) else {
+                    let mailbox = mailboxes
+                        .entry(change.agent.clone())
+                        .or_insert_with(|| config.mailbox_to_read(&change.agent).ok());
+                    let Some(mailbox) = mailbox else {
                         continue;
                     };
                     candidates.extend(candidate(
-                        &mailbox,
+                        mailbox,
                         &change.agent,
                         change.folder,
                         change.file,
@@ -408,7 +413,7 @@ impl Outbound {
 
     /// What one copy calls for and was not published yet, in order.
     fn unpublished(&self, config: &Config, c: &Candidate) -> anyhow::Result<Vec<Outgoing>> {
-        let mailbox = config.mailbox_to_read(&c.agent)?;
+        let mailbox = &c.mailbox;
         // Gone since (moved on by its owner): whatever it became is a candidate of its own.
         let Some(envelope) = mailbox.envelope(c.folder, &c.file).ok().flatten() else {
             return Ok(Vec::new());
@@ -419,7 +424,7 @@ impl Outbound {
         let Ok(message) = mailbox.read(&envelope) else {
             return Ok(Vec::new());
         };
-        let mut items = outgoing(config, &self.me, &mailbox, &envelope, &message)?;
+        let mut items = outgoing(config, &self.me, mailbox, &envelope, &message)?;
         let published = self.published.lock().expect("published keys");
         items.retain(|item| !published.contains(&item.key));
         Ok(items)
@@ -549,6 +554,7 @@ fn candidate(
     let meta = std::fs::symlink_metadata(mailbox.folder_path(folder).join(file.as_str())).ok()?;
     Some(Candidate {
         agent: agent.clone(),
+        mailbox: mailbox.clone(),
         folder,
         changed: (meta.ctime(), meta.ctime_nsec()),
         file,
