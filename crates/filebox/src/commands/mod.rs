@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{ArgMatches, FromArgMatches};
 use filebox_api::verbs::{SendMessage, WaitForMessages};
-use filebox_api::{CallError, Verb, VerbContext, VerbInfo};
+use filebox_api::{CallError, Reply, Verb, VerbContext, VerbInfo};
 use filebox_core::{AgentId, Config, Mailroom, MessageType};
 
 use crate::cli::{Command, Global, Invocation};
@@ -76,7 +76,11 @@ fn run_verb(global: &Global, verb: &VerbInfo, matches: &ArgMatches) -> anyhow::R
             None => return Err(e),
         },
     };
-    let reply = reply.map_err(failure)?;
+    print_reply(global, &reply.map_err(failure)?)
+}
+
+/// Print a verb's reply as [`run_verb`] prints it.
+fn print_reply(global: &Global, reply: &Reply) -> anyhow::Result<Outcome> {
     print(
         global,
         &reply.value,
@@ -114,13 +118,7 @@ fn send(
     let reply = verb
         .call_command_line(&VerbContext::new(mailroom), matches)
         .map_err(failure)?;
-    print(
-        global,
-        &reply.value,
-        &reply.text,
-        &reply.warnings,
-        &reply.notes,
-    )
+    print_reply(global, &reply)
 }
 
 /// Run verb `V` with arguments the command line gave in another form (`filebox email ...`),

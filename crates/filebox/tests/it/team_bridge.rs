@@ -478,6 +478,10 @@ fn a_bridge_without_a_team_moves_on_when_the_session_team_ends() {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     let mut lines = std::io::BufRead::lines(std::io::BufReader::new(bridge.stdout.take().unwrap()));
+    // The mail goes one way or the other, by when the bridge's first pass ran: into the team
+    // before it ended ("out", to the teammate's inbox file), or refused back by the last pass
+    // over the ended team. Either way exactly once.
+    let mut carried = Vec::new();
     let report: Value = loop {
         let Some(line) = lines.next() else {
             let mut rest = String::new();
@@ -486,6 +490,7 @@ fn a_bridge_without_a_team_moves_on_when_the_session_team_ends() {
         };
         let line = line.unwrap();
         let report: Value = serde_json::from_str(&line).unwrap();
+        carried.extend(report["carried"].as_array().into_iter().flatten().cloned());
         if report["notices"].as_array().is_some_and(|n| n.len() > 1) {
             break report;
         }
@@ -498,6 +503,10 @@ fn a_bridge_without_a_team_moves_on_when_the_session_team_ends() {
             && notices.contains("following default (was session-1a2b3c4d)"),
         "{report}"
     );
-    assert_eq!(report["carried"][0]["direction"], "refused", "{report}");
-    assert_eq!(report["carried"][0]["id"], id.as_str(), "{report}");
+    let mine: Vec<&Value> = carried.iter().filter(|c| c["id"] == id.as_str()).collect();
+    assert_eq!(mine.len(), 1, "{carried:?}");
+    assert!(
+        mine[0]["direction"] == "refused" || mine[0]["direction"] == "out",
+        "{carried:?}"
+    );
 }
