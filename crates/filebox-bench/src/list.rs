@@ -14,6 +14,7 @@ use filebox_core::time;
 
 use crate::Options;
 use crate::fixture::{Fixture, Generated, Result, filebox_binary, qa_to_dev};
+use crate::process::{gnu_time_peak_kib, under_gnu_time};
 use crate::report::{self, Samples, ms};
 
 const RUNS: usize = 20;
@@ -203,21 +204,10 @@ fn peak_rss_kib(command: Command) -> Result<u64> {
     let report = tempfile::NamedTempFile::new()?;
     let mut peak = 0;
     for _ in 0..5 {
-        let mut timed = Command::new(gnu_time);
-        timed
-            .arg("-o")
-            .arg(report.path())
-            .args(["-f", "%M"])
-            .arg(command.get_program())
-            .args(command.get_args())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        if !timed.status()?.success() {
+        if !under_gnu_time(&command, report.path()).status()?.success() {
             return Err(format!("{command:?} failed").into());
         }
-        let text = fs::read_to_string(report.path())?;
-        let kib: u64 = text.trim().lines().last().unwrap_or("").trim().parse()?;
-        peak = peak.max(kib);
+        peak = peak.max(gnu_time_peak_kib(report.path())?);
     }
     Ok(peak)
 }

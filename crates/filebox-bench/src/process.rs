@@ -48,3 +48,27 @@ pub(crate) fn status_number(pid: u32, field: &str) -> Result<u64> {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .ok_or_else(|| format!("no {field} in /proc/{pid}/status").into())
 }
+
+/// `command` under GNU time (`/usr/bin/time`, Debian package `time`), which writes the peak
+/// resident memory (`%M`, KiB) to `report`; the command's output discarded.
+pub(crate) fn under_gnu_time(
+    command: &std::process::Command,
+    report: &std::path::Path,
+) -> std::process::Command {
+    let mut timed = std::process::Command::new("/usr/bin/time");
+    timed
+        .arg("-o")
+        .arg(report)
+        .args(["-f", "%M"])
+        .arg(command.get_program())
+        .args(command.get_args())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    timed
+}
+
+/// The peak resident memory (KiB) GNU time wrote to `report`.
+pub(crate) fn gnu_time_peak_kib(report: &std::path::Path) -> Result<u64> {
+    let text = std::fs::read_to_string(report)?;
+    Ok(text.trim().lines().last().unwrap_or("").trim().parse()?)
+}

@@ -25,6 +25,7 @@ use filebox_core::{SendRequest, time};
 
 use crate::Options;
 use crate::fixture::{Generated, Result, filebox_binary, mailroom, qa_to_dev};
+use crate::process::{gnu_time_peak_kib, under_gnu_time};
 use crate::report::{self, Samples, ms};
 
 /// Runs of each call after one warm-up.
@@ -339,17 +340,9 @@ fn repeated(make: impl Fn() -> Command, limit: Option<Duration>) -> Result<Figur
 /// millisecond); stopped after `limit`.
 fn once(command: Command, limit: Option<Duration>) -> Result<Figure> {
     let report = tempfile::NamedTempFile::new()?;
-    let mut timed = Command::new("/usr/bin/time");
-    timed
-        .arg("-o")
-        .arg(report.path())
-        .args(["-f", "%M"])
-        .arg(command.get_program())
-        .args(command.get_args())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        // Its own process group, so a call stopped at the limit is stopped with GNU time.
-        .process_group(0);
+    let mut timed = under_gnu_time(&command, report.path());
+    // Its own process group, so a call stopped at the limit is stopped with GNU time.
+    timed.process_group(0);
     let start = Instant::now();
     let mut child = timed.spawn()?;
     loop {
@@ -359,8 +352,7 @@ fn once(command: Command, limit: Option<Duration>) -> Result<Figure> {
             if status.code().is_none_or(|code| code > 1) {
                 return Err(format!("{command:?} failed: {status}").into());
             }
-            let text = fs::read_to_string(report.path())?;
-            let rss_kib = text.trim().lines().last().unwrap_or("").trim().parse()?;
+            let rss_kib = gnu_time_peak_kib(report.path())?;
             return Ok(Figure {
                 wall: Some(wall),
                 rss_kib,

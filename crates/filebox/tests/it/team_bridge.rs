@@ -86,6 +86,24 @@ fn pass_in_session(t: &Test, dir: &PathBuf) -> Value {
 }
 
 /// `teams send` into `member`'s team inbox, as a teammate.
+/// alice's next mail (waited for up to 120 s), then the hub stopped with SIGTERM: what `wait`
+/// printed, and how the hub exited.
+fn next_mail_then_stop(
+    t: &Test,
+    hub: &mut std::process::Child,
+) -> (Value, std::process::ExitStatus) {
+    let out = t
+        .as_agent("alice")
+        .args(["--json", "wait", "--timeout", "120"])
+        .output();
+    std::process::Command::new("kill")
+        .args(["-TERM", &hub.id().to_string()])
+        .status()
+        .unwrap();
+    let status = hub.wait().unwrap();
+    (serde_json::from_slice(&out.stdout).unwrap(), status)
+}
+
 fn teammate_sends(t: &Test, shape: Shape, dir: &PathBuf, member: &str, from: &str, text: &str) {
     t.run()
         .args(["teams", "send", shape.team, member, text, "--from", from])
@@ -372,16 +390,7 @@ fn the_hub_runs_the_bridges_its_config_names() {
         ])
         .args([&dir])
         .success();
-    let out = t
-        .as_agent("alice")
-        .args(["--json", "wait", "--timeout", "120"])
-        .output();
-    std::process::Command::new("kill")
-        .args(["-TERM", &hub.id().to_string()])
-        .status()
-        .unwrap();
-    let status = hub.wait().unwrap();
-    let arrived: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (arrived, status) = next_mail_then_stop(&t, &mut hub);
     assert_eq!(
         arrived["messages"][0]["sender"], "team-lead@Boom_UI",
         "{arrived}"
@@ -417,16 +426,7 @@ fn the_hubs_bridge_without_a_team_follows_the_session_team_once_it_appears() {
     std::thread::sleep(std::time::Duration::from_millis(1500));
     fs::rename(&aside, &folder).unwrap();
     teammate_sends(&t, shape, &dir, "alice", "tester", "Session team is up");
-    let out = t
-        .as_agent("alice")
-        .args(["--json", "wait", "--timeout", "120"])
-        .output();
-    std::process::Command::new("kill")
-        .args(["-TERM", &hub.id().to_string()])
-        .status()
-        .unwrap();
-    hub.wait().unwrap();
-    let arrived: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (arrived, _) = next_mail_then_stop(&t, &mut hub);
     assert_eq!(
         arrived["messages"][0]["sender"], "tester@session-1a2b3c4d",
         "{arrived}"
