@@ -8,7 +8,7 @@
 use crate::agent::AgentId;
 use crate::choice::choice;
 use crate::error::{Error, Result};
-use crate::index::Index;
+use crate::index;
 use crate::mailbox::parse_bytes;
 use crate::mailroom::{Mailroom, Unusable};
 use crate::message::{MessageType, comma_list, field, render};
@@ -183,7 +183,7 @@ impl Mailroom {
     fn mark_obsolete_in(&self, agent: &AgentId, id: &str) -> Result<()> {
         let mailbox = self.mailbox(agent)?;
         for _ in 0..MARK_ATTEMPTS {
-            let rows = Index::open(&mailbox)?.id_rows(id)?;
+            let rows = index::with_index(&mailbox, |index| index.id_rows(id))?;
             let mut moved_meanwhile = false;
             for row in rows.iter().filter(|r| r.status != Status::Obsolete) {
                 let path = mailbox.folder_path(row.folder).join(&row.name);

@@ -3,7 +3,7 @@
 
 use crate::agent::AgentId;
 use crate::error::Result;
-use crate::index::{self, Hit, Index, SearchQuery};
+use crate::index::{self, Hit, SearchQuery};
 use crate::mailroom::{Mailroom, Unusable};
 
 impl Mailroom {
@@ -20,7 +20,7 @@ impl Mailroom {
         for agent in self.scope(everywhere) {
             let found = self
                 .mailbox_to_read(&agent)
-                .and_then(|mailbox| Index::open(&mailbox)?.search(query));
+                .and_then(|mailbox| index::with_index(&mailbox, |index| index.search(query)));
             match found {
                 Ok(found) => hits.extend(found),
                 Err(e) if agent != *self.me() => unusable.push(Unusable::new(&agent, &e)),

@@ -9,7 +9,7 @@ use crate::agent::AgentId;
 use crate::copy;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
-use crate::index::{Index, Row, ThreadActivity};
+use crate::index::{self, Row, ThreadActivity};
 use crate::mailbox::{Envelope, MessageRef, read_message};
 use crate::mailroom::{Mailroom, Unusable};
 use crate::message::{Message, field};
@@ -92,7 +92,7 @@ impl Mailroom {
 
     /// My threads, most recently active first.
     pub fn threads(&self, limit: usize) -> Result<Vec<ThreadActivity>> {
-        Index::open(&self.my_mailbox()?)?.threads(limit)
+        index::with_index(&self.my_mailbox()?, |index| index.threads(limit))
     }
 
     /// The thread id of a message (or conversation entry) of my mailbox, else of any mailbox
@@ -147,7 +147,10 @@ impl Mailroom {
         for agent in self.reachable() {
             let rows = self
                 .mailbox_to_read(agent)
-                .and_then(|mailbox| Ok((Index::open(&mailbox)?.thread_rows(thread_id)?, mailbox)));
+                .and_then(|mailbox| {
+                    let rows = index::with_index(&mailbox, |index| index.thread_rows(thread_id))?;
+                    Ok((rows, mailbox))
+                });
             let (rows, mailbox) = match rows {
                 Ok(found) => found,
                 Err(e) => {

@@ -682,3 +682,37 @@ async fn agents_list_marks_the_configs_current_agent() {
     assert_eq!(current, ["me"], "{agents}");
     hub.stop().await.unwrap();
 }
+
+/// The hub builds each mailbox's index once it starts, so a reply by id and a page of a large
+/// inbox read only the files they need; it then answers from the files as they are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hub_indexes_every_mailbox_it_serves() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = support::write_config(dir.path(), &[("dev", "agent"), ("qa", "agent")]);
+    let mailbox = filebox_core::Mailbox::open(
+        filebox_core::AgentId::new("qa").unwrap(),
+        dir.path().join("mailboxes").join("qa"),
+    )
+    .unwrap();
+    let hub = TestHub::start_in(dir, config).await;
+    let sent = hub
+        .call("email.send", send_params("dev", "qa", "before", "agent"))
+        .await;
+    let deadline = std::time::Instant::now() + support::GIVE_UP;
+    for agent in ["dev", "qa"] {
+        let database = hub.mailbox(agent).join(".filebox").join("index.db");
+        while !database.exists() {
+            assert!(std::time::Instant::now() < deadline, "no index for {agent}");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+    // Caught up with the files, as every use of it is.
+    let files = filebox_core::index::with_index(&mailbox, |index| index.file_count()).unwrap();
+    assert_eq!(files, 1);
+    let short = &sent["id"].as_str().unwrap()[..8];
+    let replied = hub
+        .call("email.reply", json!({ "from": "qa", "id": short, "body": "done" }))
+        .await;
+    assert_eq!(replied["id"], sent["id"]);
+    hub.stop().await.unwrap();
+}

@@ -30,10 +30,8 @@ pub fn list(mailbox: &Mailbox, folder: Folder) -> Result<Listing> {
 }
 
 pub(super) fn from_index(mailbox: &Mailbox, folder: Folder) -> Result<Option<Listing>> {
-    let Some(index) = Index::open_existing(mailbox)? else {
-        return Ok(None);
-    };
-    let Some(rows) = index.listed_rows(folder)? else {
+    let rows = super::with_existing(mailbox, |index| index.listed_rows(folder))?;
+    let Some(rows) = rows.flatten() else {
         return Ok(None);
     };
     let dir = mailbox.folder_path(folder);

@@ -14,8 +14,10 @@ use crate::message::FileName;
 /// when the index cannot say (none, not current for the folder, unusable): the caller then
 /// lists the folder.
 pub(crate) fn with_short(mailbox: &Mailbox, folder: Folder, short: &str) -> Option<Vec<FileName>> {
-    let index = Index::open_existing(mailbox).ok()??;
-    index.with_short(folder, short).ok()?
+    super::with_existing(mailbox, |index| index.with_short(folder, short))
+        .ok()
+        .flatten()
+        .flatten()
 }
 
 impl Index {

@@ -3,6 +3,7 @@
 //! deleted at any time and never hides a message that a listing shows.
 
 mod keys;
+mod kept;
 mod listed;
 mod listing;
 mod lookup;
@@ -23,6 +24,8 @@ use crate::error::{Error, Result};
 use crate::mailbox::Mailbox;
 use crate::store;
 
+pub use kept::with_index;
+pub(crate) use kept::with_existing;
 pub use listing::list;
 pub(crate) use lookup::with_short;
 pub use page::{Page, PageListing, page};
@@ -118,7 +121,7 @@ pub struct Index {
 impl Index {
     /// Open (creating or rebuilding as needed) and bring up to date with the files.
     pub fn open(mailbox: &Mailbox) -> Result<Index> {
-        let path = mailbox.state_dir().join("index.db");
+        let path = database_path(mailbox);
         mailbox.create_state_dir()?;
         let conn = match connect(&path)? {
             Opened::Ready(conn) => conn,
@@ -134,15 +137,6 @@ impl Index {
         };
         index.sync()?;
         Ok(index)
-    }
-
-    /// [`Index::open`] when the mailbox has an index: a listing or a look-up never builds one
-    /// (`search` and `reindex` do), it only uses one that is there.
-    pub(crate) fn open_existing(mailbox: &Mailbox) -> Result<Option<Index>> {
-        if std::fs::symlink_metadata(mailbox.state_dir().join("index.db")).is_err() {
-            return Ok(None);
-        }
-        Index::open(mailbox).map(Some)
     }
 
     /// The mailbox this indexes.
@@ -185,6 +179,11 @@ impl Index {
             _ => Ok(()),
         }
     }
+}
+
+/// Where a mailbox's index is.
+fn database_path(mailbox: &Mailbox) -> PathBuf {
+    mailbox.state_dir().join("index.db")
 }
 
 /// An index database as [`connect`] found it.
@@ -294,7 +293,7 @@ pub fn remove_database(path: &Path) -> Result<()> {
 /// ("disk I/O error"). Only a damaged one is deleted (see [`replace_stale`]).
 pub fn rebuild(mailbox: &Mailbox) -> Result<Index> {
     let state = mailbox.state_dir();
-    let path = state.join("index.db");
+    let path = database_path(mailbox);
     mailbox.create_state_dir()?;
     let lock = state.join(LOCK);
     store::with_lock(Place::new(mailbox.root(), &lock), || {

@@ -47,9 +47,16 @@ pub struct PageListing {
 /// The page of `folder`'s listing, from the index when it is there and current for the
 /// folder; `None` when it cannot serve it (the caller lists the folder).
 pub fn page(mailbox: &Mailbox, folder: Folder, page: &Page) -> Result<Option<PageListing>> {
-    let Some(index) = Index::open_existing(mailbox)? else {
-        return Ok(None);
-    };
+    super::with_existing(mailbox, |index| page_of(index, mailbox, folder, page))
+        .map(Option::flatten)
+}
+
+fn page_of(
+    index: &Index,
+    mailbox: &Mailbox,
+    folder: Folder,
+    page: &Page,
+) -> Result<Option<PageListing>> {
     if !index.is_current(folder)? {
         return Ok(None);
     }
@@ -59,7 +66,7 @@ pub fn page(mailbox: &Mailbox, folder: Folder, page: &Page) -> Result<Option<Pag
     };
     let total = index.total(folder)?;
     let mut walk = Walk {
-        index: &index,
+        index,
         mailbox,
         folder,
         dir: &dir,

@@ -374,6 +374,47 @@ fn a_deleted_or_damaged_database_is_rebuilt() {
 }
 
 #[test]
+fn a_kept_index_is_opened_again_when_its_database_is_replaced() {
+    let (_dir, mb) = mailbox();
+    put(&mb, Folder::Inbox, "aaaaaaaa-1", "t", "kiwi");
+    let search = |word: &str| {
+        let query = SearchQuery {
+            text: word.into(),
+            ..SearchQuery::default()
+        };
+        super::with_index(&mb, |index| index.search(&query))
+            .unwrap()
+            .into_iter()
+            .map(|hit| hit.id)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(search("kiwi"), ["aaaaaaaa-1"]);
+    let db = mb.state_dir().join("index.db");
+    assert!(super::kept::kept_now(&db).1);
+    // Deleted: a look-up has no index to use, though a connection to the old file is kept.
+    super::remove_database(&db).unwrap();
+    assert!(super::with_existing(&mb, |_| Ok(())).unwrap().is_none());
+    // Made again by another process: the kept connection is not used on the deleted file.
+    drop(Index::open(&mb).unwrap());
+    put(&mb, Folder::Inbox, "bbbbbbbb-2", "t", "plum");
+    assert_eq!(search("plum"), ["bbbbbbbb-2"]);
+    assert!(super::kept::kept_now(&db).1);
+}
+
+#[test]
+fn at_most_a_few_indexes_are_kept_open() {
+    let dir = tempfile::tempdir().unwrap();
+    for n in 0..super::kept::KEPT + 3 {
+        let agent = AgentId::new(&format!("a{n}")).unwrap();
+        let mb = Mailbox::open(agent, dir.path().join(format!("a{n}"))).unwrap();
+        super::with_index(&mb, |_| Ok(())).unwrap();
+        let (count, kept) = super::kept::kept_now(&mb.state_dir().join("index.db"));
+        assert!(kept);
+        assert!(count <= super::kept::KEPT, "{count} kept");
+    }
+}
+
+#[test]
 fn an_index_that_cannot_be_opened_for_another_reason_is_left_alone() {
     let (_dir, mb) = mailbox();
     put(&mb, Folder::Inbox, "aaaaaaaa-1", "t", "kiwi");
