@@ -40,9 +40,6 @@ const SCHEMA_VERSION: i64 = 9;
 /// Held while the database files are deleted, so two processes never rebuild at once.
 const LOCK: &str = "index.lock";
 
-/// How much of the database file SQLite may map into memory instead of reading it.
-const MMAP_BYTES: i64 = 256 * 1024 * 1024;
-
 /// How long a connection waits for another process's write lock.
 const BUSY: Duration = Duration::from_secs(10);
 
@@ -214,7 +211,10 @@ fn connect(path: &Path) -> Result<Opened> {
         // the log full, and each next process would copy all of it again.
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
         conn.pragma_update(None, "wal_autocheckpoint", 0)?;
-        conn.pragma_update(None, "mmap_size", MMAP_BYTES)?;
+        // No memory map: pages are read into SQLite's own cache (2 MiB a connection) and the
+        // kernel's, so a process that keeps indexes open (the hub) holds a bounded amount
+        // however large they grow; a map's touched pages would count as its own, up to the
+        // whole file.
         // The common case, an existing index, is a read: no write lock on every open.
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         match version {
