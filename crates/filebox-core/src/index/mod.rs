@@ -2,7 +2,6 @@
 //! from the files and brought up to date before every query (see `sync.rs`), so it can be
 //! deleted at any time and never hides a message that a listing shows.
 
-mod keys;
 mod kept;
 mod listed;
 mod listing;
@@ -35,7 +34,7 @@ pub(crate) use record::Record;
 pub(crate) use record::Row;
 
 /// Bump when the schema or what is indexed changes: an older database is rebuilt.
-const SCHEMA_VERSION: i64 = 9;
+const SCHEMA_VERSION: i64 = 10;
 
 /// Held while the database files are deleted, so two processes never rebuild at once.
 const LOCK: &str = "index.lock";
@@ -55,11 +54,8 @@ const WAL_LIMIT: u64 = 4 * 1024 * 1024;
 const SCHEMA: &str = "
 CREATE TABLE dirs(
     folder TEXT PRIMARY KEY, mtime INTEGER, journal_ino INTEGER, journal_len INTEGER,
-    skipped INTEGER, added BLOB, removed BLOB
+    skipped INTEGER
 );
--- Each folder's sorted entry keys at its last listing (800 KB for 100,000 files): a row of its
--- own, rewritten only then, while deliveries change the small blobs in `dirs` (keys.rs).
-CREATE TABLE entries(folder TEXT PRIMARY KEY, keys BLOB);
 CREATE TABLE messages(
     rowid INTEGER PRIMARY KEY,
     folder TEXT NOT NULL,
@@ -311,7 +307,7 @@ pub fn rebuild(mailbox: &Mailbox) -> Result<Index> {
 fn empty(conn: &mut Connection) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute_batch(
-        "DELETE FROM dirs; DELETE FROM entries; DELETE FROM messages; DELETE FROM listed;
+        "DELETE FROM dirs; DELETE FROM messages; DELETE FROM listed;
          DELETE FROM counts; INSERT INTO fts(fts) VALUES('delete-all');",
     )?;
     tx.commit()

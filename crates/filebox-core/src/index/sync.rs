@@ -7,7 +7,7 @@
 //! renamed or deleted; a writer killed before its journal line) the folder's file names and
 //! inode numbers (one `readdir`, no `stat` per file) are compared with the index, and only
 //! files that appeared, vanished or were replaced (every store rewrite is a rename: a new
-//! inode) are read. That comparison is of sorted numbers, one per (name, inode) (`keys.rs`).
+//! inode) are read. That comparison is of sorted numbers, one per (name, inode) (`entry_key`).
 //! A file edited in place, keeping its inode and its folder's mtime, needs `reindex`.
 
 use std::collections::HashMap;
@@ -17,7 +17,6 @@ use std::time::{Duration, SystemTime};
 
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 
-use super::keys::Keys;
 use super::listed::{Listed, Stat};
 use super::record::{ACTIVITY_SHIFT, Record, activity_key};
 use super::{Index, segment};
@@ -100,7 +99,6 @@ struct Seen {
     since: Since,
     /// Entries of the folder a listing skips (symlinks, odd names), at the last listing.
     skipped: i64,
-    keys: Keys,
 }
 
 fn seen(tx: &Transaction<'_>, folder: Folder) -> rusqlite::Result<Seen> {
@@ -123,7 +121,6 @@ fn seen(tx: &Transaction<'_>, folder: Folder) -> rusqlite::Result<Seen> {
             mtime: None,
             since: Since::Unread,
             skipped: 0,
-            keys: Keys::default(),
         });
     };
     let since = match mtime {
@@ -134,7 +131,6 @@ fn seen(tx: &Transaction<'_>, folder: Folder) -> rusqlite::Result<Seen> {
         mtime,
         since,
         skipped: skipped.unwrap_or_default(),
-        keys: Keys::load(tx, folder.as_str())?,
     })
 }
 
@@ -150,8 +146,7 @@ fn sync_folder(tx: &Transaction<'_>, mailbox: &Mailbox, folder: Folder) -> Resul
     if let (Some(from), Some(to), Some(entries)) = (seen.mtime, now, &snapshot.entries)
         && journal::explains(entries, from, to)
     {
-        let mut keys = seen.keys;
-        let complete = apply(tx, mailbox, folder, entries, &mut keys)?;
+        let complete = apply(tx, mailbox, folder, entries)?;
         // Every change since the last trusted mtime is explained, and each moved the mtime,
         // so a later change moves it again: this one can be trusted however recent.
         let seen_now = Recorded {
@@ -159,7 +154,7 @@ fn sync_folder(tx: &Transaction<'_>, mailbox: &Mailbox, folder: Folder) -> Resul
             journal: snapshot.journal,
             skipped: seen.skipped,
         };
-        return record(tx, folder, &seen_now, keys);
+        return Ok(record(tx, folder, &seen_now)?);
     }
     let stamp = snapshot.folder.as_ref().and_then(trusted_mtime);
     let (entries, problems) = mailbox.file_entries_unsorted(folder)?;
@@ -169,17 +164,15 @@ fn sync_folder(tx: &Transaction<'_>, mailbox: &Mailbox, folder: Folder) -> Resul
         .map(|(n, (name, ino))| (entry_key(name.as_str(), *ino), n))
         .collect();
     now.sort_unstable();
-    let indexed = seen.keys.all();
+    let indexed = indexed_entries(tx, folder)?;
     // Both sorted: one merge finds what vanished (or was replaced) and what appeared.
     let (mut at_now, mut at_indexed) = (0, 0);
     let mut appeared = Vec::new();
-    let mut kept = Vec::with_capacity(now.len());
     while at_now < now.len() || at_indexed < indexed.len() {
         let next_now = now.get(at_now).map(|(key, _)| *key);
         let next_indexed = indexed.get(at_indexed).copied();
         match (next_now, next_indexed) {
             (Some(a), Some(b)) if a == b => {
-                kept.push(a);
                 at_now += 1;
                 at_indexed += 1;
             }
@@ -199,29 +192,26 @@ fn sync_folder(tx: &Transaction<'_>, mailbox: &Mailbox, folder: Folder) -> Resul
         let key = entry_key(name.as_str(), *ino);
         // The same name with another inode: a replaced file, whose old row goes.
         replaced(tx, folder, name)?;
-        if insert(tx, mailbox, folder, name, key)? {
-            kept.push(key);
-        } else {
+        if !insert(tx, mailbox, folder, name, key)? {
             complete = false; // not recorded: it appears again at the next sync
         }
     }
-    kept.sort_unstable();
     let seen_now = Recorded {
         mtime: stamp.filter(|_| complete),
         journal: snapshot.journal,
         skipped: problems.len() as i64,
     };
-    record(tx, folder, &seen_now, Keys::listed(kept))
+    Ok(record(tx, folder, &seen_now)?)
 }
 
-/// Apply journal entries to the index and to the folder's entry keys; `false` when a file
-/// could not be read (the folder is then listed again at the next sync).
+/// Apply journal entries to the index; `false` when a file could not be read (the folder is
+/// then listed again at the next sync). Each entry is looked up by its key: the work follows
+/// the changes, however many files the folder holds.
 fn apply(
     tx: &Transaction<'_>,
     mailbox: &Mailbox,
     folder: Folder,
     entries: &[Entry],
-    keys: &mut Keys,
 ) -> Result<bool, Failure> {
     let mut complete = true;
     for entry in entries {
@@ -234,20 +224,13 @@ fn apply(
         };
         let key = entry_key(name.as_str(), entry.ino);
         match entry.kind {
-            Kind::Removed => {
-                keys.remove(key);
-                vanished(tx, folder, key)?;
-            }
+            Kind::Removed => vanished(tx, folder, key)?,
             Kind::Added => {
-                if keys.contains(key) {
+                if is_indexed(tx, folder, key)? {
                     continue; // indexed already (the listing that recorded the position saw it)
                 }
-                for old in replaced(tx, folder, &name)? {
-                    keys.remove(old);
-                }
-                if insert(tx, mailbox, folder, &name, key)? {
-                    keys.insert(key);
-                } else {
+                replaced(tx, folder, &name)?;
+                if !insert(tx, mailbox, folder, &name, key)? {
                     complete = false;
                 }
             }
@@ -257,18 +240,37 @@ fn apply(
 }
 
 /// Remove the rows of whatever file the index holds under `name` (a file replaced under its
-/// name); their entry keys.
-fn replaced(tx: &Transaction<'_>, folder: Folder, name: &FileName) -> rusqlite::Result<Vec<i64>> {
-    let old: Vec<(i64, i64)> = tx
-        .prepare_cached("SELECT rowid, entry FROM messages WHERE folder = ?1 AND name = ?2")?
-        .query_map(params![folder.as_str(), name.as_str()], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })?
+/// name).
+fn replaced(tx: &Transaction<'_>, folder: Folder, name: &FileName) -> rusqlite::Result<()> {
+    let old: Vec<i64> = tx
+        .prepare_cached("SELECT rowid FROM messages WHERE folder = ?1 AND name = ?2")?
+        .query_map(params![folder.as_str(), name.as_str()], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
-    for (rowid, _) in &old {
-        delete(tx, *rowid)?;
+    for rowid in old {
+        delete(tx, rowid)?;
     }
-    Ok(old.into_iter().map(|(_, entry)| entry).collect())
+    Ok(())
+}
+
+/// Whether the index holds the folder entry `key` (that file name with that inode).
+fn is_indexed(tx: &Transaction<'_>, folder: Folder, key: i64) -> rusqlite::Result<bool> {
+    tx.prepare_cached(
+        "SELECT 1 FROM messages INDEXED BY messages_entry WHERE folder = ?1 AND entry = ?2",
+    )?
+    .query_row(params![folder.as_str(), key], |_| Ok(()))
+    .optional()
+    .map(|found| found.is_some())
+}
+
+/// The entry keys of the folder's rows, sorted: what the index holds, to compare with a
+/// listing of the folder (the one pass over every row, only when the journal cannot explain
+/// a change).
+fn indexed_entries(tx: &Transaction<'_>, folder: Folder) -> rusqlite::Result<Vec<i64>> {
+    tx.prepare_cached(
+        "SELECT entry FROM messages INDEXED BY messages_entry WHERE folder = ?1 ORDER BY entry",
+    )?
+    .query_map([folder.as_str()], |r| r.get(0))?
+    .collect()
 }
 
 /// How far the index caught up with a folder: the folder's mtime then (`None`: list it again
@@ -279,12 +281,7 @@ struct Recorded {
     skipped: i64,
 }
 
-fn record(
-    tx: &Transaction<'_>,
-    folder: Folder,
-    seen: &Recorded,
-    keys: Keys,
-) -> Result<(), Failure> {
+fn record(tx: &Transaction<'_>, folder: Folder, seen: &Recorded) -> rusqlite::Result<()> {
     tx.prepare_cached(
         "INSERT OR REPLACE INTO dirs(folder, mtime, journal_ino, journal_len, skipped)
          VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -296,7 +293,6 @@ fn record(
         seen.journal.map(|(_, len)| len as i64),
         seen.skipped,
     ])?;
-    keys.store(tx, folder.as_str())?;
     Ok(())
 }
 
