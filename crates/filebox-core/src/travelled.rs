@@ -47,7 +47,7 @@ impl Mailroom {
     ) -> Result<Travelled> {
         self.check_size(message)?;
         let mailbox = self.mailbox(to)?;
-        let copies = read_copies(&mailbox, message.header.id(), &Folder::ALL)?;
+        let copies = copies_named(&mailbox, message.header.id(), name)?;
         if copies
             .iter()
             .any(|(_, copy)| knows_conversation(copy, &message.conversation))
@@ -77,7 +77,7 @@ impl Mailroom {
     ) -> Result<Travelled> {
         self.check_size(message)?;
         let mailbox = self.mailbox(agent)?;
-        let copies = read_copies(&mailbox, message.header.id(), &Folder::ALL)?;
+        let copies = copies_named(&mailbox, message.header.id(), name)?;
         let history = history_len(message);
         let newer_elsewhere = copies.iter().any(|(_, copy)| history_len(copy) > history);
         let same_here = copies
@@ -233,6 +233,23 @@ fn read_copies(
 ) -> Result<Vec<(Envelope, Message)>> {
     MessageRef::parse(id)?;
     mailbox.read_copies(&MessageRef::Id(id.to_owned()), folders)
+}
+
+/// Every readable copy of message `id` in a mailbox's folders under its file name `name`:
+/// every copy FileBox writes of a message has its one name, on every machine (the rule a send
+/// follows when it finishes an interrupted delivery), so a delivery finds them with one open
+/// per folder, where a look-up by id would catch the index up (or read the folder's names)
+/// for every mail that arrives. Files of that name holding other messages are read by id.
+fn copies_named(mailbox: &Mailbox, id: &str, name: &FileName) -> Result<Vec<(Envelope, Message)>> {
+    MessageRef::parse(id)?;
+    match mailbox.read_copies(&MessageRef::File(name.clone()), &Folder::ALL) {
+        Ok(copies) => Ok(copies
+            .into_iter()
+            .filter(|(copy, _)| copy.header.id().eq_ignore_ascii_case(id))
+            .collect()),
+        Err(Error::Ambiguous { .. }) => read_copies(mailbox, id, &Folder::ALL),
+        Err(e) => Err(e),
+    }
 }
 
 /// Whether `copy` already holds `conversation`: at least as many entries, the last of them

@@ -39,8 +39,23 @@ const SCHEMA_VERSION: i64 = 10;
 /// Held while the database files are deleted, so two processes never rebuild at once.
 const LOCK: &str = "index.lock";
 
-/// How long a connection waits for another process's write lock.
+/// How long a connection waits for another process's write lock, in steps of [`BUSY_STEP`].
 const BUSY: Duration = Duration::from_secs(10);
+
+/// How often a waiting connection tries the lock again. SQLite's own busy timeout tries at
+/// growing intervals (1, 2, 5, 10 … 100 ms apart), so a reader that found a hub's sync
+/// holding the lock for a millisecond came back 10–50 ms later; a sync holds it for a few.
+const BUSY_STEP: Duration = Duration::from_millis(1);
+
+/// The busy handler: wait a step and try again, until [`BUSY`] has passed.
+fn wait_for_lock(attempts: i32) -> bool {
+    let waited = BUSY_STEP * u32::try_from(attempts).unwrap_or(u32::MAX);
+    if waited >= BUSY {
+        return false;
+    }
+    std::thread::sleep(BUSY_STEP);
+    true
+}
 
 /// How large the write-ahead log may grow before the writer that finds it so checkpoints it
 /// into the database and empties it. A checkpoint costs fsyncs, while every process that opens
@@ -144,7 +159,7 @@ impl Index {
     /// After a write: when the write-ahead log is past [`WAL_LIMIT`], copy it into the
     /// database and empty it. Never waits for readers of other processes: a checkpoint they
     /// keep from finishing is done by a later writer.
-    fn checkpoint_if_large(&self) -> Result<()> {
+    fn checkpoint_if_large(&mut self) -> Result<()> {
         let wal = PathBuf::from(format!("{}-wal", self.path.display()));
         if std::fs::metadata(&wal).map_or(true, |meta| meta.len() < WAL_LIMIT) {
             return Ok(());
@@ -159,7 +174,9 @@ impl Index {
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
                 r.get::<_, i64>(0)
             });
-        self.conn.busy_timeout(BUSY).map_err(|e| self.error(e))?;
+        self.conn
+            .busy_handler(Some(wait_for_lock))
+            .map_err(|e| self.error(e))?;
         match checkpoint {
             // The first write into an empty log writes its header and fsyncs it (and, the first
             // time in a process, its folder): done here, by the process that already paid for
@@ -194,7 +211,7 @@ fn connect(path: &Path) -> Result<Opened> {
         // (`create_state_dir`) and the database file itself is never a link.
         let flags = rusqlite::OpenFlags::default() | rusqlite::OpenFlags::SQLITE_OPEN_NOFOLLOW;
         let mut conn = Connection::open_with_flags(path, flags)?;
-        conn.busy_timeout(BUSY)?;
+        conn.busy_handler(Some(wait_for_lock))?;
         // A derived index may lose its last transactions in a power cut: the next sync redoes
         // them from the files (ARCHITECTURE.md, "Index durability"). In WAL mode a commit then
         // writes the log without an fsync.
