@@ -64,6 +64,14 @@ impl Mailroom {
         Ok(Travelled::Written)
     }
 
+    /// Whether `agent`'s mailbox holds a copy of message `id` under its file name `name` (opened
+    /// to read: nothing created, nothing recovered).
+    pub fn holds_travelled(&self, agent: &AgentId, id: &str, name: &FileName) -> bool {
+        self.mailbox_to_read(agent)
+            .and_then(|mailbox| copies_named(&mailbox, id, name))
+            .is_ok_and(|copies| !copies.is_empty())
+    }
+
     /// Record in `agent`'s mailbox (the stand-in of an agent on another machine) its copy of a
     /// message as it now stands there, in `folder`: the copy waiting in inbox/ or hold/ moves
     /// to `folder` with the new content; without one, the content is published in `folder`.

@@ -117,12 +117,8 @@ pub(crate) fn mail(
     // a replier keeps its copy: a question it answered in done/), so the status of what we
     // sent it follows.
     let sender = AgentId::new(&sender)?;
-    let id = MessageRef::Id(message.header.id().to_owned());
     if !message.conversation.is_empty()
-        && mailroom
-            .mailbox_to_read(&sender)
-            .and_then(|m| m.find(&id, &Folder::ALL))
-            .is_ok()
+        && mailroom.holds_travelled(&sender, message.header.id(), &file)
     {
         let kept = replier_copy_folder(&message.header, &sender);
         mailroom.mirror_travelled(&sender, kept, &file, &message)?;
