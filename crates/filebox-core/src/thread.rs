@@ -145,12 +145,10 @@ impl Mailroom {
         let mut copies = Vec::new();
         let mut unusable = Vec::new();
         for agent in self.reachable() {
-            let rows = self
-                .mailbox_to_read(agent)
-                .and_then(|mailbox| {
-                    let rows = index::with_index(&mailbox, |index| index.thread_rows(thread_id))?;
-                    Ok((rows, mailbox))
-                });
+            let rows = self.mailbox_to_read(agent).and_then(|mailbox| {
+                let rows = index::with_index(&mailbox, |index| index.thread_rows(thread_id))?;
+                Ok((rows, mailbox))
+            });
             let (rows, mailbox) = match rows {
                 Ok(found) => found,
                 Err(e) => {

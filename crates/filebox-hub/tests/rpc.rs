@@ -711,7 +711,10 @@ async fn the_hub_indexes_every_mailbox_it_serves() {
     assert_eq!(files, 1);
     let short = &sent["id"].as_str().unwrap()[..8];
     let replied = hub
-        .call("email.reply", json!({ "from": "qa", "id": short, "body": "done" }))
+        .call(
+            "email.reply",
+            json!({ "from": "qa", "id": short, "body": "done" }),
+        )
         .await;
     assert_eq!(replied["id"], sent["id"]);
     hub.stop().await.unwrap();

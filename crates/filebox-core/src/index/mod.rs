@@ -23,8 +23,8 @@ use crate::error::{Error, Result};
 use crate::mailbox::Mailbox;
 use crate::store;
 
-pub use kept::with_index;
 pub(crate) use kept::with_existing;
+pub use kept::with_index;
 pub use listing::list;
 pub(crate) use lookup::with_short;
 pub use page::{Page, PageListing, page};
