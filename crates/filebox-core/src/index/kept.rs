@@ -44,9 +44,7 @@ pub(crate) fn with_existing<T>(
         return Ok(None);
     };
     let index = kept(mailbox, &path, file)?;
-    let mut index = lock(&index);
-    index.sync()?;
-    use_index(&index).map(Some)
+    synced(&index, use_index).map(Some)
 }
 
 /// Run `use_index` on the mailbox's index, brought up to date, creating and building it when
@@ -57,7 +55,12 @@ pub fn with_index<T>(mailbox: &Mailbox, use_index: impl FnOnce(&Index) -> Result
         Some(file) => kept(mailbox, &path, file)?,
         None => keep(&path, Index::open(mailbox)?),
     };
-    let mut index = lock(&index);
+    synced(&index, use_index)
+}
+
+/// Run `use_index` on `index`, locked for this thread and caught up with the files.
+fn synced<T>(index: &Mutex<Index>, use_index: impl FnOnce(&Index) -> Result<T>) -> Result<T> {
+    let mut index = lock(index);
     index.sync()?;
     use_index(&index)
 }
