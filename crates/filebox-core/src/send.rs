@@ -21,6 +21,9 @@ use crate::time;
 /// The longest title derived from a body's first line, in characters.
 const DERIVED_TITLE_CHARS: usize = 80;
 
+/// How many fresh Message IDs a new message tries when its file name is taken.
+const NAME_TRIES: usize = 4;
+
 choice! {
     /// A message's priority.
     pub enum Priority("priority") {
@@ -268,7 +271,50 @@ impl Mailroom {
         recipients: &[AgentId],
         extra: &[(&str, &str)],
     ) -> Result<SendReceipt> {
-        let id = uuid::Uuid::new_v4().to_string();
+        self.send_new_with_ids(request, (to, cc, recipients), extra, || {
+            uuid::Uuid::new_v4().to_string()
+        })
+    }
+
+    /// [`Self::send_new`] with the Message IDs drawn from `new_id`. A file name keeps only
+    /// eight hex digits of the id, so two sends of one subject in one second can meet on a
+    /// name (one pair in 4.3 billion): when the first inbox already holds the name,
+    /// nothing is written yet, and the send starts again under a fresh id. Not with
+    /// attachments, which are stored under the id before the first link.
+    fn send_new_with_ids(
+        &self,
+        request: &SendRequest,
+        (to, cc, recipients): (&[AgentId], &[AgentId], &[AgentId]),
+        extra: &[(&str, &str)],
+        mut new_id: impl FnMut() -> String,
+    ) -> Result<SendReceipt> {
+        let mut tries = 1;
+        loop {
+            let result = self.send_new_as(new_id(), request, to, cc, recipients, extra);
+            match result {
+                Err(e)
+                    if store::already_exists(&e)
+                        && request.attachments.is_empty()
+                        && tries < NAME_TRIES =>
+                {
+                    tries += 1
+                }
+                result => return result,
+            }
+        }
+    }
+
+    /// Send a new message whose Message ID is `id`. Fails with the name taken, having written
+    /// nothing, when the first recipient's inbox already holds a file of the message's name.
+    fn send_new_as(
+        &self,
+        id: String,
+        request: &SendRequest,
+        to: &[AgentId],
+        cc: &[AgentId],
+        recipients: &[AgentId],
+        extra: &[(&str, &str)],
+    ) -> Result<SendReceipt> {
         let now = time::now();
         let title = request
             .title
@@ -326,8 +372,14 @@ impl Mailroom {
                 .and_then(|m| copies.publish(&m.tmp(), &m.folder_path(Folder::Inbox)));
             match result {
                 Ok(_) => delivered.push(recipient.clone()),
-                // Nothing delivered yet and this is the only recipient: plainly an error.
+                // Nothing delivered yet and this is the only recipient, or the name is taken
+                // in the first inbox (nothing written: the caller may retry): plainly an error.
                 Err(e) if recipients.len() == 1 => return Err(e),
+                Err(e)
+                    if failed.is_empty() && delivered.is_empty() && store::already_exists(&e) =>
+                {
+                    return Err(e);
+                }
                 Err(e) => failed.push(format!("{recipient} ({e})")),
             }
         }
@@ -603,4 +655,76 @@ fn join(agents: &[AgentId]) -> String {
         .map(AgentId::as_str)
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_mailroom::dev_and_qa_as;
+    use std::path::{Path, PathBuf};
+
+    const TAKEN: &str = "aaaaaaaa-0000-4000-8000-000000000000";
+    const FRESH: &str = "bbbbbbbb-0000-4000-8000-000000000000";
+
+    /// `dev`'s mailroom, a request to `qa`, and `qa`'s inbox holding someone else's file
+    /// under the name a send with Message ID [`TAKEN`] takes, this second and the next.
+    fn name_taken_in_qa_inbox(dir: &Path) -> (Mailroom, SendRequest, PathBuf) {
+        let dev = dev_and_qa_as(dir, "dev");
+        let request = SendRequest::new("qa", MessageType::new("ER").unwrap(), "Same subject");
+        let inbox = dir.join("mailboxes/qa/inbox");
+        std::fs::create_dir_all(&inbox).unwrap();
+        let now = time::now();
+        for second in [now, now + jiff::SignedDuration::from_secs(1)] {
+            let name = file_name_for(second, &request.kind, "Same subject", TAKEN);
+            std::fs::write(inbox.join(name.as_str()), "not yours").unwrap();
+        }
+        (dev, request, inbox)
+    }
+
+    fn send_to_qa(
+        dev: &Mailroom,
+        request: &SendRequest,
+        new_id: impl FnMut() -> String,
+    ) -> Result<SendReceipt> {
+        let qa = [AgentId::new("qa").unwrap()];
+        dev.send_new_with_ids(request, (&qa, &[], &qa), &[], new_id)
+    }
+
+    #[test]
+    fn a_taken_file_name_is_retried_under_a_fresh_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let (dev, request, inbox) = name_taken_in_qa_inbox(dir.path());
+        let mut ids = [TAKEN, FRESH].into_iter().map(str::to_owned);
+        let receipt = send_to_qa(&dev, &request, || ids.next().unwrap()).unwrap();
+        assert_eq!(receipt.id, FRESH);
+        assert!(receipt.file.ends_with("-bbbbbbbb.md"), "{}", receipt.file);
+        let held: Vec<String> = std::fs::read_dir(&inbox)
+            .unwrap()
+            .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+            .collect();
+        assert_eq!(
+            held.len(),
+            3,
+            "the planted files stay, the message is added"
+        );
+        assert_eq!(held.iter().filter(|t| *t == "not yours").count(), 2);
+        assert!(held.iter().any(|t| t.contains(FRESH)));
+    }
+
+    #[test]
+    fn a_name_taken_every_time_fails_without_writing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (dev, request, inbox) = name_taken_in_qa_inbox(dir.path());
+        let mut tries = 0;
+        let error = send_to_qa(&dev, &request, || {
+            tries += 1;
+            TAKEN.to_owned()
+        })
+        .unwrap_err();
+        assert!(store::already_exists(&error), "{error}");
+        assert_eq!(tries, NAME_TRIES);
+        assert_eq!(std::fs::read_dir(&inbox).unwrap().count(), 2);
+        let outbox = dir.path().join("mailboxes/dev/outbox");
+        assert_eq!(std::fs::read_dir(&outbox).map_or(0, Iterator::count), 0);
+    }
 }
