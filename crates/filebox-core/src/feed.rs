@@ -7,8 +7,13 @@
 //! fallback for file systems that send no events. What changed is read from each folder's
 //! change journal past the place the feed reached (`mark.rs`), so a feed holds a few numbers
 //! per folder, not the folder's names; a change the journal does not explain is found by
-//! listing the folder, and the feed then says so ([`Feed::take_relisted`]).
+//! listing the folder, and the feed then says so ([`Feed::take_relisted`]). A look after an
+//! event looks only at the folders the events named, so a hub watching every folder of a
+//! hundred mailboxes pays for the one that changed; the first look, the fallback look and a
+//! look after an event that names no folder (a lost-events warning) look at every folder.
 
+use std::collections::HashSet;
+use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -63,12 +68,49 @@ struct Source {
     mark: Mark,
 }
 
+/// What a watch event says may have changed.
+enum Stir {
+    /// The folders of these paths (an event's paths: a file in a folder, or the folder).
+    Paths(Vec<PathBuf>),
+    /// Anything (an error, or an event without paths: events may have been lost).
+    Anything,
+}
+
+/// The folders the next look must look at.
+#[derive(Default)]
+struct Due {
+    everything: bool,
+    folders: HashSet<PathBuf>,
+}
+
+impl Due {
+    fn add(&mut self, stir: Stir) {
+        match stir {
+            Stir::Paths(paths) if !paths.is_empty() => {
+                for path in paths {
+                    if let Some(parent) = path.parent() {
+                        self.folders.insert(parent.to_owned());
+                    }
+                    self.folders.insert(path);
+                }
+            }
+            _ => self.everything = true,
+        }
+    }
+
+    fn includes(&self, folder: &std::path::Path) -> bool {
+        self.everything || self.folders.contains(folder)
+    }
+}
+
 /// Watched folders and what was last seen in each.
 pub struct Feed {
-    events: Receiver<()>,
+    events: Receiver<Stir>,
     /// `None` when no watcher could be set up: the feed then looks every [`TICK`].
     watcher: Option<RecommendedWatcher>,
     sources: Vec<Source>,
+    /// What the events since the last look named.
+    due: Due,
     /// Folders listed since [`Feed::take_relisted`] was last called.
     relisted: Vec<(AgentId, Folder)>,
 }
@@ -93,16 +135,24 @@ impl Feed {
     pub fn new() -> Feed {
         let (sender, events) = mpsc::channel();
         let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-            // An error may mean lost events: look again.
-            if event.as_ref().map_or(true, |e| may_change_files(e.kind)) {
-                let _ = sender.send(());
-            }
+            let stir = match event {
+                Ok(event) if !may_change_files(event.kind) => return,
+                Ok(event) if event.need_rescan() => Stir::Anything,
+                Ok(event) => Stir::Paths(event.paths),
+                // An error may mean lost events: look again at everything.
+                Err(_) => Stir::Anything,
+            };
+            let _ = sender.send(stir);
         })
         .ok();
         Feed {
             events,
             watcher,
             sources: Vec::new(),
+            due: Due {
+                everything: true,
+                folders: HashSet::new(),
+            },
             relisted: Vec::new(),
         }
     }
@@ -117,6 +167,7 @@ impl Feed {
             // Fall back to looking on every tick for every folder.
             self.watcher = None;
         }
+        self.due.folders.insert(dir);
         self.sources.push(Source {
             mailbox: mailbox.clone(),
             folder,
@@ -129,8 +180,20 @@ impl Feed {
     /// the journal could not account for was listed: its arrivals are here, and what left it
     /// is not known ([`Feed::take_relisted`] names it).
     pub fn look(&mut self) -> Result<Vec<Change>> {
+        while let Ok(stir) = self.events.try_recv() {
+            self.due.add(stir);
+        }
+        if self.watcher.is_none() {
+            self.due.everything = true;
+        }
         let mut changes = Vec::new();
         for source in &mut self.sources {
+            if !self
+                .due
+                .includes(&source.mailbox.folder_path(source.folder))
+            {
+                continue;
+            }
             let step = source.mark.advance(&source.mailbox, source.folder)?;
             let agent = source.mailbox.owner();
             if step.relisted {
@@ -153,6 +216,9 @@ impl Feed {
                 });
             }
         }
+        // Only a look that got through every folder due lets go of them: after an error the
+        // next look tries them again.
+        self.due = Due::default();
         changes.sort_by(|a, b| (&a.file, a.kind as u8).cmp(&(&b.file, b.kind as u8)));
         Ok(changes)
     }
@@ -183,7 +249,7 @@ impl Feed {
     }
 
     /// Sleep until an event (or the fallback look), the deadline, or a cancellation.
-    pub fn sleep(&self, deadline: Option<Instant>, cancelled: &dyn Fn() -> bool) -> Wake {
+    pub fn sleep(&mut self, deadline: Option<Instant>, cancelled: &dyn Fn() -> bool) -> Wake {
         let fallback = if self.watcher.is_some() {
             FALLBACK_LOOK
         } else {
@@ -199,13 +265,14 @@ impl Feed {
                 return Wake::Deadline;
             }
             if now >= look_at {
+                self.due.everything = true;
                 return Wake::Look;
             }
             let wait = TICK.min(look_at - now);
             let wait = deadline.map_or(wait, |d| wait.min(d.saturating_duration_since(now)));
             match self.events.recv_timeout(wait) {
-                Ok(()) => {
-                    while self.events.try_recv().is_ok() {}
+                Ok(stir) => {
+                    self.due.add(stir);
                     return Wake::Look;
                 }
                 Err(RecvTimeoutError::Timeout) => {}
@@ -302,6 +369,50 @@ mod tests {
             feed.take_relisted(),
             [(AgentId::new("b").unwrap(), Folder::Done)]
         );
+    }
+
+    #[test]
+    fn an_event_makes_its_folder_due_and_a_warning_makes_every_folder_due() {
+        let inbox = PathBuf::from("/m/a/inbox");
+        let done = PathBuf::from("/m/a/done");
+        let mut due = Due::default();
+        due.add(Stir::Paths(vec![inbox.join("x.md")]));
+        assert!(due.includes(&inbox), "a file's event names its folder");
+        assert!(!due.includes(&done));
+        due.add(Stir::Paths(vec![done.clone()]));
+        assert!(
+            due.includes(&done),
+            "an event on the folder itself names it"
+        );
+        let mut warned = Due::default();
+        warned.add(Stir::Paths(Vec::new()));
+        assert!(
+            warned.includes(&inbox),
+            "an event without paths names nothing: look at all"
+        );
+        let mut lost = Due::default();
+        lost.add(Stir::Anything);
+        assert!(lost.includes(&done));
+    }
+
+    #[test]
+    fn changes_in_two_folders_between_looks_are_both_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = Mailbox::open(AgentId::new("a").unwrap(), dir.path().join("a")).unwrap();
+        let mut feed = Feed::new();
+        feed.watch(&a, Folder::Inbox).unwrap();
+        feed.watch(&a, Folder::Done).unwrap();
+        assert!(feed.look().unwrap().is_empty());
+        // Events for both folders are queued before the look: both are due.
+        let first = put(&a, Folder::Inbox, "00000001");
+        let second = put(&a, Folder::Done, "00000002");
+        let never = || false;
+        let mut seen = feed.next(None, &never).unwrap();
+        if seen.len() < 2 {
+            seen.extend(feed.next(None, &never).unwrap());
+        }
+        let files: Vec<_> = seen.iter().map(|c| c.file.clone()).collect();
+        assert_eq!(files, [first, second]);
     }
 
     #[test]

@@ -314,6 +314,8 @@ mod tests {
             handles.into_iter().map(|h| h.join().unwrap()).collect()
         });
         assert!(receipts.iter().all(|r| *r == receipts[0]), "{receipts:?}");
+        let written = receipts.iter().filter(|r| r.written.is_some()).count();
+        assert_eq!(written, 1, "one send wrote, the others answered from it");
         assert_eq!(files(&dev), (1, 1));
     }
 

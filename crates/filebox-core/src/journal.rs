@@ -17,6 +17,7 @@ use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rustix::fs::OFlags;
 
@@ -47,6 +48,34 @@ pub(crate) struct Entry {
 /// A folder's mtime in nanoseconds, as the index records it.
 pub(crate) fn mtime_ns(meta: &fs::Metadata) -> i64 {
     meta.mtime() * 1_000_000_000 + meta.mtime_nsec()
+}
+
+/// A directory changed this recently may change again within the same mtime tick (the kernel
+/// stamps files from a clock that advances once per scheduler tick, 1-10 ms), so its mtime
+/// does not yet tell "unchanged since" apart from "changed since".
+const RACY: Duration = Duration::from_millis(100);
+/// The same for a file system that keeps whole seconds (a zero nanosecond part).
+const RACY_WHOLE_SECONDS: Duration = Duration::from_secs(2);
+
+/// The mtime of `meta` in nanoseconds, unless it is too recent to stand for "unchanged" when
+/// it is seen again ([`RACY`]).
+pub(crate) fn trusted_mtime(meta: &fs::Metadata) -> Option<i64> {
+    let ns = mtime_ns(meta);
+    settled(ns, meta.mtime_nsec() == 0).then_some(ns)
+}
+
+/// Whether a time stamped by the file system (nanoseconds since the epoch; `whole_seconds`:
+/// one that keeps no fraction) is old enough that a later change cannot share it.
+pub(crate) fn settled(ns: i64, whole_seconds: bool) -> bool {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+    let racy = if whole_seconds {
+        RACY_WHOLE_SECONDS
+    } else {
+        RACY
+    };
+    now.saturating_sub(ns) >= racy.as_nanos() as i64
 }
 
 /// The journal of a mailbox folder `<root>/<folder>`, when `dir` is one and its mailbox has its

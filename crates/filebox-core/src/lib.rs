@@ -7,6 +7,7 @@ mod agent;
 mod annotate;
 pub mod attachment;
 mod beneath;
+mod checked_roots;
 mod choice;
 pub mod client_info;
 pub mod config;

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::agent::AgentId;
 use crate::beneath;
+use crate::checked_roots::{self, RootSeen};
 use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::message::{self, FileName, Header, Message, MessageIdShort};
@@ -189,22 +190,33 @@ impl MessageRef {
 impl Mailbox {
     /// Open (creating its folders on first use) and clean up after crashed writers.
     pub fn open(owner: AgentId, root: PathBuf) -> Result<Mailbox> {
-        store::create_private_dir(&root)?;
         let mailbox = Mailbox { owner, root };
+        let seen = RootSeen::of(&mailbox.root);
+        if !checked_roots::still_checked(&mailbox.root, seen) {
+            mailbox.check_and_create_folders()?;
+            checked_roots::checked(&mailbox.root, seen);
+        }
+        store::recover(&mailbox.tmp())?;
+        Ok(mailbox)
+    }
+
+    /// Make the mailbox folder and each of its folders unless it is there; refuse one that is
+    /// not a directory (a symlink or a file).
+    fn check_and_create_folders(&self) -> Result<()> {
+        store::create_private_dir(&self.root)?;
         for dir in Folder::ALL
             .iter()
-            .map(|f| mailbox.folder_path(*f))
-            .chain([mailbox.tmp(), mailbox.state_dir()])
+            .map(|f| self.folder_path(*f))
+            .chain([self.tmp(), self.state_dir()])
         {
             match fs::symlink_metadata(&dir) {
                 Ok(meta) if meta.file_type().is_dir() => {}
                 Ok(_) => return Err(not_a_folder(dir)),
-                Err(_) => beneath::create_dir(&mailbox.root, &dir)
+                Err(_) => beneath::create_dir(&self.root, &dir)
                     .map_err(|e| store::refuse_link(&dir, e))?,
             }
         }
-        store::recover(&mailbox.tmp())?;
-        Ok(mailbox)
+        Ok(())
     }
 
     /// Open to read only: nothing is created and `tmp/` is not recovered (readers never look
@@ -212,6 +224,9 @@ impl Mailbox {
     /// folder that is a symlink or a file is refused, as on a writer's open.
     pub fn open_to_read(owner: AgentId, root: PathBuf) -> Result<Mailbox> {
         let mailbox = Mailbox { owner, root };
+        if checked_roots::still_checked(&mailbox.root, RootSeen::of(&mailbox.root)) {
+            return Ok(mailbox);
+        }
         for dir in Folder::ALL
             .iter()
             .map(|f| mailbox.folder_path(*f))

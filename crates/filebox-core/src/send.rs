@@ -15,6 +15,7 @@ use crate::message::{
     ConversationEntry, Header, Message, MessageType, field, file_name_for, is_question, render,
 };
 use crate::reply::{REPLIER_COPY_FOLDERS, replier_copy_folder};
+use crate::status::Status;
 use crate::store::{self, Destination, Moved};
 use crate::time;
 
@@ -89,7 +90,7 @@ impl SendRequest {
 }
 
 /// What a send did.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct SendReceipt {
     pub id: String,
     pub file: String,
@@ -98,12 +99,40 @@ pub struct SendReceipt {
     /// Recipients on another machine (`name@hub`): the file is in this machine's outgoing
     /// spool, pending (in flight) until their hub sends its delivery receipt, as `status` says.
     pub queued_for: Vec<AgentId>,
+    /// My outbox copy of a new message, as this call wrote it; `None` for a reply, and for a
+    /// repeat of a keyed send that an earlier send answered.
+    pub written: Option<(Envelope, Message)>,
+}
+
+/// Two receipts are equal when they tell of the same send, whether or not the call wrote it
+/// (a keyed repeat answers with its first send's receipt).
+impl PartialEq for SendReceipt {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.id, &self.file, &self.delivered_to, &self.queued_for)
+            == (
+                &other.id,
+                &other.file,
+                &other.delivered_to,
+                &other.queued_for,
+            )
+    }
 }
 
 impl SendReceipt {
     /// Everyone who got a copy, here or in the spool.
     pub fn recipients(&self) -> impl Iterator<Item = &AgentId> {
         self.delivered_to.iter().chain(&self.queued_for)
+    }
+
+    /// How far a message this call [`written`](Self::written) got, as `status` says of it at
+    /// that moment: pending while a recipient on another machine has not received it, else
+    /// delivered (the recipients' copies are in their inboxes, untouched yet).
+    pub fn status(&self) -> Status {
+        if self.queued_for.is_empty() {
+            Status::Delivered
+        } else {
+            Status::Pending
+        }
     }
 }
 
@@ -396,7 +425,16 @@ impl Mailroom {
                 failed,
             });
         }
-        Ok(self.receipt(id, name.to_string(), delivered))
+        let envelope = Envelope {
+            folder: Folder::Outbox,
+            path: mine.folder_path(Folder::Outbox).join(name.as_str()),
+            file: name.clone(),
+            header: message.header.clone(),
+        };
+        Ok(SendReceipt {
+            written: Some((envelope, message)),
+            ..self.receipt(id, name.to_string(), delivered)
+        })
     }
 
     /// A recipient's copy of a keyed new message of mine that my outbox lacks: its writer was
@@ -572,6 +610,7 @@ impl Mailroom {
             file,
             delivered_to,
             queued_for,
+            written: None,
         }
     }
 

@@ -719,3 +719,23 @@ async fn the_hub_indexes_every_mailbox_it_serves() {
     assert_eq!(replied["id"], sent["id"]);
     hub.stop().await.unwrap();
 }
+
+/// The answer to `email.send` is the sender's record as this call wrote it, without reading it
+/// back: the same, field for field, as reading that record afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_answer_to_a_send_is_the_record_as_read_afterwards() {
+    let hub = TestHub::start().await;
+    let sent = hub
+        .call(
+            "email.send",
+            json!({ "from": "dev", "to": ["qa"], "cc": ["me"], "subject": "Login fails", "body": "Steps:\n1. open\n", "type": "BR", "priority": "urgent", "sourceType": "agent", "metadata": { "ticket": 7 }, "threadId": "t-1", "replyTo": "me",
+                "attachments": [{ "name": "log.txt", "data": "YWJj" }] }),
+        )
+        .await;
+    let read = hub
+        .call("email.read", json!({ "agent": "dev", "id": sent["id"] }))
+        .await;
+    assert_eq!(sent, read);
+    assert_eq!(sent["status"], "delivered");
+    hub.stop().await.unwrap();
+}

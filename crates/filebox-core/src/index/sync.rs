@@ -11,9 +11,7 @@
 //! A file edited in place, keeping its inode and its folder's mtime, needs `reindex`.
 
 use std::collections::HashMap;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
-use std::time::{Duration, SystemTime};
 
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 
@@ -26,13 +24,6 @@ use crate::journal::{self, Entry, Kind, Since};
 use crate::mailbox::{Mailbox, parse_bytes};
 use crate::message::FileName;
 use crate::store;
-
-/// A directory changed this recently may change again within the same mtime tick after it was
-/// listed (the kernel stamps files from a clock that advances once per scheduler tick, 1-10
-/// ms): such an mtime is not trusted, and the next sync lists the folder again.
-const RACY: Duration = Duration::from_millis(100);
-/// The same for a file system that keeps whole seconds (a zero nanosecond part).
-const RACY_WHOLE_SECONDS: Duration = Duration::from_secs(2);
 
 impl Index {
     /// Bring the index up to date with the mailbox's folders.
@@ -156,7 +147,7 @@ fn sync_folder(tx: &Transaction<'_>, mailbox: &Mailbox, folder: Folder) -> Resul
         };
         return Ok(record(tx, folder, &seen_now)?);
     }
-    let stamp = snapshot.folder.as_ref().and_then(trusted_mtime);
+    let stamp = snapshot.folder.as_ref().and_then(journal::trusted_mtime);
     let (entries, problems) = mailbox.file_entries_unsorted(folder)?;
     let mut now: Vec<(i64, usize)> = entries
         .iter()
@@ -328,20 +319,6 @@ fn current_mtime(dir: &Path) -> Result<Option<i64>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e).at(dir),
     }
-}
-
-/// The directory's mtime in nanoseconds, unless it is too recent to trust after a listing.
-fn trusted_mtime(meta: &std::fs::Metadata) -> Option<i64> {
-    let modified = meta.modified().ok()?;
-    let age = SystemTime::now()
-        .duration_since(modified)
-        .unwrap_or_default();
-    let racy = if meta.mtime_nsec() == 0 {
-        RACY_WHOLE_SECONDS
-    } else {
-        RACY
-    };
-    (age >= racy).then(|| journal::mtime_ns(meta))
 }
 
 fn delete(tx: &Transaction<'_>, rowid: i64) -> rusqlite::Result<()> {

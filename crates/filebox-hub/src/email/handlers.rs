@@ -121,7 +121,18 @@ pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
     .filter_map(|(key, value)| Some((key, value?)))
     .collect();
     let receipt = mailroom.send_new_with(&request, &extra)?;
-    stored_copy(&mailroom, &receipt.file, &[Folder::Outbox])
+    match &receipt.written {
+        // My record as written, with its recipients' status at that moment: not read back.
+        Some((envelope, message)) => Ok(agent_email(
+            mailroom.me().as_str(),
+            &MessageDetail {
+                status: receipt.status().to_string(),
+                ..MessageDetail::new(mailroom.me(), envelope, message)
+            },
+        )),
+        // A keyed repeat: the earlier send's record, as it is now.
+        None => stored_copy(&mailroom, &receipt.file, &[Folder::Outbox]),
+    }
 }
 
 pub(crate) fn inbox(ctx: &Ctx, p: InboxParams) -> Result<Vec<AgentEmail>, RpcError> {
