@@ -20,6 +20,7 @@ mod guard;
 mod health;
 mod hub;
 mod human;
+mod indexer;
 mod limits;
 mod mcp;
 mod refusal;

@@ -7,15 +7,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
-use filebox_core::{AgentId, Config, LiveConfig, Mailbox};
+use filebox_core::{AgentId, Config, LiveConfig};
 use tokio::net::{TcpListener, UnixListener};
 
 use crate::connections::{self, ConnectionSettings};
 use crate::hub::Hub;
 use crate::routes::{self, GROUPS};
 use crate::settings::HubSection;
-use crate::tasks::{self, keep_running};
-use crate::{events, runner, webhook};
+use crate::tasks::keep_running;
+use crate::{events, indexer, runner, webhook};
 use filebox_api::access::token_sha256;
 
 /// The socket's name, in the config's folder.
@@ -122,7 +122,7 @@ impl Server {
             tokio::spawn(webhook::supervise(hub.clone(), hub.events().live())),
             tokio::spawn(events::follow(hub.clone(), follower)),
             tokio::spawn(federation(hub.clone())),
-            tokio::spawn(index_mailboxes(hub.clone())),
+            tokio::spawn(indexer::keep_indexes(hub.clone(), hub.events().live())),
         ];
         let bridges = crate::bridges::start(&hub, &config, bridges);
         let socket_server = {
@@ -238,33 +238,6 @@ fn check_section(config: &Config) -> anyhow::Result<HubSection> {
         webhook::Secret::parse(secret).map_err(|why| refuse(why.to_string()))?;
     }
     Ok(section)
-}
-
-/// Build the index of every mailbox the hub serves, once, on a thread of its own: a look-up by
-/// id, a page of a large folder and a search then read only the files they need, however
-/// large the folder, and each use catches the index up with what changed since (`sync.rs`).
-/// A mailbox that cannot be indexed is said once; its look-ups read the folder instead.
-async fn index_mailboxes(hub: Hub) {
-    let indexed = tasks::blocking(move || {
-        let config = hub.config()?;
-        for agent in config.file.agents.keys() {
-            if hub.stopping() {
-                break;
-            }
-            let built = config
-                .mailbox_path(agent)
-                .and_then(|path| Mailbox::open(agent.clone(), path))
-                .and_then(|mailbox| filebox_core::index::with_index(&mailbox, |_| Ok(())));
-            if let Err(error) = built {
-                eprintln!("filebox serve: the index of {agent} was not built: {error}");
-            }
-        }
-        Ok(())
-    })
-    .await;
-    if let Err(error) = indexed {
-        eprintln!("filebox serve: the mailboxes' indexes were not built: {error}");
-    }
 }
 
 /// Off loopback, every agent must have a token: no one on the network may act for an agent

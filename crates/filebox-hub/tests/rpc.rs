@@ -739,3 +739,36 @@ async fn the_answer_to_a_send_is_the_record_as_read_afterwards() {
     assert_eq!(sent["status"], "delivered");
     hub.stop().await.unwrap();
 }
+
+/// Mail that came while no one used the index is in it once the mailbox has been quiet: the
+/// next look-up does not catch up the burst itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hub_brings_an_index_up_to_date_once_its_mailbox_is_quiet() {
+    let hub = TestHub::start().await;
+    let index = hub.mailbox("qa").join(".filebox");
+    let holds = |id: &str| {
+        ["index.db", "index.db-wal"].iter().any(|file| {
+            std::fs::read(index.join(file)).is_ok_and(|bytes| {
+                bytes
+                    .windows(id.len())
+                    .any(|window| window == id.as_bytes())
+            })
+        })
+    };
+    // The first may be taken in by the build at the start; the second only by a catch-up.
+    for subject in ["first", "while idle"] {
+        let sent = hub
+            .call("email.send", send_params("dev", "qa", subject, "agent"))
+            .await;
+        let id = sent["id"].as_str().unwrap();
+        let deadline = std::time::Instant::now() + support::GIVE_UP;
+        while !holds(id) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{subject} never indexed"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+    hub.stop().await.unwrap();
+}

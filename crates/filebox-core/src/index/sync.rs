@@ -15,6 +15,7 @@ use std::path::Path;
 
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 
+use super::fts_writes::SyncWrites;
 use super::listed::{Listed, Stat};
 use super::record::{ACTIVITY_SHIFT, Record, activity_key};
 use super::{Index, segment};
@@ -52,10 +53,11 @@ impl Index {
         if stale.is_empty() {
             return Ok(());
         }
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sql)?;
+        let tx = SyncWrites::new(
+            self.conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(sql)?,
+        );
         for folder in stale {
             sync_folder(&tx, &self.mailbox, folder).map_err(|e| match e {
                 Failure::Sql(e) => sql(e),
@@ -125,7 +127,7 @@ fn seen(tx: &Transaction<'_>, folder: Folder) -> rusqlite::Result<Seen> {
     })
 }
 
-fn sync_folder(tx: &Transaction<'_>, mailbox: &Mailbox, folder: Folder) -> Result<(), Failure> {
+fn sync_folder(tx: &SyncWrites<'_>, mailbox: &Mailbox, folder: Folder) -> Result<(), Failure> {
     let dir = mailbox.folder_path(folder);
     let seen = seen(tx, folder)?;
     // Taken before listing: a change after this point moves the mtime past it.
@@ -199,7 +201,7 @@ fn sync_folder(tx: &Transaction<'_>, mailbox: &Mailbox, folder: Folder) -> Resul
 /// then listed again at the next sync). Each entry is looked up by its key: the work follows
 /// the changes, however many files the folder holds.
 fn apply(
-    tx: &Transaction<'_>,
+    tx: &SyncWrites<'_>,
     mailbox: &Mailbox,
     folder: Folder,
     entries: &[Entry],
@@ -232,7 +234,7 @@ fn apply(
 
 /// Remove the rows of whatever file the index holds under `name` (a file replaced under its
 /// name).
-fn replaced(tx: &Transaction<'_>, folder: Folder, name: &FileName) -> rusqlite::Result<()> {
+fn replaced(tx: &SyncWrites<'_>, folder: Folder, name: &FileName) -> rusqlite::Result<()> {
     let old: Vec<i64> = tx
         .prepare_cached("SELECT rowid FROM messages WHERE folder = ?1 AND name = ?2")?
         .query_map(params![folder.as_str(), name.as_str()], |r| r.get(0))?
@@ -300,7 +302,7 @@ fn entry_key(name: &str, ino: u64) -> i64 {
 }
 
 /// Remove the rows of an entry that left the folder.
-fn vanished(tx: &Transaction<'_>, folder: Folder, key: i64) -> rusqlite::Result<()> {
+fn vanished(tx: &SyncWrites<'_>, folder: Folder, key: i64) -> rusqlite::Result<()> {
     let rowids: Vec<i64> = tx
         .prepare_cached("SELECT rowid FROM messages WHERE folder = ?1 AND entry = ?2")?
         .query_map(params![folder.as_str(), key], |r| r.get(0))?
@@ -321,14 +323,13 @@ fn current_mtime(dir: &Path) -> Result<Option<i64>> {
     }
 }
 
-fn delete(tx: &Transaction<'_>, rowid: i64) -> rusqlite::Result<()> {
+fn delete(tx: &SyncWrites<'_>, rowid: i64) -> rusqlite::Result<()> {
     tx.prepare_cached(
         "DELETE FROM listed WHERE (folder, name) IN
             (SELECT folder, name FROM messages WHERE rowid = ?1)",
     )?
     .execute([rowid])?;
-    tx.prepare_cached("DELETE FROM fts WHERE rowid = ?1")?
-        .execute([rowid])?;
+    tx.delete_text(rowid)?;
     tx.prepare_cached("DELETE FROM messages WHERE rowid = ?1")?
         .execute([rowid])?;
     Ok(())
@@ -337,7 +338,7 @@ fn delete(tx: &Transaction<'_>, rowid: i64) -> rusqlite::Result<()> {
 /// Index one file. `false` when it could not be read for a reason that may pass (it is then
 /// looked at again by the next sync); a file that is not a message is recorded as a problem.
 fn insert(
-    tx: &Transaction<'_>,
+    tx: &SyncWrites<'_>,
     mailbox: &Mailbox,
     folder: Folder,
     name: &FileName,
@@ -406,12 +407,11 @@ fn insert(
         rowid,
     ])?;
     listed.insert(tx, folder, name, &stat)?;
-    tx.prepare_cached("INSERT INTO fts(rowid, title, body) VALUES (?1, ?2, ?3)")?
-        .execute(params![
-            rowid,
-            segment::for_index(&row.title),
-            segment::for_index(&record.body)
-        ])?;
+    tx.insert_text(
+        rowid,
+        segment::for_index(&row.title),
+        segment::for_index(&record.body),
+    )?;
     Ok(true)
 }
 
