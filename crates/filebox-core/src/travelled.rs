@@ -47,7 +47,7 @@ impl Mailroom {
     ) -> Result<Travelled> {
         self.check_size(message)?;
         let mailbox = self.mailbox(to)?;
-        let copies = copies_named(&mailbox, message.header.id(), name)?;
+        let copies = copies_named(&mailbox, message.header.id(), name, &Folder::ALL)?;
         if copies
             .iter()
             .any(|(_, copy)| knows_conversation(copy, &message.conversation))
@@ -68,7 +68,7 @@ impl Mailroom {
     /// to read: nothing created, nothing recovered).
     pub fn holds_travelled(&self, agent: &AgentId, id: &str, name: &FileName) -> bool {
         self.mailbox_to_read(agent)
-            .and_then(|mailbox| copies_named(&mailbox, id, name))
+            .and_then(|mailbox| copies_named(&mailbox, id, name, &Folder::ALL))
             .is_ok_and(|copies| !copies.is_empty())
     }
 
@@ -85,7 +85,7 @@ impl Mailroom {
     ) -> Result<Travelled> {
         self.check_size(message)?;
         let mailbox = self.mailbox(agent)?;
-        let copies = copies_named(&mailbox, message.header.id(), name)?;
+        let copies = copies_named(&mailbox, message.header.id(), name, &Folder::ALL)?;
         let history = history_len(message);
         let newer_elsewhere = copies.iter().any(|(_, copy)| history_len(copy) > history);
         let same_here = copies
@@ -136,12 +136,23 @@ impl Mailroom {
     /// Record a delivery receipt on `agent`'s spool copy of message `id` (its stand-in's inbox
     /// copy with `conversation` entries): a `Received` line by `agent`, so `status` says
     /// delivered instead of in flight. `false` when no such copy waits there (the agent moved
-    /// on already, or a newer version is in flight) or it has its receipt already.
-    pub fn record_receipt(&self, agent: &AgentId, id: &str, conversation: usize) -> Result<bool> {
+    /// on already, or a newer version is in flight) or it has its receipt already. `file`, the
+    /// copy's name when the receipt gives it, finds the copy with one open; without it (a hub
+    /// of an older version) the copy is looked up by id.
+    pub fn record_receipt(
+        &self,
+        agent: &AgentId,
+        id: &str,
+        conversation: usize,
+        file: Option<&FileName>,
+    ) -> Result<bool> {
         let mailbox = self.mailbox(agent)?;
-        let spooled = read_copies(&mailbox, id, &[Folder::Inbox])?
-            .into_iter()
-            .find(|(_, copy)| copy.conversation.len() == conversation && !received(copy));
+        let spooled = match file {
+            Some(name) => copies_named(&mailbox, id, name, &[Folder::Inbox])?,
+            None => read_copies(&mailbox, id, &[Folder::Inbox])?,
+        }
+        .into_iter()
+        .find(|(_, copy)| copy.conversation.len() == conversation && !received(copy));
         let Some((envelope, _)) = spooled else {
             return Ok(false);
         };
@@ -243,19 +254,24 @@ fn read_copies(
     mailbox.read_copies(&MessageRef::Id(id.to_owned()), folders)
 }
 
-/// Every readable copy of message `id` in a mailbox's folders under its file name `name`:
+/// Every readable copy of message `id` in `folders` of a mailbox under its file name `name`:
 /// every copy FileBox writes of a message has its one name, on every machine (the rule a send
 /// follows when it finishes an interrupted delivery), so a delivery finds them with one open
 /// per folder, where a look-up by id would catch the index up (or read the folder's names)
 /// for every mail that arrives. Files of that name holding other messages are read by id.
-fn copies_named(mailbox: &Mailbox, id: &str, name: &FileName) -> Result<Vec<(Envelope, Message)>> {
+fn copies_named(
+    mailbox: &Mailbox,
+    id: &str,
+    name: &FileName,
+    folders: &[Folder],
+) -> Result<Vec<(Envelope, Message)>> {
     MessageRef::parse(id)?;
-    match mailbox.read_copies(&MessageRef::File(name.clone()), &Folder::ALL) {
+    match mailbox.read_copies(&MessageRef::File(name.clone()), folders) {
         Ok(copies) => Ok(copies
             .into_iter()
             .filter(|(copy, _)| copy.header.id().eq_ignore_ascii_case(id))
             .collect()),
-        Err(Error::Ambiguous { .. }) => read_copies(mailbox, id, &Folder::ALL),
+        Err(Error::Ambiguous { .. }) => read_copies(mailbox, id, folders),
         Err(e) => Err(e),
     }
 }

@@ -132,6 +132,7 @@ pub(crate) fn mail(
         agent: names::qualify(agent.as_str(), me),
         id: message.header.id().to_owned(),
         conversation: message.conversation.len(),
+        file: Some(file.to_string()),
     })
 }
 
@@ -188,9 +189,16 @@ pub(crate) fn event(
             agent,
             id,
             conversation,
+            file,
         } => {
             let agent = own_agent(&config, from, agent, id)?;
-            Mailroom::new(config, Some(&agent))?.record_receipt(&agent, id, *conversation)?;
+            let file = file.as_deref().map(FileName::new).transpose()?;
+            Mailroom::new(config, Some(&agent))?.record_receipt(
+                &agent,
+                id,
+                *conversation,
+                file.as_ref(),
+            )?;
         }
         Event::Withdrawn {
             asker,

@@ -97,11 +97,14 @@ pub(crate) enum Event {
     /// A fork made the message with this id obsolete.
     Obsolete { id: String },
     /// A delivery receipt: `agent` (a wire name of the sending hub) has the version of
-    /// message `id` with `conversation` entries in its mailbox, on disk.
+    /// message `id` with `conversation` entries in its mailbox, on disk, under the name `file`
+    /// it travelled with (absent from hubs of older versions).
     Received {
         agent: String,
         id: String,
         conversation: usize,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        file: Option<String>,
     },
     /// A question withdrawn: `asker` (a wire name of the sending hub) stopped waiting for the
     /// answer of `agent` (of the receiving hub) to question `id`; `details` say why.
@@ -159,6 +162,7 @@ pub(crate) fn event_id(to: &str, event: &Event) -> String {
             agent,
             id,
             conversation,
+            ..
         } => format!("{to}.received.{agent}.{id}.{conversation}"),
         Event::Refused {
             agent,
@@ -216,5 +220,25 @@ mod tests {
         assert_eq!(a, mail_id("h", "bob", "m1", 0, "one"));
         assert_ne!(a, mail_id("h", "bob", "m1", 1, "two"));
         assert_ne!(a, mail_id("h", "carol", "m1", 0, "one"));
+    }
+
+    #[test]
+    fn a_receipt_names_its_file_and_one_from_an_older_hub_without_it_still_reads() {
+        let older = r#"{"kind":"received","agent":"bob@ci-1","id":"m1","conversation":0}"#;
+        let event: Event = serde_json::from_str(older).unwrap();
+        assert!(
+            matches!(event, Event::Received { file: None, .. }),
+            "{event:?}"
+        );
+        let named = Event::Received {
+            agent: "bob@ci-1".into(),
+            id: "m1".into(),
+            conversation: 0,
+            file: Some("20250101T000000-ER-x-m1.md".into()),
+        };
+        let wire = serde_json::to_string(&named).unwrap();
+        assert_eq!(serde_json::from_str::<Event>(&wire).unwrap(), named);
+        // The same receipt with or without the name is one message to the stream.
+        assert_eq!(event_id("laptop", &named), event_id("laptop", &event));
     }
 }
