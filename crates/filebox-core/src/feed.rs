@@ -65,6 +65,8 @@ pub enum Wake {
 struct Source {
     mailbox: Mailbox,
     folder: Folder,
+    /// The folder's path as watch events name it (absolute, as the watcher makes it).
+    watched: PathBuf,
     mark: Mark,
 }
 
@@ -84,17 +86,27 @@ struct Due {
 }
 
 impl Due {
-    fn add(&mut self, stir: Stir) {
-        match stir {
-            Stir::Paths(paths) if !paths.is_empty() => {
-                for path in paths {
-                    if let Some(parent) = path.parent() {
-                        self.folders.insert(parent.to_owned());
-                    }
-                    self.folders.insert(path);
+    /// Take in what an event says, for the folders `watched`: a path that is a watched folder
+    /// or a file in one names that folder; any other path (a form the watcher reported that
+    /// is not the one watched) names nothing certain, so every folder is looked at.
+    fn add(&mut self, stir: Stir, watched: &HashSet<PathBuf>) {
+        let Stir::Paths(paths) = stir else {
+            self.everything = true;
+            return;
+        };
+        if paths.is_empty() {
+            self.everything = true;
+        }
+        for path in paths {
+            let folder = match path.parent() {
+                _ if watched.contains(&path) => path,
+                Some(parent) if watched.contains(parent) => parent.to_owned(),
+                _ => {
+                    self.everything = true;
+                    continue;
                 }
-            }
-            _ => self.everything = true,
+            };
+            self.folders.insert(folder);
         }
     }
 
@@ -109,8 +121,14 @@ pub struct Feed {
     /// `None` when no watcher could be set up: the feed then looks every [`TICK`].
     watcher: Option<RecommendedWatcher>,
     sources: Vec<Source>,
+    /// Every source's `watched` path.
+    watched: HashSet<PathBuf>,
     /// What the events since the last look named.
     due: Due,
+    /// When a look last looked at every folder: one is due every [`FALLBACK_LOOK`] however
+    /// many events come (a folder whose events never come, e.g. made again under a watch of
+    /// the old one, is still looked at).
+    looked_at_all: Instant,
     /// Folders listed since [`Feed::take_relisted`] was last called.
     relisted: Vec<(AgentId, Folder)>,
 }
@@ -149,10 +167,12 @@ impl Feed {
             events,
             watcher,
             sources: Vec::new(),
+            watched: HashSet::new(),
             due: Due {
                 everything: true,
                 folders: HashSet::new(),
             },
+            looked_at_all: Instant::now(),
             relisted: Vec::new(),
         }
     }
@@ -167,10 +187,14 @@ impl Feed {
             // Fall back to looking on every tick for every folder.
             self.watcher = None;
         }
-        self.due.folders.insert(dir);
+        // The watcher names events by the absolute path of what it watches.
+        let watched = std::path::absolute(&dir).unwrap_or(dir);
+        self.watched.insert(watched.clone());
+        self.due.folders.insert(watched.clone());
         self.sources.push(Source {
             mailbox: mailbox.clone(),
             folder,
+            watched,
             mark: Mark::start(mailbox, folder)?,
         });
         Ok(())
@@ -181,17 +205,15 @@ impl Feed {
     /// is not known ([`Feed::take_relisted`] names it).
     pub fn look(&mut self) -> Result<Vec<Change>> {
         while let Ok(stir) = self.events.try_recv() {
-            self.due.add(stir);
+            self.due.add(stir, &self.watched);
         }
-        if self.watcher.is_none() {
+        if self.watcher.is_none() || self.looked_at_all.elapsed() >= FALLBACK_LOOK {
             self.due.everything = true;
         }
+        let looking_at_all = self.due.everything;
         let mut changes = Vec::new();
         for source in &mut self.sources {
-            if !self
-                .due
-                .includes(&source.mailbox.folder_path(source.folder))
-            {
+            if !self.due.includes(&source.watched) {
                 continue;
             }
             let step = source.mark.advance(&source.mailbox, source.folder)?;
@@ -219,6 +241,9 @@ impl Feed {
         // Only a look that got through every folder due lets go of them: after an error the
         // next look tries them again.
         self.due = Due::default();
+        if looking_at_all {
+            self.looked_at_all = Instant::now();
+        }
         changes.sort_by(|a, b| (&a.file, a.kind as u8).cmp(&(&b.file, b.kind as u8)));
         Ok(changes)
     }
@@ -272,7 +297,7 @@ impl Feed {
             let wait = deadline.map_or(wait, |d| wait.min(d.saturating_duration_since(now)));
             match self.events.recv_timeout(wait) {
                 Ok(stir) => {
-                    self.due.add(stir);
+                    self.due.add(stir, &self.watched);
                     return Wake::Look;
                 }
                 Err(RecvTimeoutError::Timeout) => {}
@@ -375,24 +400,58 @@ mod tests {
     fn an_event_makes_its_folder_due_and_a_warning_makes_every_folder_due() {
         let inbox = PathBuf::from("/m/a/inbox");
         let done = PathBuf::from("/m/a/done");
+        let watched = HashSet::from([inbox.clone(), done.clone()]);
         let mut due = Due::default();
-        due.add(Stir::Paths(vec![inbox.join("x.md")]));
+        due.add(Stir::Paths(vec![inbox.join("x.md")]), &watched);
         assert!(due.includes(&inbox), "a file's event names its folder");
         assert!(!due.includes(&done));
-        due.add(Stir::Paths(vec![done.clone()]));
+        due.add(Stir::Paths(vec![done.clone()]), &watched);
         assert!(
             due.includes(&done),
             "an event on the folder itself names it"
         );
         let mut warned = Due::default();
-        warned.add(Stir::Paths(Vec::new()));
+        warned.add(Stir::Paths(Vec::new()), &watched);
         assert!(
             warned.includes(&inbox),
             "an event without paths names nothing: look at all"
         );
         let mut lost = Due::default();
-        lost.add(Stir::Anything);
+        lost.add(Stir::Anything, &watched);
         assert!(lost.includes(&done));
+        let mut elsewhere = Due::default();
+        elsewhere.add(
+            Stir::Paths(vec![PathBuf::from("/private/m/a/inbox/x.md")]),
+            &watched,
+        );
+        assert!(
+            elsewhere.includes(&done),
+            "a path in a form not watched names nothing certain: look at all"
+        );
+    }
+
+    /// A mailbox named by a relative path (a config given as `hub/config.json`): the watcher
+    /// reports absolute paths, and the change is still seen at once, not at the fallback look.
+    #[test]
+    fn a_folder_watched_by_a_relative_path_is_looked_at_on_its_events() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("a");
+        let absolute = Mailbox::open(AgentId::new("a").unwrap(), root.clone()).unwrap();
+        let cwd = std::env::current_dir().unwrap();
+        let relative: PathBuf = std::iter::repeat_n("..", cwd.components().count())
+            .collect::<PathBuf>()
+            .join(root.strip_prefix("/").unwrap());
+        let a = Mailbox::open_to_read(AgentId::new("a").unwrap(), relative).unwrap();
+        let mut feed = Feed::new();
+        feed.watch(&a, Folder::Inbox).unwrap();
+        assert!(feed.look().unwrap().is_empty());
+        let started = Instant::now();
+        let arrived = put(&absolute, Folder::Inbox, "00000001");
+        let seen = feed
+            .next(Some(started + Duration::from_secs(10)), &|| false)
+            .unwrap();
+        assert_eq!(seen.first().map(|c| &c.file), Some(&arrived));
+        assert!(started.elapsed() < FALLBACK_LOOK, "{:?}", started.elapsed());
     }
 
     #[test]

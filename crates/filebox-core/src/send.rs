@@ -307,8 +307,8 @@ impl Mailroom {
 
     /// [`Self::send_new`] with the Message IDs drawn from `new_id`. A file name keeps only
     /// eight hex digits of the id, so two sends of one subject in one second can meet on a
-    /// name (one pair in 4.3 billion): when the first inbox already holds the name,
-    /// nothing is written yet, and the send starts again under a fresh id. Not with
+    /// name (one pair in 4.3 billion): when my outbox or the first inbox already holds the
+    /// name, nothing is written yet, and the send starts again under a fresh id. Not with
     /// attachments, which are stored under the id before the first link.
     fn send_new_with_ids(
         &self,
@@ -334,7 +334,8 @@ impl Mailroom {
     }
 
     /// Send a new message whose Message ID is `id`. Fails with the name taken, having written
-    /// nothing, when the first recipient's inbox already holds a file of the message's name.
+    /// nothing but its attachments, when my outbox or (without attachments) the first
+    /// recipient's inbox already holds a file of the message's name.
     fn send_new_as(
         &self,
         id: String,
@@ -387,6 +388,17 @@ impl Mailroom {
         };
         let bytes = render(&message);
         let name = file_name_for(now, &request.kind, &message.header.title, &id);
+        // My outbox holds the name already (a send of mine with this title in this second):
+        // nothing is written yet, as for a name taken in the first inbox.
+        let mine = self.my_mailbox()?;
+        let record = mine.folder_path(Folder::Outbox).join(name.as_str());
+        if store::modified(&record).is_some() {
+            let taken = std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                "a file of this name is already there",
+            );
+            return Err(Error::io(record, taken));
+        }
 
         // Every recipient is tried, and the outbox copy always written, so that a failure for
         // one recipient neither hides what reached the others nor invites a duplicating retry.
@@ -405,7 +417,10 @@ impl Mailroom {
                 // in the first inbox (nothing written: the caller may retry): plainly an error.
                 Err(e) if recipients.len() == 1 => return Err(e),
                 Err(e)
-                    if failed.is_empty() && delivered.is_empty() && store::already_exists(&e) =>
+                    if failed.is_empty()
+                        && delivered.is_empty()
+                        && request.attachments.is_empty()
+                        && store::already_exists(&e) =>
                 {
                     return Err(e);
                 }
@@ -415,7 +430,6 @@ impl Mailroom {
         if delivered.is_empty() {
             return Err(Error::NotSent { failed });
         }
-        let mine = self.my_mailbox()?;
         copies.publish(&mine.tmp(), &mine.folder_path(Folder::Outbox))?;
         copies.sync()?;
         if !failed.is_empty() {
@@ -705,12 +719,13 @@ mod tests {
     const TAKEN: &str = "aaaaaaaa-0000-4000-8000-000000000000";
     const FRESH: &str = "bbbbbbbb-0000-4000-8000-000000000000";
 
-    /// `dev`'s mailroom, a request to `qa`, and `qa`'s inbox holding someone else's file
-    /// under the name a send with Message ID [`TAKEN`] takes, this second and the next.
-    fn name_taken_in_qa_inbox(dir: &Path) -> (Mailroom, SendRequest, PathBuf) {
+    /// `dev`'s mailroom, a request to `qa`, and the folder `folder` (under `dir`) holding
+    /// another file under the name a send with Message ID [`TAKEN`] takes, this second and
+    /// the next.
+    fn name_taken_in(dir: &Path, folder: &str) -> (Mailroom, SendRequest, PathBuf) {
         let dev = dev_and_qa_as(dir, "dev");
         let request = SendRequest::new("qa", MessageType::new("ER").unwrap(), "Same subject");
-        let inbox = dir.join("mailboxes/qa/inbox");
+        let inbox = dir.join(folder);
         std::fs::create_dir_all(&inbox).unwrap();
         let now = time::now();
         for second in [now, now + jiff::SignedDuration::from_secs(1)] {
@@ -732,7 +747,7 @@ mod tests {
     #[test]
     fn a_taken_file_name_is_retried_under_a_fresh_id() {
         let dir = tempfile::tempdir().unwrap();
-        let (dev, request, inbox) = name_taken_in_qa_inbox(dir.path());
+        let (dev, request, inbox) = name_taken_in(dir.path(), "mailboxes/qa/inbox");
         let mut ids = [TAKEN, FRESH].into_iter().map(str::to_owned);
         let receipt = send_to_qa(&dev, &request, || ids.next().unwrap()).unwrap();
         assert_eq!(receipt.id, FRESH);
@@ -751,9 +766,28 @@ mod tests {
     }
 
     #[test]
+    fn a_name_taken_in_my_outbox_is_retried_before_any_inbox_gets_a_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let (dev, request, outbox) = name_taken_in(dir.path(), "mailboxes/dev/outbox");
+        let mut ids = [TAKEN, FRESH].into_iter().map(str::to_owned);
+        let receipt = send_to_qa(&dev, &request, || ids.next().unwrap()).unwrap();
+        assert_eq!(receipt.id, FRESH);
+        assert_eq!(std::fs::read_dir(&outbox).unwrap().count(), 3);
+        let inbox: Vec<_> = std::fs::read_dir(dir.path().join("mailboxes/qa/inbox"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(
+            inbox,
+            [receipt.file],
+            "only the fresh id's copy was delivered"
+        );
+    }
+
+    #[test]
     fn a_name_taken_every_time_fails_without_writing() {
         let dir = tempfile::tempdir().unwrap();
-        let (dev, request, inbox) = name_taken_in_qa_inbox(dir.path());
+        let (dev, request, inbox) = name_taken_in(dir.path(), "mailboxes/qa/inbox");
         let mut tries = 0;
         let error = send_to_qa(&dev, &request, || {
             tries += 1;

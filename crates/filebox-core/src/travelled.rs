@@ -138,7 +138,8 @@ impl Mailroom {
     /// delivered instead of in flight. `false` when no such copy waits there (the agent moved
     /// on already, or a newer version is in flight) or it has its receipt already. `file`, the
     /// copy's name when the receipt gives it, finds the copy with one open; without it (a hub
-    /// of an older version) the copy is looked up by id.
+    /// of an older version), or when no copy of that name holds the message, it is looked up
+    /// by id.
     pub fn record_receipt(
         &self,
         agent: &AgentId,
@@ -147,9 +148,14 @@ impl Mailroom {
         file: Option<&FileName>,
     ) -> Result<bool> {
         let mailbox = self.mailbox(agent)?;
-        let spooled = match file {
+        let named = match file {
             Some(name) => copies_named(&mailbox, id, name, &[Folder::Inbox])?,
-            None => read_copies(&mailbox, id, &[Folder::Inbox])?,
+            None => Vec::new(),
+        };
+        let spooled = if named.is_empty() {
+            read_copies(&mailbox, id, &[Folder::Inbox])?
+        } else {
+            named
         }
         .into_iter()
         .find(|(_, copy)| copy.conversation.len() == conversation && !received(copy));

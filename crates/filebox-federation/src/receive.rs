@@ -192,7 +192,8 @@ pub(crate) fn event(
             file,
         } => {
             let agent = own_agent(&config, from, agent, id)?;
-            let file = file.as_deref().map(FileName::new).transpose()?;
+            // A name that is not one is no reason to drop the receipt: looked up by id.
+            let file = file.as_deref().and_then(|name| FileName::new(name).ok());
             Mailroom::new(config, Some(&agent))?.record_receipt(
                 &agent,
                 id,

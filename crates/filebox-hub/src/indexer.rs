@@ -1,14 +1,14 @@
 //! The hub keeps every mailbox's index current. It builds each one once it listens; after that,
-//! the mailboxes whose mail came or went (the hub's events) are caught up as soon as they have
-//! been quiet for [`QUIET`], on a thread of their own. So a look-up by id, a page or a search
+//! each mailbox whose mail came or went (the hub's events) is caught up as soon as it has had
+//! no change for [`QUIET`], on a thread of its own. So a look-up by id, a page or a search
 //! after a burst of mail finds its index current, where it would otherwise catch up the whole
-//! burst itself (about a second per 10,000 messages). While changes keep coming, the uses catch
-//! up as before (`filebox_core::index`): the hub never spends CPU on indexing in competition
-//! with the writes it follows. A mailbox that cannot be indexed is said on stderr; its look-ups
-//! read the folder instead.
+//! burst itself (about a second per 10,000 messages). While a mailbox's changes keep coming,
+//! its uses catch up as before (`filebox_core::index`): the hub does not index a mailbox in
+//! competition with the writes into it. A mailbox that cannot be indexed is said on stderr;
+//! its look-ups read the folder instead.
 
-use std::collections::BTreeSet;
-use std::time::Duration;
+use std::collections::{BTreeSet, HashMap};
+use std::time::{Duration, Instant};
 
 use filebox_core::{AgentId, Mailbox};
 use tokio::sync::broadcast::{self, error::RecvError};
@@ -25,36 +25,53 @@ const QUIET: Duration = Duration::from_millis(500);
 pub(crate) async fn keep_indexes(hub: Hub, mut events: broadcast::Receiver<HubEvent>) {
     let stop = hub.sessions();
     catch_up(&hub, None).await;
-    let mut changed: BTreeSet<String> = BTreeSet::new();
-    let mut everything = false;
+    // The last change of each mailbox not caught up yet; `all`: events were missed since.
+    let mut changed: HashMap<String, Instant> = HashMap::new();
+    let mut all: Option<Instant> = None;
     loop {
-        let wait = if changed.is_empty() && !everything {
-            Duration::MAX
-        } else {
-            QUIET
-        };
+        let first_quiet = changed.values().chain(&all).min().map(|last| *last + QUIET);
         let next = tokio::select! {
             () = stop.cancelled() => return,
-            next = tokio::time::timeout(wait, events.recv()) => next,
+            next = recv_until(&mut events, first_quiet) => next,
         };
+        let now = Instant::now();
         match next {
-            Err(_quiet) => {
-                let agents = if everything {
+            None => {
+                let agents = if all.is_some_and(|last| last + QUIET <= now) {
+                    (all, changed) = (None, HashMap::new());
                     None
                 } else {
-                    Some(std::mem::take(&mut changed))
+                    let quiet: BTreeSet<String> = changed
+                        .iter()
+                        .filter(|(_, last)| **last + QUIET <= now)
+                        .map(|(agent, _)| agent.clone())
+                        .collect();
+                    changed.retain(|agent, _| !quiet.contains(agent));
+                    Some(quiet)
                 };
-                (everything, changed) = (false, BTreeSet::new());
                 catch_up(&hub, agents).await;
             }
-            Ok(Ok(event)) if event.is_resync() => everything = true,
-            Ok(Ok(event)) => {
-                changed.insert(event.agent);
+            Some(Ok(event)) if event.is_resync() => all = Some(now),
+            Some(Ok(event)) => {
+                changed.insert(event.agent, now);
             }
             // Events were missed: which mailboxes changed is not known.
-            Ok(Err(RecvError::Lagged(_))) => everything = true,
-            Ok(Err(RecvError::Closed)) => return,
+            Some(Err(RecvError::Lagged(_))) => all = Some(now),
+            Some(Err(RecvError::Closed)) => return,
         }
+    }
+}
+
+/// The next event, or `None` once `deadline` passed first.
+async fn recv_until(
+    events: &mut broadcast::Receiver<HubEvent>,
+    deadline: Option<Instant>,
+) -> Option<Result<HubEvent, RecvError>> {
+    match deadline {
+        Some(deadline) => tokio::time::timeout_at(deadline.into(), events.recv())
+            .await
+            .ok(),
+        None => Some(events.recv().await),
     }
 }
 

@@ -120,9 +120,9 @@ impl Server {
         let tasks = vec![
             tokio::spawn(runner::supervise(hub.clone(), hub.events().live())),
             tokio::spawn(webhook::supervise(hub.clone(), hub.events().live())),
+            tokio::spawn(indexer::keep_indexes(hub.clone(), hub.events().live())),
             tokio::spawn(events::follow(hub.clone(), follower)),
             tokio::spawn(federation(hub.clone())),
-            tokio::spawn(indexer::keep_indexes(hub.clone(), hub.events().live())),
         ];
         let bridges = crate::bridges::start(&hub, &config, bridges);
         let socket_server = {

@@ -217,10 +217,6 @@ fn connect(path: &Path) -> Result<Opened> {
         // them from the files (ARCHITECTURE.md, "Index durability"). In WAL mode a commit then
         // writes the log without an fsync.
         conn.pragma_update(None, "synchronous", "NORMAL")?;
-        // The statement journal SQLite keeps for each statement that fires triggers (a row of
-        // `listed`) holds a few pages, gone when the statement ends: in memory, not a file
-        // written and read back once per indexed message.
-        conn.pragma_update(None, "temp_store", "MEMORY")?;
         // Every command is a short-lived process whose connection is the last to close: SQLite
         // would checkpoint the log into the database and delete it on every close (two
         // fsyncs), and the next writer would create it again (two more: the new log and its
