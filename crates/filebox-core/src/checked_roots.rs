@@ -11,9 +11,10 @@
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{LazyLock, Mutex, PoisonError};
 
 use crate::journal;
+use crate::mark::ctime_ns;
 
 /// How many roots are remembered; past that the memory starts again (a hub serves fewer).
 const KEPT: usize = 4096;
@@ -30,7 +31,7 @@ impl RootSeen {
     /// The root now, when it is a directory (not a symlink) whose ctime can be trusted.
     pub(crate) fn of(root: &Path) -> Option<RootSeen> {
         let meta = std::fs::symlink_metadata(root).ok()?;
-        let ctime = meta.ctime() * 1_000_000_000 + meta.ctime_nsec();
+        let ctime = ctime_ns(&meta);
         if !meta.file_type().is_dir() || !journal::settled(ctime, meta.ctime_nsec() == 0) {
             return None;
         }
@@ -42,7 +43,7 @@ impl RootSeen {
     }
 }
 
-static CHECKED: Mutex<Option<HashMap<PathBuf, RootSeen>>> = Mutex::new(None);
+static CHECKED: LazyLock<Mutex<HashMap<PathBuf, RootSeen>>> = LazyLock::new(Mutex::default);
 
 /// Whether `root` was checked as it is now.
 pub(crate) fn still_checked(root: &Path, now: Option<RootSeen>) -> bool {
@@ -50,10 +51,7 @@ pub(crate) fn still_checked(root: &Path, now: Option<RootSeen>) -> bool {
         return false;
     };
     let checked = CHECKED.lock().unwrap_or_else(PoisonError::into_inner);
-    checked
-        .as_ref()
-        .and_then(|roots| roots.get(root))
-        .is_some_and(|seen| *seen == now)
+    checked.get(root) == Some(&now)
 }
 
 /// Remember that `root`, seen as `before` ahead of a check, passed it.
@@ -62,11 +60,10 @@ pub(crate) fn checked(root: &Path, before: Option<RootSeen>) {
         return;
     };
     let mut checked = CHECKED.lock().unwrap_or_else(PoisonError::into_inner);
-    let roots = checked.get_or_insert_with(HashMap::new);
-    if roots.len() >= KEPT {
-        roots.clear();
+    if checked.len() >= KEPT {
+        checked.clear();
     }
-    roots.insert(root.to_owned(), before);
+    checked.insert(root.to_owned(), before);
 }
 
 #[cfg(test)]

@@ -18,17 +18,12 @@
 
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::error::{IoContext, Result};
 use crate::folder::Folder;
 use crate::journal::{self, Entry, Kind, Since};
 use crate::mailbox::Mailbox;
 use crate::message::FileName;
-
-/// An mtime this recent may be shared by a change still to come on a file system whose clock
-/// is coarse, so a look does not take an equal mtime for "unchanged" (as in `index/sync.rs`).
-const RACY: Duration = Duration::from_millis(100);
 
 /// A reader's place in one folder's changes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -109,7 +104,7 @@ impl Mark {
     pub(crate) fn advance(&mut self, mailbox: &Mailbox, folder: Folder) -> Result<Step> {
         let dir = mailbox.folder_path(folder);
         if let Some(mtime) = self.mtime
-            && !racy(mtime)
+            && journal::settled(mtime, false)
             && std::fs::symlink_metadata(&dir).is_ok_and(|m| journal::mtime_ns(&m) == mtime)
         {
             // The common case: one `stat`, nothing changed.
@@ -209,14 +204,6 @@ impl Mark {
         })?;
         Ok(arrived)
     }
-}
-
-/// Whether an mtime is too recent to tell "unchanged" by it alone.
-fn racy(mtime: i64) -> bool {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
-    now.saturating_sub(mtime) < RACY.as_nanos() as i64
 }
 
 #[cfg(test)]

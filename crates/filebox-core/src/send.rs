@@ -744,13 +744,20 @@ mod tests {
         dev.send_new_with_ids(request, (&qa, &[], &qa), &[], new_id)
     }
 
-    #[test]
-    fn a_taken_file_name_is_retried_under_a_fresh_id() {
-        let dir = tempfile::tempdir().unwrap();
-        let (dev, request, inbox) = name_taken_in(dir.path(), "mailboxes/qa/inbox");
+    /// A send to `qa` whose first Message ID, [`TAKEN`], names a file already in `folder`,
+    /// and whose next is [`FRESH`]: its receipt, and the folder.
+    fn sent_with_name_taken_in(dir: &Path, folder: &str) -> (SendReceipt, PathBuf) {
+        let (dev, request, taken_in) = name_taken_in(dir, folder);
         let mut ids = [TAKEN, FRESH].into_iter().map(str::to_owned);
         let receipt = send_to_qa(&dev, &request, || ids.next().unwrap()).unwrap();
         assert_eq!(receipt.id, FRESH);
+        (receipt, taken_in)
+    }
+
+    #[test]
+    fn a_taken_file_name_is_retried_under_a_fresh_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let (receipt, inbox) = sent_with_name_taken_in(dir.path(), "mailboxes/qa/inbox");
         assert!(receipt.file.ends_with("-bbbbbbbb.md"), "{}", receipt.file);
         let held: Vec<String> = std::fs::read_dir(&inbox)
             .unwrap()
@@ -768,10 +775,7 @@ mod tests {
     #[test]
     fn a_name_taken_in_my_outbox_is_retried_before_any_inbox_gets_a_copy() {
         let dir = tempfile::tempdir().unwrap();
-        let (dev, request, outbox) = name_taken_in(dir.path(), "mailboxes/dev/outbox");
-        let mut ids = [TAKEN, FRESH].into_iter().map(str::to_owned);
-        let receipt = send_to_qa(&dev, &request, || ids.next().unwrap()).unwrap();
-        assert_eq!(receipt.id, FRESH);
+        let (receipt, outbox) = sent_with_name_taken_in(dir.path(), "mailboxes/dev/outbox");
         assert_eq!(std::fs::read_dir(&outbox).unwrap().count(), 3);
         let inbox: Vec<_> = std::fs::read_dir(dir.path().join("mailboxes/qa/inbox"))
             .unwrap()

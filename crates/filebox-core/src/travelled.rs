@@ -344,6 +344,34 @@ mod tests {
         next
     }
 
+    /// A receipt whose `file` names another message's copy (a careless or hostile hub): the
+    /// other copy is left as it is, and the receipt lands on its own message, found by id.
+    #[test]
+    fn a_receipt_naming_another_messages_file_touches_only_its_own_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let mailroom = mailroom(dir.path());
+        let far = AgentId::new("b@far").unwrap();
+        let (first_file, first) = sent(&mailroom, "b@far");
+        let (second_file, second) = sent(&mailroom, "b@far");
+        let spool = mailroom.mailbox(&far).unwrap();
+        let is_received = |file: &FileName| {
+            let found = spool
+                .find(&MessageRef::File(file.clone()), &[Folder::Inbox])
+                .unwrap();
+            received(&spool.read(&found).unwrap())
+        };
+        let recorded = mailroom
+            .record_receipt(&far, first.header.id(), 0, Some(&second_file))
+            .unwrap();
+        assert!(recorded);
+        assert!(is_received(&first_file), "found by its id");
+        assert!(
+            !is_received(&second_file),
+            "the named file holds another message"
+        );
+        assert_ne!(first.header.id(), second.header.id());
+    }
+
     #[test]
     fn a_delivery_is_written_once_per_version() {
         let dir = tempfile::tempdir().unwrap();

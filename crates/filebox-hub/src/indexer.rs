@@ -10,7 +10,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
-use filebox_core::{AgentId, Mailbox};
+use filebox_core::Mailbox;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::events::HubEvent;
@@ -90,7 +90,7 @@ async fn catch_up(hub: &Hub, agents: Option<BTreeSet<String>>) {
             }
             let current = config
                 .mailbox_path(agent)
-                .and_then(|path| Mailbox::open(AgentId::clone(agent), path))
+                .and_then(|path| Mailbox::open(agent.clone(), path))
                 .and_then(|mailbox| filebox_core::index::with_index(&mailbox, |_| Ok(())));
             if let Err(error) = current {
                 eprintln!(

@@ -25,10 +25,17 @@ enum FtsWrite {
     },
 }
 
+/// The full-text writes held, and the bytes of text they carry.
+#[derive(Default)]
+struct Held {
+    writes: Vec<FtsWrite>,
+    bytes: usize,
+}
+
 /// The transaction a sync writes in; it reads as the transaction itself.
 pub(super) struct SyncWrites<'c> {
     tx: Transaction<'c>,
-    held: RefCell<(Vec<FtsWrite>, usize)>,
+    held: RefCell<Held>,
 }
 
 impl<'c> Deref for SyncWrites<'c> {
@@ -42,7 +49,7 @@ impl<'c> SyncWrites<'c> {
     pub(super) fn new(tx: Transaction<'c>) -> SyncWrites<'c> {
         SyncWrites {
             tx,
-            held: RefCell::new((Vec::new(), 0)),
+            held: RefCell::default(),
         }
     }
 
@@ -65,17 +72,17 @@ impl<'c> SyncWrites<'c> {
     fn hold(&self, write: FtsWrite, size: usize) -> rusqlite::Result<()> {
         let full = {
             let mut held = self.held.borrow_mut();
-            held.0.push(write);
-            held.1 += size;
-            held.0.len() >= HELD_WRITES || held.1 >= HELD_BYTES
+            held.writes.push(write);
+            held.bytes += size;
+            held.writes.len() >= HELD_WRITES || held.bytes >= HELD_BYTES
         };
         if full { self.write_held() } else { Ok(()) }
     }
 
     /// Write what is held, in the order it came.
     fn write_held(&self) -> rusqlite::Result<()> {
-        let (writes, _) = std::mem::take(&mut *self.held.borrow_mut());
-        for write in writes {
+        let held = std::mem::take(&mut *self.held.borrow_mut());
+        for write in held.writes {
             match write {
                 FtsWrite::Insert { rowid, title, body } => self
                     .tx
