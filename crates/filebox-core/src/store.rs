@@ -182,6 +182,11 @@ impl Unsynced {
         }
         Ok(())
     }
+
+    /// Take over the folders `other` holds unsynced.
+    pub fn merge(&mut self, other: Unsynced) {
+        self.0.extend(other.0);
+    }
 }
 
 /// [`publish_replace`], with the folder's fsync left to `unsynced`.

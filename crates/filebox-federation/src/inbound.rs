@@ -1,6 +1,7 @@
 //! The receiver: this hub's durable pull consumer on `filebox.<me>.>`. Messages come in
 //! batches (whatever the server has handed out, up to [`BATCH`]) and are applied in stream
-//! order on a blocking thread, mail sharing one fsync per inbox ([`Unsynced`]); a batch is
+//! order on blocking threads (a run of mail for several agents side by side, each agent's in
+//! order), mail sharing one fsync per inbox ([`Unsynced`]); a batch is
 //! acknowledged only once its files are durable and, for mail, once the delivery receipts to
 //! the sending hubs are in the stream (published together, their acknowledgements awaited
 //! together). A crash before the acknowledgements means a redelivery, which the core's
@@ -10,6 +11,7 @@
 //! refusal goes back to the sending hub first, as a receipt does. What may work later (the
 //! disk) goes back for a redelivery, and so does every message after it in the batch.
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -303,12 +305,14 @@ impl Inbound {
 /// The outcome of applying one message: for mail, the delivery receipt to publish.
 type Outcome = Result<Option<Outgoing>, Failure>;
 
+fn may_work_later(outcome: &Outcome) -> bool {
+    matches!(outcome, Err(Failure::Retry(_)))
+}
+
 /// Apply a batch in order, up to and including the first that may work later (the rest are
 /// not tried: they come again after it); then make the mail delivered durable. A run of
-/// delivery receipts is recorded by [`RECEIPT_THREADS`] threads at once (receipts are
-/// independent of each other, and each is a two-phase move of a spool copy whose fsyncs
-/// concurrent threads share); what follows a receipt to retry in the run is tried again
-/// after it, which records nothing twice.
+/// mail, or of delivery receipts, is applied on up to [`LANES`] threads at once ([`lanes`]),
+/// so the file fsyncs of one message wait beside the others' instead of after them.
 fn apply_all(
     live: &LiveConfig,
     me: &str,
@@ -317,23 +321,21 @@ fn apply_all(
 ) -> anyhow::Result<Vec<Outcome>> {
     let mut unsynced = Unsynced::default();
     let mut outcomes = Vec::with_capacity(arrivals.len());
+    let apply =
+        |arrival: &Arrival, unsynced: &mut Unsynced| apply(live, me, arrival, published, unsynced);
     let mut rest = arrivals;
-    'batch: while !rest.is_empty() {
-        let receipts = rest.iter().take_while(|a| a.is_receipt(me)).count();
-        let (now, later) = rest.split_at(receipts.max(1));
-        let applied = if receipts > 1 {
-            in_parallel(now, |arrival| {
-                apply(live, me, arrival, published, &mut Unsynced::default())
-            })
+    while !rest.is_empty() {
+        let lanes = lanes(rest, me);
+        let (now, later) = rest.split_at(lanes.len().max(1));
+        let applied = if lanes.len() > 1 {
+            in_lanes(now, &lanes, &mut unsynced, apply)
         } else {
-            vec![apply(live, me, &now[0], published, &mut unsynced)]
+            vec![apply(&now[0], &mut unsynced)]
         };
-        for outcome in applied {
-            let retry = matches!(outcome, Err(Failure::Retry(_)));
-            outcomes.push(outcome);
-            if retry {
-                break 'batch;
-            }
+        let whole = applied.len() == now.len() && !applied.iter().any(may_work_later);
+        outcomes.extend(applied);
+        if !whole {
+            break;
         }
         rest = later;
     }
@@ -343,25 +345,88 @@ fn apply_all(
     Ok(outcomes)
 }
 
-/// How many threads record a run of delivery receipts.
-const RECEIPT_THREADS: usize = 8;
+/// How many threads apply a run of mail or of delivery receipts.
+const LANES: usize = 8;
 
-/// `apply` to each arrival, [`RECEIPT_THREADS`] at a time; the outcomes in order.
-fn in_parallel(arrivals: &[Arrival], apply: impl Fn(&Arrival) -> Outcome + Sync) -> Vec<Outcome> {
-    let chunk = arrivals.len().div_ceil(RECEIPT_THREADS);
-    std::thread::scope(|scope| {
-        let threads: Vec<_> = arrivals
-            .chunks(chunk)
-            .map(|part| scope.spawn(|| part.iter().map(&apply).collect::<Vec<_>>()))
+/// The run of arrivals at the start of `rest` that may be applied side by side, as the lane
+/// of each: delivery receipts (each a move of its own spool copy) in any lane; mail in its
+/// recipient's lane, so mail for one agent is delivered in stream order. Anything else (an
+/// attachment, which must be on disk before the mail after it; a state event; one receipt or
+/// mail) is a run of its own, returned empty.
+fn lanes(rest: &[Arrival], me: &str) -> Vec<usize> {
+    let receipts = rest.iter().take_while(|a| a.is_receipt(me)).count();
+    if receipts > 1 {
+        return (0..receipts).map(|n| n % LANES).collect();
+    }
+    let mut recipients: HashMap<String, usize> = HashMap::new();
+    let lanes: Vec<usize> = rest
+        .iter()
+        .map_while(|arrival| match wire::addressed(&arrival.subject, me) {
+            Some(Addressed::Mail { agent, .. }) => {
+                let next = recipients.len() % LANES;
+                Some(*recipients.entry(agent).or_insert(next))
+            }
+            _ => None,
+        })
+        .collect();
+    if lanes.len() > 1 { lanes } else { Vec::new() }
+}
+
+/// `apply` to each arrival of `run`, one thread per lane, each lane in order and up to its
+/// first that may work later; each thread's unsynced folders join `unsynced`. The outcomes in
+/// the run's order, up to and including the first that may work later, or up to the first
+/// not tried (what follows is handed back and comes again: applied twice, it writes nothing
+/// twice).
+fn in_lanes(
+    run: &[Arrival],
+    lanes: &[usize],
+    unsynced: &mut Unsynced,
+    apply: impl Fn(&Arrival, &mut Unsynced) -> Outcome + Sync,
+) -> Vec<Outcome> {
+    let count = lanes.iter().max().map_or(0, |last| last + 1);
+    let apply = &apply;
+    let done: Vec<(Vec<(usize, Outcome)>, Unsynced)> = std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..count)
+            .map(|lane| {
+                scope.spawn(move || {
+                    let mut unsynced = Unsynced::default();
+                    let mut done = Vec::new();
+                    for (n, arrival) in run.iter().enumerate().filter(|(n, _)| lanes[*n] == lane) {
+                        let outcome = apply(arrival, &mut unsynced);
+                        let stop = may_work_later(&outcome);
+                        done.push((n, outcome));
+                        if stop {
+                            break;
+                        }
+                    }
+                    (done, unsynced)
+                })
+            })
             .collect();
         threads
             .into_iter()
-            .flat_map(|thread| match thread.join() {
-                Ok(outcomes) => outcomes,
+            .map(|thread| match thread.join() {
+                Ok(done) => done,
                 Err(panic) => std::panic::resume_unwind(panic),
             })
             .collect()
-    })
+    });
+    let mut slots: Vec<Option<Outcome>> = run.iter().map(|_| None).collect();
+    for (outcomes, lane_unsynced) in done {
+        unsynced.merge(lane_unsynced);
+        for (n, outcome) in outcomes {
+            slots[n] = Some(outcome);
+        }
+    }
+    let mut outcomes = Vec::with_capacity(run.len());
+    for outcome in slots.into_iter().map_while(|slot| slot) {
+        let stop = may_work_later(&outcome);
+        outcomes.push(outcome);
+        if stop {
+            break;
+        }
+    }
+    outcomes
 }
 
 /// Apply one message of the stream; for mail, the delivery receipt to publish once
@@ -456,6 +521,102 @@ pub(crate) const REFUSED: &str = "refused";
 mod tests {
     use super::*;
     use crate::local_nats::LocalNats;
+
+    fn arrival(subject: &str, payload: &[u8]) -> Arrival {
+        Arrival {
+            subject: subject.to_owned(),
+            headers: Headers {
+                file: None,
+                message_id: None,
+            },
+            payload: payload.to_vec(),
+        }
+    }
+
+    fn receipt(n: usize) -> Arrival {
+        let event = Event::Received {
+            agent: "a@far".into(),
+            id: format!("20260101-000000-{n:04x}"),
+            conversation: 0,
+            file: None,
+        };
+        arrival(
+            "filebox.here.far.event",
+            &serde_json::to_vec(&event).unwrap(),
+        )
+    }
+
+    #[test]
+    fn a_run_of_mail_keeps_each_recipients_mail_in_one_lane_and_ends_at_anything_else() {
+        let batch = [
+            arrival("filebox.here.far.mail.a", b""),
+            arrival("filebox.here.far.mail.b", b""),
+            arrival("filebox.here.other.mail.a", b""),
+            arrival("filebox.here.far.attachment.c", b""),
+            arrival("filebox.here.far.mail.c", b""),
+        ];
+        assert_eq!(lanes(&batch, "here"), [0, 1, 0]);
+        // An attachment is a run of its own (the mail after it needs it on disk), and so is
+        // one mail alone.
+        assert!(lanes(&batch[3..], "here").is_empty());
+        assert!(lanes(&batch[4..], "here").is_empty());
+        // Mail for another hub is not a run: it is refused on its own.
+        assert!(
+            lanes(
+                &[
+                    arrival("filebox.there.far.mail.a", b""),
+                    arrival("filebox.there.far.mail.b", b"")
+                ],
+                "here"
+            )
+            .is_empty()
+        );
+        // Receipts take any lane; a receipt ends a run of mail.
+        let receipts = [
+            receipt(1),
+            receipt(2),
+            receipt(3),
+            arrival("filebox.here.far.mail.a", b""),
+        ];
+        assert_eq!(lanes(&receipts, "here"), [0, 1, 2]);
+        let mixed = [
+            arrival("filebox.here.far.mail.a", b""),
+            arrival("filebox.here.far.mail.b", b""),
+            receipt(1),
+        ];
+        assert_eq!(lanes(&mixed, "here"), [0, 1]);
+    }
+
+    #[test]
+    fn lanes_apply_in_order_and_the_outcomes_stop_at_the_first_that_may_work_later() {
+        let run: Vec<Arrival> = (0..6u8)
+            .map(|n| arrival("filebox.here.far.mail.a", &[n]))
+            .collect();
+        let lanes = [0, 1, 0, 1, 0, 1];
+        let seen = Mutex::new(Vec::new());
+        let outcomes = in_lanes(&run, &lanes, &mut Unsynced::default(), |arrival, _| {
+            let n = arrival.payload[0];
+            seen.lock().unwrap().push(n);
+            if n == 2 {
+                Err(Failure::Retry(anyhow::anyhow!("the disk is full")))
+            } else {
+                Ok(None)
+            }
+        });
+        // 0 and 1 applied, 2 to retry: nothing after it counts (3 and 5 come again).
+        assert_eq!(outcomes.len(), 3);
+        assert!(matches!(outcomes[..2], [Ok(None), Ok(None)]));
+        assert!(may_work_later(&outcomes[2]));
+        let seen = seen.into_inner().unwrap();
+        let lane = |lane: usize| -> Vec<u8> {
+            seen.iter()
+                .copied()
+                .filter(|n| lanes[usize::from(*n)] == lane)
+                .collect()
+        };
+        assert_eq!(lane(0), [0, 2], "a lane stops at its first to retry");
+        assert_eq!(lane(1), [1, 3, 5], "each lane in order");
+    }
 
     #[tokio::test]
     async fn a_consumer_an_older_hub_made_takes_this_hubs_settings_at_a_start() {
