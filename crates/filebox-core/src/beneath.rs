@@ -82,6 +82,19 @@ pub(crate) fn rename(from: Place, to: Place) -> io::Result<()> {
     Ok(renameat(&from_folder, from_name, &to_folder, to_name)?)
 }
 
+/// `renameat2(RENAME_EXCHANGE)`: the names `a` and `b` swap the files they name, in one step
+/// (`EINVAL` where the file system cannot).
+pub(crate) fn exchange(a: Place, b: Place) -> io::Result<()> {
+    let ((a_folder, a_name), (b_folder, b_name)) = (a.folder()?, b.folder()?);
+    Ok(renameat_with(
+        &a_folder,
+        a_name,
+        &b_folder,
+        b_name,
+        RenameFlags::EXCHANGE,
+    )?)
+}
+
 /// Move the name `from` to `to` unless `to` exists (`AlreadyExists`), so the file never has
 /// two names: `renameat2(RENAME_NOREPLACE)`, or where the file system lacks it a link that the
 /// caller's removal of `from` completes.

@@ -324,8 +324,11 @@ pub(crate) fn read_regular(path: &Path) -> Result<Vec<u8>> {
 
 /// [`read_regular`] of any file inside a mailbox.
 pub(crate) fn read_regular_in(place: Place) -> Result<Vec<u8>> {
-    let path = place.path;
-    let file = open_message(place)?;
+    read_open(&open_message(place)?, place.path)
+}
+
+/// Read the whole message file `file`, open at `path`.
+fn read_open(mut file: &File, path: &Path) -> Result<Vec<u8>> {
     let meta = file.metadata().at(path)?;
     if !meta.file_type().is_file() {
         return Err(not_regular(path));
@@ -342,7 +345,8 @@ pub(crate) fn read_regular_in(place: Place) -> Result<Vec<u8>> {
     }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     // Bounded even if the file grows while it is read.
-    file.take(MAX_FILE_BYTES + 1)
+    (&mut file)
+        .take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
         .at(path)?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
@@ -425,6 +429,7 @@ impl Intent {
 }
 
 /// The outcome of [`move_message`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Moved {
     Done,
     /// The origin was gone when claimed: another process got there first.
@@ -513,14 +518,23 @@ pub(crate) fn move_message(
     Ok(Moved::Done)
 }
 
-/// Replace a published message with a new version of itself under the same name. It is
-/// claimed like a move, so a concurrent move either wins (this returns `Gone`) or waits for
-/// nothing: the file is never lost, never duplicated, and never half-written.
+/// Replace a published message with a new version of itself under the same name (a line added
+/// to its history, a status set): the file is never lost, never duplicated, never
+/// half-written, and a concurrent move either takes it before (this returns `Gone`) or takes
+/// the new version. The new version is staged and fsynced, then swapped with the current one
+/// in one step (`renameat2(RENAME_EXCHANGE)`); rewriters of one message take turns by a lock on
+/// the file they read, and a version someone replaced meanwhile without taking a turn (a
+/// travelled copy delivered again) is swapped back: `Gone`. Two fsyncs (the new file, the
+/// folder), where a move takes three to seven. On a file system that cannot exchange names,
+/// the rewrite is a move of the message onto its own name.
 pub(crate) fn rewrite_in_place(
     tmp: &Path,
     path: &Path,
-    rewrite: impl FnOnce(&[u8]) -> Result<Vec<u8>>,
+    rewrite: impl Fn(&[u8]) -> Result<Vec<u8>>,
 ) -> Result<Moved> {
+    if let Some(rewritten) = exchange_in_place(tmp, path, &rewrite)? {
+        return Ok(rewritten);
+    }
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return Err(Error::Malformed {
             path: path.to_owned(),
@@ -533,6 +547,55 @@ pub(crate) fn rewrite_in_place(
         name: name.to_string_lossy().into_owned(),
     };
     move_message(tmp, path, &[destination], |bytes| Ok(vec![rewrite(bytes)?]))
+}
+
+/// [`rewrite_in_place`] by exchanging names; `None` when the file system cannot.
+fn exchange_in_place(
+    tmp: &Path,
+    path: &Path,
+    rewrite: &impl Fn(&[u8]) -> Result<Vec<u8>>,
+) -> Result<Option<Moved>> {
+    let Some(dir) = path.parent() else {
+        return Ok(None);
+    };
+    let mailbox = mailbox_of_tmp(tmp);
+    // The current version, locked: the rewriter before us is done with it.
+    let current = loop {
+        let file = match open_message(Place::file(path)) {
+            Ok(file) => file,
+            Err(Error::Io { source, .. }) if source.kind() == ErrorKind::NotFound => {
+                return Ok(Some(Moved::Gone));
+            }
+            Err(e) => return Err(e),
+        };
+        file.lock().at(path)?;
+        if names_file(path, &file) {
+            break file;
+        }
+    };
+    let bytes = rewrite(&read_open(&current, path)?)?;
+    let staged = Staged::create(mailbox, tmp.join(format!("{}.{STAGED}", op_id())), &bytes)?;
+    let (ours, published) = (Place::new(mailbox, &staged.path), Place::new(mailbox, path));
+    let swap = || changing(path, Kind::Added, || beneath::exchange(ours, published));
+    if let Err(e) = swap() {
+        let _ = beneath::remove(ours);
+        return match e.raw_os_error() {
+            Some(libc::ENOENT) => Ok(Some(Moved::Gone)),
+            Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP) => Ok(None),
+            _ => Err(refuse_link(path, e)),
+        };
+    }
+    // `ours` now names the version we displaced.
+    if !names_file(&staged.path, &current) {
+        // Replaced between our read and our swap: that version goes back.
+        let swapped_back = swap();
+        let _ = beneath::remove(ours);
+        swapped_back.map_err(|e| refuse_link(path, e))?;
+        return Ok(Some(Moved::Gone));
+    }
+    let _ = beneath::remove(ours);
+    sync_dir(dir)?;
+    Ok(Some(Moved::Done))
 }
 
 /// Stage each new version at its place in the intent. A version with the same bytes as one
@@ -868,6 +931,81 @@ mod tests {
         assert!(matches!(second, Moved::Gone));
         assert_eq!(fs::read(done.join("a.md")).unwrap(), b"one+");
         assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_rewrite_swaps_in_the_new_version_under_the_same_name_and_leaves_nothing_in_tmp() {
+        let (_root, tmp, inbox, _) = setup();
+        let path = publish_new(&tmp, &inbox, "a.md", b"one").unwrap();
+        let before = fs::metadata(&path).unwrap().ino();
+        let rewritten = rewrite_in_place(&tmp, &path, |b| Ok([b, b"+"].concat())).unwrap();
+        assert_eq!(rewritten, Moved::Done);
+        assert_eq!(fs::read(&path).unwrap(), b"one+");
+        assert_ne!(
+            fs::metadata(&path).unwrap().ino(),
+            before,
+            "a new file, never one changed in place"
+        );
+        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn rewriters_of_one_message_take_turns_and_lose_no_line() {
+        let (_root, tmp, inbox, _) = setup();
+        let path = publish_new(&tmp, &inbox, "a.md", b"lines:").unwrap();
+        std::thread::scope(|scope| {
+            for n in 0..8u8 {
+                let (tmp, path) = (&tmp, &path);
+                scope.spawn(move || {
+                    let line = [b'0' + n];
+                    let rewritten = rewrite_in_place(tmp, path, |b| {
+                        // Slow enough that the others arrive while this one works.
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                        Ok([b, &line[..]].concat())
+                    });
+                    assert_eq!(rewritten.unwrap(), Moved::Done);
+                });
+            }
+        });
+        let mut lines = fs::read(&path).unwrap()[b"lines:".len()..].to_vec();
+        lines.sort();
+        assert_eq!(lines, b"01234567");
+        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_version_replaced_during_a_rewrite_is_kept_and_the_rewrite_is_gone() {
+        let (_root, tmp, inbox, _) = setup();
+        let path = publish_new(&tmp, &inbox, "a.md", b"one").unwrap();
+        // A writer that does not take turns (a travelled copy delivered again) replaces it
+        // while the rewrite works.
+        let rewritten = rewrite_in_place(&tmp, &path, |b| {
+            publish_replace(&tmp, &inbox, "a.md", b"delivered").unwrap();
+            Ok([b, b"+"].concat())
+        })
+        .unwrap();
+        assert_eq!(rewritten, Moved::Gone);
+        assert_eq!(fs::read(&path).unwrap(), b"delivered");
+        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_message_moved_during_a_rewrite_stays_where_it_went() {
+        let (_root, tmp, inbox, done) = setup();
+        let path = publish_new(&tmp, &inbox, "a.md", b"one").unwrap();
+        let rewritten = rewrite_in_place(&tmp, &path, |b| {
+            fs::rename(&path, done.join("a.md")).unwrap();
+            Ok([b, b"+"].concat())
+        })
+        .unwrap();
+        assert_eq!(rewritten, Moved::Gone);
+        assert!(!path.exists(), "never published again where it left");
+        assert_eq!(fs::read(done.join("a.md")).unwrap(), b"one");
+        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+        assert_eq!(
+            rewrite_in_place(&tmp, &path, |b| Ok(b.to_vec())).unwrap(),
+            Moved::Gone
+        );
     }
 
     #[test]
