@@ -14,7 +14,8 @@
 //!
 //! Recovery rolls an uncommitted move back (the claim returns to its folder) and a committed
 //! one forward (the remaining staged files are published), so a message is never lost and
-//! never left in two folders.
+//! never left in two folders. A new version under the same name needs no claim: it is swapped
+//! in by one exchange of names ([`rewrite_in_place`]).
 
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
