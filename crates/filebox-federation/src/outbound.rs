@@ -278,6 +278,7 @@ impl Outbound {
         let mut watched: HashSet<AgentId> = HashSet::new();
         // When this process last handed each owed mail to the stream (by its key).
         let mut sent: HashMap<String, Instant> = HashMap::new();
+        let mut owing = Owing::default();
         let look_every = (self.resend_after / 4).clamp(Duration::from_secs(1), MAX_OWED_LOOK);
         let mut next_look = Instant::now() + look_every;
         while !stop() {
@@ -328,7 +329,7 @@ impl Outbound {
                 if stop() {
                     break;
                 }
-                match self.unpublished(&config, &c) {
+                match self.unpublished(&config, &c, &mut owing) {
                     Ok(items) => {
                         due.extend(items.into_iter().filter(|i| keys.insert(i.key.clone())))
                     }
@@ -340,7 +341,7 @@ impl Outbound {
             }
             self.publish_all(&due, stop)?;
             if Instant::now() >= next_look {
-                if let Err(e) = self.resend_lost(&config, &mut sent, stop) {
+                if let Err(e) = self.resend_lost(&config, &mut sent, &mut owing, stop) {
                     eprintln!(
                         "filebox serve: federation (hub {}): looking for lost mail: {e:#}",
                         self.me
@@ -362,10 +363,11 @@ impl Outbound {
         &self,
         config: &Config,
         sent: &mut HashMap<String, Instant>,
+        owing: &mut Owing,
         stop: &dyn Fn() -> bool,
     ) -> anyhow::Result<()> {
         let now = Instant::now();
-        let mut owed = owed(config, &self.me)?;
+        let mut owed = owing.still_owed(config, &self.me)?;
         // Only what was handed to the stream can have been lost by it.
         {
             let published = self.published.lock().expect("published keys");
@@ -411,11 +413,20 @@ impl Outbound {
         Ok(())
     }
 
-    /// What one copy calls for and was not published yet, in order.
-    fn unpublished(&self, config: &Config, c: &Candidate) -> anyhow::Result<Vec<Outgoing>> {
+    /// What one copy calls for and was not published yet, in order; a spool copy is noted in
+    /// `owing` until it has its delivery receipt.
+    fn unpublished(
+        &self,
+        config: &Config,
+        c: &Candidate,
+        owing: &mut Owing,
+    ) -> anyhow::Result<Vec<Outgoing>> {
         let mailbox = &c.mailbox;
+        let spool = c.folder == Folder::Inbox && hub_of(config, &c.agent).is_some();
+        let key = (c.agent.clone(), c.file.clone());
         // Gone since (moved on by its owner): whatever it became is a candidate of its own.
         let Some(envelope) = mailbox.envelope(c.folder, &c.file).ok().flatten() else {
+            owing.0.remove(&key);
             return Ok(Vec::new());
         };
         if !may_matter(config, &c.agent, &envelope) {
@@ -424,6 +435,11 @@ impl Outbound {
         let Ok(message) = mailbox.read(&envelope) else {
             return Ok(Vec::new());
         };
+        if spool && !travelled::received(&message) {
+            owing.0.insert(key, mailbox.clone());
+        } else {
+            owing.0.remove(&key);
+        }
         let mut items = outgoing(config, &self.me, mailbox, &envelope, &message)?;
         let published = self.published.lock().expect("published keys");
         items.retain(|item| !published.contains(&item.key));
@@ -585,42 +601,82 @@ impl Owed {
     }
 }
 
+/// The spool copies the publisher found without a delivery receipt (by stand-in and file
+/// name), kept from the changes it follows: a look for mail the stream lost reads only these,
+/// never a spool's history of mail long received.
+#[derive(Default)]
+struct Owing(HashMap<(AgentId, FileName), Mailbox>);
+
+impl Owing {
+    /// The mail these copies stand for that is still owed, oldest first; the others (received
+    /// or gone since) are forgotten.
+    fn still_owed(&mut self, config: &Config, me: &str) -> anyhow::Result<Vec<Owed>> {
+        let mut out = Vec::new();
+        let mut settled = Vec::new();
+        for ((agent, file), mailbox) in &self.0 {
+            match owed_copy(config, me, mailbox, file)? {
+                Some(owed) => out.push(owed),
+                None => settled.push((agent.clone(), file.clone())),
+            }
+        }
+        for key in settled {
+            self.0.remove(&key);
+        }
+        out.sort_by_key(|o| o.since);
+        Ok(out)
+    }
+}
+
 /// The mail every spool (the inbox of each remote agent's stand-in) holds without a delivery
-/// receipt, oldest first.
+/// receipt, oldest first: every spool copy read (for `federation status`).
 pub(crate) fn owed(config: &Config, me: &str) -> anyhow::Result<Vec<Owed>> {
     let mut out = Vec::new();
     for (agent, mailbox) in config.readable_mailboxes() {
-        let Some(hub) = hub_of(config, agent) else {
+        if hub_of(config, agent).is_none() {
             continue;
-        };
+        }
         let (files, _) = mailbox.file_names(Folder::Inbox)?;
         for file in files {
-            let path = mailbox.folder_path(Folder::Inbox).join(file.as_str());
-            // Gone since the listing, or unreadable: moved on, nothing owed.
-            let Ok(meta) = std::fs::symlink_metadata(&path) else {
-                continue;
-            };
-            let Some(envelope) = mailbox.envelope(Folder::Inbox, &file).ok().flatten() else {
-                continue;
-            };
-            let Ok(message) = mailbox.read(&envelope) else {
-                continue;
-            };
-            if travelled::received(&message) {
-                continue;
-            }
-            let changed = Duration::new(
-                u64::try_from(meta.ctime()).unwrap_or_default(),
-                u32::try_from(meta.ctime_nsec()).unwrap_or_default(),
-            );
-            out.push(Owed {
-                items: spooled(me, &hub, &mailbox, &envelope, &message)?,
-                since: UNIX_EPOCH + changed,
-            });
+            out.extend(owed_copy(config, me, &mailbox, &file)?);
         }
     }
     out.sort_by_key(|o| o.since);
     Ok(out)
+}
+
+/// The mail the spool copy `file` (in the inbox of `mailbox`, a stand-in) stands for, while it
+/// has no delivery receipt.
+fn owed_copy(
+    config: &Config,
+    me: &str,
+    mailbox: &Mailbox,
+    file: &FileName,
+) -> anyhow::Result<Option<Owed>> {
+    let Some(hub) = hub_of(config, mailbox.owner()) else {
+        return Ok(None);
+    };
+    let path = mailbox.folder_path(Folder::Inbox).join(file.as_str());
+    // Gone, or unreadable: moved on, nothing owed.
+    let Ok(meta) = std::fs::symlink_metadata(&path) else {
+        return Ok(None);
+    };
+    let Some(envelope) = mailbox.envelope(Folder::Inbox, file).ok().flatten() else {
+        return Ok(None);
+    };
+    let Ok(message) = mailbox.read(&envelope) else {
+        return Ok(None);
+    };
+    if travelled::received(&message) {
+        return Ok(None);
+    }
+    let changed = Duration::new(
+        u64::try_from(meta.ctime()).unwrap_or_default(),
+        u32::try_from(meta.ctime_nsec()).unwrap_or_default(),
+    );
+    Ok(Some(Owed {
+        items: spooled(me, &hub, mailbox, &envelope, &message)?,
+        since: UNIX_EPOCH + changed,
+    }))
 }
 
 /// Everything the files call for now, published or not (for `federation status`).
@@ -643,4 +699,61 @@ pub(crate) fn pending(config: &Config, me: &str) -> anyhow::Result<Vec<Outgoing>
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use filebox_core::{AgentEntry, Mailroom, MessageRef, MessageType, SendRequest};
+
+    #[test]
+    fn the_look_for_lost_mail_reads_what_is_owed_and_forgets_what_was_received() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config::update(&dir.path().join("config.json"), |file| {
+            file.agents
+                .insert(AgentId::new("a")?, AgentEntry::new(dir.path().join("a")));
+            file.agents
+                .insert(AgentId::new("b@far")?, AgentEntry::on_hub("far"));
+            Ok(())
+        })
+        .unwrap();
+        let mailroom = Mailroom::new(config.clone(), Some(&AgentId::new("a").unwrap())).unwrap();
+        let far = AgentId::new("b@far").unwrap();
+        let spool = mailroom.mailbox(&far).unwrap();
+        let send = |body: &str| {
+            let kind = MessageType::new("DIS").unwrap();
+            let id = mailroom
+                .send(&SendRequest::new("b@far", kind, body))
+                .unwrap()
+                .id;
+            let file = spool
+                .find(&MessageRef::Id(id.clone()), &[Folder::Inbox])
+                .unwrap()
+                .file
+                .clone();
+            (id, file)
+        };
+        let (_, owed_file) = send("still in flight");
+        let (received_id, received_file) = send("delivered");
+        // Owed too, but the publisher never saw it: the look does not read the spool.
+        send("not seen yet");
+        assert!(
+            mailroom
+                .record_receipt(&far, &received_id, 0, Some(&received_file))
+                .unwrap()
+        );
+        let mut owing = Owing::default();
+        for file in [&owed_file, &received_file] {
+            owing.0.insert((far.clone(), file.clone()), spool.clone());
+        }
+        let still = owing.still_owed(&config, "here").unwrap();
+        let files: Vec<&str> = still
+            .iter()
+            .map(|o| o.mail().headers[0].1.as_str())
+            .collect();
+        assert_eq!(files, [owed_file.as_str()]);
+        assert_eq!(owing.0.len(), 1, "the received copy is forgotten");
+        // `federation status` reads every spool copy.
+        assert_eq!(owed(&config, "here").unwrap().len(), 2);
+    }
 }
