@@ -67,6 +67,11 @@ pub(crate) fn trusted_mtime(meta: &fs::Metadata) -> Option<i64> {
 /// Whether a time stamped by the file system (nanoseconds since the epoch; `whole_seconds`:
 /// one that keeps no fraction) is old enough that a later change cannot share it.
 pub(crate) fn settled(ns: i64, whole_seconds: bool) -> bool {
+    until_settled(ns, whole_seconds).is_zero()
+}
+
+/// How long until a time stamped by the file system is [`settled`].
+fn until_settled(ns: i64, whole_seconds: bool) -> Duration {
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
@@ -75,7 +80,19 @@ pub(crate) fn settled(ns: i64, whole_seconds: bool) -> bool {
     } else {
         RACY
     };
-    now.saturating_sub(ns) >= racy.as_nanos() as i64
+    let left = (racy.as_nanos() as i64).saturating_sub(now.saturating_sub(ns));
+    Duration::from_nanos(u64::try_from(left).unwrap_or(0))
+}
+
+/// Wait until the last change of each folder of `dirs` is settled (at most once per folder: a
+/// folder that keeps changing is not waited for again), so a listing made next can be trusted
+/// as current.
+pub(crate) fn wait_until_settled<'a>(dirs: impl IntoIterator<Item = &'a Path>) {
+    for dir in dirs {
+        if let Ok(meta) = fs::symlink_metadata(dir) {
+            std::thread::sleep(until_settled(mtime_ns(&meta), meta.mtime_nsec() == 0));
+        }
+    }
 }
 
 /// The journal of a mailbox folder `<root>/<folder>`, when `dir` is one and its mailbox has its

@@ -21,6 +21,7 @@ use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 
 use crate::beneath::Place;
 use crate::error::{Error, Result};
+use crate::folder::Folder;
 use crate::mailbox::Mailbox;
 use crate::store;
 
@@ -318,6 +319,14 @@ pub fn rebuild(mailbox: &Mailbox) -> Result<Index> {
         // The emptied index lists every folder; the journals start again from there.
         crate::journal::remove_all(&state).map_err(|e| Error::io(&state, e))
     })?;
+    // A folder changed a moment ago (a bulk import just ended) would be listed now, but its
+    // mtime recorded as untrusted, and every later command would list it again until a change
+    // came: a wait of at most a moment spares a listing of the whole folder later.
+    let folders: Vec<PathBuf> = Folder::ALL
+        .iter()
+        .map(|folder| mailbox.folder_path(*folder))
+        .collect();
+    crate::journal::wait_until_settled(folders.iter().map(PathBuf::as_path));
     Index::open(mailbox)
 }
 

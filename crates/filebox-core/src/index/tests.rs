@@ -118,6 +118,23 @@ fn a_delivery_is_indexed_from_the_journal_without_listing_the_folder() {
     );
 }
 
+/// A rebuild right after a bulk import (the folder changed a moment ago) still records the
+/// folder as current: the next command does not list it again.
+#[test]
+fn a_rebuild_right_after_an_import_records_the_folder_as_current() {
+    let (_dir, mb) = mailbox();
+    Index::open(&mb).unwrap();
+    put(&mb, Folder::Inbox, "aaaaaaaa-1", "t", "kiwi");
+    let rebuilt = super::rebuild(&mb).unwrap();
+    let recorded: Option<i64> = rebuilt
+        .conn
+        .query_row("SELECT mtime FROM dirs WHERE folder = 'inbox'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(recorded, Some(mtime(&mb, Folder::Inbox)));
+}
+
 #[test]
 fn a_rebuild_empties_the_database_in_place_under_an_open_index() {
     use std::os::unix::fs::MetadataExt;
