@@ -12,7 +12,8 @@
 //! then both mailboxes are indexed (`filebox reindex`). A mailbox is kept in
 //! `DIR/filebox-scale-N/` once complete and reused by later runs (delete it when done): the
 //! million takes minutes to write and to index. The bulk fill before the first search goes
-//! through the core's `send`, so its change journals are the store's own.
+//! through the core's `send`, so its change journals are the store's own. What preparing
+//! wrote is flushed to disk (`sync`) before the first call is timed.
 
 use std::fs;
 use std::os::unix::process::CommandExt;
@@ -53,6 +54,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     for &size in sizes {
         let dir = base.join(format!("filebox-scale-{size}"));
         prepare(&dir, size, &filebox)?;
+        flush_to_disk()?;
         eprintln!("scale: measuring {size} messages");
         let after = measure(&dir, &filebox, None)?;
         let before = match &options.baseline {
@@ -136,6 +138,16 @@ fn prepare(dir: &Path, size: usize, filebox: &Path) -> Result<()> {
         started.elapsed().as_secs_f64()
     );
     fs::write(ready, "")?;
+    Ok(())
+}
+
+/// Write what the page cache holds to disk (`sync`): preparing a million messages leaves
+/// gigabytes to write back, and a call timed meanwhile would wait behind them.
+fn flush_to_disk() -> Result<()> {
+    let status = Command::new("sync").status()?;
+    if !status.success() {
+        return Err("`sync` failed".into());
+    }
     Ok(())
 }
 
