@@ -9,7 +9,7 @@ use crate::folder::Folder;
 use crate::mailbox::{MessageRef, parse_bytes};
 use crate::mailroom::Mailroom;
 use crate::message::{ProcessingEntry, render};
-use crate::store::{self, Moved};
+use crate::store::{self, Rewritten};
 use crate::time;
 
 /// How many times the copy is looked for again when it moved while being annotated.
@@ -48,7 +48,7 @@ impl Mailroom {
                 });
                 Ok(render(&message).into_bytes())
             })?;
-            if matches!(rewritten, Moved::Done) {
+            if matches!(rewritten, Rewritten::Done) {
                 return Ok(());
             }
         }

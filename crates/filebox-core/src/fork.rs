@@ -14,7 +14,7 @@ use crate::mailroom::{Mailroom, Unusable};
 use crate::message::{MessageType, comma_list, field, render};
 use crate::send::SendRequest;
 use crate::status::Status;
-use crate::store::{self, Moved};
+use crate::store::{self, Rewritten};
 use crate::thread::{ENTRY_SEPARATOR, build};
 
 /// How often marking a copy obsolete is retried when another process moves it meanwhile.
@@ -192,7 +192,7 @@ impl Mailroom {
                     message.header.set(field::STATUS, Status::Obsolete.as_str());
                     Ok(render(&message).into_bytes())
                 })?;
-                moved_meanwhile |= matches!(marked, Moved::Gone);
+                moved_meanwhile |= matches!(marked, Rewritten::Gone);
             }
             if !moved_meanwhile {
                 break;

@@ -81,7 +81,8 @@ fn until_settled(ns: i64, whole_seconds: bool) -> Duration {
         RACY
     };
     let left = (racy.as_nanos() as i64).saturating_sub(now.saturating_sub(ns));
-    Duration::from_nanos(u64::try_from(left).unwrap_or(0))
+    // A stamp ahead of this clock (another machine's, a clock set back) waits no longer.
+    Duration::from_nanos(u64::try_from(left).unwrap_or(0)).min(racy)
 }
 
 /// Wait until the last change of each folder of `dirs` is settled (at most once per folder: a

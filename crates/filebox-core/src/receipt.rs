@@ -18,7 +18,7 @@ use crate::folder::Folder;
 use crate::mailbox::{Envelope, Mailbox, MessageRef, parse_bytes};
 use crate::mailroom::Mailroom;
 use crate::message::{Message, ProcessingEntry, render};
-use crate::store::{self, Moved};
+use crate::store::{self, Rewritten};
 use crate::time;
 
 /// The processing-history action of a read receipt.
@@ -156,7 +156,7 @@ impl Mailbox {
             Ok(render(&message).into_bytes())
         });
         match rewritten {
-            Ok(Moved::Done) => {}
+            Ok(Rewritten::Done) => {}
             // Moved on meanwhile (held, answered): past reading.
             Ok(_) => return Ok(Receipt::AlreadyRead),
             // No write access, a full disk: the read goes on without a receipt.

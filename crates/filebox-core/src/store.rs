@@ -17,13 +17,14 @@
 //! never left in two folders. A new version under the same name needs no claim: it is swapped
 //! in by one exchange of names ([`rewrite_in_place`]).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::ffi::OsStr;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, ErrorKind, Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::{LazyLock, Mutex};
 
 use rustix::fs::OFlags;
 
@@ -205,6 +206,8 @@ pub(crate) fn publish_replace_unsynced(
         Place::new(mailbox, &staged.path),
         Place::new(mailbox, &dest),
     );
+    // Replaced in turn with its rewriters (`rewrite_in_place`), so none of them undoes this.
+    let _turn = take_turn(&dest)?;
     changing(&dest, Kind::Added, || beneath::rename(from, to))
         .map_err(|e| refuse_link(&dest, e))?;
     drop(staged.file);
@@ -437,6 +440,25 @@ pub(crate) enum Moved {
     Gone,
 }
 
+/// The outcome of [`rewrite_in_place`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rewritten {
+    Done,
+    /// The message moved on (or was replaced) before the new version was in: nothing written.
+    Gone,
+    /// The rewrite returned the bytes it was given: nothing to write.
+    Unchanged,
+}
+
+impl From<Moved> for Rewritten {
+    fn from(moved: Moved) -> Rewritten {
+        match moved {
+            Moved::Done => Rewritten::Done,
+            Moved::Gone => Rewritten::Gone,
+        }
+    }
+}
+
 /// Move the message at `origin` to `destinations`, each receiving the bytes `rewrite`
 /// returns for it (same order). `rewrite` gets the claimed file's bytes; if it fails, the
 /// message goes back where it was and the error is returned.
@@ -525,14 +547,15 @@ pub(crate) fn move_message(
 /// the new version. The new version is staged and fsynced, then swapped with the current one
 /// in one step (`renameat2(RENAME_EXCHANGE)`); rewriters of one message take turns by a lock on
 /// the file they read, and a version someone replaced meanwhile without taking a turn (a
-/// travelled copy delivered again) is swapped back: `Gone`. Two fsyncs (the new file, the
-/// folder), where a move takes three to seven. On a file system that cannot exchange names,
-/// the rewrite is a move of the message onto its own name.
+/// travelled copy delivered again) is swapped back: `Gone`. A rewrite that returns the bytes
+/// it was given writes nothing: `Unchanged`. Two fsyncs (the new file, the folder), where a
+/// move takes three to seven. On a file system that cannot exchange names, the rewrite is a
+/// move of the message onto its own name.
 pub(crate) fn rewrite_in_place(
     tmp: &Path,
     path: &Path,
     rewrite: impl Fn(&[u8]) -> Result<Vec<u8>>,
-) -> Result<Moved> {
+) -> Result<Rewritten> {
     if let Some(rewritten) = exchange_in_place(tmp, path, &rewrite)? {
         return Ok(rewritten);
     }
@@ -547,7 +570,7 @@ pub(crate) fn rewrite_in_place(
         dir: dir.to_owned(),
         name: name.to_string_lossy().into_owned(),
     };
-    move_message(tmp, path, &[destination], |bytes| Ok(vec![rewrite(bytes)?]))
+    move_message(tmp, path, &[destination], |bytes| Ok(vec![rewrite(bytes)?])).map(Into::into)
 }
 
 /// [`rewrite_in_place`] by exchanging names; `None` when the file system cannot.
@@ -555,48 +578,94 @@ fn exchange_in_place(
     tmp: &Path,
     path: &Path,
     rewrite: &impl Fn(&[u8]) -> Result<Vec<u8>>,
-) -> Result<Option<Moved>> {
+) -> Result<Option<Rewritten>> {
     let Some(dir) = path.parent() else {
         return Ok(None);
     };
     let mailbox = mailbox_of_tmp(tmp);
     // The current version, locked: the rewriter before us is done with it.
-    let current = loop {
-        let file = match open_message(Place::file(path)) {
-            Ok(file) => file,
-            Err(Error::Io { source, .. }) if source.kind() == ErrorKind::NotFound => {
-                return Ok(Some(Moved::Gone));
-            }
-            Err(e) => return Err(e),
-        };
-        file.lock().at(path)?;
-        if names_file(path, &file) {
-            break file;
-        }
+    let Some(current) = take_turn(path)? else {
+        return Ok(Some(Rewritten::Gone));
     };
-    let bytes = rewrite(&read_open(&current, path)?)?;
+    let before = read_open(&current, path)?;
+    let bytes = rewrite(&before)?;
+    if bytes == before {
+        return Ok(Some(Rewritten::Unchanged));
+    }
+    let device = current.metadata().at(path)?.dev();
+    if exchange_unsupported(device) {
+        return Ok(None);
+    }
     let staged = Staged::create(mailbox, tmp.join(format!("{}.{STAGED}", op_id())), &bytes)?;
     let (ours, published) = (Place::new(mailbox, &staged.path), Place::new(mailbox, path));
     let swap = || changing(path, Kind::Added, || beneath::exchange(ours, published));
     if let Err(e) = swap() {
         let _ = beneath::remove(ours);
         return match e.raw_os_error() {
-            Some(libc::ENOENT) => Ok(Some(Moved::Gone)),
-            Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP) => Ok(None),
+            Some(libc::ENOENT) => Ok(Some(Rewritten::Gone)),
+            Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP) => {
+                exchange_unsupported_on(device);
+                Ok(None)
+            }
             _ => Err(refuse_link(path, e)),
         };
     }
     // `ours` now names the version we displaced.
     if !names_file(&staged.path, &current) {
-        // Replaced between our read and our swap: that version goes back.
-        let swapped_back = swap();
-        let _ = beneath::remove(ours);
-        swapped_back.map_err(|e| refuse_link(path, e))?;
-        return Ok(Some(Moved::Gone));
+        // Replaced between our read and our swap by a writer that takes no turn (another
+        // tool): that version goes back. Should the name be gone meanwhile (a move took our
+        // version), it is kept beside it rather than lost.
+        match swap() {
+            Ok(()) => {
+                let _ = beneath::remove(ours);
+            }
+            Err(_) => {
+                let _ = put_back(&staged.path, &recovered_name(path, &staged.path));
+            }
+        }
+        return Ok(Some(Rewritten::Gone));
     }
     let _ = beneath::remove(ours);
     sync_dir(dir)?;
-    Ok(Some(Moved::Done))
+    Ok(Some(Rewritten::Done))
+}
+
+/// The devices whose file system refused to exchange names, learnt once per process, so a
+/// rewrite there stages its file once, for the move.
+static NO_EXCHANGE: LazyLock<Mutex<HashSet<u64>>> = LazyLock::new(Default::default);
+
+fn exchange_unsupported(device: u64) -> bool {
+    NO_EXCHANGE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains(&device)
+}
+
+fn exchange_unsupported_on(device: u64) {
+    NO_EXCHANGE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(device);
+}
+
+/// The file at `path`, opened and locked: a writer's turn to replace it (rewriters of one
+/// message take turns by this lock). Once locked, the name must still hold it (the writer
+/// before may have replaced it meanwhile: then its new file is taken in turn). `None` when
+/// nothing is at the name.
+fn take_turn(path: &Path) -> Result<Option<File>> {
+    loop {
+        let file = match open_message(Place::file(path)) {
+            Ok(file) => file,
+            Err(Error::Io { source, .. }) if source.kind() == ErrorKind::NotFound => {
+                return Ok(None);
+            }
+            Err(e) => return Err(e),
+        };
+        file.lock().at(path)?;
+        if names_file(path, &file) {
+            return Ok(Some(file));
+        }
+    }
 }
 
 /// Stage each new version at its place in the intent. A version with the same bytes as one
@@ -940,7 +1009,7 @@ mod tests {
         let path = publish_new(&tmp, &inbox, "a.md", b"one").unwrap();
         let before = fs::metadata(&path).unwrap().ino();
         let rewritten = rewrite_in_place(&tmp, &path, |b| Ok([b, b"+"].concat())).unwrap();
-        assert_eq!(rewritten, Moved::Done);
+        assert_eq!(rewritten, Rewritten::Done);
         assert_eq!(fs::read(&path).unwrap(), b"one+");
         assert_ne!(
             fs::metadata(&path).unwrap().ino(),
@@ -964,7 +1033,7 @@ mod tests {
                         std::thread::sleep(std::time::Duration::from_millis(5));
                         Ok([b, &line[..]].concat())
                     });
-                    assert_eq!(rewritten.unwrap(), Moved::Done);
+                    assert_eq!(rewritten.unwrap(), Rewritten::Done);
                 });
             }
         });
@@ -978,16 +1047,49 @@ mod tests {
     fn a_version_replaced_during_a_rewrite_is_kept_and_the_rewrite_is_gone() {
         let (_root, tmp, inbox, _) = setup();
         let path = publish_new(&tmp, &inbox, "a.md", b"one").unwrap();
-        // A writer that does not take turns (a travelled copy delivered again) replaces it
-        // while the rewrite works.
+        // Another tool, which takes no turn, replaces it while the rewrite works.
         let rewritten = rewrite_in_place(&tmp, &path, |b| {
-            publish_replace(&tmp, &inbox, "a.md", b"delivered").unwrap();
+            fs::write(inbox.join("edited"), b"edited").unwrap();
+            fs::rename(inbox.join("edited"), &path).unwrap();
             Ok([b, b"+"].concat())
         })
         .unwrap();
-        assert_eq!(rewritten, Moved::Gone);
+        assert_eq!(rewritten, Rewritten::Gone);
+        assert_eq!(fs::read(&path).unwrap(), b"edited");
+        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_delivery_under_the_same_name_waits_for_the_rewrite_in_progress() {
+        let (_root, tmp, inbox, _) = setup();
+        let path = publish_new(&tmp, &inbox, "a.md", b"one").unwrap();
+        let (started, start) = std::sync::mpsc::channel();
+        let rewritten = std::thread::scope(|scope| {
+            let rewrite = scope.spawn(|| {
+                rewrite_in_place(&tmp, &path, |b| {
+                    started.send(()).unwrap();
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    Ok([b, b"+"].concat())
+                })
+            });
+            start.recv().unwrap();
+            publish_replace(&tmp, &inbox, "a.md", b"delivered").unwrap();
+            rewrite.join().unwrap().unwrap()
+        });
+        // The rewrite went in whole, then the delivery replaced it: neither undid the other.
+        assert_eq!(rewritten, Rewritten::Done);
         assert_eq!(fs::read(&path).unwrap(), b"delivered");
         assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_rewrite_that_changes_nothing_writes_nothing() {
+        let (_root, tmp, inbox, _) = setup();
+        let path = publish_new(&tmp, &inbox, "a.md", b"one").unwrap();
+        let before = fs::metadata(&path).unwrap().ino();
+        let rewritten = rewrite_in_place(&tmp, &path, |b| Ok(b.to_vec())).unwrap();
+        assert_eq!(rewritten, Rewritten::Unchanged);
+        assert_eq!(fs::metadata(&path).unwrap().ino(), before);
     }
 
     #[test]
@@ -999,13 +1101,13 @@ mod tests {
             Ok([b, b"+"].concat())
         })
         .unwrap();
-        assert_eq!(rewritten, Moved::Gone);
+        assert_eq!(rewritten, Rewritten::Gone);
         assert!(!path.exists(), "never published again where it left");
         assert_eq!(fs::read(done.join("a.md")).unwrap(), b"one");
         assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
         assert_eq!(
             rewrite_in_place(&tmp, &path, |b| Ok(b.to_vec())).unwrap(),
-            Moved::Gone
+            Rewritten::Gone
         );
     }
 

@@ -11,7 +11,7 @@ use crate::folder::Folder;
 use crate::mailbox::{Envelope, Mailbox, MessageRef};
 use crate::mailroom::Mailroom;
 use crate::message::{ConversationEntry, FileName, Message, ProcessingEntry, render};
-use crate::store::{self, Destination, Moved, Unsynced};
+use crate::store::{self, Destination, Moved, Rewritten, Unsynced};
 use crate::time;
 
 /// The processing-history action of a delivery receipt: the hub of the agent this spool copy
@@ -164,6 +164,11 @@ impl Mailroom {
         };
         let rewritten = store::rewrite_in_place(&mailbox.tmp(), &envelope.path, |bytes| {
             let mut message = crate::mailbox::parse_bytes(&envelope.path, bytes)?;
+            // Asked again of the version this rewrite holds in turn: another receipt may have
+            // been recorded, or a newer version put there, since it was looked up.
+            if message.conversation.len() != conversation || received(&message) {
+                return Ok(bytes.to_vec());
+            }
             message.processing.push(ProcessingEntry {
                 timestamp: time::iso(time::now()),
                 action: RECEIVED.to_owned(),
@@ -172,7 +177,7 @@ impl Mailroom {
             });
             Ok(render(&message).into_bytes())
         })?;
-        Ok(matches!(rewritten, Moved::Done))
+        Ok(matches!(rewritten, Rewritten::Done))
     }
 
     /// Record that `agent`'s hub refused the version of message `id` with `conversation`
@@ -342,6 +347,38 @@ mod tests {
             body: text.into(),
         });
         next
+    }
+
+    /// Receipts for one copy recorded at once (a receipt redelivered beside itself): one line.
+    #[test]
+    fn receipts_for_one_copy_at_once_record_one_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let mailroom = mailroom(dir.path());
+        let far = AgentId::new("b@far").unwrap();
+        let (name, message) = sent(&mailroom, "b@far");
+        let id = message.header.id().to_owned();
+        let recorded = std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..8)
+                .map(|_| {
+                    scope.spawn(|| mailroom.record_receipt(&far, &id, 0, Some(&name)).unwrap())
+                })
+                .collect();
+            threads
+                .into_iter()
+                .map(|t| t.join().unwrap())
+                .filter(|recorded| *recorded)
+                .count()
+        });
+        assert_eq!(recorded, 1);
+        let spool = mailroom.mailbox(&far).unwrap();
+        let found = spool.find(&MessageRef::Id(id), &[Folder::Inbox]).unwrap();
+        let copy = spool.read(&found).unwrap();
+        let lines = copy
+            .processing
+            .iter()
+            .filter(|p| p.action == RECEIVED)
+            .count();
+        assert_eq!(lines, 1);
     }
 
     /// A receipt whose `file` names another message's copy (a careless or hostile hub): the

@@ -47,6 +47,11 @@ const HEARTBEAT: Duration = Duration::from_secs(2);
 /// The longest pause before consuming again after NATS went away.
 const MAX_RETRY_DELAY: Duration = Duration::from_secs(2);
 
+/// How a message file starts each conversation entry (`### <time> - <from> to <to> (<type>)`),
+/// and names what it obsoletes (`message::render`).
+const CONVERSATION_ENTRY: &[u8] = b"\n### ";
+const OBSOLETES_FIELD: &[u8] = b"**Obsoletes:**";
+
 /// The receiver of one hub.
 pub(crate) struct Inbound {
     pub(crate) config: Arc<LiveConfig>,
@@ -74,6 +79,15 @@ impl Arrival {
             serde_json::from_slice(&self.payload),
             Ok(Event::Received { .. })
         )
+    }
+
+    /// Whether this mail, delivered, writes nothing but its recipient's inbox: no conversation
+    /// (a reply is mirrored into its sender's stand-in) and no `Obsoletes` (a fork marks copies
+    /// in other mailboxes). Judged from the bytes, erring towards "no": a body line never reads
+    /// as a conversation entry's heading (the renderer escapes it).
+    fn writes_only_its_inbox(&self) -> bool {
+        let contains = |needle: &[u8]| self.payload.windows(needle.len()).any(|w| w == needle);
+        !contains(CONVERSATION_ENTRY) && !contains(OBSOLETES_FIELD)
     }
 
     fn of(message: &jetstream::Message) -> Arrival {
@@ -349,10 +363,12 @@ fn apply_all(
 const LANES: usize = 8;
 
 /// The run of arrivals at the start of `rest` that may be applied side by side, as the lane
-/// of each: delivery receipts (each a move of its own spool copy) in any lane; mail in its
-/// recipient's lane, so mail for one agent is delivered in stream order. Anything else (an
-/// attachment, which must be on disk before the mail after it; a state event; one receipt or
-/// mail) is a run of its own, returned empty.
+/// of each: delivery receipts (each a rewrite of its own spool copy, in turn with the others)
+/// in any lane; new mail in its recipient's lane, so mail for one agent is delivered in stream
+/// order. Anything else is a run of its own, returned empty: an attachment (on disk before the
+/// mail after it), an event, one receipt or mail alone, and mail that writes beyond its
+/// recipient's inbox (a reply, mirrored into its sender's stand-in; a fork's obsolete marks),
+/// which must see the mail before it applied.
 fn lanes(rest: &[Arrival], me: &str) -> Vec<usize> {
     let receipts = rest.iter().take_while(|a| a.is_receipt(me)).count();
     if receipts > 1 {
@@ -362,7 +378,7 @@ fn lanes(rest: &[Arrival], me: &str) -> Vec<usize> {
     let lanes: Vec<usize> = rest
         .iter()
         .map_while(|arrival| match wire::addressed(&arrival.subject, me) {
-            Some(Addressed::Mail { agent, .. }) => {
+            Some(Addressed::Mail { agent, .. }) if arrival.writes_only_its_inbox() => {
                 let next = recipients.len() % LANES;
                 Some(*recipients.entry(agent).or_insert(next))
             }
@@ -521,6 +537,7 @@ pub(crate) const REFUSED: &str = "refused";
 mod tests {
     use super::*;
     use crate::local_nats::LocalNats;
+    use filebox_core::message::field;
 
     fn arrival(subject: &str, payload: &[u8]) -> Arrival {
         Arrival {
@@ -546,14 +563,47 @@ mod tests {
         )
     }
 
+    /// A message file as another hub publishes it: a reply when `answered`, a fork's
+    /// successor when `obsoletes`.
+    fn mail_file(answered: bool, obsoletes: bool) -> Vec<u8> {
+        use filebox_core::message::{ConversationEntry, Header, Message, MessageType, render};
+        let mut header = Header::new(&MessageType::new("ER").unwrap(), "t");
+        header.set(field::MESSAGE_ID, "aaaaaaaa-1111-4111-8111-111111111111");
+        header.set(field::SENDER, "qa@far");
+        header.set(field::RECEIVER, "a");
+        if obsoletes {
+            header.set(field::OBSOLETES, "bbbbbbbb-2222-4222-8222-222222222222");
+        }
+        let conversation = if answered {
+            vec![ConversationEntry {
+                timestamp: "2030-01-01T00:00:00Z".into(),
+                from: "a".into(),
+                to: "qa@far".into(),
+                kind: "ER".into(),
+                body: "done".into(),
+            }]
+        } else {
+            Vec::new()
+        };
+        let message = Message {
+            header,
+            // A body that quotes an entry's heading is still new mail.
+            body: "### 2030-01-01T00:00:00Z - a to b (ER)\nObsoletes: nothing".into(),
+            conversation,
+            processing: Vec::new(),
+        };
+        render(&message).into_bytes()
+    }
+
     #[test]
     fn a_run_of_mail_keeps_each_recipients_mail_in_one_lane_and_ends_at_anything_else() {
+        let new = mail_file(false, false);
         let batch = [
-            arrival("filebox.here.far.mail.a", b""),
-            arrival("filebox.here.far.mail.b", b""),
-            arrival("filebox.here.other.mail.a", b""),
+            arrival("filebox.here.far.mail.a", &new),
+            arrival("filebox.here.far.mail.b", &new),
+            arrival("filebox.here.other.mail.a", &new),
             arrival("filebox.here.far.attachment.c", b""),
-            arrival("filebox.here.far.mail.c", b""),
+            arrival("filebox.here.far.mail.c", &new),
         ];
         assert_eq!(lanes(&batch, "here"), [0, 1, 0]);
         // An attachment is a run of its own (the mail after it needs it on disk), and so is
@@ -561,27 +611,32 @@ mod tests {
         assert!(lanes(&batch[3..], "here").is_empty());
         assert!(lanes(&batch[4..], "here").is_empty());
         // Mail for another hub is not a run: it is refused on its own.
-        assert!(
-            lanes(
-                &[
-                    arrival("filebox.there.far.mail.a", b""),
-                    arrival("filebox.there.far.mail.b", b"")
-                ],
-                "here"
-            )
-            .is_empty()
-        );
+        let elsewhere = [
+            arrival("filebox.there.far.mail.a", &new),
+            arrival("filebox.there.far.mail.b", &new),
+        ];
+        assert!(lanes(&elsewhere, "here").is_empty());
+        // A reply (mirrored into its sender's stand-in) or a fork's successor (marks in other
+        // mailboxes) ends a run: it must see the mail before it applied.
+        for writes_beyond in [mail_file(true, false), mail_file(false, true)] {
+            let run = [
+                arrival("filebox.here.far.mail.a", &new),
+                arrival("filebox.here.far.mail.b", &new),
+                arrival("filebox.here.far.mail.c", &writes_beyond),
+            ];
+            assert_eq!(lanes(&run, "here"), [0, 1]);
+        }
         // Receipts take any lane; a receipt ends a run of mail.
         let receipts = [
             receipt(1),
             receipt(2),
             receipt(3),
-            arrival("filebox.here.far.mail.a", b""),
+            arrival("filebox.here.far.mail.a", &new),
         ];
         assert_eq!(lanes(&receipts, "here"), [0, 1, 2]);
         let mixed = [
-            arrival("filebox.here.far.mail.a", b""),
-            arrival("filebox.here.far.mail.b", b""),
+            arrival("filebox.here.far.mail.a", &new),
+            arrival("filebox.here.far.mail.b", &new),
             receipt(1),
         ];
         assert_eq!(lanes(&mixed, "here"), [0, 1]);

@@ -425,9 +425,14 @@ impl Outbound {
         let spool = c.folder == Folder::Inbox && hub_of(config, &c.agent).is_some();
         let key = (c.agent.clone(), c.file.clone());
         // Gone since (moved on by its owner): whatever it became is a candidate of its own.
-        let Some(envelope) = mailbox.envelope(c.folder, &c.file).ok().flatten() else {
-            owing.0.remove(&key);
-            return Ok(Vec::new());
+        // Unreadable for now: still owed if it was.
+        let envelope = match mailbox.envelope(c.folder, &c.file) {
+            Ok(Some(envelope)) => envelope,
+            Ok(None) => {
+                owing.0.remove(&key);
+                return Ok(Vec::new());
+            }
+            Err(_) => return Ok(Vec::new()),
         };
         if !may_matter(config, &c.agent, &envelope) {
             return Ok(Vec::new());
