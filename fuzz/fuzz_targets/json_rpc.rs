@@ -114,6 +114,9 @@ fuzz_target!(|body: &[u8]| {
         Value::Array(calls) if calls.is_empty() => {
             check_error(&answer.expect("an empty batch is answered"), -32600);
         }
+        Value::Array(calls) if calls.len() > filebox_hub::fuzzing::MAX_BATCH_CALLS => {
+            check_error(&answer.expect("an over-long batch is answered"), -32600);
+        }
         Value::Array(calls) => {
             let ids: Vec<Value> = calls.iter().filter_map(expected_id).collect();
             let Some(answer) = answer else {

@@ -9,6 +9,9 @@ use crate::limits::Bound;
 use crate::rpc::{Ctx, handle_body};
 use crate::settings::HubSection;
 
+/// The most calls one batch may hold: a longer one is refused whole with one error.
+pub const MAX_BATCH_CALLS: usize = crate::rpc::MAX_BATCH_CALLS;
+
 /// Answer a JSON-RPC request body under `config` as a caller without a token: `None` when
 /// the body held only notifications.
 pub fn answer(config: Config, body: &[u8]) -> Option<Value> {
