@@ -88,7 +88,7 @@ fn until_settled(ns: i64, whole_seconds: bool) -> Duration {
 /// Wait until the last change of each folder of `dirs` is settled (at most once per folder: a
 /// folder that keeps changing is not waited for again), so a listing made next can be trusted
 /// as current.
-pub(crate) fn wait_until_settled<'a>(dirs: impl IntoIterator<Item = &'a Path>) {
+pub(crate) fn wait_until_settled(dirs: impl IntoIterator<Item = impl AsRef<Path>>) {
     for dir in dirs {
         if let Ok(meta) = fs::symlink_metadata(dir) {
             std::thread::sleep(until_settled(mtime_ns(&meta), meta.mtime_nsec() == 0));

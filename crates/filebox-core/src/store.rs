@@ -433,7 +433,6 @@ impl Intent {
 }
 
 /// The outcome of [`move_message`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Moved {
     Done,
     /// The origin was gone when claimed: another process got there first.

@@ -148,6 +148,9 @@ impl Mailroom {
         file: Option<&FileName>,
     ) -> Result<bool> {
         let mailbox = self.mailbox(agent)?;
+        // The version this receipt is for, still without one.
+        let awaits_receipt =
+            |copy: &Message| copy.conversation.len() == conversation && !received(copy);
         let named = match file {
             Some(name) => copies_named(&mailbox, id, name, &[Folder::Inbox])?,
             None => Vec::new(),
@@ -158,7 +161,7 @@ impl Mailroom {
             named
         }
         .into_iter()
-        .find(|(_, copy)| copy.conversation.len() == conversation && !received(copy));
+        .find(|(_, copy)| awaits_receipt(copy));
         let Some((envelope, _)) = spooled else {
             return Ok(false);
         };
@@ -166,7 +169,7 @@ impl Mailroom {
             let mut message = crate::mailbox::parse_bytes(&envelope.path, bytes)?;
             // Asked again of the version this rewrite holds in turn: another receipt may have
             // been recorded, or a newer version put there, since it was looked up.
-            if message.conversation.len() != conversation || received(&message) {
+            if !awaits_receipt(&message) {
                 return Ok(bytes.to_vec());
             }
             message.processing.push(ProcessingEntry {
@@ -329,11 +332,13 @@ mod tests {
     fn sent(mailroom: &Mailroom, to: &str) -> (FileName, Message) {
         let kind = MessageType::new("DIS").unwrap();
         let receipt = mailroom.send(&SendRequest::new(to, kind, "hello")).unwrap();
-        let to = AgentId::new(to).unwrap();
-        let mailbox = mailroom.mailbox(&to).unwrap();
-        let found = mailbox
-            .find(&MessageRef::Id(receipt.id), &[Folder::Inbox])
-            .unwrap();
+        inbox_copy(mailroom, to, MessageRef::Id(receipt.id))
+    }
+
+    /// The copy `reference` names in `agent`'s inbox: its file name and the message.
+    fn inbox_copy(mailroom: &Mailroom, agent: &str, reference: MessageRef) -> (FileName, Message) {
+        let mailbox = mailroom.mailbox(&AgentId::new(agent).unwrap()).unwrap();
+        let found = mailbox.find(&reference, &[Folder::Inbox]).unwrap();
         (found.file.clone(), mailbox.read(&found).unwrap())
     }
 
@@ -370,9 +375,7 @@ mod tests {
                 .count()
         });
         assert_eq!(recorded, 1);
-        let spool = mailroom.mailbox(&far).unwrap();
-        let found = spool.find(&MessageRef::Id(id), &[Folder::Inbox]).unwrap();
-        let copy = spool.read(&found).unwrap();
+        let (_, copy) = inbox_copy(&mailroom, "b@far", MessageRef::Id(id));
         let lines = copy
             .processing
             .iter()
@@ -390,12 +393,8 @@ mod tests {
         let far = AgentId::new("b@far").unwrap();
         let (first_file, first) = sent(&mailroom, "b@far");
         let (second_file, second) = sent(&mailroom, "b@far");
-        let spool = mailroom.mailbox(&far).unwrap();
         let is_received = |file: &FileName| {
-            let found = spool
-                .find(&MessageRef::File(file.clone()), &[Folder::Inbox])
-                .unwrap();
-            received(&spool.read(&found).unwrap())
+            received(&inbox_copy(&mailroom, "b@far", MessageRef::File(file.clone())).1)
         };
         let recorded = mailroom
             .record_receipt(&far, first.header.id(), 0, Some(&second_file))

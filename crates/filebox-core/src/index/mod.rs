@@ -322,11 +322,7 @@ pub fn rebuild(mailbox: &Mailbox) -> Result<Index> {
     // A folder changed a moment ago (a bulk import just ended) would be listed now, but its
     // mtime recorded as untrusted, and every later command would list it again until a change
     // came: a wait of at most a moment spares a listing of the whole folder later.
-    let folders: Vec<PathBuf> = Folder::ALL
-        .iter()
-        .map(|folder| mailbox.folder_path(*folder))
-        .collect();
-    crate::journal::wait_until_settled(folders.iter().map(PathBuf::as_path));
+    crate::journal::wait_until_settled(Folder::ALL.map(|folder| mailbox.folder_path(folder)));
     Index::open(mailbox)
 }
 
