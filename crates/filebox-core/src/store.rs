@@ -206,6 +206,8 @@ pub(crate) fn publish_replace_unsynced(
         Place::new(mailbox, &staged.path),
         Place::new(mailbox, &dest),
     );
+    // Replaced in turn with its rewriters (`rewrite_in_place`), so none of them undoes this.
+    let _turn = take_turn(&dest)?;
     changing(&dest, Kind::Added, || beneath::rename(from, to))
         .map_err(|e| refuse_link(&dest, e))?;
     drop(staged.file);
@@ -645,7 +647,7 @@ fn exchange_unsupported_on(device: u64) {
         .insert(device);
 }
 
-/// The file at `path`, opened and locked: a rewriter's turn to replace it (rewriters of one
+/// The file at `path`, opened and locked: a writer's turn to replace it (rewriters of one
 /// message take turns by this lock). Once locked, the name must still hold it (the writer
 /// before may have replaced it meanwhile: then its new file is taken in turn). `None` when
 /// nothing is at the name.
@@ -1053,6 +1055,29 @@ mod tests {
         .unwrap();
         assert_eq!(rewritten, Rewritten::Gone);
         assert_eq!(fs::read(&path).unwrap(), b"edited");
+        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_delivery_under_the_same_name_waits_for_the_rewrite_in_progress() {
+        let (_root, tmp, inbox, _) = setup();
+        let path = publish_new(&tmp, &inbox, "a.md", b"one").unwrap();
+        let (started, start) = std::sync::mpsc::channel();
+        let rewritten = std::thread::scope(|scope| {
+            let rewrite = scope.spawn(|| {
+                rewrite_in_place(&tmp, &path, |b| {
+                    started.send(()).unwrap();
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    Ok([b, b"+"].concat())
+                })
+            });
+            start.recv().unwrap();
+            publish_replace(&tmp, &inbox, "a.md", b"delivered").unwrap();
+            rewrite.join().unwrap().unwrap()
+        });
+        // The rewrite went in whole, then the delivery replaced it: neither undid the other.
+        assert_eq!(rewritten, Rewritten::Done);
+        assert_eq!(fs::read(&path).unwrap(), b"delivered");
         assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
     }
 

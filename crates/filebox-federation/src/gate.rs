@@ -1,19 +1,25 @@
 //! The receiver's order gate: with many messages in hand at once, the stream's order (so each
-//! sender's) still holds across a retry and across a crash. A message is applied only when no
-//! earlier message of this hub's is still to come back: one handed back for a redelivery (a
-//! retry), or one an earlier run of the hub had in hand without acknowledging it (killed
-//! mid-batch). A later message meanwhile goes back too, and comes again behind the earlier
-//! one (the server redelivers in stream order).
+//! sender's) still holds across a retry, a consumer opened again and a crash. A message is
+//! applied only when no earlier message of this hub's is still to come back: one handed back
+//! for a redelivery (a retry), one in hand when the consumer ended (the server hands it out
+//! again once its wait for an acknowledgement ends), or one an earlier run of the hub had in
+//! hand without acknowledging it (killed mid-batch). A later message meanwhile goes back too,
+//! and comes again behind the earlier one (the server redelivers in stream order).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 /// What the receiver knows of the messages still to come back before a later one may be
-/// applied.
+/// applied. One gate serves every consumer the receiver opens in its process.
 #[derive(Debug)]
 pub(crate) struct Gate {
-    /// Messages (stream sequences) handed back for a redelivery and not applied since.
-    returned: BTreeSet<u64>,
+    /// How long the server waits for an acknowledgement before it hands a message out again.
+    ack_wait: Duration,
+    /// Messages (stream sequences) to come back, each with when the gate stops waiting for it
+    /// (a message the stream no longer holds never comes).
+    returned: BTreeMap<u64, Instant>,
+    /// Messages admitted and not yet applied nor handed back.
+    in_hand: BTreeSet<u64>,
     /// What an earlier run had in hand, while it has not all come back.
     earlier: Option<Earlier>,
 }
@@ -32,23 +38,37 @@ struct Earlier {
 }
 
 impl Gate {
-    /// The gate of a receiver starting on a consumer that has `in_hand` messages delivered and
-    /// not acknowledged, the last of them at or below `up_to`, which the server hands out again
-    /// within `ack_wait`.
-    pub(crate) fn new(up_to: u64, in_hand: usize, ack_wait: Duration, now: Instant) -> Gate {
+    /// The gate of a receiver whose stream hands a message out again `ack_wait` after it was
+    /// last handed out without an acknowledgement.
+    pub(crate) fn new(ack_wait: Duration) -> Gate {
         Gate {
-            returned: BTreeSet::new(),
-            earlier: (in_hand > 0).then(|| Earlier {
-                up_to,
-                in_hand,
-                seen: BTreeSet::new(),
-                // Twice: a margin for the server's own timer.
-                until: now + 2 * ack_wait,
-            }),
+            ack_wait,
+            returned: BTreeMap::new(),
+            in_hand: BTreeSet::new(),
+            earlier: None,
         }
     }
 
-    /// Whether message `seq` may be applied now (else it goes back, see [`Gate::returned`]).
+    /// A consumer is opened (again): what this gate had in hand comes back, and so do the
+    /// consumer's `in_hand` messages delivered and not acknowledged, the last of them at or
+    /// below `up_to` (an earlier run's, when this process has just started).
+    pub(crate) fn opened(&mut self, up_to: u64, in_hand: usize, now: Instant) {
+        // Twice: a margin for the server's own timer.
+        let until = now + 2 * self.ack_wait;
+        for seq in std::mem::take(&mut self.in_hand) {
+            self.returned.insert(seq, until);
+        }
+        self.earlier = (in_hand > 0).then(|| Earlier {
+            up_to,
+            in_hand,
+            seen: BTreeSet::new(),
+            until,
+        });
+    }
+
+    /// Whether message `seq` may be applied now, after those admitted before it (else it goes
+    /// back, see [`Gate::returned`]). An admitted message is in hand until [`Gate::done`] or
+    /// [`Gate::returned`].
     pub(crate) fn admits(&mut self, seq: u64, now: Instant) -> bool {
         if self
             .earlier
@@ -58,12 +78,18 @@ impl Gate {
             self.earlier = None;
         }
         let after_earlier = self.earlier.as_ref().is_some_and(|e| seq > e.up_to);
-        let after_returned = self.returned.first().is_some_and(|first| seq > *first);
-        !(after_earlier || after_returned)
+        let after_returned = self.returned.range(..seq).any(|(_, until)| now < *until);
+        if after_earlier || after_returned {
+            return false;
+        }
+        self.returned.remove(&seq);
+        self.in_hand.insert(seq);
+        true
     }
 
     /// Message `seq` was applied (or set aside for good): acknowledged.
     pub(crate) fn done(&mut self, seq: u64) {
+        self.in_hand.remove(&seq);
         self.returned.remove(&seq);
         if let Some(earlier) = &mut self.earlier
             && seq <= earlier.up_to
@@ -73,8 +99,9 @@ impl Gate {
     }
 
     /// Message `seq` goes back for a redelivery: nothing after it is applied before it.
-    pub(crate) fn returned(&mut self, seq: u64) {
-        self.returned.insert(seq);
+    pub(crate) fn returned(&mut self, seq: u64, now: Instant) {
+        self.in_hand.remove(&seq);
+        self.returned.insert(seq, now + 2 * self.ack_wait);
     }
 }
 
@@ -84,21 +111,28 @@ mod tests {
 
     const WAIT: Duration = Duration::from_secs(10);
 
+    /// A gate on a consumer opened with `in_hand` messages of an earlier run, up to `up_to`.
+    fn opened(up_to: u64, in_hand: usize, now: Instant) -> Gate {
+        let mut gate = Gate::new(WAIT);
+        gate.opened(up_to, in_hand, now);
+        gate
+    }
+
     #[test]
     fn a_fresh_consumer_admits_everything() {
         let now = Instant::now();
-        let mut gate = Gate::new(0, 0, WAIT, now);
+        let mut gate = opened(0, 0, now);
         assert!((1..100).all(|seq| gate.admits(seq, now)));
     }
 
     #[test]
     fn after_a_retry_later_messages_wait_for_the_one_handed_back() {
         let now = Instant::now();
-        let mut gate = Gate::new(0, 0, WAIT, now);
+        let mut gate = opened(0, 0, now);
         assert!(gate.admits(5, now));
-        gate.returned(5);
+        gate.returned(5, now);
         assert!(!gate.admits(6, now), "a later one overtook the retried one");
-        gate.returned(6);
+        gate.returned(6, now);
         // Redelivered in order: each in turn.
         assert!(gate.admits(5, now));
         gate.done(5);
@@ -108,12 +142,53 @@ mod tests {
     }
 
     #[test]
+    fn what_was_handed_back_comes_again_in_one_batch() {
+        let now = Instant::now();
+        let mut gate = opened(0, 0, now);
+        for seq in 1..=30 {
+            gate.returned(seq, now);
+        }
+        // Redelivered together: each admitted behind the one before it, none sent back again.
+        assert!((1..=30).all(|seq| gate.admits(seq, now)));
+    }
+
+    #[test]
+    fn what_was_in_hand_when_a_consumer_ended_holds_back_what_comes_before_it() {
+        let now = Instant::now();
+        let mut gate = opened(0, 0, now);
+        // 15 was admitted, 16 and 17 handed back behind it; then the consumer failed.
+        assert!(gate.admits(15, now));
+        gate.returned(16, now);
+        gate.returned(17, now);
+        gate.opened(17, 3, now);
+        // 16 and 17 come back first (a retry's short delay), 15 only after the wait.
+        assert!(
+            !gate.admits(16, now),
+            "a later one overtook the one in hand"
+        );
+        gate.returned(16, now);
+        assert!(gate.admits(15, now));
+        gate.done(15);
+        assert!(gate.admits(16, now));
+        assert!(gate.admits(17, now));
+    }
+
+    #[test]
+    fn the_gate_stops_waiting_for_a_message_that_never_comes_back() {
+        let now = Instant::now();
+        let mut gate = opened(0, 0, now);
+        gate.returned(5, now);
+        assert!(!gate.admits(6, now));
+        assert!(gate.admits(6, now + 2 * WAIT));
+    }
+
+    #[test]
     fn after_a_crash_later_messages_wait_for_what_the_earlier_run_had_in_hand() {
         let now = Instant::now();
         // The killed run had 2 messages in hand, the last delivered was 9.
-        let mut gate = Gate::new(9, 2, WAIT, now);
+        let mut gate = opened(9, 2, now);
         assert!(!gate.admits(10, now), "new mail overtook what was in hand");
-        gate.returned(10);
+        gate.returned(10, now);
         assert!(gate.admits(7, now));
         gate.done(7);
         assert!(!gate.admits(10, now));
@@ -125,7 +200,7 @@ mod tests {
     #[test]
     fn a_message_that_came_back_twice_counts_once() {
         let now = Instant::now();
-        let mut gate = Gate::new(9, 2, WAIT, now);
+        let mut gate = opened(9, 2, now);
         gate.done(7);
         gate.done(7);
         assert!(!gate.admits(10, now));
@@ -134,7 +209,7 @@ mod tests {
     #[test]
     fn the_gate_stops_waiting_for_an_earlier_run_once_the_server_redelivered_everything() {
         let now = Instant::now();
-        let mut gate = Gate::new(9, 2, WAIT, now);
+        let mut gate = opened(9, 2, now);
         assert!(!gate.admits(10, now));
         assert!(gate.admits(10, now + 2 * WAIT));
     }

@@ -113,8 +113,9 @@ impl Inbound {
     /// Consume until `stop` is cancelled, starting again whenever the connection breaks.
     pub(crate) async fn run(self, stop: CancellationToken) {
         let mut delay = Duration::from_millis(50);
+        let mut gate = Gate::new(ACK_WAIT);
         while !stop.is_cancelled() {
-            match self.consume(&stop).await {
+            match self.consume(&mut gate, &stop).await {
                 Ok(()) => return,
                 Err(e) => eprintln!(
                     "filebox serve: federation (hub {}): receiving stopped (starting again): {e:#}",
@@ -129,14 +130,13 @@ impl Inbound {
         }
     }
 
-    async fn consume(&self, stop: &CancellationToken) -> anyhow::Result<()> {
+    async fn consume(&self, gate: &mut Gate, stop: &CancellationToken) -> anyhow::Result<()> {
         let stream = connect::stream(&self.js, self.replicas).await?;
         let consumer = open_consumer(&stream, &self.me).await?;
         let info = consumer.cached_info();
-        let mut gate = Gate::new(
+        gate.opened(
             info.delivered.stream_sequence,
             info.num_ack_pending,
-            ACK_WAIT,
             Instant::now(),
         );
         let mut batches = consumer
@@ -156,12 +156,23 @@ impl Inbound {
             let Some(pulled) = next else {
                 anyhow::bail!("the consumer's message stream ended");
             };
-            // A pull that failed ends this consumer; what is in hand comes again.
-            let batch = pulled
-                .into_iter()
-                .collect::<Result<Vec<_>, _>>()
-                .context("pulling a message")?;
-            self.handle(&mut gate, batch).await?;
+            // A pull that failed ends this consumer, once the messages pulled with it are
+            // applied (dropped, they would come again only after the wait for an
+            // acknowledgement, behind later ones); what is in hand then comes again.
+            let mut batch = Vec::with_capacity(pulled.len());
+            let mut failed = None;
+            for message in pulled {
+                match message {
+                    Ok(message) => batch.push(message),
+                    Err(e) => {
+                        failed.get_or_insert(e);
+                    }
+                }
+            }
+            self.handle(gate, batch).await?;
+            if let Some(e) = failed {
+                return Err(anyhow::Error::new(e).context("pulling a message"));
+            }
         }
     }
 
@@ -174,7 +185,7 @@ impl Inbound {
             if gate.admits(seq, now) {
                 admitted.push((seq, message));
             } else {
-                gate.returned(seq);
+                gate.returned(seq, now);
                 hand_back(&message).await?;
             }
         }
@@ -227,13 +238,13 @@ impl Inbound {
                         "filebox serve: federation (hub {}): {} (will be redelivered): {e:#}",
                         self.me, message.subject
                     );
-                    gate.returned(*seq);
+                    gate.returned(*seq, Instant::now());
                     hand_back(message).await?;
                     continue;
                 }
                 // Not tried: after one that is retried, in order.
                 None => {
-                    gate.returned(*seq);
+                    gate.returned(*seq, Instant::now());
                     hand_back(message).await?;
                     continue;
                 }
