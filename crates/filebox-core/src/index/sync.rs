@@ -18,7 +18,7 @@ use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 use super::fts_writes::SyncWrites;
 use super::listed::{Listed, Stat};
 use super::record::{ACTIVITY_SHIFT, Record, activity_key};
-use super::{Index, segment};
+use super::{CACHE_KIB, Index, SYNC_CACHE_KIB, segment};
 use crate::error::{Error, IoContext, Result};
 use crate::folder::Folder;
 use crate::journal::{self, Entry, Kind, Since};
@@ -53,19 +53,29 @@ impl Index {
         if stale.is_empty() {
             return Ok(());
         }
+        self.set_cache_kib(SYNC_CACHE_KIB)?;
+        let synced = self.sync_folders(&stale);
+        self.set_cache_kib(CACHE_KIB)?;
+        synced?;
+        self.checkpoint_if_large()
+    }
+
+    /// Bring the `stale` folders up to date, in one transaction.
+    fn sync_folders(&mut self, stale: &[Folder]) -> Result<()> {
+        let path = self.path.clone();
+        let sql = |e| super::index_error(&path, e);
         let tx = SyncWrites::new(
             self.conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(sql)?,
         );
-        for folder in stale {
+        for &folder in stale {
             sync_folder(&tx, &self.mailbox, folder).map_err(|e| match e {
                 Failure::Sql(e) => sql(e),
                 Failure::Core(e) => e,
             })?;
         }
-        tx.commit().map_err(sql)?;
-        self.checkpoint_if_large()
+        tx.commit().map_err(sql)
     }
 }
 

@@ -849,3 +849,28 @@ fn threads_are_the_most_recently_active_first_with_their_counts() {
     assert_eq!(summary(2), all[..2]);
     assert_eq!(summary(1), all[..1]);
 }
+
+#[test]
+fn a_catch_up_gives_back_the_larger_cache_it_ran_with() {
+    let (_dir, mailbox) = mailbox();
+    for n in 0..20 {
+        deliver(
+            &mailbox,
+            Folder::Inbox,
+            &format!("{n:08x}-0000-4000-8000-000000000000"),
+            "hello",
+        );
+    }
+    let index = Index::open(&mailbox).unwrap();
+    let query = SearchQuery {
+        text: "hello".into(),
+        ..SearchQuery::default()
+    };
+    assert_eq!(index.search(&query).unwrap().len(), 20);
+    // A process holding many indexes open (the hub) keeps the small cache of each.
+    let cache: i64 = index
+        .conn
+        .query_row("PRAGMA cache_size", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(cache, -super::CACHE_KIB);
+}
