@@ -22,6 +22,7 @@ mod fork;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod group_commit;
+mod held_here;
 pub mod idempotency;
 pub mod index;
 mod journal;

@@ -31,6 +31,7 @@ use rustix::fs::OFlags;
 use crate::beneath::{self, Place};
 use crate::durable_names::{NameChanges, sync_dir};
 use crate::error::{Error, IoContext, Result};
+use crate::held_here::{HeldHere, is_held_here};
 use crate::journal::{self, Kind};
 
 const STAGED: &str = "part";
@@ -85,16 +86,23 @@ fn mailbox_of_tmp(tmp: &Path) -> &Path {
 struct Staged {
     path: PathBuf,
     file: File,
+    /// Dropped after `file`: this process's recovery passes the file by while it is locked.
+    _held: HeldHere,
 }
 
 impl Staged {
     /// Stage `bytes` at `path`, resolved beneath the folder `mailbox`.
     fn create(mailbox: &Path, path: PathBuf, bytes: &[u8]) -> Result<Staged> {
+        let held = HeldHere::new(&path);
         let mut file = Staged::create_locked(Place::new(mailbox, &path))?;
         file.write_all(bytes).at(&path)?;
         // The data must be on disk before any name points at it.
         file.sync_all().at(&path)?;
-        Ok(Staged { path, file })
+        Ok(Staged {
+            path,
+            file,
+            _held: held,
+        })
     }
 
     /// Create `path` and lock it. Between the create and the lock, another process's
@@ -789,8 +797,9 @@ pub(crate) fn recover(tmp: &Path) -> Result<Recovery> {
         let Some(ext) = path.extension().and_then(OsStr::to_str) else {
             continue;
         };
-        // Claims and staged versions belong to an intent; they are handled through it.
-        if !matches!(ext, STAGED | INTENT | COMMIT) {
+        // Claims and staged versions belong to an intent; they are handled through it. A file
+        // this process is staging is a live writer's.
+        if !matches!(ext, STAGED | INTENT | COMMIT) || is_held_here(&path) {
             continue;
         }
         let Ok(file) = open_no_follow(&path) else {
@@ -1261,6 +1270,21 @@ mod tests {
         let live = Staged::create(mailbox_of_tmp(&tmp), tmp.join("live.part"), b"x").unwrap();
         assert_eq!(recover(&tmp).unwrap(), Recovery::default());
         assert!(live.path.exists());
+    }
+
+    #[test]
+    fn recovery_in_the_staging_process_passes_its_files_by_until_they_are_given_back() {
+        let (_root, tmp, _, _) = setup();
+        let path = tmp.join(format!("op.{STAGED}"));
+        // Registered as this process's before it exists (as `Staged::create` does), so even
+        // unlocked (between its create and its lock) no recovery here removes it.
+        let held = HeldHere::new(&path);
+        fs::write(&path, b"x").unwrap();
+        assert_eq!(recover(&tmp).unwrap(), Recovery::default());
+        assert!(path.exists());
+        drop(held);
+        assert_eq!(recover(&tmp).unwrap().removed, 1);
+        assert!(!path.exists());
     }
 
     #[test]

@@ -20,12 +20,14 @@ pub(crate) struct Gate {
     returned: BTreeMap<u64, Instant>,
     /// Messages admitted and not yet applied nor handed back.
     in_hand: BTreeSet<u64>,
-    /// What an earlier run had in hand, while it has not all come back.
+    /// What the consumer had handed out and not seen acknowledged when it was opened, while it
+    /// has not all come back.
     earlier: Option<Earlier>,
 }
 
-/// The messages an earlier run of the hub had in hand: the consumer's unacknowledged ones at
-/// or below the last sequence it delivered.
+/// The messages handed out before the consumer was opened (by an earlier run of the hub, or
+/// by this one's consumer before it) and not acknowledged: the consumer's unacknowledged ones
+/// at or below the last sequence it delivered.
 #[derive(Debug)]
 struct Earlier {
     up_to: u64,
@@ -53,10 +55,14 @@ impl Gate {
     /// consumer's `in_hand` messages delivered and not acknowledged, the last of them at or
     /// below `up_to` (an earlier run's, when this process has just started).
     pub(crate) fn opened(&mut self, up_to: u64, in_hand: usize, now: Instant) {
-        // Twice: a margin for the server's own timer.
-        let until = now + 2 * self.ack_wait;
+        let until = self.deadline(now);
         for seq in std::mem::take(&mut self.in_hand) {
             self.returned.insert(seq, until);
+        }
+        // What was handed back may have been lost with the consumer: it comes within the
+        // wait for an acknowledgement from now.
+        for due in self.returned.values_mut() {
+            *due = (*due).max(until);
         }
         self.earlier = (in_hand > 0).then(|| Earlier {
             up_to,
@@ -77,8 +83,9 @@ impl Gate {
         {
             self.earlier = None;
         }
+        self.returned.retain(|_, until| now < *until);
         let after_earlier = self.earlier.as_ref().is_some_and(|e| seq > e.up_to);
-        let after_returned = self.returned.range(..seq).any(|(_, until)| now < *until);
+        let after_returned = self.returned.range(..seq).next().is_some();
         if after_earlier || after_returned {
             return false;
         }
@@ -101,7 +108,14 @@ impl Gate {
     /// Message `seq` goes back for a redelivery: nothing after it is applied before it.
     pub(crate) fn returned(&mut self, seq: u64, now: Instant) {
         self.in_hand.remove(&seq);
-        self.returned.insert(seq, now + 2 * self.ack_wait);
+        let until = self.deadline(now);
+        self.returned.insert(seq, until);
+    }
+
+    /// When a message handed out (again) at `now` is back at the latest: twice the wait for
+    /// an acknowledgement, a margin for the server's own timer.
+    fn deadline(&self, now: Instant) -> Instant {
+        now + 2 * self.ack_wait
     }
 }
 
@@ -153,7 +167,7 @@ mod tests {
     }
 
     #[test]
-    fn what_was_in_hand_when_a_consumer_ended_holds_back_what_comes_before_it() {
+    fn what_was_in_hand_when_a_consumer_ended_comes_before_what_follows_it() {
         let now = Instant::now();
         let mut gate = opened(0, 0, now);
         // 15 was admitted, 16 and 17 handed back behind it; then the consumer failed.
@@ -180,6 +194,19 @@ mod tests {
         gate.returned(5, now);
         assert!(!gate.admits(6, now));
         assert!(gate.admits(6, now + 2 * WAIT));
+    }
+
+    #[test]
+    fn a_consumer_opened_again_waits_anew_for_what_was_handed_back() {
+        let start = Instant::now();
+        let mut gate = opened(0, 0, start);
+        gate.returned(5, start);
+        // The redelivery was lost with the consumer: the new one hands 5 out within its wait
+        // (its info aside, which an earlier run's messages need).
+        let reopened = start + WAIT + WAIT / 2;
+        gate.opened(0, 0, reopened);
+        assert!(!gate.admits(6, start + 2 * WAIT + WAIT / 10));
+        assert!(gate.admits(5, reopened + WAIT));
     }
 
     #[test]

@@ -169,10 +169,15 @@ impl Inbound {
                     }
                 }
             }
-            self.handle(gate, batch).await?;
+            let handled = self.handle(gate, batch).await;
             if let Some(e) = failed {
-                return Err(anyhow::Error::new(e).context("pulling a message"));
+                let e = anyhow::Error::new(e).context("pulling a message");
+                return Err(match handled {
+                    Ok(()) => e,
+                    Err(also) => e.context(format!("then applying what came with it: {also:#}")),
+                });
             }
+            handled?;
         }
     }
 

@@ -68,7 +68,8 @@ const WAL_LIMIT: u64 = 4 * 1024 * 1024;
 /// SQLite's page cache of a connection (KiB; SQLite's default), and while a sync's transaction
 /// runs: the pages a catch-up changes then stay in memory until its commit instead of spilling
 /// into the log and being read back (at 2 MiB, 1,000 new messages in an index of 100,000
-/// wrote 6,200 log frames and read 9,300 pages back from the log).
+/// wrote 6,200 pages into the log and read 9,300 back; 3,650 and 3,650 with the larger
+/// cache, each changed page once and the checkpoint's copy).
 const CACHE_KIB: i64 = 2 * 1024;
 const SYNC_CACHE_KIB: i64 = 32 * 1024;
 
@@ -167,10 +168,8 @@ impl Index {
 
     /// Let SQLite's page cache of this connection hold up to `kib` KiB (a smaller limit frees
     /// what is above it).
-    fn set_cache_kib(&self, kib: i64) -> Result<()> {
-        self.conn
-            .pragma_update(None, "cache_size", -kib)
-            .map_err(|e| self.error(e))
+    fn set_cache_kib(&self, kib: i64) -> rusqlite::Result<()> {
+        self.conn.pragma_update(None, "cache_size", -kib)
     }
 
     /// After a write: when the write-ahead log is past [`WAL_LIMIT`], copy it into the
@@ -242,10 +241,10 @@ fn connect(path: &Path) -> Result<Opened> {
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
         conn.pragma_update(None, "wal_autocheckpoint", 0)?;
         // Statement journals (a statement inside a sync's transaction that may fail keeps the
-        // pages it changes, to undo itself) and sorts stay in memory: in a temporary file they
-        // were a write system call per page, 15,600 of them for 1,000 new messages.
+        // pages it changes, to undo itself) stay in memory: in a temporary file they were a
+        // write system call per page, 15,600 of them for 1,000 new messages.
         conn.pragma_update(None, "temp_store", "MEMORY")?;
-        // No memory map: pages are read into SQLite's own cache (2 MiB a connection) and the
+        // No memory map: pages are read into SQLite's own cache ([`CACHE_KIB`]) and the
         // kernel's, so a process that keeps indexes open (the hub) holds a bounded amount
         // however large they grow; a map's touched pages would count as its own, up to the
         // whole file.

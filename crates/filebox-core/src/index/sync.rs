@@ -53,10 +53,10 @@ impl Index {
         if stale.is_empty() {
             return Ok(());
         }
-        self.set_cache_kib(SYNC_CACHE_KIB)?;
-        let synced = self.sync_folders(&stale);
-        self.set_cache_kib(CACHE_KIB)?;
-        synced?;
+        {
+            let larger = LargerCache::of(self).map_err(sql)?;
+            larger.index.sync_folders(&stale)?;
+        }
         self.checkpoint_if_large()
     }
 
@@ -76,6 +76,27 @@ impl Index {
             })?;
         }
         tx.commit().map_err(sql)
+    }
+}
+
+/// The index with SQLite's page cache at [`SYNC_CACHE_KIB`] until dropped, then back at
+/// [`CACHE_KIB`] (also when the sync failed or panicked: the hub keeps using the index).
+struct LargerCache<'a> {
+    index: &'a mut Index,
+}
+
+impl LargerCache<'_> {
+    fn of(index: &mut Index) -> rusqlite::Result<LargerCache<'_>> {
+        index.set_cache_kib(SYNC_CACHE_KIB)?;
+        Ok(LargerCache { index })
+    }
+}
+
+impl Drop for LargerCache<'_> {
+    fn drop(&mut self) {
+        // A failure leaves the larger cache: SQLite refuses this pragma only when the
+        // connection itself is broken.
+        let _ = self.index.set_cache_kib(CACHE_KIB);
     }
 }
 

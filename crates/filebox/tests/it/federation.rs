@@ -7,7 +7,6 @@
 //! retry in it delivers the rest, in order per sender.
 
 use std::collections::HashSet;
-use std::os::unix::fs::MetadataExt;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -315,19 +314,30 @@ fn a_hub_offline_while_500_messages_are_sent_receives_all_in_order_per_sender() 
 }
 
 /// Each sender's messages (bodies `SENDER N`) arrived in the order sent: delivery order is the
-/// files' inode change order; `each` of them per sender.
+/// order of the inbox's change journal (`.filebox/changes.inbox`, appended under a lock as each
+/// file is linked in); `each` of them per sender.
 fn assert_in_order_per_sender(
     hub: &Hub,
     inbox: &[filebox_core::Envelope],
     senders: &[&str],
     each: usize,
 ) {
-    // Arrival is the inbox file's ctime, which the kernel keeps to the tick (4 ms here): mails
-    // that arrived within one tick are indistinguishable, so a tie counts as in order.
-    let mut arrivals: Vec<(i64, i64, &str, usize)> = inbox
+    let folder = inbox[0].path.parent().unwrap();
+    let journal =
+        std::fs::read_to_string(folder.parent().unwrap().join(".filebox/changes.inbox")).unwrap();
+    // Each line: mtime before, mtime after, `+` or `-`, inode, file name.
+    let linked: Vec<&str> = journal
+        .lines()
+        .filter_map(|line| match line.split('\t').collect::<Vec<_>>()[..] {
+            [_, _, "+", _, name] => Some(name),
+            _ => None,
+        })
+        .collect();
+    let mut arrivals: Vec<(usize, &str, usize)> = inbox
         .iter()
         .map(|e| {
-            let meta = std::fs::metadata(&e.path).unwrap();
+            let name = e.path.file_name().unwrap().to_str().unwrap();
+            let position = linked.iter().position(|l| *l == name).unwrap();
             let text = hub.text(e);
             let (sender, n) = text
                 .lines()
@@ -337,15 +347,15 @@ fn assert_in_order_per_sender(
                     Some((*sender, n.parse().ok()?))
                 })
                 .unwrap();
-            (meta.ctime(), meta.ctime_nsec(), sender, n)
+            (position, sender, n)
         })
         .collect();
-    arrivals.sort_by_key(|&(secs, nanos, _, n)| (secs, nanos, n));
+    arrivals.sort_unstable();
     for sender in senders {
         let numbers: Vec<usize> = arrivals
             .iter()
-            .filter(|(_, _, s, _)| s == sender)
-            .map(|&(_, _, _, n)| n)
+            .filter(|(_, s, _)| s == sender)
+            .map(|&(_, _, n)| n)
             .collect();
         assert!(
             numbers.is_sorted(),
