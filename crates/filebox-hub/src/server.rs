@@ -76,6 +76,7 @@ impl Server {
         runner::check(&config)?;
         let section = check_section(&config)?;
         raise_open_file_limit();
+        filebox_core::index::keep_caches_small();
         let bridges = crate::bridges::plan(&config)?;
         filebox_federation::Settings::of(&config)?;
         let socket_path = socket_path(&config);

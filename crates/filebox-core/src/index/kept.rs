@@ -17,7 +17,7 @@ use crate::error::Result;
 use crate::mailbox::Mailbox;
 
 /// How many indexes stay open: the mailboxes a hub serves most, each a SQLite connection
-/// (its page cache is 2 MiB, 32 MiB while it catches up: `index::CACHE_KIB`).
+/// (its page cache is 2 MiB, `index::CACHE_KIB`; a command's catch-up takes more, a hub's not).
 pub(super) const KEPT: usize = 8;
 
 /// A database file: device, inode and birth time (an inode number is reused once freed).

@@ -18,7 +18,7 @@ use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 use super::fts_writes::SyncWrites;
 use super::listed::{Listed, Stat};
 use super::record::{ACTIVITY_SHIFT, Record, activity_key};
-use super::{CACHE_KIB, Index, SYNC_CACHE_KIB, segment};
+use super::{CACHE_KIB, Index, segment};
 use crate::error::{Error, IoContext, Result};
 use crate::folder::Folder;
 use crate::journal::{self, Entry, Kind, Since};
@@ -53,9 +53,12 @@ impl Index {
         if stale.is_empty() {
             return Ok(());
         }
-        {
-            let larger = LargerCache::of(self).map_err(sql)?;
-            larger.index.sync_folders(&stale)?;
+        match super::catch_up_cache_kib() {
+            CACHE_KIB => self.sync_folders(&stale)?,
+            larger => LargerCache::of(self, larger)
+                .map_err(sql)?
+                .index
+                .sync_folders(&stale)?,
         }
         self.checkpoint_if_large()
     }
@@ -79,15 +82,15 @@ impl Index {
     }
 }
 
-/// The index with SQLite's page cache at [`SYNC_CACHE_KIB`] until dropped, then back at
-/// [`CACHE_KIB`] (also when the sync failed or panicked: the hub keeps using the index).
+/// The index with a larger SQLite page cache until dropped, then back at [`CACHE_KIB`] (also
+/// when the sync failed or panicked: a kept index is used again).
 struct LargerCache<'a> {
     index: &'a mut Index,
 }
 
 impl LargerCache<'_> {
-    fn of(index: &mut Index) -> rusqlite::Result<LargerCache<'_>> {
-        index.set_cache_kib(SYNC_CACHE_KIB)?;
+    fn of(index: &mut Index, kib: i64) -> rusqlite::Result<LargerCache<'_>> {
+        index.set_cache_kib(kib)?;
         Ok(LargerCache { index })
     }
 }
