@@ -1,10 +1,11 @@
 //! The receiver's order gate: with many messages in hand at once, the stream's order (so each
 //! sender's) still holds across a retry, a consumer opened again and a crash. A message is
 //! applied only when no earlier message of this hub's is still to come back: one handed back
-//! for a redelivery (a retry), one in hand when the consumer ended (the server hands it out
-//! again once its wait for an acknowledgement ends), or one an earlier run of the hub had in
-//! hand without acknowledging it (killed mid-batch). A later message meanwhile goes back too,
-//! and comes again behind the earlier one (the server redelivers in stream order).
+//! for a redelivery (a retry), one in hand when the consumer ended, or one the consumer had
+//! handed out unacknowledged when it was opened (by an earlier run of the hub, killed
+//! mid-batch): the server hands those out again once its wait for an acknowledgement ends. A
+//! later message meanwhile goes back too, and comes again behind the earlier one (the server
+//! redelivers in stream order).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
@@ -20,23 +21,6 @@ pub(crate) struct Gate {
     returned: BTreeMap<u64, Instant>,
     /// Messages admitted and not yet applied nor handed back.
     in_hand: BTreeSet<u64>,
-    /// What the consumer had handed out and not seen acknowledged when it was opened, while it
-    /// has not all come back.
-    earlier: Option<Earlier>,
-}
-
-/// The messages handed out before the consumer was opened (by an earlier run of the hub, or
-/// by this one's consumer before it) and not acknowledged: the consumer's unacknowledged ones
-/// at or below the last sequence it delivered.
-#[derive(Debug)]
-struct Earlier {
-    up_to: u64,
-    in_hand: usize,
-    /// Those that came back and were applied.
-    seen: BTreeSet<u64>,
-    /// When they are all back at the latest (the server redelivers them once its wait for an
-    /// acknowledgement ends): after that the gate no longer waits for them.
-    until: Instant,
 }
 
 impl Gate {
@@ -47,46 +31,31 @@ impl Gate {
             ack_wait,
             returned: BTreeMap::new(),
             in_hand: BTreeSet::new(),
-            earlier: None,
         }
     }
 
-    /// A consumer is opened (again): what this gate had in hand comes back, and so do the
-    /// consumer's `in_hand` messages delivered and not acknowledged, the last of them at or
-    /// below `up_to` (an earlier run's, when this process has just started).
-    pub(crate) fn opened(&mut self, up_to: u64, in_hand: usize, now: Instant) {
+    /// A consumer is opened (again) with the messages `unacknowledged` that it handed out
+    /// before: they come back, and so does what this gate had in hand or handed back, all
+    /// within the wait for an acknowledgement from now.
+    pub(crate) fn opened(&mut self, unacknowledged: impl IntoIterator<Item = u64>, now: Instant) {
         let until = self.deadline(now);
-        for seq in std::mem::take(&mut self.in_hand) {
+        for seq in std::mem::take(&mut self.in_hand)
+            .into_iter()
+            .chain(unacknowledged)
+        {
             self.returned.insert(seq, until);
         }
-        // What was handed back may have been lost with the consumer: it comes within the
-        // wait for an acknowledgement from now.
         for due in self.returned.values_mut() {
             *due = (*due).max(until);
         }
-        self.earlier = (in_hand > 0).then(|| Earlier {
-            up_to,
-            in_hand,
-            seen: BTreeSet::new(),
-            until,
-        });
     }
 
     /// Whether message `seq` may be applied now, after those admitted before it (else it goes
     /// back, see [`Gate::returned`]). An admitted message is in hand until [`Gate::done`] or
     /// [`Gate::returned`].
     pub(crate) fn admits(&mut self, seq: u64, now: Instant) -> bool {
-        if self
-            .earlier
-            .as_ref()
-            .is_some_and(|e| e.seen.len() >= e.in_hand || now >= e.until)
-        {
-            self.earlier = None;
-        }
         self.returned.retain(|_, until| now < *until);
-        let after_earlier = self.earlier.as_ref().is_some_and(|e| seq > e.up_to);
-        let after_returned = self.returned.range(..seq).next().is_some();
-        if after_earlier || after_returned {
+        if self.returned.range(..seq).next().is_some() {
             return false;
         }
         self.returned.remove(&seq);
@@ -98,11 +67,6 @@ impl Gate {
     pub(crate) fn done(&mut self, seq: u64) {
         self.in_hand.remove(&seq);
         self.returned.remove(&seq);
-        if let Some(earlier) = &mut self.earlier
-            && seq <= earlier.up_to
-        {
-            earlier.seen.insert(seq);
-        }
     }
 
     /// Message `seq` goes back for a redelivery: nothing after it is applied before it.
@@ -125,24 +89,24 @@ mod tests {
 
     const WAIT: Duration = Duration::from_secs(10);
 
-    /// A gate on a consumer opened with `in_hand` messages of an earlier run, up to `up_to`.
-    fn opened(up_to: u64, in_hand: usize, now: Instant) -> Gate {
+    /// A gate on a consumer opened with the messages `unacknowledged`.
+    fn opened(unacknowledged: &[u64], now: Instant) -> Gate {
         let mut gate = Gate::new(WAIT);
-        gate.opened(up_to, in_hand, now);
+        gate.opened(unacknowledged.iter().copied(), now);
         gate
     }
 
     #[test]
     fn a_fresh_consumer_admits_everything() {
         let now = Instant::now();
-        let mut gate = opened(0, 0, now);
+        let mut gate = opened(&[], now);
         assert!((1..100).all(|seq| gate.admits(seq, now)));
     }
 
     #[test]
     fn after_a_retry_later_messages_wait_for_the_one_handed_back() {
         let now = Instant::now();
-        let mut gate = opened(0, 0, now);
+        let mut gate = opened(&[], now);
         assert!(gate.admits(5, now));
         gate.returned(5, now);
         assert!(!gate.admits(6, now), "a later one overtook the retried one");
@@ -158,7 +122,7 @@ mod tests {
     #[test]
     fn what_was_handed_back_comes_again_in_one_batch() {
         let now = Instant::now();
-        let mut gate = opened(0, 0, now);
+        let mut gate = opened(&[], now);
         for seq in 1..=30 {
             gate.returned(seq, now);
         }
@@ -169,12 +133,12 @@ mod tests {
     #[test]
     fn what_was_in_hand_when_a_consumer_ended_comes_before_what_follows_it() {
         let now = Instant::now();
-        let mut gate = opened(0, 0, now);
+        let mut gate = opened(&[], now);
         // 15 was admitted, 16 and 17 handed back behind it; then the consumer failed.
         assert!(gate.admits(15, now));
         gate.returned(16, now);
         gate.returned(17, now);
-        gate.opened(17, 3, now);
+        gate.opened([15, 16, 17], now);
         // 16 and 17 come back first (a retry's short delay), 15 only after the wait.
         assert!(
             !gate.admits(16, now),
@@ -188,55 +152,50 @@ mod tests {
     }
 
     #[test]
-    fn the_gate_stops_waiting_for_a_message_that_never_comes_back() {
+    fn after_a_crash_the_earlier_runs_messages_come_in_order_and_before_new_mail() {
         let now = Instant::now();
-        let mut gate = opened(0, 0, now);
-        gate.returned(5, now);
-        assert!(!gate.admits(6, now));
-        assert!(gate.admits(6, now + 2 * WAIT));
-    }
-
-    #[test]
-    fn a_consumer_opened_again_waits_anew_for_what_was_handed_back() {
-        let start = Instant::now();
-        let mut gate = opened(0, 0, start);
-        gate.returned(5, start);
-        // The redelivery was lost with the consumer: the new one hands 5 out within its wait
-        // (its info aside, which an earlier run's messages need).
-        let reopened = start + WAIT + WAIT / 2;
-        gate.opened(0, 0, reopened);
-        assert!(!gate.admits(6, start + 2 * WAIT + WAIT / 10));
-        assert!(gate.admits(5, reopened + WAIT));
-    }
-
-    #[test]
-    fn after_a_crash_later_messages_wait_for_what_the_earlier_run_had_in_hand() {
-        let now = Instant::now();
-        // The killed run had 2 messages in hand, the last delivered was 9.
-        let mut gate = opened(9, 2, now);
-        assert!(!gate.admits(10, now), "new mail overtook what was in hand");
-        gate.returned(10, now);
-        assert!(gate.admits(7, now));
-        gate.done(7);
-        assert!(!gate.admits(10, now));
-        assert!(gate.admits(9, now));
-        gate.done(9);
+        // The killed run had 10 in hand and 11 handed back behind it; 12 is new.
+        let mut gate = opened(&[10, 11], now);
+        assert!(!gate.admits(12, now), "new mail overtook what was in hand");
+        gate.returned(12, now);
+        // 11 comes back after the retry's delay, 10 only after the wait.
+        assert!(
+            !gate.admits(11, now),
+            "one handed back overtook one in hand"
+        );
+        gate.returned(11, now);
         assert!(gate.admits(10, now));
+        gate.done(10);
+        assert!(gate.admits(11, now));
+        assert!(gate.admits(12, now));
     }
 
     #[test]
     fn a_message_that_came_back_twice_counts_once() {
         let now = Instant::now();
-        let mut gate = opened(9, 2, now);
+        let mut gate = opened(&[7, 9], now);
         gate.done(7);
         gate.done(7);
         assert!(!gate.admits(10, now));
     }
 
     #[test]
-    fn the_gate_stops_waiting_for_an_earlier_run_once_the_server_redelivered_everything() {
+    fn a_consumer_opened_again_waits_anew_for_what_was_handed_back() {
+        let start = Instant::now();
+        let mut gate = opened(&[], start);
+        gate.returned(5, start);
+        // The redelivery was lost with the consumer: the new one hands 5 out within its wait.
+        let reopened = start + WAIT + WAIT / 2;
+        gate.opened([], reopened);
+        assert!(!gate.admits(6, start + 2 * WAIT + WAIT / 10));
+        assert!(gate.admits(5, reopened + WAIT));
+    }
+
+    #[test]
+    fn the_gate_stops_waiting_for_a_message_that_never_comes_back() {
         let now = Instant::now();
-        let mut gate = opened(9, 2, now);
+        let mut gate = opened(&[9], now);
+        gate.returned(5, now);
         assert!(!gate.admits(10, now));
         assert!(gate.admits(10, now + 2 * WAIT));
     }

@@ -133,12 +133,8 @@ impl Inbound {
     async fn consume(&self, gate: &mut Gate, stop: &CancellationToken) -> anyhow::Result<()> {
         let stream = connect::stream(&self.js, self.replicas).await?;
         let consumer = open_consumer(&stream, &self.me).await?;
-        let info = consumer.cached_info();
-        gate.opened(
-            info.delivered.stream_sequence,
-            info.num_ack_pending,
-            Instant::now(),
-        );
+        let unacknowledged = unacknowledged(&stream, &self.me, consumer.cached_info()).await?;
+        gate.opened(unacknowledged, Instant::now());
         let mut batches = consumer
             .stream()
             .max_messages_per_batch(BATCH)
@@ -280,6 +276,42 @@ async fn hand_back(message: &jetstream::Message) -> anyhow::Result<()> {
         .ack_with(AckKind::Nak(Some(RETRY_DELAY)))
         .await
         .map_err(|e| anyhow::anyhow!("asking for a redelivery: {e}"))
+}
+
+/// The messages for hub `me` that its consumer (`info`) handed out and has not seen
+/// acknowledged, in stream order: with work-queue retention the stream keeps a message until
+/// it is acknowledged, so they are the stream's messages for `me` after the consumer's
+/// acknowledgement floor, up to the last it delivered (at most its count of pending ones).
+async fn unacknowledged(
+    stream: &jetstream::stream::Stream,
+    me: &str,
+    info: &consumer::Info,
+) -> anyhow::Result<Vec<u64>> {
+    let filter = wire::filter_for(me);
+    let last = info.delivered.stream_sequence;
+    let mut found = Vec::with_capacity(info.num_ack_pending);
+    let mut next = info.ack_floor.stream_sequence + 1;
+    while found.len() < info.num_ack_pending && next <= last {
+        let message = match stream
+            .raw_message_builder()
+            .sequence(next)
+            .next_by_subject(filter.clone())
+            .send()
+            .await
+        {
+            Ok(message) => message,
+            Err(e) if e.kind() == jetstream::stream::RawMessageErrorKind::NoMessageFound => {
+                break;
+            }
+            Err(e) => return Err(e).context("looking up the messages handed out before"),
+        };
+        if message.sequence > last {
+            break;
+        }
+        found.push(message.sequence);
+        next = message.sequence + 1;
+    }
+    Ok(found)
 }
 
 /// This hub's durable consumer, created, or updated to this config (a consumer an older hub
