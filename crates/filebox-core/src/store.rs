@@ -87,6 +87,9 @@ struct Staged {
     path: PathBuf,
     file: File,
     /// Dropped after `file`: this process's recovery passes the file by while it is locked.
+    /// A caller that keeps only `file` gives the registration back early; that is harmless
+    /// for a move's staged versions (`.new`), which recovery reaches only through their
+    /// intent, never by scanning.
     _held: HeldHere,
 }
 
@@ -1267,9 +1270,19 @@ mod tests {
     #[test]
     fn recovery_leaves_live_writers_alone() {
         let (_root, tmp, _, _) = setup();
+        // This process's writer, passed by through the registry.
         let live = Staged::create(mailbox_of_tmp(&tmp), tmp.join("live.part"), b"x").unwrap();
+        assert!(is_held_here(&live.path));
+        // Another process's writer, not in this registry: passed by because it is locked.
+        let other = tmp.join(format!("other.{STAGED}"));
+        let locked = File::create(&other).unwrap();
+        locked.lock().unwrap();
+        assert!(!is_held_here(&other));
         assert_eq!(recover(&tmp).unwrap(), Recovery::default());
-        assert!(live.path.exists());
+        assert!(live.path.exists() && other.exists());
+        drop(locked);
+        assert_eq!(recover(&tmp).unwrap().removed, 1);
+        assert!(live.path.exists() && !other.exists());
     }
 
     #[test]

@@ -281,7 +281,11 @@ async fn hand_back(message: &jetstream::Message) -> anyhow::Result<()> {
 /// The messages for hub `me` that its consumer (`info`) handed out and has not seen
 /// acknowledged, in stream order: with work-queue retention the stream keeps a message until
 /// it is acknowledged, so they are the stream's messages for `me` after the consumer's
-/// acknowledgement floor, up to the last it delivered (at most its count of pending ones).
+/// acknowledgement floor, up to the last it delivered. The walk goes to that last one rather
+/// than stopping at the consumer's count of pending ones: a message acknowledged but not yet
+/// removed would use up the count. It costs one lookup per message handed out and not
+/// acknowledged (at most [`MAX_ACK_PENDING`], 1,000 on a consumer an older hub made), each a
+/// round trip to the server, at every opening of the consumer.
 async fn unacknowledged(
     stream: &jetstream::stream::Stream,
     me: &str,
@@ -291,7 +295,7 @@ async fn unacknowledged(
     let last = info.delivered.stream_sequence;
     let mut found = Vec::with_capacity(info.num_ack_pending);
     let mut next = info.ack_floor.stream_sequence + 1;
-    while found.len() < info.num_ack_pending && next <= last {
+    while next <= last {
         let message = match stream
             .raw_message_builder()
             .sequence(next)
@@ -719,6 +723,51 @@ mod tests {
         };
         assert_eq!(lane(0), [0, 2], "a lane stops at its first to retry");
         assert_eq!(lane(1), [1, 3, 5], "each lane in order");
+    }
+
+    #[tokio::test]
+    async fn a_consumer_opened_again_finds_what_it_handed_out_unacknowledged_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = LocalNats::start(&dir.path().join("jetstream")).unwrap();
+        let client = async_nats::connect(server.url()).await.unwrap();
+        let js = connect::jetstream(client);
+        let stream = connect::stream(&js, 1).await.unwrap();
+        // Two hubs' mail interleaved in the stream: ci-1's at 1, 3, 5, 6 and 8.
+        for to in [
+            "ci-1", "ci-2", "ci-1", "ci-2", "ci-1", "ci-1", "ci-2", "ci-1",
+        ] {
+            js.publish(format!("filebox.{to}.far.mail.a"), "x".into())
+                .await
+                .unwrap()
+                .await
+                .unwrap();
+        }
+        let consumer = open_consumer(&stream, "ci-1").await.unwrap();
+        assert!(
+            unacknowledged(&stream, "ci-1", consumer.cached_info())
+                .await
+                .unwrap()
+                .is_empty(),
+            "a fresh consumer handed nothing out"
+        );
+        // A run handed out four and acknowledged one, then died.
+        let mut fetched = consumer.fetch().max_messages(4).messages().await.unwrap();
+        let mut handed_out = Vec::new();
+        while let Some(message) = fetched.next().await {
+            handed_out.push(message.unwrap());
+        }
+        let sequences: Vec<u64> = handed_out.iter().map(|m| sequence(m).unwrap()).collect();
+        assert_eq!(sequences, [1, 3, 5, 6]);
+        handed_out[1].double_ack().await.unwrap();
+        drop(handed_out);
+        let reopened = open_consumer(&stream, "ci-1").await.unwrap();
+        assert_eq!(
+            unacknowledged(&stream, "ci-1", reopened.cached_info())
+                .await
+                .unwrap(),
+            [1, 5, 6],
+            "not the one acknowledged, not ci-2's, not 8 (never handed out)"
+        );
     }
 
     #[tokio::test]

@@ -74,23 +74,20 @@ const WAL_LIMIT: u64 = 4 * 1024 * 1024;
 const CACHE_KIB: i64 = 2 * 1024;
 const SYNC_CACHE_KIB: i64 = 32 * 1024;
 
-/// Whether this process keeps indexes open for days (the hub): its catch-ups keep the small
-/// cache, as the pages a larger one frees stay in the process's heap (a hub's memory went from
-/// 11 to 169 MiB over one bench run with them); a command gives them back when it exits.
+/// Whether this process keeps indexes open for days (the hub, `filebox mcp`): its catch-ups
+/// keep the small cache, as the pages a larger one frees stay in the process's heap (a hub's
+/// memory went from 11 to 169 MiB over one bench run with them); a command gives them back
+/// when it exits.
 static LONG_LIVED: AtomicBool = AtomicBool::new(false);
 
-/// Declare this process long-lived (the hub): see [`LONG_LIVED`].
+/// Declare this process long-lived (the hub, `filebox mcp`): see [`LONG_LIVED`].
 pub fn keep_caches_small() {
     LONG_LIVED.store(true, Ordering::Relaxed);
 }
 
-/// SQLite's page cache for a sync's transaction in this process (KiB).
-fn catch_up_cache_kib() -> i64 {
-    if LONG_LIVED.load(Ordering::Relaxed) {
-        CACHE_KIB
-    } else {
-        SYNC_CACHE_KIB
-    }
+/// Whether this process declared itself long-lived ([`keep_caches_small`]).
+fn long_lived() -> bool {
+    LONG_LIVED.load(Ordering::Relaxed)
 }
 
 // Architecture Invariant: a row's rowid orders rows by activity (see `record::activity_key`),

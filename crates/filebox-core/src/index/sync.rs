@@ -18,7 +18,7 @@ use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 use super::fts_writes::SyncWrites;
 use super::listed::{Listed, Stat};
 use super::record::{ACTIVITY_SHIFT, Record, activity_key};
-use super::{CACHE_KIB, Index, segment};
+use super::{CACHE_KIB, Index, SYNC_CACHE_KIB, segment};
 use crate::error::{Error, IoContext, Result};
 use crate::folder::Folder;
 use crate::journal::{self, Entry, Kind, Since};
@@ -53,12 +53,13 @@ impl Index {
         if stale.is_empty() {
             return Ok(());
         }
-        match super::catch_up_cache_kib() {
-            CACHE_KIB => self.sync_folders(&stale)?,
-            larger => LargerCache::of(self, larger)
+        if super::long_lived() {
+            self.sync_folders(&stale)?;
+        } else {
+            LargerCache::of(self, SYNC_CACHE_KIB)
                 .map_err(sql)?
                 .index
-                .sync_folders(&stale)?,
+                .sync_folders(&stale)?;
         }
         self.checkpoint_if_large()
     }

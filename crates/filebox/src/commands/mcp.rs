@@ -12,6 +12,8 @@ pub(crate) fn run(global: &Global, args: &McpArgs) -> anyhow::Result<Outcome> {
         filebox_mcp::check_listen_address(addr)?;
     }
     let mailroom = mailroom(global)?;
+    // A session lasts as long as its host: keep the indexes' caches small, as the hub does.
+    filebox_core::index::keep_caches_small();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
