@@ -15,12 +15,12 @@
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Component, Path};
 
 use rustix::fs::{
-    AtFlags, Mode, OFlags, RenameFlags, ResolveFlags, fchmod, linkat, mkdirat, openat, openat2,
-    renameat, renameat_with, unlinkat,
+    AtFlags, CWD, Mode, OFlags, RenameFlags, ResolveFlags, fchmod, linkat, mkdirat, openat,
+    openat2, renameat, renameat_with, unlinkat,
 };
 use rustix::io::Errno;
 
@@ -73,6 +73,21 @@ pub(crate) fn link(from: Place, to: Place) -> io::Result<()> {
         &to_folder,
         to_name,
         AtFlags::empty(),
+    )?)
+}
+
+/// `link(2)` of an open file that has no name (made with `O_TMPFILE`), through its entry in
+/// `/proc/self/fd` (`linkat` of the descriptor itself needs a privilege): it gets the name
+/// `to`; an existing `to` is `AlreadyExists`.
+pub(crate) fn link_unnamed(file: &File, to: Place) -> io::Result<()> {
+    let (to_folder, to_name) = to.folder()?;
+    let source = format!("/proc/self/fd/{}", file.as_raw_fd());
+    Ok(linkat(
+        CWD,
+        source.as_str(),
+        &to_folder,
+        to_name,
+        AtFlags::SYMLINK_FOLLOW,
     )?)
 }
 
@@ -129,8 +144,8 @@ pub(crate) fn remove(place: Place) -> io::Result<()> {
 pub(crate) fn open(anchor: &Path, path: &Path, flags: OFlags, mode: u32) -> io::Result<File> {
     let relative = relative(anchor, path)?;
     let flags = flags | OFlags::CLOEXEC | OFlags::NOFOLLOW;
-    // openat2 refuses a mode without `O_CREAT` (EINVAL).
-    let mode = match flags.contains(OFlags::CREATE) {
+    // openat2 refuses a mode without `O_CREAT` or `O_TMPFILE` (EINVAL).
+    let mode = match flags.contains(OFlags::CREATE) || flags.contains(OFlags::TMPFILE) {
         true => Mode::from_raw_mode(mode),
         false => Mode::empty(),
     };

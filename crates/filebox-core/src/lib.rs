@@ -7,7 +7,7 @@ mod agent;
 mod annotate;
 pub mod attachment;
 mod beneath;
-mod checked_roots;
+mod checked_dirs;
 mod choice;
 pub mod client_info;
 pub mod config;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::agent::AgentId;
 use crate::beneath;
-use crate::checked_roots::{self, RootSeen};
+use crate::checked_dirs::{DirSeen, ROOTS};
 use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::message::{self, FileName, Header, Message, MessageIdShort};
@@ -191,10 +191,10 @@ impl Mailbox {
     /// Open (creating its folders on first use) and clean up after crashed writers.
     pub fn open(owner: AgentId, root: PathBuf) -> Result<Mailbox> {
         let mailbox = Mailbox { owner, root };
-        let seen = RootSeen::of(&mailbox.root);
-        if !checked_roots::still_checked(&mailbox.root, seen) {
+        let seen = DirSeen::of(&mailbox.root);
+        if !ROOTS.still(&mailbox.root, seen) {
             mailbox.check_and_create_folders()?;
-            checked_roots::checked(&mailbox.root, seen);
+            ROOTS.passed(&mailbox.root, seen);
         }
         store::recover(&mailbox.tmp())?;
         Ok(mailbox)
@@ -224,7 +224,7 @@ impl Mailbox {
     /// folder that is a symlink or a file is refused, as on a writer's open.
     pub fn open_to_read(owner: AgentId, root: PathBuf) -> Result<Mailbox> {
         let mailbox = Mailbox { owner, root };
-        if checked_roots::still_checked(&mailbox.root, RootSeen::of(&mailbox.root)) {
+        if ROOTS.still(&mailbox.root, DirSeen::of(&mailbox.root)) {
             return Ok(mailbox);
         }
         for dir in Folder::ALL

@@ -29,6 +29,7 @@ use std::sync::{LazyLock, Mutex};
 use rustix::fs::OFlags;
 
 use crate::beneath::{self, Place};
+use crate::checked_dirs::{DirSeen, RECOVERED};
 use crate::durable_names::{NameChanges, sync_dir};
 use crate::error::{Error, IoContext, Result};
 use crate::held_here::{HeldHere, is_held_here};
@@ -151,22 +152,83 @@ fn same_inode(a: io::Result<fs::Metadata>, b: io::Result<fs::Metadata>) -> bool 
     matches!((a, b), (Ok(a), Ok(b)) if a.dev() == b.dev() && a.ino() == b.ino())
 }
 
+/// A file's bytes written and fsynced, to be published under new names by `link(2)`, which
+/// never replaces (unlike `rename(2)`). Where the file system makes unnamed files (`O_TMPFILE`)
+/// and `/proc` is there to link one, the file never has a name in `tmp/`: nothing to create
+/// and remove there (sends to one mailbox contended for its `tmp/`), nothing for a recovery to
+/// find after a crash (the file system frees an unnamed file), so `tmp/` stays untouched and
+/// its recovery is skipped (`checked_dirs`). Elsewhere it is a [`Staged`] file in `tmp/`,
+/// whose name goes when this is dropped.
+enum Linkable {
+    Unnamed(File),
+    Named { mailbox: PathBuf, staged: Staged },
+}
+
+impl Linkable {
+    /// Write `bytes` in the mailbox folder `tmp`, durable before any name points at them.
+    fn stage(tmp: &Path, bytes: &[u8]) -> Result<Linkable> {
+        let mailbox = mailbox_of_tmp(tmp);
+        if let Some(file) = Linkable::unnamed(mailbox, tmp, bytes)? {
+            return Ok(Linkable::Unnamed(file));
+        }
+        let path = tmp.join(format!("{}.{STAGED}", op_id()));
+        Ok(Linkable::Named {
+            mailbox: mailbox.to_owned(),
+            staged: Staged::create(mailbox, path, bytes)?,
+        })
+    }
+
+    /// An unnamed file in `tmp` holding `bytes`, or `None` where there can be none.
+    fn unnamed(mailbox: &Path, tmp: &Path, bytes: &[u8]) -> Result<Option<File>> {
+        static PROC_FDS: LazyLock<bool> = LazyLock::new(|| Path::new("/proc/self/fd").is_dir());
+        if !*PROC_FDS {
+            return Ok(None);
+        }
+        let mut file = match Place::new(mailbox, tmp).open(OFlags::WRONLY | OFlags::TMPFILE, 0o600)
+        {
+            Ok(file) => file,
+            // No `O_TMPFILE` on this file system (or kernel).
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::EISDIR)) => {
+                return Ok(None);
+            }
+            Err(e) => return Err(refuse_link(tmp, e)),
+        };
+        make_private(&file, tmp)?;
+        file.write_all(bytes).at(tmp)?;
+        // The data must be on disk before any name points at it.
+        file.sync_all().at(tmp)?;
+        Ok(Some(file))
+    }
+
+    /// Give the file the name `to` (`AlreadyExists` if taken).
+    fn link(&self, to: Place) -> io::Result<()> {
+        match self {
+            Linkable::Unnamed(file) => beneath::link_unnamed(file, to),
+            Linkable::Named { mailbox, staged } => {
+                beneath::link(Place::new(mailbox, &staged.path), to)
+            }
+        }
+    }
+}
+
+impl Drop for Linkable {
+    /// A staged name goes once the folders have their links (the file stays as theirs).
+    fn drop(&mut self) {
+        if let Linkable::Named { mailbox, staged } = self {
+            let _ = beneath::remove(Place::new(mailbox, &staged.path));
+        }
+    }
+}
+
 /// Publish `bytes` as the new file `dir/name`. Never replaces: an existing name is
 /// `ErrorKind::AlreadyExists`. Returns the published path.
 pub(crate) fn publish_new(tmp: &Path, dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf> {
     let mailbox = mailbox_of_tmp(tmp);
     let dest = dir.join(name);
-    let staged = Staged::create(mailbox, tmp.join(format!("{}.{STAGED}", op_id())), bytes)?;
-    let (from, to) = (
-        Place::new(mailbox, &staged.path),
-        Place::new(mailbox, &dest),
-    );
-    // link(2) fails if the destination exists, unlike rename(2), which replaces silently.
-    let linked =
-        changing(&dest, Kind::Added, || beneath::link(from, to)).map_err(|e| refuse_link(&dest, e));
-    let _ = beneath::remove(from);
-    drop(staged.file);
-    linked?;
+    let staged = Linkable::stage(tmp, bytes)?;
+    let to = Place::new(mailbox, &dest);
+    changing(&dest, Kind::Added, || staged.link(to)).map_err(|e| refuse_link(&dest, e))?;
+    drop(staged);
     sync_dir(dir)?;
     Ok(dest)
 }
@@ -235,8 +297,8 @@ pub(crate) fn publish_replace_unsynced(
 pub(crate) struct Copies<'a> {
     name: &'a str,
     bytes: &'a [u8],
-    /// The staged file and the mailbox whose `tmp/` holds it, once the first folder is tried.
-    staged: Option<(PathBuf, Staged)>,
+    /// The file every folder links, once the first folder is tried.
+    staged: Option<Linkable>,
     names: Option<NameChanges>,
 }
 
@@ -255,20 +317,12 @@ impl<'a> Copies<'a> {
     pub(crate) fn publish(&mut self, tmp: &Path, dir: &Path) -> Result<PathBuf> {
         let mailbox = mailbox_of_tmp(tmp);
         let dest = dir.join(self.name);
-        let (staged_in, staged) = match &mut self.staged {
+        let staged = match &self.staged {
             Some(staged) => staged,
-            None => {
-                let path = tmp.join(format!("{}.{STAGED}", op_id()));
-                let staged = Staged::create(mailbox, path, self.bytes)?;
-                self.staged.insert((mailbox.to_owned(), staged))
-            }
+            None => self.staged.insert(Linkable::stage(tmp, self.bytes)?),
         };
-        let (from, to) = (
-            Place::new(staged_in, &staged.path),
-            Place::new(mailbox, &dest),
-        );
-        // link(2) fails if the destination exists, unlike rename(2), which replaces silently.
-        match changing(&dest, Kind::Added, || beneath::link(from, to)) {
+        let to = Place::new(mailbox, &dest);
+        match changing(&dest, Kind::Added, || staged.link(to)) {
             Ok(()) => {}
             Err(e) if e.kind() == ErrorKind::AlreadyExists => return Err(refuse_link(&dest, e)),
             // Out of the link's reach: a file of its own, durable before this returns.
@@ -283,15 +337,6 @@ impl<'a> Copies<'a> {
     /// Make every copy published so far durable.
     pub(crate) fn sync(mut self) -> Result<()> {
         self.names.as_mut().map_or(Ok(()), NameChanges::sync)
-    }
-}
-
-impl Drop for Copies<'_> {
-    /// The staged name goes once the folders have their links (the file stays as theirs).
-    fn drop(&mut self) {
-        if let Some((mailbox, staged)) = &self.staged {
-            let _ = beneath::remove(Place::new(mailbox, &staged.path));
-        }
     }
 }
 
@@ -787,15 +832,25 @@ pub struct Recovery {
 }
 
 /// Clean a mailbox's `tmp/` of what dead processes left. Files locked by a live process are
-/// left alone.
+/// left alone. A `tmp/` this process found empty is not read again until its entries change
+/// (`checked_dirs`): a send names nothing there ([`Linkable`]).
 pub(crate) fn recover(tmp: &Path) -> Result<Recovery> {
     let mut report = Recovery::default();
+    let seen = DirSeen::of(tmp);
+    if RECOVERED.still(tmp, seen) {
+        return Ok(report);
+    }
     let entries = match fs::read_dir(tmp) {
         Ok(entries) => entries,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(report),
         Err(e) => return Err(Error::io(tmp, e)),
     };
-    for entry in entries.flatten() {
+    let mut empty = true;
+    for entry in entries {
+        empty = false;
+        let Ok(entry) = entry else {
+            continue;
+        };
         let path = entry.path();
         let Some(ext) = path.extension().and_then(OsStr::to_str) else {
             continue;
@@ -841,6 +896,9 @@ pub(crate) fn recover(tmp: &Path) -> Result<Recovery> {
             }
         }
         let _ = beneath::remove(Place::file(&path));
+    }
+    if empty {
+        RECOVERED.passed(tmp, seen);
     }
     Ok(report)
 }
@@ -1265,6 +1323,77 @@ mod tests {
         let back = fs::metadata(inbox.join("a.md")).unwrap();
         assert_eq!((back.ino(), back.nlink()), (inode, 1));
         assert!(names(&tmp).is_empty());
+    }
+
+    #[test]
+    fn copies_link_one_unnamed_file_and_leave_tmp_untouched() {
+        let (_root, tmp, inbox, done) = setup();
+        let before = fs::symlink_metadata(&tmp).unwrap();
+        let mut copies = Copies::new("a.md", b"hello");
+        let first = copies.publish(&tmp, &inbox).unwrap();
+        let second = copies.publish(&tmp, &done).unwrap();
+        copies.sync().unwrap();
+        assert!(same_file(&first, &second), "one file, two names");
+        assert_eq!(fs::read(&second).unwrap(), b"hello");
+        let mode = fs::symlink_metadata(&first).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let after = fs::symlink_metadata(&tmp).unwrap();
+        assert_eq!(
+            (before.ctime(), before.ctime_nsec()),
+            (after.ctime(), after.ctime_nsec()),
+            "a name was made in tmp/"
+        );
+        let taken = Copies::new("a.md", b"other").publish(&tmp, &inbox);
+        assert!(
+            matches!(taken, Err(Error::Io { source, .. }) if source.kind() == ErrorKind::AlreadyExists)
+        );
+        assert_eq!(fs::read(&first).unwrap(), b"hello");
+    }
+
+    #[test]
+    fn a_staged_file_in_tmp_is_linked_and_its_name_goes_with_it() {
+        // Where the file system makes no unnamed files.
+        let (_root, tmp, inbox, _) = setup();
+        let mailbox = mailbox_of_tmp(&tmp);
+        let path = tmp.join(format!("op.{STAGED}"));
+        let staged = Linkable::Named {
+            mailbox: mailbox.to_owned(),
+            staged: Staged::create(mailbox, path.clone(), b"hi").unwrap(),
+        };
+        let dest = inbox.join("a.md");
+        staged.link(Place::new(mailbox, &dest)).unwrap();
+        let again = staged.link(Place::new(mailbox, &dest)).unwrap_err();
+        assert_eq!(again.kind(), ErrorKind::AlreadyExists);
+        assert!(path.exists());
+        drop(staged);
+        assert!(!path.exists());
+        assert_eq!(fs::read(&dest).unwrap(), b"hi");
+    }
+
+    #[test]
+    fn an_empty_tmp_is_read_again_only_once_its_entries_change() {
+        let (_root, tmp, _, _) = setup();
+        std::thread::sleep(std::time::Duration::from_millis(150)); // its ctime settles
+        assert_eq!(recover(&tmp).unwrap(), Recovery::default());
+        assert!(RECOVERED.still(&tmp, DirSeen::of(&tmp)));
+        // A dead writer's leftover is named in tmp/: the next recovery reads it again.
+        fs::write(tmp.join(format!("dead.{STAGED}")), b"x").unwrap();
+        assert!(!RECOVERED.still(&tmp, DirSeen::of(&tmp)));
+        assert_eq!(recover(&tmp).unwrap().removed, 1);
+    }
+
+    #[test]
+    fn a_tmp_holding_a_live_writers_file_is_read_again_after_the_writer_dies() {
+        let (_root, tmp, _, _) = setup();
+        let live = tmp.join(format!("live.{STAGED}"));
+        let locked = File::create(&live).unwrap();
+        locked.lock().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(150));
+        assert_eq!(recover(&tmp).unwrap(), Recovery::default());
+        // The writer dies: its lock goes, tmp/'s entries stay as they were.
+        drop(locked);
+        assert_eq!(recover(&tmp).unwrap().removed, 1);
+        assert!(!live.exists());
     }
 
     #[test]

@@ -1,12 +1,17 @@
-//! Mailbox roots this process has checked lately. A writer's open checks that every folder of
-//! the mailbox is a real directory (creating what is missing) before it uses any: nine `stat`s
-//! and a `mkdir`. A hub opens the same mailboxes thousands of times a minute, and a folder can
-//! only be created, removed, renamed or swapped for a symlink by changing the root directory's
-//! entries, which moves the root's ctime (which, unlike the mtime, no one can set back). So one
-//! `lstat` of the root that finds the same directory (device, inode) with the same ctime as
+//! Directories this process has checked lately, so a hub that opens the same mailboxes
+//! thousands of times a minute does not check them again while they stay as they were:
+//! - mailbox roots ([`ROOTS`]): a writer's open checks that every folder of the mailbox is a
+//!   real directory (creating what is missing) before it uses any, nine `stat`s and a `mkdir`;
+//!   a folder can only be created, removed, renamed or swapped for a symlink by changing the
+//!   root's entries;
+//! - `tmp/` folders with nothing to recover ([`RECOVERED`]): a writer's open scans `tmp/` for
+//!   what dead processes left there, which they could only leave by naming a file in it.
+//!
+//! A change of a directory's entries moves its ctime (which, unlike the mtime, no one can set
+//! back). So one `lstat` that finds the same directory (device, inode) with the same ctime as
 //! before the last check stands for the check, as long as that ctime was too old, when seen,
-//! to be shared by a later change (`journal::settled`). The files inside the folders are never
-//! trusted this way: every use still opens them beneath the root without following symlinks.
+//! to be shared by a later change (`journal::settled`). The files inside are never trusted
+//! this way: every use still opens them beneath the root without following symlinks.
 
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
@@ -16,26 +21,26 @@ use std::sync::{LazyLock, Mutex, PoisonError};
 use crate::journal;
 use crate::mark::ctime_ns;
 
-/// How many roots are remembered; past that the memory starts again (a hub serves fewer).
+/// How many directories a registry remembers; past that it starts again (a hub has fewer).
 const KEPT: usize = 4096;
 
-/// A root directory as one `lstat` sees it.
+/// A directory as one `lstat` sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct RootSeen {
+pub(crate) struct DirSeen {
     dev: u64,
     ino: u64,
     ctime: i64,
 }
 
-impl RootSeen {
-    /// The root now, when it is a directory (not a symlink) whose ctime can be trusted.
-    pub(crate) fn of(root: &Path) -> Option<RootSeen> {
-        let meta = std::fs::symlink_metadata(root).ok()?;
+impl DirSeen {
+    /// The directory now, when it is one (not a symlink) whose ctime can be trusted.
+    pub(crate) fn of(dir: &Path) -> Option<DirSeen> {
+        let meta = std::fs::symlink_metadata(dir).ok()?;
         let ctime = ctime_ns(&meta);
         if !meta.file_type().is_dir() || !journal::settled(ctime, meta.ctime_nsec() == 0) {
             return None;
         }
-        Some(RootSeen {
+        Some(DirSeen {
             dev: meta.dev(),
             ino: meta.ino(),
             ctime,
@@ -43,27 +48,36 @@ impl RootSeen {
     }
 }
 
-static CHECKED: LazyLock<Mutex<HashMap<PathBuf, RootSeen>>> = LazyLock::new(Mutex::default);
+/// The directories that passed one kind of check, each as it was seen before the check.
+pub(crate) struct Checked(LazyLock<Mutex<HashMap<PathBuf, DirSeen>>>);
 
-/// Whether `root` was checked as it is now.
-pub(crate) fn still_checked(root: &Path, now: Option<RootSeen>) -> bool {
-    let Some(now) = now else {
-        return false;
-    };
-    let checked = CHECKED.lock().unwrap_or_else(PoisonError::into_inner);
-    checked.get(root) == Some(&now)
-}
+/// Mailbox roots whose folders are all there, real directories.
+pub(crate) static ROOTS: Checked = Checked(LazyLock::new(Mutex::default));
+/// `tmp/` folders that held nothing at all (no dead writer's leftovers, no live writer's file
+/// that could become them).
+pub(crate) static RECOVERED: Checked = Checked(LazyLock::new(Mutex::default));
 
-/// Remember that `root`, seen as `before` ahead of a check, passed it.
-pub(crate) fn checked(root: &Path, before: Option<RootSeen>) {
-    let Some(before) = before else {
-        return;
-    };
-    let mut checked = CHECKED.lock().unwrap_or_else(PoisonError::into_inner);
-    if checked.len() >= KEPT {
-        checked.clear();
+impl Checked {
+    /// Whether `dir` passed this check as it is now.
+    pub(crate) fn still(&self, dir: &Path, now: Option<DirSeen>) -> bool {
+        let Some(now) = now else {
+            return false;
+        };
+        let passed = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        passed.get(dir) == Some(&now)
     }
-    checked.insert(root.to_owned(), before);
+
+    /// Remember that `dir`, seen as `before` ahead of the check, passed it.
+    pub(crate) fn passed(&self, dir: &Path, before: Option<DirSeen>) {
+        let Some(before) = before else {
+            return;
+        };
+        let mut passed = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if passed.len() >= KEPT {
+            passed.clear();
+        }
+        passed.insert(dir.to_owned(), before);
+    }
 }
 
 #[cfg(test)]
