@@ -13,10 +13,12 @@
 //! journal that cannot be written never fails a delivery: the change is made unrecorded, which
 //! the chain shows.
 
+use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rustix::fs::OFlags;
@@ -116,13 +118,19 @@ pub(crate) fn record<T>(
     kind: Kind,
     change: impl FnOnce() -> io::Result<T>,
 ) -> io::Result<T> {
-    let Some(journal) = path_of(dir).and_then(|path| open_to_append(&path)) else {
+    let slot = kept_slot(dir);
+    // Held until the line is written: this process's changes of this folder never interleave.
+    let mut kept = slot.lock().unwrap_or_else(PoisonError::into_inner);
+    if !kept.as_ref().is_some_and(Kept::current) {
+        *kept = path_of(dir).and_then(Kept::open);
+    }
+    let Some(journal) = kept.as_ref() else {
         return change();
     };
-    // Held until the line is written: FileBox's changes of this folder never interleave.
-    if journal.lock().is_err() {
+    // The same for other processes' changes.
+    let Some(_locked) = Locked::take(&journal.file) else {
         return change();
-    }
+    };
     let file = dir.join(name);
     let before = fs::symlink_metadata(dir).map(|m| mtime_ns(&m));
     let removed_ino = match kind {
@@ -142,10 +150,74 @@ pub(crate) fn record<T>(
         };
         // One write of one line: a reader never sees half of it unless the writer died
         // mid-write, which the next line's chain shows.
-        let _ =
-            (&journal).write_all(format!("{before}\t{after}\t{sign}\t{ino}\t{name}\n").as_bytes());
+        let _ = (&journal.file)
+            .write_all(format!("{before}\t{after}\t{sign}\t{ino}\t{name}\n").as_bytes());
     }
     Ok(result)
+}
+
+/// A folder's journal this process keeps open, with what its path named when opened (to tell
+/// when the name points at another file: removed by a reindex, replaced, `.filebox/` swapped).
+struct Kept {
+    path: PathBuf,
+    file: File,
+    dev: u64,
+    ino: u64,
+}
+
+impl Kept {
+    fn open(path: PathBuf) -> Option<Kept> {
+        let file = open_to_append(&path)?;
+        let meta = file.metadata().ok()?;
+        Some(Kept {
+            path,
+            file,
+            dev: meta.dev(),
+            ino: meta.ino(),
+        })
+    }
+
+    /// Whether the journal's path still names the file kept open.
+    fn current(&self) -> bool {
+        fs::symlink_metadata(&self.path)
+            .is_ok_and(|m| m.is_file() && m.dev() == self.dev && m.ino() == self.ino)
+    }
+}
+
+/// The journals this process keeps open, a slot per folder: a hub records thousands of changes
+/// a minute, and opening the journal for each (after a look at `.filebox/`) and closing it
+/// again was a third of a change's recording. A slot's mutex keeps this process's threads from
+/// recording changes of one folder at once, which the `flock` cannot: a lock belongs to the
+/// open file, and they share it.
+type Slot = Arc<Mutex<Option<Kept>>>;
+static KEPT: LazyLock<Mutex<HashMap<PathBuf, Slot>>> = LazyLock::new(Mutex::default);
+
+/// How many journals are kept open at most; past that they are closed and opened again as
+/// needed (a hub has seven per mailbox it writes).
+const KEPT_MAX: usize = 1024;
+
+fn kept_slot(dir: &Path) -> Slot {
+    let mut kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
+    if kept.len() >= KEPT_MAX && !kept.contains_key(dir) {
+        // A thread still holding a dropped slot's file excludes the others by its `flock`.
+        kept.clear();
+    }
+    Arc::clone(kept.entry(dir.to_owned()).or_default())
+}
+
+/// A journal's `flock`, released when dropped (the file stays open).
+struct Locked<'a>(&'a File);
+
+impl<'a> Locked<'a> {
+    fn take(file: &'a File) -> Option<Locked<'a>> {
+        file.lock().ok().map(|()| Locked(file))
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.unlock();
+    }
 }
 
 fn open_to_append(path: &Path) -> Option<File> {
@@ -340,6 +412,7 @@ pub(crate) fn remove_all(state_dir: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::Ordering;
 
     fn folder(root: &Path) -> PathBuf {
         let inbox = root.join("inbox");
@@ -403,6 +476,63 @@ mod tests {
         // Deleted: the position names a journal that is gone.
         fs::remove_file(&journal).unwrap();
         assert_eq!(at(ino, len), None);
+    }
+
+    #[test]
+    fn a_journal_kept_open_is_let_go_once_its_name_holds_another_file() {
+        let root = tempfile::tempdir().unwrap();
+        let inbox = folder(root.path());
+        let add = |name: &str| {
+            record(&inbox, name, Kind::Added, || {
+                fs::write(inbox.join(name), "x")
+            })
+            .unwrap()
+        };
+        add("a.md");
+        // Removed by a reindex: the next change starts a new journal instead of writing into
+        // the removed one.
+        let journal = root.path().join(".filebox/changes.inbox");
+        fs::remove_file(&journal).unwrap();
+        add("b.md");
+        let entries = snapshot(&inbox, Since::NoJournal).unwrap().entries.unwrap();
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["b.md"]);
+        // Between changes the journal is not locked: another process can record.
+        let other = File::open(&journal).unwrap();
+        assert!(other.try_lock().is_ok(), "the lock outlived the change");
+    }
+
+    #[test]
+    fn threads_recording_one_folder_at_once_form_one_chain() {
+        let root = tempfile::tempdir().unwrap();
+        let inbox = folder(root.path());
+        let from = mtime_ns(&fs::symlink_metadata(&inbox).unwrap());
+        let inside = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for thread in 0..8 {
+                let (inbox, inside) = (&inbox, &inside);
+                scope.spawn(move || {
+                    for n in 0..50 {
+                        let name = format!("{thread}-{n}.md");
+                        record(inbox, &name, Kind::Added, || {
+                            let others = inside.fetch_add(1, Ordering::SeqCst);
+                            std::thread::yield_now();
+                            let written = fs::write(inbox.join(&name), "x");
+                            inside.fetch_sub(1, Ordering::SeqCst);
+                            assert_eq!(others, 0, "two changes of one folder at once");
+                            written
+                        })
+                        .unwrap();
+                    }
+                });
+            }
+        });
+        let entries = snapshot(&inbox, Since::NoJournal).unwrap().entries.unwrap();
+        assert_eq!(entries.len(), 400);
+        let now = mtime_ns(&fs::symlink_metadata(&inbox).unwrap());
+        // Each change starts where the one before it ended: none ran inside another.
+        assert!(entries.windows(2).all(|w| w[1].before == w[0].after));
+        assert_eq!((entries[0].before, entries[399].after), (from, now));
     }
 
     #[test]
