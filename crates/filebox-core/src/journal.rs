@@ -198,7 +198,10 @@ const KEPT_MAX: usize = 1024;
 
 fn kept_slot(dir: &Path) -> Slot {
     let mut kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
-    if kept.len() >= KEPT_MAX && !kept.contains_key(dir) {
+    if let Some(slot) = kept.get(dir) {
+        return Arc::clone(slot);
+    }
+    if kept.len() >= KEPT_MAX {
         // A thread still holding a dropped slot's file excludes the others by its `flock`.
         kept.clear();
     }

@@ -725,13 +725,24 @@ mod tests {
         assert_eq!(lane(1), [1, 3, 5], "each lane in order");
     }
 
-    #[tokio::test]
-    async fn a_consumer_opened_again_finds_what_it_handed_out_unacknowledged_in_order() {
+    /// A loopback nats-server (kept running while its guards live) with FileBox's stream.
+    async fn local_stream() -> (
+        tempfile::TempDir,
+        LocalNats,
+        jetstream::Context,
+        jetstream::stream::Stream,
+    ) {
         let dir = tempfile::tempdir().unwrap();
         let server = LocalNats::start(&dir.path().join("jetstream")).unwrap();
         let client = async_nats::connect(server.url()).await.unwrap();
         let js = connect::jetstream(client);
         let stream = connect::stream(&js, 1).await.unwrap();
+        (dir, server, js, stream)
+    }
+
+    #[tokio::test]
+    async fn a_consumer_opened_again_finds_what_it_handed_out_unacknowledged_in_order() {
+        let (_dir, _server, js, stream) = local_stream().await;
         // Two hubs' mail interleaved in the stream: ci-1's at 1, 3, 5, 6 and 8.
         for to in [
             "ci-1", "ci-2", "ci-1", "ci-2", "ci-1", "ci-1", "ci-2", "ci-1",
@@ -772,11 +783,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_consumer_an_older_hub_made_takes_this_hubs_settings_at_a_start() {
-        let dir = tempfile::tempdir().unwrap();
-        let server = LocalNats::start(&dir.path().join("jetstream")).unwrap();
-        let client = async_nats::connect(server.url()).await.unwrap();
-        let js = connect::jetstream(client);
-        let stream = connect::stream(&js, 1).await.unwrap();
+        let (_dir, _server, _js, stream) = local_stream().await;
         // As a hub before this version made it: the server's default in flight.
         let name = wire::consumer_for("ci-1");
         let older: consumer::PullConsumer = stream
