@@ -77,11 +77,11 @@ pub(crate) fn link(from: Place, to: Place) -> io::Result<()> {
 }
 
 /// `link(2)` of an open file that has no name (made with `O_TMPFILE`), through its entry in
-/// `/proc/self/fd` (`linkat` of the descriptor itself needs a privilege): it gets the name
+/// `/proc/thread-self/fd` (`linkat` of the descriptor itself needs a privilege): it gets the name
 /// `to`; an existing `to` is `AlreadyExists`.
 pub(crate) fn link_unnamed(file: &File, to: Place) -> io::Result<()> {
     let (to_folder, to_name) = to.folder()?;
-    let source = format!("/proc/self/fd/{}", file.as_raw_fd());
+    let source = format!("/proc/thread-self/fd/{}", file.as_raw_fd());
     Ok(linkat(
         CWD,
         source.as_str(),

@@ -171,6 +171,12 @@ impl Linkable {
         if let Some(file) = Linkable::unnamed(mailbox, tmp, bytes)? {
             return Ok(Linkable::Unnamed(file));
         }
+        Linkable::named(tmp, bytes)
+    }
+
+    /// A [`Staged`] file in the mailbox folder `tmp` holding `bytes`.
+    fn named(tmp: &Path, bytes: &[u8]) -> Result<Linkable> {
+        let mailbox = mailbox_of_tmp(tmp);
         let path = tmp.join(format!("{}.{STAGED}", op_id()));
         Ok(Linkable::Named {
             mailbox: mailbox.to_owned(),
@@ -178,9 +184,31 @@ impl Linkable {
         })
     }
 
+    /// Publish the file as `dest` (`to`), recorded in its folder's journal. A file without a
+    /// name whose link is refused for another reason than the name being taken or another
+    /// file system (a security policy or a sandbox that forbids linking through `/proc`) is
+    /// written again with a name in `tmp` (`bytes`), which the next folders link too.
+    fn publish(
+        &mut self,
+        tmp: &Path,
+        bytes: &[u8],
+        dest: &Path,
+        to: Place,
+    ) -> Result<io::Result<()>> {
+        let linked = changing(dest, Kind::Added, || self.link(to));
+        match linked {
+            Err(e) if matches!(self, Linkable::Unnamed(_)) && !taken_or_elsewhere(&e) => {
+                *self = Linkable::named(tmp, bytes)?;
+                Ok(changing(dest, Kind::Added, || self.link(to)))
+            }
+            linked => Ok(linked),
+        }
+    }
+
     /// An unnamed file in `tmp` holding `bytes`, or `None` where there can be none.
     fn unnamed(mailbox: &Path, tmp: &Path, bytes: &[u8]) -> Result<Option<File>> {
-        static PROC_FDS: LazyLock<bool> = LazyLock::new(|| Path::new("/proc/self/fd").is_dir());
+        static PROC_FDS: LazyLock<bool> =
+            LazyLock::new(|| Path::new("/proc/thread-self/fd").is_dir());
         if !*PROC_FDS {
             return Ok(None);
         }
@@ -211,6 +239,12 @@ impl Linkable {
     }
 }
 
+/// Whether a link failed because its name is taken or its folder is on another file system
+/// (not because of what was linked).
+fn taken_or_elsewhere(error: &io::Error) -> bool {
+    error.kind() == ErrorKind::AlreadyExists || error.raw_os_error() == Some(libc::EXDEV)
+}
+
 impl Drop for Linkable {
     /// A staged name goes once the folders have their links (the file stays as theirs).
     fn drop(&mut self) {
@@ -225,9 +259,11 @@ impl Drop for Linkable {
 pub(crate) fn publish_new(tmp: &Path, dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf> {
     let mailbox = mailbox_of_tmp(tmp);
     let dest = dir.join(name);
-    let staged = Linkable::stage(tmp, bytes)?;
+    let mut staged = Linkable::stage(tmp, bytes)?;
     let to = Place::new(mailbox, &dest);
-    changing(&dest, Kind::Added, || staged.link(to)).map_err(|e| refuse_link(&dest, e))?;
+    staged
+        .publish(tmp, bytes, &dest, to)?
+        .map_err(|e| refuse_link(&dest, e))?;
     drop(staged);
     sync_dir(dir)?;
     Ok(dest)
@@ -317,12 +353,12 @@ impl<'a> Copies<'a> {
     pub(crate) fn publish(&mut self, tmp: &Path, dir: &Path) -> Result<PathBuf> {
         let mailbox = mailbox_of_tmp(tmp);
         let dest = dir.join(self.name);
-        let staged = match &self.staged {
+        let staged = match &mut self.staged {
             Some(staged) => staged,
             None => self.staged.insert(Linkable::stage(tmp, self.bytes)?),
         };
         let to = Place::new(mailbox, &dest);
-        match changing(&dest, Kind::Added, || staged.link(to)) {
+        match staged.publish(tmp, self.bytes, &dest, to)? {
             Ok(()) => {}
             Err(e) if e.kind() == ErrorKind::AlreadyExists => return Err(refuse_link(&dest, e)),
             // Out of the link's reach: a file of its own, durable before this returns.
@@ -1351,6 +1387,36 @@ mod tests {
     }
 
     #[test]
+    fn an_unnamed_file_whose_link_is_refused_is_published_with_a_name_instead() {
+        let (_root, tmp, inbox, done) = setup();
+        let mailbox = mailbox_of_tmp(&tmp);
+        // Opened so that it can never be linked: refused as a policy would refuse it.
+        let unlinkable = Place::new(mailbox, &tmp)
+            .open(OFlags::WRONLY | OFlags::TMPFILE | OFlags::EXCL, 0o600)
+            .unwrap();
+        let mut staged = Linkable::Unnamed(unlinkable);
+        let (first, second) = (inbox.join("a.md"), done.join("a.md"));
+        let publish = |staged: &mut Linkable, dest: &Path| {
+            staged
+                .publish(&tmp, b"hello", dest, Place::new(mailbox, dest))
+                .unwrap()
+        };
+        publish(&mut staged, &first).unwrap();
+        assert!(matches!(staged, Linkable::Named { .. }));
+        publish(&mut staged, &second).unwrap();
+        assert!(
+            same_file(&first, &second),
+            "the next folder links the named file"
+        );
+        assert_eq!(fs::read(&first).unwrap(), b"hello");
+        // A taken name is still refused as taken, without a second try.
+        let taken = publish(&mut Linkable::stage(&tmp, b"other").unwrap(), &first);
+        assert_eq!(taken.unwrap_err().kind(), ErrorKind::AlreadyExists);
+        drop(staged);
+        assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+
+    #[test]
     fn a_staged_file_in_tmp_is_linked_and_its_name_goes_with_it() {
         // Where the file system makes no unnamed files.
         let (_root, tmp, inbox, _) = setup();
@@ -1378,6 +1444,7 @@ mod tests {
         assert!(RECOVERED.still(&tmp, DirSeen::of(&tmp)));
         // A dead writer's leftover is named in tmp/: the next recovery reads it again.
         fs::write(tmp.join(format!("dead.{STAGED}")), b"x").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(150));
         assert!(!RECOVERED.still(&tmp, DirSeen::of(&tmp)));
         assert_eq!(recover(&tmp).unwrap().removed, 1);
     }
