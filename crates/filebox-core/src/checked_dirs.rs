@@ -7,10 +7,11 @@
 //! - `tmp/` folders with nothing to recover ([`RECOVERED`]): a writer's open scans `tmp/` for
 //!   what dead processes left there, which they could only leave by naming a file in it.
 //!
-//! A change of a directory's entries moves its ctime (which, unlike the mtime, no one can set
-//! back). So one `lstat` that finds the same directory (device, inode) with the same ctime as
+//! On a local file system a change of a directory's entries moves its ctime (which, unlike the
+//! mtime, no one can set back). So one `lstat` that finds the same directory (device, inode) with the same ctime as
 //! before the last check stands for the check, as long as that ctime was too old, when seen,
-//! to be shared by a later change (`journal::settled`). The files inside are never trusted
+//! to be shared by a later change (`journal::settled`). On a network or FUSE file system
+//! (`file_system::moves_ctime`) nothing is remembered: every open checks again. The files inside are never trusted
 //! this way: every use still opens them beneath the root without following symlinks.
 
 use std::collections::HashMap;
@@ -18,6 +19,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{LazyLock, Mutex, PoisonError};
 
+use crate::file_system;
 use crate::journal;
 use crate::mark::ctime_ns;
 
@@ -37,7 +39,10 @@ impl DirSeen {
     pub(crate) fn of(dir: &Path) -> Option<DirSeen> {
         let meta = std::fs::symlink_metadata(dir).ok()?;
         let ctime = ctime_ns(&meta);
-        if !meta.file_type().is_dir() || !journal::settled(ctime, meta.ctime_nsec() == 0) {
+        if !meta.file_type().is_dir()
+            || !journal::settled(ctime, meta.ctime_nsec() == 0)
+            || !file_system::moves_ctime(meta.dev(), dir)
+        {
             return None;
         }
         Some(DirSeen {
@@ -82,6 +87,7 @@ impl Checked {
 
 #[cfg(test)]
 mod tests {
+    use super::DirSeen;
     use crate::agent::AgentId;
     use crate::error::Error;
     use crate::folder::Folder;
@@ -123,6 +129,18 @@ mod tests {
         assert!(refused(
             Mailbox::open_to_read(AgentId::new("me").unwrap(), root).unwrap_err()
         ));
+    }
+
+    #[test]
+    fn only_a_settled_directory_on_a_local_file_system_stands_for_its_check() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(DirSeen::of(dir.path()).is_none(), "changed just now");
+        std::thread::sleep(Duration::from_millis(150));
+        assert!(DirSeen::of(dir.path()).is_some());
+        // sysfs stands for a network or FUSE file system: not known to move ctime.
+        let sysfs = Path::new("/sys/kernel");
+        assert!(sysfs.is_dir());
+        assert!(DirSeen::of(sysfs).is_none());
     }
 
     #[test]

@@ -11,20 +11,13 @@
 //! data is not ordered that way (delayed allocation writes it later): a file is still fsynced
 //! before any name points at it (`store::Staged`).
 
-use std::collections::HashMap;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{LazyLock, Mutex};
 
 use crate::error::{IoContext, Result};
+use crate::file_system;
 use crate::group_commit;
-
-/// `statfs` magic numbers: ext2/3/4 (one magic; in order only with a journal), xfs (always
-/// logged), tmpfs (nothing survives a power cut, so any order will do).
-const EXT4: u64 = 0xEF53;
-const XFS: u64 = 0x5846_5342;
-const TMPFS: u64 = 0x0102_1994;
 
 /// The folders one write changed names in, in the order changed, and whether a single fsync
 /// at the end makes them all durable.
@@ -81,54 +74,14 @@ thread_local! {
     static KEEPS_ORDER: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
 }
 
-/// Whether the file system under `dir` commits metadata in order: xfs, tmpfs, and ext4 with a
-/// journal. Unknown (statfs failed): no. Asked once per device and process.
+/// Whether the file system under `dir` commits metadata in order (`file_system::in_order`).
+/// A folder that cannot be asked: no.
 fn in_order(dir: &Path) -> bool {
     #[cfg(test)]
     if let Some(forced) = KEEPS_ORDER.get() {
         return forced;
     }
-    static DEVICES: LazyLock<Mutex<HashMap<u64, bool>>> = LazyLock::new(Default::default);
-    let Ok(device) = fs::metadata(dir).map(|m| m.dev()) else {
-        return false;
-    };
-    let mut devices = DEVICES.lock().unwrap_or_else(|e| e.into_inner());
-    *devices.entry(device).or_insert_with(|| {
-        let kind = rustix::fs::statfs(dir)
-            .ok()
-            .and_then(|stat| u64::try_from(stat.f_type).ok());
-        match kind {
-            Some(XFS | TMPFS) => true,
-            Some(EXT4) => has_journal(device),
-            _ => false,
-        }
-    })
-}
-
-/// Whether the ext4 file system on `device` runs a journal: the kernel lists each journal in
-/// `/proc/fs/jbd2/` as `<block device>-<journal inode>` (an ext4 made or mounted without one
-/// fsyncs each file and folder on its own, in no order).
-fn has_journal(device: u64) -> bool {
-    let block = format!(
-        "/sys/dev/block/{}:{}",
-        rustix::fs::major(device),
-        rustix::fs::minor(device)
-    );
-    let Some(name) = fs::read_link(block)
-        .ok()
-        .and_then(|link| Some(link.file_name()?.to_str()?.to_owned()))
-    else {
-        return false;
-    };
-    fs::read_dir("/proc/fs/jbd2").is_ok_and(|journals| {
-        journals.flatten().any(|journal| {
-            journal
-                .file_name()
-                .to_str()
-                .and_then(|n| n.strip_prefix(name.as_str()))
-                .is_some_and(|rest| rest.starts_with('-'))
-        })
-    })
+    fs::metadata(dir).is_ok_and(|meta| file_system::in_order(meta.dev(), dir))
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -25,7 +25,6 @@ use rustix::fs::OFlags;
 
 use crate::beneath::Place;
 use crate::folder::Folder;
-use crate::store;
 
 /// What a change did to a name in the folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,8 +165,18 @@ struct Kept {
 }
 
 impl Kept {
+    /// Open the journal at `path`; when this process has no file descriptor left, the other
+    /// journals it keeps are let go first (one descriptor for this change is worth more than
+    /// keeping them: they are opened again when needed).
     fn open(path: PathBuf) -> Option<Kept> {
-        let file = open_to_append(&path)?;
+        let file = match open_to_append(&path) {
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) => {
+                KEPT.lock().unwrap_or_else(PoisonError::into_inner).clear();
+                open_to_append(&path)
+            }
+            opened => opened,
+        }
+        .ok()?;
         let meta = file.metadata().ok()?;
         Some(Kept {
             path,
@@ -192,18 +201,25 @@ impl Kept {
 type Slot = Arc<Mutex<Option<Kept>>>;
 static KEPT: LazyLock<Mutex<HashMap<PathBuf, Slot>>> = LazyLock::new(Mutex::default);
 
-/// How many journals are kept open at most; past that they are closed and opened again as
-/// needed (a hub has seven per mailbox it writes).
-const KEPT_MAX: usize = 1024;
+/// How many journals are kept open at most: 1,024 (a hub has seven per mailbox it writes), or
+/// a quarter of the files this process may open where that is less (`filebox mcp` runs under
+/// its host's limit, often 1,024). Past that, one is closed for each opened.
+static KEPT_MAX: LazyLock<usize> = LazyLock::new(|| {
+    let soft = rustix::process::getrlimit(rustix::process::Resource::Nofile).current;
+    soft.map_or(1024, |soft| {
+        usize::try_from(soft / 4).unwrap_or(1024).min(1024)
+    })
+});
 
 fn kept_slot(dir: &Path) -> Slot {
     let mut kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(slot) = kept.get(dir) {
         return Arc::clone(slot);
     }
-    if kept.len() >= KEPT_MAX {
+    if kept.len() >= *KEPT_MAX {
         // A thread still holding a dropped slot's file excludes the others by its `flock`.
-        kept.clear();
+        let some = kept.keys().next().cloned();
+        some.map(|dir| kept.remove(&dir));
     }
     Arc::clone(kept.entry(dir.to_owned()).or_default())
 }
@@ -223,7 +239,7 @@ impl Drop for Locked<'_> {
     }
 }
 
-fn open_to_append(path: &Path) -> Option<File> {
+fn open_to_append(path: &Path) -> io::Result<File> {
     let open = |create: bool| {
         let create = if create {
             OFlags::CREATE
@@ -233,13 +249,12 @@ fn open_to_append(path: &Path) -> Option<File> {
         Place::file(path).open(OFlags::WRONLY | OFlags::APPEND | create, 0o600)
     };
     match open(false) {
-        Ok(file) => Some(file),
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            let file = open(true).ok()?;
-            store::make_private(&file, path).ok()?;
-            Some(file)
+            let file = open(true)?;
+            file.set_permissions(fs::Permissions::from_mode(0o600))?;
+            Ok(file)
         }
-        Err(_) => None,
+        opened => opened,
     }
 }
 
@@ -536,6 +551,50 @@ mod tests {
         // Each change starts where the one before it ended: none ran inside another.
         assert!(entries.windows(2).all(|w| w[1].before == w[0].after));
         assert_eq!((entries[0].before, entries[399].after), (from, now));
+    }
+
+    #[test]
+    fn a_process_out_of_file_descriptors_lets_go_of_kept_journals_to_record_a_change() {
+        use rustix::process::{Resource, getrlimit, setrlimit};
+        // nextest runs each test in a process of its own: the lowered limit is this test's.
+        let root = tempfile::tempdir().unwrap();
+        let folders: Vec<PathBuf> = (0..3)
+            .map(|n| folder(&root.path().join(n.to_string())))
+            .collect();
+        for dir in &folders {
+            fs::write(dir.join("x"), "x").unwrap();
+        }
+        // A change that needs no file descriptor of its own.
+        let link = |dir: &Path| {
+            record(dir, "linked", Kind::Added, || {
+                fs::hard_link(dir.join("x"), dir.join("linked"))
+            })
+        };
+        link(&folders[0]).unwrap();
+        link(&folders[1]).unwrap();
+        let limit = getrlimit(Resource::Nofile);
+        let open_now = fs::read_dir("/proc/self/fd").unwrap().count() as u64;
+        let mut lowered = limit.clone();
+        lowered.current = Some(open_now + 8);
+        setrlimit(Resource::Nofile, lowered).unwrap();
+        let mut hog = Vec::new();
+        let out_of_files = loop {
+            match File::open("/dev/null") {
+                Ok(file) => hog.push(file),
+                Err(e) => break e,
+            }
+        };
+        let linked = link(&folders[2]);
+        drop(hog);
+        setrlimit(Resource::Nofile, limit).unwrap();
+        assert_eq!(out_of_files.raw_os_error(), Some(libc::EMFILE));
+        linked.unwrap();
+        let entries = snapshot(&folders[2], Since::NoJournal)
+            .unwrap()
+            .entries
+            .unwrap();
+        assert_eq!(entries.len(), 1, "the change went unrecorded");
+        assert_eq!(entries[0].name, "linked");
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod cursor;
 mod durable_names;
 mod error;
 mod feed;
+mod file_system;
 mod folder;
 mod foreign;
 mod fork;

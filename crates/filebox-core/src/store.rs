@@ -1368,6 +1368,10 @@ mod tests {
         let mut copies = Copies::new("a.md", b"hello");
         let first = copies.publish(&tmp, &inbox).unwrap();
         let second = copies.publish(&tmp, &done).unwrap();
+        assert!(
+            matches!(copies.staged, Some(Linkable::Unnamed(_))),
+            "the test's file system makes unnamed files"
+        );
         copies.sync().unwrap();
         assert!(same_file(&first, &second), "one file, two names");
         assert_eq!(fs::read(&second).unwrap(), b"hello");
