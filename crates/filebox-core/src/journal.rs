@@ -574,7 +574,7 @@ mod tests {
         link(&folders[1]).unwrap();
         let limit = getrlimit(Resource::Nofile);
         let open_now = fs::read_dir("/proc/self/fd").unwrap().count() as u64;
-        let mut lowered = limit.clone();
+        let mut lowered = limit;
         lowered.current = Some(open_now + 8);
         setrlimit(Resource::Nofile, lowered).unwrap();
         let mut hog = Vec::new();
