@@ -391,6 +391,35 @@ impl Mailbox {
         }
     }
 
+    /// [`Mailbox::envelope`] and, when the whole file parses, the message, from one read (the
+    /// hub's event of an inbox arrival looks into the message for a read receipt).
+    pub fn envelope_and_message(
+        &self,
+        folder: Folder,
+        file: &FileName,
+    ) -> Result<Option<(Envelope, Option<Message>)>> {
+        let path = self.folder_path(folder).join(file.as_str());
+        let bytes = match store::read_regular(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if store::is_not_found(&e) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let prefix = |limit: usize, buffer: &mut Vec<u8>| {
+            buffer.clear();
+            buffer.extend_from_slice(&bytes[..limit.min(bytes.len())]);
+            Ok(bytes.len() <= limit)
+        };
+        let header = listed_header(&path, prefix, &mut Vec::new())?;
+        let message = parse_bytes(&path, &bytes).ok();
+        let envelope = Envelope {
+            folder,
+            file: file.clone(),
+            path,
+            header,
+        };
+        Ok(Some((envelope, message)))
+    }
+
     /// List a folder: oldest first, one entry per Message ID; unreadable files are reported in
     /// `problems` and skipped. Reads every file's header (`index::list` serves the same listing
     /// from the index when it is current).

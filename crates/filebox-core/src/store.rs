@@ -65,6 +65,23 @@ pub(crate) fn make_private(file: &File, path: &Path) -> Result<()> {
         .at(path)
 }
 
+/// [`make_private`] for a file this process just created with mode 0600: only where the umask
+/// took bits away from that mode (a system call a send saves under the usual umasks).
+fn make_new_private(file: &File, path: &Path) -> Result<()> {
+    static UMASK_KEEPS_0600: LazyLock<bool> = LazyLock::new(|| {
+        let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let umask = status
+            .lines()
+            .find_map(|line| line.strip_prefix("Umask:"))
+            .and_then(|octal| u32::from_str_radix(octal.trim(), 8).ok());
+        umask.is_some_and(|umask| umask & 0o600 == 0)
+    });
+    match *UMASK_KEEPS_0600 {
+        true => Ok(()),
+        false => make_private(file, path),
+    }
+}
+
 /// Make one change of a mailbox folder: `change` adds or removes the file `path`, recorded in
 /// the folder's change journal (see `journal.rs`).
 fn changing<T>(path: &Path, kind: Kind, change: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
@@ -118,7 +135,7 @@ impl Staged {
             let file = place
                 .open(OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL, 0o600)
                 .map_err(|e| refuse_link(path, e))?;
-            make_private(&file, path)?;
+            make_new_private(&file, path)?;
             file.lock().at(path)?;
             if names_file(path, &file) {
                 return Ok(file);
@@ -221,7 +238,7 @@ impl Linkable {
             }
             Err(e) => return Err(refuse_link(tmp, e)),
         };
-        make_private(&file, tmp)?;
+        make_new_private(&file, tmp)?;
         file.write_all(bytes).at(tmp)?;
         // The data must be on disk before any name points at it.
         file.sync_all().at(tmp)?;
@@ -990,7 +1007,7 @@ pub(crate) fn create_private_file(path: &Path) -> Result<()> {
         .mode(0o600)
         .open(path)
     {
-        Ok(file) => make_private(&file, path),
+        Ok(file) => make_new_private(&file, path),
         Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(()),
         Err(e) => Err(Error::io(path, e)),
     }

@@ -141,19 +141,25 @@ const READ: &str = "read";
 /// The event of a change, from the file's header when it arrived (and, in an inbox, whether
 /// the change was a read receipt).
 fn describe(mailbox: Option<&Mailbox>, change: &Change) -> HubEvent {
-    let envelope = match change.kind {
-        ChangeKind::Arrived => {
-            mailbox.and_then(|m| m.envelope(change.folder, &change.file).ok().flatten())
+    let (envelope, reader) = match (change.kind, mailbox) {
+        (ChangeKind::Arrived, Some(mailbox)) if change.folder == Folder::Inbox => {
+            let read = mailbox.envelope_and_message(change.folder, &change.file);
+            match read.ok().flatten() {
+                Some((envelope, message)) => {
+                    let reader = message.and_then(|message| {
+                        receipt::latest_receipt(&message, mailbox.owner().as_str())
+                            .map(|r| r.by.clone())
+                    });
+                    (Some(envelope), reader)
+                }
+                None => (None, None),
+            }
         }
-        ChangeKind::Left => None,
-    };
-    let reader = match (&envelope, mailbox) {
-        (Some(envelope), Some(mailbox)) if change.folder == Folder::Inbox => {
-            mailbox.read(envelope).ok().and_then(|message| {
-                receipt::latest_receipt(&message, mailbox.owner().as_str()).map(|r| r.by.clone())
-            })
-        }
-        _ => None,
+        (ChangeKind::Arrived, Some(mailbox)) => (
+            mailbox.envelope(change.folder, &change.file).ok().flatten(),
+            None,
+        ),
+        _ => (None, None),
     };
     let header = envelope.map(|envelope| envelope.header);
     let get = |key| header.as_ref().and_then(|h| h.get(key)).map(str::to_owned);
