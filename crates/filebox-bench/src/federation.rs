@@ -29,17 +29,13 @@ use crate::Options;
 use crate::fixture::{Result, filebox_binary};
 use crate::http::Connection;
 use crate::hub::{Hub, load_average};
+use crate::process::until_idle;
 use crate::report::{self, Samples, ms};
 
 const BODY_BYTES: usize = 1024;
 const SENDERS: usize = 8;
 /// How long a message may take to cross before the run gives up (a hang guard).
 const PATIENCE: Duration = Duration::from_secs(120);
-/// A hub is idle once it used at most [`IDLE_CPU`] of CPU over this long (longer than the
-/// hub's wait before it catches a quiet mailbox's index up); 3% of a core, three of the
-/// kernel's 10 ms ticks, leaves room for its periodic looks and nats-server's own beat.
-const IDLE_WINDOW: Duration = Duration::from_secs(1);
-const IDLE_CPU: Duration = Duration::from_millis(30);
 
 /// One machine of the federation: its config folder and running hub.
 struct Machine {
@@ -413,7 +409,7 @@ fn local_throughput(a: &Machine, slice: Duration) -> Result<Local> {
     let elapsed = started.elapsed();
     // What the sends leave the hub to do (their indexes) counts, and is done before the
     // throughput run starts.
-    let idle_after = until_idle(&[a.hub.pid()])?;
+    let idle_after = until_idle(&[a.hub.pid()], PATIENCE)?;
     let cpu = usage(a.hub.pid())?.cpu.saturating_sub(before.cpu);
     let local = Local {
         per_second: sent as f64 / elapsed.as_secs_f64(),
@@ -506,7 +502,7 @@ fn throughput(
     }
     let settled_in = started.elapsed();
     let pids: Vec<u32> = processes.iter().map(|(_, pid)| *pid).collect();
-    let idle_in = settled_in + until_idle(&pids)?;
+    let idle_in = settled_in + until_idle(&pids, PATIENCE)?;
     let after: Vec<Usage> = processes
         .iter()
         .map(|(_, pid)| usage(*pid))
@@ -596,29 +592,6 @@ fn throughput(
         settled_in,
         cpu,
     })
-}
-
-/// Wait until every process of `pids` is idle (the work a burst left behind, such as an
-/// index catch-up, is done); how long that took.
-fn until_idle(pids: &[u32]) -> Result<Duration> {
-    let started = Instant::now();
-    let cpu = || -> Result<Vec<Duration>> { pids.iter().map(|pid| Ok(usage(*pid)?.cpu)).collect() };
-    let mut last = cpu()?;
-    loop {
-        std::thread::sleep(IDLE_WINDOW);
-        let now = cpu()?;
-        if now
-            .iter()
-            .zip(&last)
-            .all(|(now, last)| now.saturating_sub(*last) <= IDLE_CPU)
-        {
-            return Ok(started.elapsed() - IDLE_WINDOW);
-        }
-        if started.elapsed() >= PATIENCE {
-            return Err("the hubs never went idle".into());
-        }
-        last = now;
-    }
 }
 
 /// Files arriving in the watched inboxes, counted from the change feed.

@@ -1,12 +1,13 @@
 //! `hub`: the real hub (`filebox serve --listen 127.0.0.1:0`) loaded with `email.send`, then
 //! `email.reply` (the answer path: a move), over loopback HTTP JSON-RPC by 1, 16 and 64
-//! clients for a bounded time, with the hub's CPU per call; with `--baseline OLD_FILEBOX` the
-//! same against a hub of that build, in the same rounds. Against them, in the same run, the
-//! CLI path (`filebox send`, one process per send, by as many concurrent callers) and
-//! the floor of a durable delivery (write + fsync + rename + directory fsync, one file after
-//! the other, and 16 writers with a private or a group-committed directory fsync). Then the
-//! event latency: a file delivered by the CLI until its SSE event reaches a client of
-//! `/events`.
+//! clients for a bounded time, with the hub's CPU per call (counted until the hub is idle
+//! again, so the work the calls leave behind is theirs and the next case starts on a settled
+//! hub); with `--baseline OLD_FILEBOX` the same against a hub of that build, in the same
+//! rounds. Against them, in the same run, the CLI path (`filebox send`, one process per
+//! send, by as many concurrent callers) and the floor of a durable delivery (write + fsync +
+//! rename + directory fsync, one file after the other, and 16 writers with a private or a
+//! group-committed directory fsync). Then the event latency: a file delivered by the CLI
+//! until its SSE event reaches a client of `/events`.
 //!
 //! Cases take turns round by round, so a noisy moment on the shared machine falls on all of
 //! them alike. Every message is 1 KiB of body from `qa` to `dev`: one inbox and one outbox,
@@ -26,12 +27,14 @@ use serde_json::{Value, json};
 use crate::Options;
 use crate::fixture::{Fixture, Result, filebox_binary};
 use crate::http::Connection;
-use crate::process::cpu_time;
+use crate::process::{cpu_time, until_idle};
 use crate::report::{self, Samples, ms};
 use crate::send::{DirSync, publish_bare};
 
 const BODY_BYTES: usize = 1024;
 const CLIENTS: [usize; 3] = [1, 16, 64];
+/// How long a hub may take to go idle after a case's calls.
+const SETTLE_PATIENCE: Duration = Duration::from_secs(60);
 
 /// One thing measured.
 #[derive(Clone, Copy)]
@@ -198,6 +201,9 @@ pub(crate) fn run(options: &Options) -> Result<()> {
             });
             let elapsed = started.elapsed();
             if let (Some(h), Some(before)) = (serving, cpu_before) {
+                // What the calls left the hub to do (an index catch-up once the mailbox is
+                // quiet) is theirs, not the next case's.
+                until_idle(&[h.pid()], SETTLE_PATIENCE)?;
                 tally.cpu += cpu_time(h.pid())?.saturating_sub(before);
             }
             let sends: u64 = work.iter().map(|w| w.latencies.len() as u64).sum();

@@ -1,6 +1,6 @@
 //! What `/proc` says of a child process: its CPU time, its resident memory, its threads.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::fixture::Result;
 
@@ -71,4 +71,33 @@ pub(crate) fn under_gnu_time(
 pub(crate) fn gnu_time_peak_kib(report: &std::path::Path) -> Result<u64> {
     let text = std::fs::read_to_string(report)?;
     Ok(text.trim().lines().last().unwrap_or("").trim().parse()?)
+}
+
+/// A process is idle once it used at most [`IDLE_CPU`] of CPU over [`IDLE_WINDOW`] (longer
+/// than the hub's wait before it catches a quiet mailbox's index up); 3% of a core, three of
+/// the kernel's 10 ms ticks, leaves room for periodic looks and nats-server's own beat.
+const IDLE_WINDOW: Duration = Duration::from_secs(1);
+const IDLE_CPU: Duration = Duration::from_millis(30);
+
+/// Wait until every process of `pids` is idle (the work a burst left behind, such as an
+/// index catch-up, is done), at most `patience`; how long that took.
+pub(crate) fn until_idle(pids: &[u32], patience: Duration) -> Result<Duration> {
+    let started = Instant::now();
+    let cpu = || -> Result<Vec<Duration>> { pids.iter().map(|pid| cpu_time(*pid)).collect() };
+    let mut last = cpu()?;
+    loop {
+        std::thread::sleep(IDLE_WINDOW);
+        let now = cpu()?;
+        if now
+            .iter()
+            .zip(&last)
+            .all(|(now, last)| now.saturating_sub(*last) <= IDLE_CPU)
+        {
+            return Ok(started.elapsed() - IDLE_WINDOW);
+        }
+        if started.elapsed() >= patience {
+            return Err("the processes never went idle".into());
+        }
+        last = now;
+    }
 }
