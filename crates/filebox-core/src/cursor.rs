@@ -294,7 +294,7 @@ fn claim(mailbox: &Mailbox, hold: Hold) -> Result<(Arrivals, Claim)> {
     let mut candidates: Vec<(String, u64)> = cursor.owed.drain().collect();
     for seen in step.changes {
         match seen.kind {
-            Kind::Added => candidates.push((seen.file.to_string(), seen.ino)),
+            Kind::Added | Kind::Rewritten => candidates.push((seen.file.to_string(), seen.ino)),
             Kind::Removed => candidates.retain(|c| *c != (seen.file.to_string(), seen.ino)),
         }
     }

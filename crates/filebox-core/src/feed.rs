@@ -49,6 +49,11 @@ pub struct Change {
     pub folder: Folder,
     pub file: FileName,
     pub kind: ChangeKind,
+    /// For an arrival, what the folder's journal says it is: `Some(true)` a new version of the
+    /// message the name held (a rewrite in place, such as a read receipt), `Some(false)` a new
+    /// file, whatever it holds by the time it is read; `None` when the folder was listed and
+    /// its history is not known.
+    pub rewrite: Option<bool>,
     pub(crate) ino: u64,
 }
 
@@ -224,8 +229,12 @@ impl Feed {
             }
             for seen in step.changes {
                 let kind = match seen.kind {
-                    Kind::Added => ChangeKind::Arrived,
+                    Kind::Added | Kind::Rewritten => ChangeKind::Arrived,
                     Kind::Removed => ChangeKind::Left,
+                };
+                let rewrite = match kind {
+                    ChangeKind::Arrived if !step.relisted => Some(seen.kind == Kind::Rewritten),
+                    _ => None,
                 };
                 if let Some(ctime) = seen.ctime {
                     source.mark.know(seen.file.as_str(), seen.ino, ctime);
@@ -235,6 +244,7 @@ impl Feed {
                     folder: source.folder,
                     file: seen.file,
                     kind,
+                    rewrite,
                     ino: seen.ino,
                 });
             }

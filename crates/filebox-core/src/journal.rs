@@ -31,8 +31,18 @@ use crate::folder::Folder;
 pub(crate) enum Kind {
     /// The name now holds the file with the recorded inode (new, or replacing another).
     Added,
+    /// The name now holds the file with the recorded inode, a new version of the message it
+    /// held (a rewrite in place: a read receipt), not a new message.
+    Rewritten,
     /// The file with the recorded inode left the name.
     Removed,
+}
+
+impl Kind {
+    /// Whether the name holds the recorded file after the change.
+    pub(crate) fn adds(self) -> bool {
+        self != Kind::Removed
+    }
 }
 
 /// One recorded change.
@@ -132,19 +142,20 @@ pub(crate) fn record<T>(
     };
     let file = dir.join(name);
     let before = fs::symlink_metadata(dir).map(|m| mtime_ns(&m));
-    let removed_ino = match kind {
-        Kind::Removed => fs::symlink_metadata(&file).map(|m| m.ino()).ok(),
-        Kind::Added => None,
+    let removed_ino = match kind.adds() {
+        false => fs::symlink_metadata(&file).map(|m| m.ino()).ok(),
+        true => None,
     };
     let result = change()?;
-    let ino = match kind {
-        Kind::Removed => removed_ino,
-        Kind::Added => fs::symlink_metadata(&file).map(|m| m.ino()).ok(),
+    let ino = match kind.adds() {
+        false => removed_ino,
+        true => fs::symlink_metadata(&file).map(|m| m.ino()).ok(),
     };
     let after = fs::symlink_metadata(dir).map(|m| mtime_ns(&m));
     if let (Ok(before), Some(ino), Ok(after)) = (before, ino, after) {
         let sign = match kind {
             Kind::Added => '+',
+            Kind::Rewritten => '~',
             Kind::Removed => '-',
         };
         // One write of one line: a reader never sees half of it unless the writer died
@@ -386,6 +397,7 @@ fn parse(bytes: &[u8]) -> Option<Vec<Entry>> {
             let after = fields.next()?.parse().ok()?;
             let kind = match fields.next()? {
                 "+" => Kind::Added,
+                "~" => Kind::Rewritten,
                 "-" => Kind::Removed,
                 _ => return None,
             };

@@ -75,7 +75,7 @@ impl Mark {
         // The files of the last changes may carry a ctime at or after the folder's mtime (a
         // publish unlinks its staged name after the link): they are there now, so known.
         let last = snapshot.journal.map(|at| journal::tail(&dir, at));
-        for entry in last.into_iter().flatten().filter(|e| e.kind == Kind::Added) {
+        for entry in last.into_iter().flatten().filter(|e| e.kind.adds()) {
             if let Ok(meta) = std::fs::symlink_metadata(dir.join(&entry.name))
                 && meta.ino() == entry.ino
             {
@@ -147,11 +147,11 @@ impl Mark {
             };
             let key = (entry.name, entry.ino);
             match entry.kind {
-                Kind::Added if self.recent.contains_key(&key) => {}
-                Kind::Added => {
+                Kind::Added | Kind::Rewritten if self.recent.contains_key(&key) => {}
+                Kind::Added | Kind::Rewritten => {
                     arrived.insert(key, changes.len());
                     changes.push(Some(Seen {
-                        kind: Kind::Added,
+                        kind: entry.kind,
                         file,
                         ino: entry.ino,
                         ctime: None,
@@ -174,7 +174,7 @@ impl Mark {
         let dir = mailbox.folder_path(folder);
         let mut changes: Vec<Seen> = changes.into_iter().flatten().collect();
         for seen in &mut changes {
-            if seen.kind == Kind::Added {
+            if seen.kind.adds() {
                 seen.ctime = std::fs::symlink_metadata(dir.join(seen.file.as_str()))
                     .ok()
                     .filter(|meta| meta.ino() == seen.ino && meta.is_file())

@@ -706,7 +706,7 @@ fn exchange_in_place(
     }
     let staged = Staged::create(mailbox, tmp.join(format!("{}.{STAGED}", op_id())), &bytes)?;
     let (ours, published) = (Place::new(mailbox, &staged.path), Place::new(mailbox, path));
-    let swap = || changing(path, Kind::Added, || beneath::exchange(ours, published));
+    let swap = || changing(path, Kind::Rewritten, || beneath::exchange(ours, published));
     if let Err(e) = swap() {
         let _ = beneath::remove(ours);
         return match e.raw_os_error() {
@@ -859,7 +859,12 @@ fn recovered_name(origin: &Path, claim: &Path) -> PathBuf {
 fn roll_forward(intent: &Intent, names: &mut NameChanges) -> Result<()> {
     for (staged, dest) in &intent.outputs {
         let publish = || beneath::rename(Place::file(staged), Place::file(dest));
-        match changing(dest, Kind::Added, publish) {
+        // A move onto the message's own name is a rewrite in place.
+        let kind = match *dest == intent.origin {
+            true => Kind::Rewritten,
+            false => Kind::Added,
+        };
+        match changing(dest, kind, publish) {
             Ok(()) => {}
             Err(e) if e.kind() == ErrorKind::NotFound => {} // published before a crash
             Err(e) => return Err(refuse_link(dest, e)),
@@ -1163,6 +1168,37 @@ mod tests {
         lines.sort();
         assert_eq!(lines, b"01234567");
         assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_rewrite_in_place_is_journaled_as_one_whether_names_are_exchanged_or_moved() {
+        use crate::journal::{Kind, Since, snapshot};
+        let (root, tmp, inbox, _) = setup();
+        create_private_dir(&root.path().join(".filebox")).unwrap();
+        let path = publish_new(&tmp, &inbox, "a.md", b"one").unwrap();
+        let plus = |b: &[u8]| Ok([b, b"+"].concat());
+        assert_eq!(
+            rewrite_in_place(&tmp, &path, plus).unwrap(),
+            Rewritten::Done
+        );
+        // A file system that cannot exchange names: the message moves onto its own name.
+        exchange_unsupported_on(fs::metadata(&path).unwrap().dev());
+        assert_eq!(
+            rewrite_in_place(&tmp, &path, plus).unwrap(),
+            Rewritten::Done
+        );
+        assert_eq!(fs::read(&path).unwrap(), b"one++");
+        let entries = snapshot(&inbox, Since::NoJournal).unwrap().entries.unwrap();
+        let kinds: Vec<(Kind, &str)> = entries.iter().map(|e| (e.kind, e.name.as_str())).collect();
+        assert_eq!(
+            kinds,
+            [
+                (Kind::Added, "a.md"),
+                (Kind::Rewritten, "a.md"),
+                (Kind::Removed, "a.md"),
+                (Kind::Rewritten, "a.md")
+            ]
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! baseline in memory and never moves the cursor, so what it prints is still the agent's next
 //! `wait`. A file that cannot be read is reported, and returned once it can be.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use crate::cursor::{self, Claim};
@@ -94,7 +94,7 @@ impl Mailbox {
         Ok(InboxWatch {
             mailbox: self.clone(),
             feed,
-            unreadable: HashSet::new(),
+            unreadable: HashMap::new(),
         })
     }
 }
@@ -104,12 +104,13 @@ impl Mailbox {
 pub struct InboxWatch {
     mailbox: Mailbox,
     feed: Feed,
-    /// Arrived files that could not be read yet (name, inode): tried again at every wake.
-    unreadable: HashSet<(String, u64)>,
+    /// Arrived files that could not be read yet (name, inode: what the journal said of the
+    /// arrival, `Change::rewrite`): tried again at every wake.
+    unreadable: HashMap<(String, u64), Option<bool>>,
 }
 
 impl InboxWatch {
-    /// Whether the file's latest change was a read receipt (a rewrite in place): not news.
+    /// Whether the file's latest change was my read receipt (a rewrite in place): not news.
     fn is_receipt(&self, envelope: &Envelope) -> bool {
         self.mailbox.read(envelope).is_ok_and(|message| {
             crate::receipt::latest_receipt(&message, self.mailbox.owner().as_str()).is_some()
@@ -118,7 +119,9 @@ impl InboxWatch {
 
     /// New mail since the last call: at once if some arrived meanwhile, else when some arrives,
     /// when `timeout` passes (`None`: never) or when `cancelled()` turns true. An unreadable
-    /// arrival is reported once, and returned as mail when it can be read.
+    /// arrival is reported once, and returned as mail when it can be read. A rewrite is mail
+    /// again unless it only added my receipt; a new file is mail even if a wait beside this
+    /// watch has read it already.
     pub fn next(
         &mut self,
         timeout: Option<Duration>,
@@ -127,25 +130,29 @@ impl InboxWatch {
         let deadline = deadline(timeout);
         let mut arrivals = Arrivals::default();
         loop {
-            let mut retry: Vec<(String, u64)> = self.unreadable.iter().cloned().collect();
+            let mut retry: Vec<((String, u64), Option<bool>)> = self
+                .unreadable
+                .iter()
+                .map(|(k, v)| (k.clone(), *v))
+                .collect();
             for change in self.feed.look()? {
+                let key = (change.file.to_string(), change.ino);
                 match change.kind {
-                    ChangeKind::Arrived => retry.push((change.file.to_string(), change.ino)),
+                    ChangeKind::Arrived => retry.push((key, change.rewrite)),
                     ChangeKind::Left => {
-                        self.unreadable
-                            .remove(&(change.file.to_string(), change.ino));
+                        self.unreadable.remove(&key);
                     }
                 }
             }
             let mut ids = HashSet::new();
-            for (name, ino) in retry {
+            for ((name, ino), rewrite) in retry {
                 let Ok(file) = crate::message::FileName::new(&name) else {
                     continue;
                 };
                 match self.mailbox.envelope(Folder::Inbox, &file) {
                     Ok(Some(envelope)) => {
                         self.unreadable.remove(&(name, ino));
-                        if self.is_receipt(&envelope) {
+                        if rewrite != Some(false) && self.is_receipt(&envelope) {
                             continue;
                         }
                         if ids.insert(envelope.header.id().to_owned()) {
@@ -156,7 +163,11 @@ impl InboxWatch {
                         self.unreadable.remove(&(name, ino));
                     }
                     Err(e) => {
-                        if self.unreadable.insert((name.clone(), ino)) {
+                        if self
+                            .unreadable
+                            .insert((name.clone(), ino), rewrite)
+                            .is_none()
+                        {
                             arrivals.unreadable.push(Problem {
                                 path: self.mailbox.folder_path(Folder::Inbox).join(&name),
                                 reason: e.to_string(),
@@ -387,6 +398,39 @@ mod tests {
         // ...and still new to the agent's wait, with what came before the watch.
         let got = look(&mb);
         assert_eq!(ids(&got), ["00000002-0000", "00000003-0000"]);
+    }
+
+    #[test]
+    fn mail_read_before_the_watch_looks_is_still_news_and_its_receipt_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let mb = mailbox(&dir);
+        look(&mb);
+        let mut watch = mb.watch_inbox().unwrap();
+        // A wait beside the watch gets the mail first and writes its receipt.
+        put(&mb, "00000007");
+        let (found, mut claim) = mb.claim_mail(Some(Duration::ZERO), NEVER).unwrap();
+        let receipts = claim.mark_read(&found.messages, "a", "wait").unwrap();
+        assert_eq!(receipts, [crate::receipt::Receipt::Recorded]);
+        claim.commit().unwrap();
+        let got = watch.next(Some(Duration::from_secs(5)), NEVER).unwrap();
+        assert_eq!(ids(&got), ["00000007-0000"]);
+        // Read again later: the receipt's rewrite alone is not mail.
+        put(&mb, "00000008");
+        assert_eq!(
+            ids(&watch.next(Some(Duration::from_secs(5)), NEVER).unwrap()),
+            ["00000008-0000"]
+        );
+        let (found, mut claim) = mb.claim_mail(Some(Duration::ZERO), NEVER).unwrap();
+        assert_eq!(ids(&found), ["00000008-0000"]);
+        claim.mark_read(&found.messages, "a", "wait").unwrap();
+        claim.commit().unwrap();
+        assert!(
+            watch
+                .next(Some(Duration::from_millis(300)), NEVER)
+                .unwrap()
+                .messages
+                .is_empty()
+        );
     }
 
     #[test]

@@ -82,28 +82,35 @@ impl Follower {
             if !self.feed.take_relisted().is_empty() {
                 log.publish(HubEvent::resync());
             }
-            let events: Vec<HubEvent> = changes
-                .iter()
-                .map(|change| {
-                    let mailbox = self.mailboxes.iter().find(|m| *m.owner() == change.agent);
-                    describe(mailbox, change)
-                })
-                .collect();
-            // A receipt rewrites the file in place: its `read` event stands for the pair.
-            let reread: Vec<(String, String)> = events
-                .iter()
-                .filter(|event| event.kind == READ)
-                .map(|event| (event.agent.clone(), event.file.clone()))
-                .collect();
-            for event in events {
-                let pair = (event.agent.clone(), event.file.clone());
-                if event.kind == "left" && reread.contains(&pair) {
-                    continue;
-                }
+            for event in self.events_of(&changes) {
                 log.publish(event);
             }
         }
         Ok(())
+    }
+
+    /// The events of a batch of changes, in order; a receipt's rewrite is one `read` event,
+    /// without the `left` of the version it replaced.
+    fn events_of(&self, changes: &[Change]) -> Vec<HubEvent> {
+        let events: Vec<HubEvent> = changes
+            .iter()
+            .map(|change| {
+                let mailbox = self.mailboxes.iter().find(|m| *m.owner() == change.agent);
+                describe(mailbox, change)
+            })
+            .collect();
+        let reread: Vec<(String, String)> = events
+            .iter()
+            .filter(|event| event.kind == READ)
+            .map(|event| (event.agent.clone(), event.file.clone()))
+            .collect();
+        events
+            .into_iter()
+            .filter(|event| {
+                let pair = (event.agent.clone(), event.file.clone());
+                !(event.kind == "left" && reread.contains(&pair))
+            })
+            .collect()
     }
 }
 
@@ -165,7 +172,13 @@ fn describe(mailbox: Option<&Mailbox>, change: &Change) -> HubEvent {
     let get = |key| header.as_ref().and_then(|h| h.get(key)).map(str::to_owned);
     let kind = match (change.kind, change.folder) {
         (ChangeKind::Left, _) => "left",
-        (ChangeKind::Arrived, Folder::Inbox) if reader.is_some() => READ,
+        // A rewrite whose latest change is the owner's receipt; a new file is delivered even if
+        // its reader was quicker than this look.
+        (ChangeKind::Arrived, Folder::Inbox)
+            if change.rewrite != Some(false) && reader.is_some() =>
+        {
+            READ
+        }
         (ChangeKind::Arrived, Folder::Inbox)
             if get(field::SENDER) != get(field::ORIGINAL_SENDER) =>
         {
@@ -332,5 +345,64 @@ impl Stream {
                     .data(data),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use filebox_core::{AgentEntry, MessageRef, MessageType, SendRequest};
+
+    use super::*;
+
+    /// The config of a hub with the agents `dev` and `qa`, their mailboxes made.
+    fn config(dir: &std::path::Path) -> Config {
+        let config = Config::update(&dir.join("config.json"), |file| {
+            for id in ["dev", "qa"] {
+                let entry = AgentEntry {
+                    mailbox_path: dir.join(id),
+                    kind: None,
+                    extra: Default::default(),
+                };
+                file.agents.insert(AgentId::new(id)?, entry);
+            }
+            Ok(())
+        })
+        .unwrap();
+        for id in config.file.agents.keys() {
+            Mailbox::open(id.clone(), config.mailbox_path(id).unwrap()).unwrap();
+        }
+        config
+    }
+
+    /// Mail its reader read (a wait beside the hub) before the follower looked: one look finds
+    /// the delivery and the receipt's rewrite, which are `delivered`, then `read`.
+    #[test]
+    fn mail_read_before_the_look_is_delivered_then_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = config(dir.path());
+        let mut follower = Follower::watch(&config).unwrap();
+        let (dev, qa) = (AgentId::new("dev").unwrap(), AgentId::new("qa").unwrap());
+        let sender = filebox_core::Mailroom::new(config.clone(), Some(&dev)).unwrap();
+        let request = SendRequest::new("qa", MessageType::new("DIS").unwrap(), "read at once");
+        let id = sender.send(&request).unwrap().id;
+        let reader = filebox_core::Mailroom::new(config, Some(&qa)).unwrap();
+        let reference = MessageRef::parse(id.as_str()).unwrap();
+        reader.mark_read(&qa, &[reference], "qa", "wait").unwrap();
+
+        let changes = follower.feed.look().unwrap();
+        let events: Vec<(&str, String, Option<String>)> = follower
+            .events_of(&changes)
+            .into_iter()
+            .map(|e| (e.kind, e.agent, e.message_id))
+            .collect();
+        let event = |kind, agent: &str| (kind, agent.to_owned(), Some(id.as_str().to_owned()));
+        assert_eq!(
+            events,
+            [
+                event("sent", "dev"),
+                event("delivered", "qa"),
+                event("read", "qa")
+            ]
+        );
     }
 }

@@ -131,3 +131,46 @@ async fn a_read_receipt_is_one_read_event() {
     assert_eq!(recipient(&status), "read", "{status}");
     hub.stop().await.unwrap();
 }
+
+/// Mail its reader reads at once (a wait beside the hub), before the hub looks at the inbox,
+/// is still delivered: a `delivered` event, then its `read`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mail_read_before_the_hub_looks_is_still_delivered() {
+    let hub = TestHub::start().await;
+    let mut qa = Events::open(&hub, "?agent=qa", None).await;
+    let qa_id = filebox_core::AgentId::new("qa").unwrap();
+    let config = Config::load(&hub.config).unwrap();
+    let dev = Mailroom::new(
+        config.clone(),
+        Some(&filebox_core::AgentId::new("dev").unwrap()),
+    );
+    let reader = Mailroom::new(config, Some(&qa_id)).unwrap();
+    let mut ids = Vec::new();
+    for n in 0..50 {
+        let subject = format!("read at once {n}");
+        let request = SendRequest::new("qa", MessageType::new("DIS").unwrap(), &subject);
+        let id = dev.as_ref().unwrap().send(&request).unwrap().id;
+        let reference = filebox_core::MessageRef::parse(id.as_str()).unwrap();
+        reader
+            .mark_read(&qa_id, &[reference], "qa", "wait")
+            .unwrap();
+        ids.push(id.as_str().to_owned());
+    }
+    let mut delivered = Vec::new();
+    let mut read = Vec::new();
+    while read.len() < ids.len() {
+        let event = qa.next().await;
+        let id = event.data["messageId"].as_str().unwrap().to_owned();
+        match event.name.as_str() {
+            "delivered" => delivered.push(id),
+            "read" => {
+                assert!(delivered.contains(&id), "read before delivered: {event:?}");
+                read.push(id);
+            }
+            other => panic!("unexpected {other} event: {event:?}"),
+        }
+    }
+    assert_eq!(delivered, ids);
+    assert_eq!(read, ids);
+    hub.stop().await.unwrap();
+}

@@ -253,7 +253,7 @@ fn apply(
         let key = entry_key(name.as_str(), entry.ino);
         match entry.kind {
             Kind::Removed => vanished(tx, folder, key)?,
-            Kind::Added => {
+            Kind::Added | Kind::Rewritten => {
                 if is_indexed(tx, folder, key)? {
                     continue; // indexed already (the listing that recorded the position saw it)
                 }
