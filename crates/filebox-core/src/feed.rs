@@ -53,8 +53,16 @@ pub struct Change {
     /// message the name held (a rewrite in place, such as a read receipt), `Some(false)` a new
     /// file, whatever it holds by the time it is read; `None` when the folder was listed and
     /// its history is not known.
-    pub rewrite: Option<bool>,
+    pub(crate) rewrite: Option<bool>,
     pub(crate) ino: u64,
+}
+
+impl Change {
+    /// Whether this arrival may be a rewrite of a message already there (a read receipt, say):
+    /// it is unless the journal recorded it as a new file.
+    pub fn may_be_rewrite(&self) -> bool {
+        self.rewrite != Some(false)
+    }
 }
 
 /// What [`Feed::sleep`] woke for.

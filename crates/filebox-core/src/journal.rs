@@ -142,15 +142,10 @@ pub(crate) fn record<T>(
     };
     let file = dir.join(name);
     let before = fs::symlink_metadata(dir).map(|m| mtime_ns(&m));
-    let removed_ino = match kind.adds() {
-        false => fs::symlink_metadata(&file).map(|m| m.ino()).ok(),
-        true => None,
-    };
+    let ino_now = || fs::symlink_metadata(&file).map(|m| m.ino()).ok();
+    let removed_ino = if kind.adds() { None } else { ino_now() };
     let result = change()?;
-    let ino = match kind.adds() {
-        false => removed_ino,
-        true => fs::symlink_metadata(&file).map(|m| m.ino()).ok(),
-    };
+    let ino = if kind.adds() { ino_now() } else { removed_ino };
     let after = fs::symlink_metadata(dir).map(|m| mtime_ns(&m));
     if let (Ok(before), Some(ino), Ok(after)) = (before, ino, after) {
         let sign = match kind {

@@ -104,9 +104,9 @@ impl Mailbox {
 pub struct InboxWatch {
     mailbox: Mailbox,
     feed: Feed,
-    /// Arrived files that could not be read yet (name, inode: what the journal said of the
-    /// arrival, `Change::rewrite`): tried again at every wake.
-    unreadable: HashMap<(String, u64), Option<bool>>,
+    /// Arrived files that could not be read yet (name, inode: whether the arrival may be a
+    /// rewrite, `Change::may_be_rewrite`): tried again at every wake.
+    unreadable: HashMap<(String, u64), bool>,
 }
 
 impl InboxWatch {
@@ -130,7 +130,7 @@ impl InboxWatch {
         let deadline = deadline(timeout);
         let mut arrivals = Arrivals::default();
         loop {
-            let mut retry: Vec<((String, u64), Option<bool>)> = self
+            let mut retry: Vec<((String, u64), bool)> = self
                 .unreadable
                 .iter()
                 .map(|(k, v)| (k.clone(), *v))
@@ -138,21 +138,21 @@ impl InboxWatch {
             for change in self.feed.look()? {
                 let key = (change.file.to_string(), change.ino);
                 match change.kind {
-                    ChangeKind::Arrived => retry.push((key, change.rewrite)),
+                    ChangeKind::Arrived => retry.push((key, change.may_be_rewrite())),
                     ChangeKind::Left => {
                         self.unreadable.remove(&key);
                     }
                 }
             }
             let mut ids = HashSet::new();
-            for ((name, ino), rewrite) in retry {
+            for ((name, ino), may_be_rewrite) in retry {
                 let Ok(file) = crate::message::FileName::new(&name) else {
                     continue;
                 };
                 match self.mailbox.envelope(Folder::Inbox, &file) {
                     Ok(Some(envelope)) => {
                         self.unreadable.remove(&(name, ino));
-                        if rewrite != Some(false) && self.is_receipt(&envelope) {
+                        if may_be_rewrite && self.is_receipt(&envelope) {
                             continue;
                         }
                         if ids.insert(envelope.header.id().to_owned()) {
@@ -165,7 +165,7 @@ impl InboxWatch {
                     Err(e) => {
                         if self
                             .unreadable
-                            .insert((name.clone(), ino), rewrite)
+                            .insert((name.clone(), ino), may_be_rewrite)
                             .is_none()
                         {
                             arrivals.unreadable.push(Problem {

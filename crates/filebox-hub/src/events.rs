@@ -174,11 +174,7 @@ fn describe(mailbox: Option<&Mailbox>, change: &Change) -> HubEvent {
         (ChangeKind::Left, _) => "left",
         // A rewrite whose latest change is the owner's receipt; a new file is delivered even if
         // its reader was quicker than this look.
-        (ChangeKind::Arrived, Folder::Inbox)
-            if change.rewrite != Some(false) && reader.is_some() =>
-        {
-            READ
-        }
+        (ChangeKind::Arrived, Folder::Inbox) if change.may_be_rewrite() && reader.is_some() => READ,
         (ChangeKind::Arrived, Folder::Inbox)
             if get(field::SENDER) != get(field::ORIGINAL_SENDER) =>
         {

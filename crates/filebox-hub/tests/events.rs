@@ -140,16 +140,14 @@ async fn mail_read_before_the_hub_looks_is_still_delivered() {
     let mut qa = Events::open(&hub, "?agent=qa", None).await;
     let qa_id = filebox_core::AgentId::new("qa").unwrap();
     let config = Config::load(&hub.config).unwrap();
-    let dev = Mailroom::new(
-        config.clone(),
-        Some(&filebox_core::AgentId::new("dev").unwrap()),
-    );
+    let dev_id = filebox_core::AgentId::new("dev").unwrap();
+    let dev = Mailroom::new(config.clone(), Some(&dev_id)).unwrap();
     let reader = Mailroom::new(config, Some(&qa_id)).unwrap();
     let mut ids = Vec::new();
     for n in 0..50 {
         let subject = format!("read at once {n}");
         let request = SendRequest::new("qa", MessageType::new("DIS").unwrap(), &subject);
-        let id = dev.as_ref().unwrap().send(&request).unwrap().id;
+        let id = dev.send(&request).unwrap().id;
         let reference = filebox_core::MessageRef::parse(id.as_str()).unwrap();
         reader
             .mark_read(&qa_id, &[reference], "qa", "wait")
