@@ -73,7 +73,9 @@ fn serve(asset: &'static PageAsset) -> impl IntoResponse {
             (header::CONTENT_TYPE, asset.content_type),
             (header::CONTENT_SECURITY_POLICY, CSP),
             (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-            (header::REFERRER_POLICY, "no-referrer"),
+            // No referrer leaves the hub; a form posted to the hub (an attachment's download)
+            // keeps its Origin, which `no-referrer` would make `null` and the guard refuse.
+            (header::REFERRER_POLICY, "same-origin"),
             (header::CACHE_CONTROL, "no-cache"),
         ],
         asset.body,
