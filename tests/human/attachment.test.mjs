@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { PNG, filebox, mailroom, serve, stop } from "./support.mjs";
+import { filebox, mailroom, serve, stop } from "./support.mjs";
 
 const here = new URL(".", import.meta.url).pathname;
 const out = process.env.FILEBOX_TEST_OUT || join(here, "out");
@@ -36,8 +36,10 @@ const PAYLOAD = `
 const FILES = {
   "evil.svg": `<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect width="40" height="40" fill="red"/><script><![CDATA[${PAYLOAD}]]></script></svg>`,
   "evil.html": `<!doctype html><title>evil</title><script>${PAYLOAD}</script>`,
-  "pixel.png": PNG,
+  "picture.png": null, // drawn by Chromium in `before`
 };
+/** The picture's size. */
+const PICTURE = { width: 240, height: 120 };
 
 let hub;
 let url;
@@ -47,12 +49,16 @@ const cli = (agent, ...args) =>
   execFileSync(filebox, args, { env: { ...env, FILEBOX_AGENT: agent }, encoding: "utf8" }).trim();
 
 before(async () => {
-  for (const [name, content] of Object.entries(FILES)) writeFileSync(join(dir, name), content);
   ({ hub, url } = await serve(env));
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
   });
+  const painter = await browser.newPage({ viewport: PICTURE });
+  await painter.setContent(`<body style="margin:0;height:100vh;background:linear-gradient(135deg,#2f6fde,#7ed6a5)">`);
+  FILES["picture.png"] = await painter.screenshot();
+  await painter.close();
+  for (const [name, content] of Object.entries(FILES)) writeFileSync(join(dir, name), content);
 });
 
 after(async () => {
@@ -112,7 +118,7 @@ test("no attachment runs script, clicked in the page or opened in a tab; a pictu
 
   // The picture is pixels on a canvas, the SVG is not drawn (it does not decode as a picture),
   // every attachment is a link, and no address of attachment content is anywhere in the page.
-  assert.deepEqual(await reader.locator(".attachment canvas").evaluate((c) => [c.width, c.height]), [1, 1]);
+  assert.deepEqual(await reader.locator(".attachment canvas").evaluate((c) => [c.width, c.height]), [PICTURE.width, PICTURE.height]);
   assert.deepEqual(shown.map(([name]) => name), Object.keys(FILES));
   const addresses = await page.evaluate(() =>
     [...document.querySelectorAll("[src], [href]")].map((n) => n.getAttribute("src") || n.getAttribute("href")));
