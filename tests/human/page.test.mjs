@@ -10,8 +10,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { PNG, filebox, mailroom, serve as serveOn, start as startWith, stop } from "./support.mjs";
@@ -503,6 +503,15 @@ test("a human mailbox with a token: the page says how to open it, and works once
   await cardOf(page, "Token works?").locator("textarea").press("Control+Enter");
   assert.equal((await asked).content[0].text, "It does");
   assert.ok(await page.locator("#problem").isHidden());
+  // An attachment's link saves the file: its form posts the token (a click sends no header).
+  const notes = join(mkdtempSync(join(tmpdir(), "filebox-notes-")), "notes.txt");
+  writeFileSync(notes, "saved with the token\n");
+  cli("qa", "send", "me", "DIS", "Notes for the token", "--attach", notes);
+  await page.getByRole("button", { name: "me (human)" }).click();
+  await page.locator("#listing .row", { hasText: "Notes for the token" }).first().click();
+  const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#reader .attachment a").click()]);
+  assert.equal(download.suggestedFilename(), "notes.txt");
+  assert.equal(readFileSync(await download.path(), "utf8"), "saved with the token\n");
   await context.close();
 });
 
