@@ -10,8 +10,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { PNG, filebox, mailroom, serve as serveOn, start as startWith, stop } from "./support.mjs";
@@ -411,8 +411,8 @@ test("mailboxes: read a message, its thread as a graph with the obsolete branch 
   await page.screenshot({ path: join(out, "thread.png"), fullPage: true });
 
   // The answered question, in the human's done folder (answering it finished it), shows the
-  // pasted image, fetched from the attachments route (sandboxed, not sniffed) and displayed
-  // from a blob: URL.
+  // pasted image, fetched from the attachments route (sandboxed, not sniffed, a file to save)
+  // and drawn as pixels (attachment.test.mjs: no attachment ever runs as the page).
   await page.getByRole("button", { name: "done" }).click();
   const row = page.locator("#listing .row", { hasText: "for the checkout button" }).first();
   await row.waitFor();
@@ -421,16 +421,16 @@ test("mailboxes: read a message, its thread as a graph with the obsolete branch 
   assert.doesNotMatch(await row.textContent(), /\*\*/);
   assert.ok(await row.locator(".when").evaluate((n) => n.offsetHeight < 2 * parseFloat(getComputedStyle(n).lineHeight)), "the date wraps");
   await row.click();
-  const image = reader.locator(".attachment img");
+  const image = reader.locator(".attachment canvas");
   await image.waitFor();
-  assert.match(await image.getAttribute("src"), /^blob:/);
-  assert.ok(await image.evaluate((img) => img.complete && img.naturalWidth === 1), "the image decoded");
+  assert.deepEqual(await image.evaluate((canvas) => [canvas.width, canvas.height]), [1, 1], "the image decoded");
   const asked = JSON.parse(cli("me", "--json", "list", "done", "--all")).messages.find((m) => m.title.includes("checkout"));
   const served = await fetch(`${url}attachments/me/${asked.id}/mockup.png`);
   assert.equal(served.status, 200);
   assert.equal(served.headers.get("content-type"), "image/png");
   assert.match(served.headers.get("content-security-policy"), /^sandbox/);
   assert.equal(served.headers.get("x-content-type-options"), "nosniff");
+  assert.equal(served.headers.get("content-disposition"), 'attachment; filename="mockup.png"');
   assert.deepEqual(Buffer.from(await served.arrayBuffer()), PNG);
   for (const name of ["..%2F..%2Fconfig.json", "%2E%2E", "missing.png"]) {
     assert.equal((await fetch(`${url}attachments/me/${asked.id}/${name}`)).status, 404, name);
@@ -503,6 +503,15 @@ test("a human mailbox with a token: the page says how to open it, and works once
   await cardOf(page, "Token works?").locator("textarea").press("Control+Enter");
   assert.equal((await asked).content[0].text, "It does");
   assert.ok(await page.locator("#problem").isHidden());
+  // An attachment's link saves the file: its form posts the token (a click sends no header).
+  const notes = join(mkdtempSync(join(tmpdir(), "filebox-notes-")), "notes.txt");
+  writeFileSync(notes, "saved with the token\n");
+  cli("qa", "send", "me", "DIS", "Notes for the token", "--attach", notes);
+  await page.getByRole("button", { name: "me (human)" }).click();
+  await page.locator("#listing .row", { hasText: "Notes for the token" }).first().click();
+  const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#reader .attachment a").click()]);
+  assert.equal(download.suggestedFilename(), "notes.txt");
+  assert.equal(readFileSync(await download.path(), "utf8"), "saved with the token\n");
   await context.close();
 });
 

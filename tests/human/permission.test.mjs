@@ -2,7 +2,8 @@
 // JSON-RPC over stdio, `claude/channel` declared) relays a tool-use prompt; the hub's page in
 // Chromium shows it as "qa wants to run Bash: …" with Allow and Deny; Allow on the page goes back
 // as `notifications/claude/channel/permission`; a prompt the session went past is withdrawn and
-// the page says why. A screenshot of the card goes to tests/human/out/permission.png.
+// the page says why; the card shows the input exactly, even one that holds Markdown's own marks.
+// Screenshots of the cards go to tests/human/out/permission*.png.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -113,4 +114,29 @@ test("a prompt the session went past is withdrawn and the page says why", async 
   await page.screenshot({ path: join(out, "permission-withdrawn.png") });
   assert.deepEqual(JSON.parse(cli("me", "--json", "questions")).questions, []);
   await page.context().close();
+});
+
+test("the card shows the exact input Allow approves, never read as Markdown", async () => {
+  const command = "echo ``` ; rm -rf ~/*.bak *";
+  const preview = JSON.stringify({ command });
+  for (const [width, height, shot] of [[1280, 800, "permission-input.png"], [390, 844, "permission-input-phone.png"]]) {
+    const context = await browser.newContext({ viewport: { width, height } });
+    const page = await context.newPage();
+    page.on("pageerror", (e) => console.error("page error:", e.message));
+    await page.goto(url);
+    await page.locator("#live", { hasText: "live" }).waitFor();
+    const requestId = width > 400 ? "klmno" : "pqrst";
+    prompt(requestId, `Clean the backups (${width} px)`, command);
+    const card = page.locator(".card", { hasText: `qa wants to run Bash: Clean the backups (${width} px)` });
+    await card.waitFor();
+    assert.ok((await card.textContent()).includes(preview), await card.textContent());
+    const input = card.locator("pre.tool-input");
+    assert.ok((await input.textContent()).includes(`\n${preview}\n`), await input.textContent());
+    assert.equal(await input.locator("*").count(), 0, "text only, no Markdown drawn");
+    await page.screenshot({ path: join(out, shot), fullPage: true });
+    await card.getByRole("button", { name: "Deny" }).click();
+    const decision = await next((m) => m.method === "notifications/claude/channel/permission");
+    assert.deepEqual(decision.params, { request_id: requestId, behavior: "deny" });
+    await context.close();
+  }
 });

@@ -24,6 +24,8 @@ echo "== the page in Chromium, a Python MCP client asking"
 node --test --test-concurrency=1 page.test.mjs
 echo "== permission prompts relayed by a channel session, answered on the page"
 node --test --test-concurrency=1 permission.test.mjs
+echo "== hostile attachments: none runs as the page, clicked or opened in a tab"
+node --test --test-concurrency=1 attachment.test.mjs
 echo "== Connect RPC (SrvAgentAssist), JSON and binary codecs"
 node --test --test-concurrency=1 connect.test.mjs
 echo "== Agent Assistant's own clients: connect-node, and the origin's human client at /ws"

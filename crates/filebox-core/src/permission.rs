@@ -18,6 +18,9 @@ pub const OPTIONS: [&str; 2] = ["Allow", "Deny"];
 /// The longest input preview shown, in characters (the host already cuts it to about 200).
 const PREVIEW_CHARS: usize = 400;
 
+/// What follows an input preview cut at [`PREVIEW_CHARS`].
+const CUT_MARK: &str = " … [cut: the input goes on]";
+
 /// What the host asks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PermissionRequest {
@@ -87,7 +90,11 @@ impl PermissionRequest {
         project_directory: &str,
         client: Option<&str>,
     ) -> QuestionRequest {
-        let preview: String = self.input_preview.chars().take(PREVIEW_CHARS).collect();
+        let mut preview: String = self.input_preview.chars().take(PREVIEW_CHARS).collect();
+        if preview.len() < self.input_preview.len() {
+            // The human approves what they read: a cut input says so where it stops.
+            preview.push_str(CUT_MARK);
+        }
         let fence = if preview.contains("```") {
             "~~~"
         } else {
@@ -195,6 +202,25 @@ mod tests {
             description: "Run the tests".into(),
             input_preview: r#"{"command":"cargo test"}"#.into(),
         }
+    }
+
+    #[test]
+    fn the_question_holds_the_input_whole_or_says_where_it_was_cut() {
+        let fenced = PermissionRequest {
+            input_preview: r#"{"command":"echo ``` ; rm -rf ~/*.bak *"}"#.into(),
+            ..request()
+        };
+        let text = fenced.question("dev", "/src", None).text;
+        assert!(text.contains(&fenced.input_preview), "{text}");
+        assert!(!text.contains(CUT_MARK), "{text}");
+
+        let long = PermissionRequest {
+            input_preview: format!(r#"{{"command":"{}"}}"#, "é".repeat(PREVIEW_CHARS)),
+            ..request()
+        };
+        let text = long.question("dev", "/src", None).text;
+        let kept: String = long.input_preview.chars().take(PREVIEW_CHARS).collect();
+        assert!(text.contains(&format!("{kept}{CUT_MARK}\n")), "{text}");
     }
 
     /// Answer the first open question in `me`'s mailbox with `text`, once it is there.

@@ -89,7 +89,13 @@ function fill(node, question, context) {
   $(".client", node).textContent = question.client ? `via ${question.client}` : "";
   $(".asker", node).textContent = askedBy(question);
   $(".project", node).textContent = question.project_directory || "";
-  $(".body", node).replaceWith(markdown(question.body, context));
+  $(".body", node).replaceWith(question.type === "PRM" ? toolInput(question.body) : markdown(question.body, context));
+}
+
+/** A permission's text as it is, never read as Markdown: it holds the tool input that Allow
+ * approves, whose own backticks or tildes must not change what the card shows. */
+function toolInput(text) {
+  return el("pre", { className: "body tool-input", textContent: text });
 }
 
 /** What the asking program said about who asks: "agent Ada · model o3 · sent 14:02:07". */

@@ -1,5 +1,6 @@
 // Markdown, safely: blocks and inline spans become elements with text content only, so raw HTML
-// in a message is shown as text, never interpreted. Attachment links are fetched with the token.
+// in a message is shown as text, never interpreted. Attachments are drawn or offered for download,
+// never given a URL the page's origin serves (see `attachmentNode`).
 
 import { el } from "./dom.js";
 
@@ -73,8 +74,8 @@ export const titleNodes = (text) => inline(text || "", null);
 export const plainTitle = (text) => (text || "").replace(INLINE, (whole, link, label, url, title, code, strong, em) =>
   link ? label : code ? code.slice(1, -1) : strong ? strong.slice(2, -2) : em.slice(1, -1));
 
-// A link to an attachment (`../attachments/<id>/<name>`) is fetched with the token and shown
-// from a blob: URL (an image inline, audio as a player); other links only when http(s).
+// A link to an attachment (`../attachments/<id>/<name>`) is an attachment node; other links
+// only when http(s).
 function linkNode(isImage, label, url, mime, context) {
   const attached = url.match(/^\.\.\/attachments\/([A-Za-z0-9_-]+)\/([A-Za-z0-9._-]+)$/);
   if (attached && context?.agent) return attachmentNode(isImage, label, attached[1], attached[2], mime || "", context);
@@ -84,18 +85,38 @@ function linkNode(isImage, label, url, mime, context) {
   return document.createTextNode(label || url);
 }
 
+// An attachment is whatever another program wrote: an SVG or HTML file can hold script, and a
+// blob: or data: URL of it would run that script as the page (opened in a tab, it has the
+// page's origin and none of the route's sandbox). So it is a download link to the hub's route
+// (which serves every file sandboxed, as a file to save), and an image is also drawn: its bytes
+// decoded to pixels on a canvas, which have no URL and run nothing. What does not decode as a
+// picture (an SVG among them) is only the link.
 function attachmentNode(isImage, label, id, name, type, { hub, agent }) {
-  const holder = el("span", { className: "attachment" });
-  const link = el("a", { textContent: label || name, href: "#" });
-  holder.append(link);
-  hub.attachment(agent, id, name)
-    .then((blob) => {
-      const src = URL.createObjectURL(blob);
-      link.href = src;
-      link.download = name;
-      if (isImage || type.startsWith("image/")) holder.replaceChildren(el("img", { src, alt: label || name }));
-      else if (type.startsWith("audio/")) holder.replaceChildren(el("audio", { src, controls: true }), " ", link);
-    })
-    .catch(() => holder.append(el("span", { className: "muted", textContent: " (unavailable)" })));
+  const link = el("a", {
+    textContent: label || name,
+    href: hub.attachmentPath(agent, id, name),
+    download: name,
+    onclick: (event) => {
+      event.preventDefault();
+      hub.download(agent, id, name);
+    },
+  });
+  const holder = el("span", { className: "attachment" }, link);
+  if (isImage || type.startsWith("image/")) {
+    hub.attachment(agent, id, name)
+      .then((blob) => createImageBitmap(blob))
+      .then((bitmap) => holder.prepend(pixels(bitmap, label || name)))
+      .catch(() => holder.append(el("span", { className: "muted", textContent: " (not drawn here: the link saves it)" })));
+  }
   return holder;
+}
+
+/** A canvas holding `bitmap`'s pixels, named `alt` for screen readers. */
+function pixels(bitmap, alt) {
+  const canvas = el("canvas", { width: bitmap.width, height: bitmap.height });
+  canvas.setAttribute("role", "img");
+  canvas.setAttribute("aria-label", alt);
+  canvas.getContext("2d").drawImage(bitmap, 0, 0);
+  bitmap.close();
+  return canvas;
 }

@@ -12,11 +12,12 @@ export function messageReader(hub, human) {
     reader.hidden = false;
     try {
       const message = await hub.call("email.read", { agent, id });
-      reader.replaceChildren(...messageNodes(message, { hub, agent }),
+      // Only nodes: replaceChildren would show a null as the text "null".
+      reader.replaceChildren(...[...messageNodes(message, { hub, agent }),
         message.folder === "outbox" ? await recipientsLine(hub, agent, message.id) : null,
         el("div", { className: "actions" },
           el("button", { type: "button", textContent: "Show thread", onclick: () => showThread(agent, message.id) })),
-        agent === human?.id ? replyBox(hub, human, message) : null);
+        agent === human?.id ? replyBox(hub, human, message) : null].filter(Boolean));
     } catch (error) {
       reader.replaceChildren(el("p", { className: "error", textContent: error.message }));
     }

@@ -1,6 +1,8 @@
 // The hub as the page reaches it: the token (from a #token= link, kept by this browser), the
 // JSON-RPC calls, attachment downloads and the live event stream, every request with the token.
 
+import { el } from "./dom.js";
+
 const TOKEN_KEY = "filebox.token";
 
 /** Keeps the token of a `#token=` address and takes it out of the address; true if there was one. */
@@ -38,11 +40,25 @@ export function connectHub() {
       }
       return reply.result;
     },
-    /** An attachment of `agent`'s message `id`, as a Blob. */
+    /** Where `agent`'s attachment `name` of message `id` is served (sandboxed, as a file to save). */
+    attachmentPath(agent, id, name) {
+      return `/attachments/${encodeURIComponent(agent)}/${encodeURIComponent(id)}/${encodeURIComponent(name)}`;
+    },
+    /** The bytes of an attachment, as a Blob: for drawing, never for a URL. */
     async attachment(agent, id, name) {
-      const response = await fetch(`/attachments/${encodeURIComponent(agent)}/${id}/${name}`, { headers: headers() });
+      const response = await fetch(this.attachmentPath(agent, id, name), { headers: headers() });
       if (!response.ok) throw new Error(response.statusText);
       return response.blob();
+    },
+    /** Saves an attachment: a form posted to its path carries the token (a click cannot send a
+     * header, and the token never goes in a URL); the hub answers with a file to save, so the
+     * page stays. */
+    download(agent, id, name) {
+      const form = el("form", { method: "post", action: this.attachmentPath(agent, id, name), hidden: true });
+      if (token) form.append(el("input", { type: "hidden", name: "token", value: token }));
+      document.body.append(form);
+      form.submit();
+      form.remove();
     },
     /** The response of `/events`, resumed after `lastEventId` when given. */
     events(lastEventId) {

@@ -1,7 +1,9 @@
 //! The page's files (`ui/`), embedded with `include_str!` and listed once in [`PAGE_ASSETS`]:
 //! each is served at its path with its content type and a strict Content Security Policy
-//! (scripts, styles, images and connections only from the hub itself; images and audio also
-//! from `blob:` URLs the page makes from attachments it fetched).
+//! (scripts, styles, images and connections only from the hub itself; images also from the
+//! `blob:` URLs of files the human is about to send, previewed in the answer box; never of an
+//! attachment someone else sent, which the page draws as pixels or offers as a download: see
+//! `ui/markdown.js`). Forms only to the hub: the download link of an attachment posts there.
 
 use axum::Router;
 use axum::http::header;
@@ -56,8 +58,8 @@ pub const PAGE_ASSETS: &[PageAsset] = &[
 
 /// No inline script or style, no framing, no plugins, no foreign connections.
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
-                   img-src 'self' blob: data:; media-src 'self' blob:; base-uri 'none'; \
-                   form-action 'none'; frame-ancestors 'none'";
+                   img-src 'self' blob: data:; base-uri 'none'; form-action 'self'; \
+                   frame-ancestors 'none'";
 
 pub(super) fn routes() -> Router {
     PAGE_ASSETS.iter().fold(Router::new(), |router, asset| {
@@ -71,7 +73,9 @@ fn serve(asset: &'static PageAsset) -> impl IntoResponse {
             (header::CONTENT_TYPE, asset.content_type),
             (header::CONTENT_SECURITY_POLICY, CSP),
             (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-            (header::REFERRER_POLICY, "no-referrer"),
+            // No referrer leaves the hub; a form posted to the hub (an attachment's download)
+            // keeps its Origin, which `no-referrer` would make `null` and the guard refuse.
+            (header::REFERRER_POLICY, "same-origin"),
             (header::CACHE_CONTROL, "no-cache"),
         ],
         asset.body,
