@@ -46,13 +46,23 @@ pub struct Contents {
 pub enum Refused {
     /// A symlink at the file's name or at a folder on the way to it.
     #[error(
-        "{} is a symbolic link, which is not followed: replace it with a regular file (or remove it) and run again",
+        "{} is a symbolic link, which is not followed: replace it with a copy of what it points to (or remove it) and run again",
         path.display()
     )]
     Link { path: PathBuf },
-    /// A FIFO, a device, a socket, a folder where a file is wanted (or a file where a folder is).
-    #[error("{} is {kind}, not a regular file: remove it and run again", path.display())]
+    /// A FIFO, a device, a socket or a folder where a file is wanted.
+    #[error(
+        "{} is {kind}: only a regular file is read or replaced; remove it and run again",
+        path.display()
+    )]
     NotRegular { path: PathBuf, kind: &'static str },
+    /// A file (or anything else) where a folder on the way is wanted.
+    #[error(
+        "{} is not a folder, but the way to {}: remove it and run again",
+        path.display(),
+        file.display()
+    )]
+    NotFolder { path: PathBuf, file: PathBuf },
     /// A regular file larger than the caller's bound.
     #[error(
         "{} is larger than {limit} bytes, more than this file ever needs: it was not read",
@@ -242,9 +252,9 @@ impl ConfinedFile {
             match std::fs::symlink_metadata(&path) {
                 Ok(meta) if meta.file_type().is_symlink() => return Refused::Link { path },
                 Ok(meta) if !meta.is_dir() => {
-                    return Refused::NotRegular {
+                    return Refused::NotFolder {
                         path,
-                        kind: "a file where a folder belongs",
+                        file: self.path.clone(),
                     };
                 }
                 _ => {}
