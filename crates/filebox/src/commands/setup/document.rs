@@ -178,7 +178,8 @@ impl Document {
         // The root is the caller's to trust (the project, which exists, or a host's own folder
         // in the home, made as the home has it); the folders below it are made beneath it.
         let root = self.file.root();
-        std::fs::create_dir_all(root).with_context(|| format!("cannot create {}", root.display()))?;
+        std::fs::create_dir_all(root)
+            .with_context(|| format!("cannot create {}", root.display()))?;
         if self.existed {
             backup(&self.file)
                 .replace(self.before.as_bytes(), self.mode)
