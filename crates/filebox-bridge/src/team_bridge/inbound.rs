@@ -40,11 +40,7 @@ pub(super) fn pull(
         }
         Err(e) => return Err(e.into()),
     };
-    let unread: Vec<TeammateMessage> = file
-        .messages()
-        .filter(|m| !m.is_read())
-        .cloned()
-        .collect();
+    let unread: Vec<TeammateMessage> = file.messages().filter(|m| !m.is_read()).cloned().collect();
     let mut delivered = Vec::new();
     for message in &unread {
         let foreign = foreign_message(message, &team.name, me.as_str())?;

@@ -18,7 +18,10 @@ pub(super) fn push(
     members: &[BridgedMember],
     report: &mut PassReport,
 ) {
-    for member in members.iter().filter(|m| reached_by_bridge(mailroom, &m.agent)) {
+    for member in members
+        .iter()
+        .filter(|m| reached_by_bridge(mailroom, &m.agent))
+    {
         if let Err(e) = push_member(mailroom, team, member, report) {
             report.failed(&format!("mail for {}", member.agent), e);
         }
