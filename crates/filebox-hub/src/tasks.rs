@@ -191,5 +191,13 @@ mod tests {
         );
         run.up();
         assert!(tasks.down().is_empty());
+        run.degraded("a.json: refused".into());
+        assert!(tasks.down().is_empty(), "it runs");
+        assert_eq!(
+            tasks.degraded(),
+            vec![("events".to_owned(), "a.json: refused".to_owned())]
+        );
+        run.up();
+        assert!(tasks.degraded().is_empty());
     }
 }
