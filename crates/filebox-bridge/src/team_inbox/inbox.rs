@@ -410,6 +410,20 @@ mod tests {
     }
 
     #[test]
+    fn no_change_makes_an_inbox_larger_than_a_team_file_filebox_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let inbox = Inbox::at(dir.path().join("tester.json"));
+        let text = "x".repeat(MAX_TEAM_FILE_BYTES as usize);
+        let error = inbox
+            .append(&[TeammateMessage::new("team-lead", &text)])
+            .unwrap_err();
+        assert!(matches!(error, InboxError::Full { .. }), "{error}");
+        assert!(error.to_string().contains("more than the 16 MiB"), "{error}");
+        assert_eq!(fs::read_to_string(inbox.path()).unwrap(), "[]");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "nothing staged");
+    }
+
+    #[test]
     fn an_unreadable_inbox_is_never_overwritten() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("tester.json");
