@@ -418,9 +418,16 @@ mod tests {
             .append(&[TeammateMessage::new("team-lead", &text)])
             .unwrap_err();
         assert!(matches!(error, InboxError::Full { .. }), "{error}");
-        assert!(error.to_string().contains("more than the 16 MiB"), "{error}");
+        assert!(
+            error.to_string().contains("more than the 16 MiB"),
+            "{error}"
+        );
         assert_eq!(fs::read_to_string(inbox.path()).unwrap(), "[]");
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "nothing staged");
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "nothing staged"
+        );
     }
 
     #[test]
