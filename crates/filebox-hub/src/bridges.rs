@@ -6,6 +6,9 @@
 //! agent, `claude_dir` to `CLAUDE_CONFIG_DIR`, else `~/.claude`). Each bridge runs pass after pass on a blocking thread until the hub stops;
 //! a failed pass is reported on stderr and tried again (a team that does not exist yet is
 //! waited for), and a bridge whose thread ends abnormally is started again (`tasks.rs`).
+//! A pass that failed or refused a team file (a link, a FIFO, a device, one too large) makes
+//! the bridge degraded in `/healthz` until a pass is clean again; a refusal is logged when it
+//! starts and when it ends, not every second.
 
 use std::path::PathBuf;
 
@@ -91,6 +94,16 @@ pub(crate) fn start(hub: &Hub, config: &Config, planned: Vec<Planned>) -> Vec<Jo
         .collect()
 }
 
+/// Log the team files refused now that were not before, and when none is refused any more.
+fn report_refused(label: &str, before: &[String], now: &[String]) {
+    for refusal in now.iter().filter(|r| !before.contains(r)) {
+        eprintln!("filebox serve: {label}: {refusal}; the rest of the team is bridged");
+    }
+    if now.is_empty() && !before.is_empty() {
+        eprintln!("filebox serve: {label}: no team file is refused any more");
+    }
+}
+
 fn bridge(config: &Config, plan: &Planned, label: &str, stop: &CancellationToken, run: &Run) {
     let mut waiting_reported = false;
     while !stop.is_cancelled() {
@@ -101,6 +114,7 @@ fn bridge(config: &Config, plan: &Planned, label: &str, stop: &CancellationToken
                     bridge.team().name
                 );
                 run.up();
+                let mut refused = Vec::new();
                 bridge.run(
                     POLL_INTERVAL,
                     &|| stop.is_cancelled(),
@@ -112,9 +126,16 @@ fn bridge(config: &Config, plan: &Planned, label: &str, stop: &CancellationToken
                             for problem in report.problems {
                                 eprintln!("filebox serve: {label}: {problem}");
                             }
+                            report_refused(label, &refused, &report.refused);
+                            match report.refused.is_empty() {
+                                true => run.up(),
+                                false => run.degraded(report.refused.join("; ")),
+                            }
+                            refused = report.refused;
                         }
                         Err(e) => {
-                            eprintln!("filebox serve: {label}: pass failed (tried again): {e}")
+                            eprintln!("filebox serve: {label}: pass failed (tried again): {e}");
+                            run.degraded(format!("its last pass failed (tried again): {e}"));
                         }
                     },
                 );

@@ -1,6 +1,7 @@
 //! `GET /healthz`: 200 when the hub can read its config and every long-lived task (the event
-//! follower, webhooks, runners, bridges, federation) is up; else 503 and, one per line, what
-//! is wrong: a hub that answers but no longer sees the mailboxes is not healthy.
+//! follower, webhooks, runners, bridges, federation) is up and doing all of its work; else 503
+//! and, one per line, what is wrong: a hub that answers but no longer sees the mailboxes, or a
+//! bridge that refuses a team's inbox, is not healthy.
 
 use axum::Router;
 use axum::extract::State;
@@ -22,6 +23,12 @@ async fn healthz(State(hub): State<Hub>) -> (StatusCode, String) {
         .down()
         .into_iter()
         .map(|(task, error)| format!("{task} is down (retrying): {error}"))
+        .chain(
+            hub.tasks()
+                .degraded()
+                .into_iter()
+                .map(|(task, why)| format!("{task} runs, but: {why}")),
+        )
         .collect();
     if let Err(e) = hub.config() {
         problems.insert(0, e.to_string());

@@ -1,7 +1,8 @@
 //! The hub's long-lived tasks (the event follower, the webhook sender, the runners, each
 //! bridge, the federation) run under [`keep_running`]: a run that fails (a transient error such
 //! as running out of file descriptors, or a panic) is tried again with backoff until the hub
-//! stops, and [`Tasks`] says which are down, with their last error, for `/healthz`.
+//! stops, and [`Tasks`] says which are down, with their last error, and which run but cannot
+//! do all of their work (a bridge refusing a team file), for `/healthz`.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -28,6 +29,8 @@ enum State {
     /// Started, not ready yet (the first run of a task is not a fault).
     Starting,
     Up,
+    /// Running, but part of its work is not done, for this reason (it says when that ends).
+    Degraded(String),
     /// The last run failed with this error; it is tried again.
     Down(String),
 }
@@ -47,7 +50,19 @@ impl Tasks {
             .iter()
             .filter_map(|(name, state)| match state {
                 State::Down(error) => Some((name.clone(), error.clone())),
-                State::Starting | State::Up => None,
+                State::Starting | State::Up | State::Degraded(_) => None,
+            })
+            .collect()
+    }
+
+    /// The tasks that run but cannot do all of their work, with why, by name.
+    pub(crate) fn degraded(&self) -> Vec<(String, String)> {
+        let states = self.states.lock().unwrap_or_else(|e| e.into_inner());
+        states
+            .iter()
+            .filter_map(|(name, state)| match state {
+                State::Degraded(why) => Some((name.clone(), why.clone())),
+                State::Starting | State::Up | State::Down(_) => None,
             })
             .collect()
     }
@@ -64,6 +79,11 @@ impl Run {
     /// The task is working (again).
     pub(crate) fn up(&self) {
         self.tasks.set(&self.name, State::Up);
+    }
+
+    /// The task works, but not all of it can be done, for this reason (until [`Run::up`]).
+    pub(crate) fn degraded(&self, why: String) {
+        self.tasks.set(&self.name, State::Degraded(why));
     }
 }
 
@@ -92,7 +112,10 @@ where
             return;
         }
         eprintln!("filebox serve: {name} failed (tried again): {error}");
-        if tasks.set(&name, State::Down(error)) == State::Up {
+        if matches!(
+            tasks.set(&name, State::Down(error)),
+            State::Up | State::Degraded(_)
+        ) {
             wait = FIRST_RETRY;
         }
         tokio::select! {
@@ -168,5 +191,13 @@ mod tests {
         );
         run.up();
         assert!(tasks.down().is_empty());
+        run.degraded("a.json: refused".into());
+        assert!(tasks.down().is_empty(), "it runs");
+        assert_eq!(
+            tasks.degraded(),
+            vec![("events".to_owned(), "a.json: refused".to_owned())]
+        );
+        run.up();
+        assert!(tasks.degraded().is_empty());
     }
 }

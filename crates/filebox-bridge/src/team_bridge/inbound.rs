@@ -2,17 +2,27 @@
 //! its FileBox inbox from `member@team`. The Message ID is derived from the message's
 //! identity, so a pass that stops after delivering but before marking read delivers nothing
 //! twice; each message is marked read (by identity) only once it is safely in FileBox.
+//!
+//! What a teammate wrote into a header field (its summary, which becomes the title; its
+//! color, time and name) is cut to [`MAX_FIELD_CHARS`] with a `…`, so the message is stored
+//! readable whatever its size (a header must fit what FileBox's readers read); the body is
+//! kept byte for byte, within the config's body limit, or the message is left unread.
 
 use filebox_core::message::field;
 use filebox_core::{ForeignDelivery, ForeignMessage, Mailroom, MessageType, derive_title};
 
 use super::{BridgeError, Carried, PassReport, derived_uuid, roster::member_agent};
-use crate::team_inbox::{Structured, Team, TeammateMessage};
+use crate::team_inbox::{InboxError, Structured, Team, TeammateMessage};
 
 /// Header fields a bridged message carries besides the standard ones.
 pub const TEAM_HEADER: &str = "Claude Team";
 const COLOR_HEADER: &str = "Claude Color";
 const TEAM_TIMESTAMP_HEADER: &str = "Claude Timestamp";
+/// The longest header field value the bridge takes from a teammate's message, in characters:
+/// Claude Code's summaries are a few words and its colors and times a few characters, so
+/// only a broken or hostile entry is cut; far inside the core's bound on a title and the
+/// first MiB of a file that FileBox's listing reads for the header.
+const MAX_FIELD_CHARS: usize = 200;
 
 pub(super) fn pull(
     mailroom: &Mailroom,
@@ -21,12 +31,16 @@ pub(super) fn pull(
 ) -> Result<(), BridgeError> {
     let me = mailroom.me();
     let inbox = team.inbox(me.as_str());
-    let unread: Vec<TeammateMessage> = inbox
-        .read()?
-        .messages()
-        .filter(|m| !m.is_read())
-        .cloned()
-        .collect();
+    // A refused inbox is reported and the pass goes on to the other direction.
+    let file = match inbox.read() {
+        Ok(file) => file,
+        Err(InboxError::Refused(refused)) => {
+            report.refused.push(refused.to_string());
+            return Ok(());
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let unread: Vec<TeammateMessage> = file.messages().filter(|m| !m.is_read()).cloned().collect();
     let mut delivered = Vec::new();
     for message in &unread {
         let foreign = foreign_message(message, &team.name, me.as_str())?;
@@ -60,21 +74,22 @@ fn foreign_message(
     let structured = Structured::parse(&message.text);
     let title = message
         .summary
-        .clone()
+        .as_deref()
         .filter(|s| !s.trim().is_empty())
-        .or_else(|| structured.as_ref().map(Structured::describe))
+        .map(cut)
+        .or_else(|| structured.as_ref().map(|s| cut(&s.describe())))
         .unwrap_or_else(|| derive_title(&message.text));
     let mut fields = vec![
         (field::SOURCE_TYPE.to_owned(), "agent".to_owned()),
         (TEAM_HEADER.to_owned(), team.to_owned()),
-        (TEAM_TIMESTAMP_HEADER.to_owned(), message.timestamp.clone()),
+        (TEAM_TIMESTAMP_HEADER.to_owned(), cut(&message.timestamp)),
     ];
     if let Some(color) = &message.color {
-        fields.push((COLOR_HEADER.to_owned(), color.clone()));
+        fields.push((COLOR_HEADER.to_owned(), cut(color)));
     }
     let sender = member_agent(&message.from, team)
         .map(|a| a.to_string())
-        .unwrap_or_else(|| format!("{}@{team}", message.from));
+        .unwrap_or_else(|| format!("{}@{team}", cut(&message.from)));
     Ok(ForeignMessage {
         id: identity_id(team, me, message),
         sender,
@@ -87,6 +102,14 @@ fn foreign_message(
         body: message.text.clone(),
         fields,
     })
+}
+
+/// `value`, or its first [`MAX_FIELD_CHARS`] characters and a `…` that says it was cut.
+fn cut(value: &str) -> String {
+    match value.char_indices().nth(MAX_FIELD_CHARS) {
+        Some((end, _)) => format!("{}…", &value[..end]),
+        None => value.to_owned(),
+    }
 }
 
 /// A UUID-shaped Message ID from (team, inbox, from, timestamp, text): the same message always

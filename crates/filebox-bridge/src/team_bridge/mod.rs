@@ -27,7 +27,7 @@ use sha2::{Digest, Sha256};
 use filebox_core::{AgentId, Config, Mailroom};
 use serde::{Deserialize, Serialize};
 
-use crate::team_inbox::{InboxError, Team, TeamError, Teams};
+use crate::team_inbox::{InboxError, Refused, Team, TeamError, Teams};
 
 pub use inbound::TEAM_HEADER;
 pub use roster::member_agent;
@@ -44,6 +44,17 @@ pub enum BridgeError {
     Team(#[from] TeamError),
     #[error(transparent)]
     Inbox(#[from] InboxError),
+}
+
+impl BridgeError {
+    /// The team file refused, when that is what stopped the work.
+    fn refused(&self) -> Option<&Refused> {
+        match self {
+            BridgeError::Inbox(InboxError::Refused(refused))
+            | BridgeError::Team(TeamError::Inbox(InboxError::Refused(refused))) => Some(refused),
+            _ => None,
+        }
+    }
 }
 
 /// One message carried across.
@@ -67,12 +78,27 @@ pub struct PassReport {
     pub members_added: Vec<String>,
     /// Messages that could not be carried this time (they are tried again next pass).
     pub problems: Vec<String>,
+    /// Team files refused (a link, a FIFO, a device, one over the size bound): left as they
+    /// are and looked at again next pass, while the rest of the team is bridged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
     /// The team ended (its folder is gone) or came back since the pass before.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notices: Vec<String>,
     /// The team is gone: nothing was carried, mail for its members was refused.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub team_ended: bool,
+}
+
+impl PassReport {
+    /// Work on `what` that failed: a refused team file goes to `refused`, anything else to
+    /// `problems`.
+    fn failed(&mut self, what: &str, error: BridgeError) {
+        match error.refused() {
+            Some(refused) => self.refused.push(refused.to_string()),
+            None => self.problems.push(format!("{what}: {error}")),
+        }
+    }
 }
 
 /// A bridge between `team` and the FileBox `agent`, configured by the config at `config_path`.

@@ -3,11 +3,12 @@
 //! from its Message ID and version, so a retried append is recognized and not duplicated),
 //! then resolved into the member's `done/`. Mail for a member of a team that has ended is
 //! rejected into the member's `cancel/`, which the sender's status shows with the reason.
+//! An agent the config places on another hub is never one of them, whatever its name.
 
 use filebox_core::message::field;
 use filebox_core::{AgentId, Folder, Mailroom, MessageRef, Transition};
 
-use super::roster::BridgedMember;
+use super::roster::{BridgedMember, reached_by_bridge};
 use super::{Carried, PassReport, derived_uuid};
 use crate::team_inbox::{Team, TeammateMessage, iso_millis, names};
 
@@ -17,11 +18,12 @@ pub(super) fn push(
     members: &[BridgedMember],
     report: &mut PassReport,
 ) {
-    for member in members {
+    for member in members
+        .iter()
+        .filter(|m| reached_by_bridge(mailroom, &m.agent))
+    {
         if let Err(e) = push_member(mailroom, team, member, report) {
-            report
-                .problems
-                .push(format!("mail for {}: {e}", member.agent));
+            report.failed(&format!("mail for {}", member.agent), e);
         }
     }
 }
@@ -95,7 +97,7 @@ pub(super) fn refuse(mailroom: &Mailroom, team: &Team, report: &mut PassReport) 
         .file
         .agents
         .keys()
-        .filter(|agent| agent.as_str().ends_with(&suffix))
+        .filter(|agent| agent.as_str().ends_with(&suffix) && reached_by_bridge(mailroom, agent))
         .cloned()
         .collect();
     for member in members {

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use filebox_core::{AgentEntry, AgentId, Config, Mailbox};
+use filebox_core::{AgentEntry, AgentId, Config, Mailbox, Mailroom};
 
 use super::BridgeError;
 use crate::team_inbox::{Team, names};
@@ -33,6 +33,13 @@ pub fn member_agent(member: &str, team: &str) -> Option<AgentId> {
         names::path_component(team)
     ))
     .ok()
+}
+
+/// Whether the bridge carries mail for `agent`: not when the config places it on another
+/// machine's hub (`bob@ci-1` with `"hub": "ci-1"`), which only federation reaches, even if a
+/// bridged team is named like that hub and has a member named like it.
+pub(super) fn reached_by_bridge(mailroom: &Mailroom, agent: &AgentId) -> bool {
+    !mailroom.is_remote(agent)
 }
 
 /// Every member but the bridge's own agent, added to the config if missing; the config as it

@@ -7,6 +7,10 @@
 //! content is prepared and flushed to disk *before* the lock is taken, and under the lock
 //! FileBox only checks that the file is still what it read and renames (a file changed
 //! meanwhile is done again under the lock); the folder's fsync comes after the release.
+//!
+//! Every read goes through [`team_file::read`]: an inbox that is a link, a FIFO, a device or
+//! larger than [`MAX_TEAM_FILE_BYTES`] is refused, and no change makes an inbox larger than
+//! that.
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
@@ -16,6 +20,7 @@ use super::lock::{InboxLock, LockError};
 use super::marking::MarkStyle;
 use super::message::{Identity, InboxFile, InboxParseError, TeammateMessage};
 use super::schema;
+use super::team_file::{self, MAX_TEAM_FILE_BYTES, Refused};
 
 /// Why an inbox operation failed; each names the file.
 #[derive(Debug, thiserror::Error)]
@@ -29,6 +34,10 @@ pub enum InboxError {
         path: PathBuf,
         reason: InboxParseError,
     },
+    #[error(transparent)]
+    Refused(#[from] Refused),
+    #[error("{path}: {}", full(*.size))]
+    Full { path: PathBuf, size: usize },
     #[error(transparent)]
     Lock(#[from] LockError),
     #[error("{path}: not written: Claude Code would refuse this entry: {reason}")]
@@ -87,10 +96,8 @@ impl Inbox {
     /// truncates and rewrites in place, so an unlocked reader can catch it half-written); if
     /// it still does not parse, it is an error, never "no messages".
     pub fn read(&self) -> Result<InboxFile, InboxError> {
-        let bytes = match fs::read(&self.path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(InboxFile::default()),
-            Err(e) => return Err(self.io_error()(e)),
+        let Some(bytes) = team_file::read(&self.path)? else {
+            return Ok(InboxFile::default());
         };
         let whole = !bytes.iter().all(u8::is_ascii_whitespace);
         match InboxFile::parse(&bytes) {
@@ -109,11 +116,7 @@ impl Inbox {
 
     /// The file's bytes; a missing file is an empty inbox.
     fn bytes(&self) -> Result<Vec<u8>, InboxError> {
-        match fs::read(&self.path) {
-            Ok(bytes) => Ok(bytes),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(b"[]".to_vec()),
-            Err(e) => Err(self.io_error()(e)),
-        }
+        Ok(team_file::read(&self.path)?.unwrap_or_else(|| b"[]".to_vec()))
     }
 
     fn parse(&self, bytes: &[u8]) -> Result<InboxFile, InboxError> {
@@ -194,8 +197,9 @@ impl Inbox {
             let path = entry.path();
             path != self.path
                 && path.extension().is_some_and(|e| e == "json")
-                && fs::read(&path)
+                && team_file::read(&path)
                     .ok()
+                    .flatten()
                     .and_then(|bytes| InboxFile::parse(&bytes).ok())
                     .is_some_and(|file| file.messages().any(TeammateMessage::is_read))
         })
@@ -224,7 +228,7 @@ impl Inbox {
                 if !edit(&mut inbox) {
                     return Ok(());
                 }
-                Some(self.stage(inbox.render().as_bytes())?)
+                Some(self.stage(&inbox)?)
             }
             _ => None,
         };
@@ -243,7 +247,7 @@ impl Inbox {
                 if !edit(&mut inbox) {
                     return Ok(());
                 }
-                self.stage(inbox.render().as_bytes())?
+                self.stage(&inbox)?
             }
         };
         let published = lock
@@ -287,8 +291,17 @@ impl Inbox {
         }
     }
 
-    /// Write the new content beside the inbox and flush it to disk.
-    fn stage(&self, bytes: &[u8]) -> Result<PathBuf, InboxError> {
+    /// Write the new content beside the inbox and flush it to disk; content larger than a team
+    /// file FileBox reads is not written.
+    fn stage(&self, inbox: &InboxFile) -> Result<PathBuf, InboxError> {
+        let rendered = inbox.render();
+        let bytes = rendered.as_bytes();
+        if bytes.len() as u64 > MAX_TEAM_FILE_BYTES {
+            return Err(InboxError::Full {
+                path: self.path.clone(),
+                size: bytes.len(),
+            });
+        }
         let name = self
             .path
             .file_name()
@@ -322,6 +335,16 @@ impl Inbox {
             None => Ok(()),
         }
     }
+}
+
+/// Why a change that would make an inbox `size` bytes was not written, and what happens next.
+pub(crate) fn full(size: usize) -> String {
+    format!(
+        "not written: the inbox would hold {size} bytes, more than the {} MiB FileBox reads; \
+         the message waits in FileBox and is tried again once Claude Code has taken (and \
+         pruned) what is there",
+        MAX_TEAM_FILE_BYTES >> 20
+    )
 }
 
 /// Remove a staged file that will not be published.
@@ -384,6 +407,27 @@ mod tests {
         let error = inbox.append(&[refused]).unwrap_err();
         assert!(matches!(error, InboxError::Invalid { .. }), "{error}");
         assert_eq!(inbox.read().unwrap().messages().count(), 2);
+    }
+
+    #[test]
+    fn no_change_makes_an_inbox_larger_than_a_team_file_filebox_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let inbox = Inbox::at(dir.path().join("tester.json"));
+        let text = "x".repeat(MAX_TEAM_FILE_BYTES as usize);
+        let error = inbox
+            .append(&[TeammateMessage::new("team-lead", &text)])
+            .unwrap_err();
+        assert!(matches!(error, InboxError::Full { .. }), "{error}");
+        assert!(
+            error.to_string().contains("more than the 16 MiB"),
+            "{error}"
+        );
+        assert_eq!(fs::read_to_string(inbox.path()).unwrap(), "[]");
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "nothing staged"
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Claude Code's team inboxes: `{claude}/teams/{team}/inboxes/{agent}.json`, one JSON array per
 //! agent, guarded by proper-lockfile's `mkdir` lock. Names, the file format, Claude Code's
-//! entry schema, how marking read is done, structured messages, the lock, inbox operations
-//! and the roster each have a module.
+//! entry schema, how marking read is done, structured messages, the lock, inbox operations,
+//! the roster and how a file of the team's folder is read each have a module.
 
 mod inbox;
 mod lock;
@@ -11,6 +11,7 @@ pub mod names;
 pub mod schema;
 mod structured;
 mod team;
+mod team_file;
 
 pub use inbox::{Inbox, InboxError};
 pub use lock::{InboxLock, LockError};
@@ -21,3 +22,4 @@ pub use message::{
 };
 pub use structured::{Kind, Structured};
 pub use team::{Team, TeamError, TeamFile, TeamMember, Teams};
+pub use team_file::{MAX_TEAM_FILE_BYTES, Refused};

@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use super::inbox::{Inbox, InboxError};
 use super::lock::LockError;
 use super::names;
+use super::team_file;
 
 /// The parts of a team's `config.json` FileBox reads; everything else is left alone (FileBox
 /// never writes this file).
@@ -118,6 +119,14 @@ impl From<TeamError> for filebox_core::Error {
             TeamError::Inbox(InboxError::TeamGone { name, teams }) => {
                 TeamError::Ended { name, teams }.into()
             }
+            TeamError::Inbox(InboxError::Refused(refused)) => Error::Foreign {
+                reason: refused.explanation(),
+                path: refused.path,
+            },
+            TeamError::Inbox(InboxError::Full { path, size }) => Error::Foreign {
+                path,
+                reason: super::inbox::full(size),
+            },
             TeamError::Inbox(InboxError::Unreadable { path, reason }) => Error::Foreign {
                 path,
                 reason: format!(
@@ -332,9 +341,9 @@ impl Team {
 }
 
 fn read_team_file(path: &Path) -> Result<TeamFile, TeamError> {
-    let bytes = fs::read(path).map_err(|source| TeamError::Io {
+    let bytes = team_file::read(path)?.ok_or_else(|| TeamError::Io {
         path: path.to_path_buf(),
-        source,
+        source: io::ErrorKind::NotFound.into(),
     })?;
     serde_json::from_slice(&bytes).map_err(|e| TeamError::Config {
         path: path.to_path_buf(),

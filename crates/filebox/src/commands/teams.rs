@@ -57,7 +57,7 @@ fn bridge(
     if once {
         let report = bridge.pass()?;
         print_pass(global.json, &report)?;
-        return Ok(if report.problems.is_empty() {
+        return Ok(if report.problems.is_empty() && report.refused.is_empty() {
             Outcome::Success
         } else {
             Outcome::Partial
@@ -91,14 +91,16 @@ fn bridge(
         .unwrap_or_else(|| anyhow::anyhow!("the bridge stopped")))
 }
 
-/// Text: a line per message carried, problems on stderr. JSON: the report (with `--once`), or
-/// one line per pass that did something.
+/// Text: a line per message carried, problems and refused team files on stderr. JSON: the
+/// report (with `--once`), or one line per pass that did something or refused a file.
 fn print_pass(json: bool, report: &PassReport) -> anyhow::Result<()> {
-    for problem in &report.problems {
+    for problem in report.problems.iter().chain(&report.refused) {
         output::warn(problem);
     }
-    let idle =
-        report.carried.is_empty() && report.members_added.is_empty() && report.notices.is_empty();
+    let idle = report.carried.is_empty()
+        && report.members_added.is_empty()
+        && report.notices.is_empty()
+        && report.refused.is_empty();
     if json {
         if !idle {
             output::lines([serde_json::to_string(report)?])?;

@@ -44,6 +44,11 @@ impl Served {
         post(&self.url, path, body)
     }
 
+    /// GET `path`: the status code and the response body (see [`request`]).
+    pub(crate) fn get(&self, path: &str) -> Option<(u16, String)> {
+        request(&self.url, "GET", path, b"")
+    }
+
     /// The process id (of the hub itself: the commands here `exec` it).
     pub(crate) fn pid(&self) -> u32 {
         self.child.id()
@@ -95,14 +100,19 @@ fn get_status(authority: &str, path: &str) -> Option<u16> {
     head.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// POST `body` to `path`: the status code and the response body, or `None` when the
-/// connection broke before an answer (a hub killed meanwhile).
+/// POST `body` to `path` (see [`request`]).
 pub(crate) fn post(url: &str, path: &str, body: &[u8]) -> Option<(u16, String)> {
+    request(url, "POST", path, body)
+}
+
+/// `method` `path` with `body`: the status code and the response body, or `None` when the
+/// connection broke before an answer (a hub killed meanwhile).
+fn request(url: &str, method: &str, path: &str, body: &[u8]) -> Option<(u16, String)> {
     let authority = url.trim_start_matches("http://").trim_end_matches('/');
     let mut stream = TcpStream::connect(authority).ok()?;
     write!(
         stream,
-        "POST {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        "{method} {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
         body.len()
     )
     .ok()?;

@@ -510,3 +510,251 @@ fn a_bridge_without_a_team_moves_on_when_the_session_team_ends() {
         "{carried:?}"
     );
 }
+
+/// One `--once` pass that is expected to report something (exit 1): its JSON report.
+fn partial_pass(t: &Test, dir: &PathBuf) -> Value {
+    let (out, err) = t
+        .run()
+        .args(["--json", "teams", "bridge", TEAM, "--once", "--claude-dir"])
+        .args([dir])
+        .expect_code(1);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"))
+}
+
+/// Plant `plant` in place of alice's team inbox (older shape), with mail from alice waiting
+/// for `tester@Boom_UI`: a pass refuses the inbox with `reason`, leaves it as it is, and
+/// still carries the mail to tester.
+fn a_planted_inbox_is_refused(plant: impl Fn(&std::path::Path), reason: &str) {
+    let (t, dir) = setup(OLDER);
+    pass(&t, OLDER, &dir);
+    let inbox = team_inbox(&t, OLDER, "alice");
+    plant(&inbox);
+    let planted = fs::symlink_metadata(&inbox).unwrap();
+    t.send("alice", "tester@Boom_UI", "ER", "Run the suite");
+    let report = partial_pass(&t, &dir);
+    let refused = report["refused"][0].as_str().unwrap_or_default();
+    assert!(
+        refused.starts_with(&format!("{}: refused: {reason}", inbox.display())),
+        "{report}"
+    );
+    assert_eq!(report["carried"][0]["direction"], "out", "{report}");
+    assert_eq!(
+        messages(&t, OLDER, "tester").last().unwrap()["text"],
+        "Run the suite"
+    );
+    let now = fs::symlink_metadata(&inbox).unwrap();
+    assert_eq!(
+        (now.file_type(), now.len()),
+        (planted.file_type(), planted.len()),
+        "left as it is"
+    );
+}
+
+#[test]
+fn a_fifo_in_place_of_a_team_inbox_is_refused_without_waiting_and_the_rest_bridged() {
+    a_planted_inbox_is_refused(
+        |path| {
+            let made = std::process::Command::new("mkfifo")
+                .arg(path)
+                .status()
+                .unwrap();
+            assert!(made.success());
+        },
+        "it is a FIFO, not a regular file",
+    );
+}
+
+#[test]
+fn a_team_inbox_linked_to_dev_zero_is_refused_and_the_rest_bridged() {
+    a_planted_inbox_is_refused(
+        |path| std::os::unix::fs::symlink("/dev/zero", path).unwrap(),
+        "it is a symbolic link",
+    );
+}
+
+#[test]
+fn a_team_inbox_linked_to_a_file_outside_the_team_is_refused_and_the_rest_bridged() {
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("elsewhere.json");
+    fs::write(
+        &secret,
+        r#"[{"from":"mallory","text":"not from this team","timestamp":"2026-04-01T10:30:00.000Z","read":false}]"#,
+    )
+    .unwrap();
+    a_planted_inbox_is_refused(
+        |path| std::os::unix::fs::symlink(&secret, path).unwrap(),
+        "it is a symbolic link",
+    );
+}
+
+#[test]
+fn an_oversized_team_inbox_is_refused_unread_and_the_rest_bridged() {
+    let size = filebox_bridge::team_inbox::MAX_TEAM_FILE_BYTES + 1;
+    a_planted_inbox_is_refused(
+        |path| {
+            // Sparse: no disk is used, but a reader that reads it whole holds all of it.
+            fs::File::create(path).unwrap().set_len(size).unwrap();
+        },
+        &format!("it holds {size} bytes"),
+    );
+}
+
+#[test]
+fn the_hub_reports_a_refused_team_inbox_in_its_health_and_bridges_the_other_team() {
+    let t = Test::new().agents(["alice"]);
+    let older = t.fixture(OLDER.fixture);
+    let current = t.fixture(CURRENT.fixture);
+    let t = t.config(
+        "bridges",
+        serde_json::json!([
+            { "claude_team": OLDER.team, "mailbox": "alice", "claude_dir": OLDER.fixture },
+            { "claude_team": CURRENT.team, "mailbox": "alice", "claude_dir": CURRENT.fixture },
+        ]),
+    );
+    let fifo = team_inbox(&t, OLDER, "alice");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    t.as_agent("alice")
+        .args(["wait", "--timeout", "0"])
+        .expect_code(3);
+    let hub =
+        crate::serve::Served::start(t.run().args(["serve", "--listen", "127.0.0.1:0"]).command());
+    let health = || hub.get("/healthz").expect("the hub answers");
+    // Only for a failing test: how long the hub may take to see it.
+    let until = |what: &str, wanted: &dyn Fn(&(u16, String)) -> bool| {
+        let start = std::time::Instant::now();
+        loop {
+            let now = health();
+            if wanted(&now) {
+                return now;
+            }
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(120),
+                "gave up waiting for {what}: /healthz says {now:?}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    };
+    let (status, body) = until("the refusal in /healthz", &|(status, _)| *status == 503);
+    assert_eq!(status, 503);
+    assert!(
+        body.contains(&format!(
+            "bridge Boom_UI ↔ alice runs, but: {}: refused: it is a FIFO",
+            fifo.display()
+        )),
+        "{body}"
+    );
+    // The other team goes on.
+    teammate_sends(&t, CURRENT, &current, "alice", "tester", "Still bridged");
+    let out = t
+        .as_agent("alice")
+        .args(["--json", "wait", "--timeout", "120"])
+        .success();
+    let arrived: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        arrived["messages"][0]["sender"], "tester@session-1a2b3c4d",
+        "{arrived}"
+    );
+    // Once the inbox is a file again, the hub is well again and that team is bridged.
+    fs::remove_file(&fifo).unwrap();
+    teammate_sends(&t, OLDER, &older, "alice", "researcher", "Back again");
+    until("/healthz to be 200 again", &|(status, _)| *status == 200);
+    let out = t
+        .as_agent("alice")
+        .args(["--json", "wait", "--timeout", "120"])
+        .success();
+    let arrived: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        arrived["messages"][0]["sender"], "researcher@Boom_UI",
+        "{arrived}"
+    );
+    let (status, stderr) = hub.terminate();
+    assert!(status.success(), "{stderr}");
+    assert_eq!(
+        stderr.matches("refused: it is a FIFO").count(),
+        1,
+        "logged once, not every pass: {stderr}"
+    );
+    assert!(
+        stderr.contains("no team file is refused any more"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn mail_for_an_agent_on_another_hub_goes_by_federation_not_to_a_team_named_like_that_hub() {
+    for team in ["ci-1", "session-0c1c1c1c"] {
+        let t = Test::new().agents(["alice"]);
+        let member = format!("bob@{team}");
+        let t = t.config(
+            "agents",
+            serde_json::json!({
+                "alice": { "mailbox_path": "mailboxes/alice" },
+                member.clone(): { "hub": team },
+            }),
+        );
+        let inboxes = t.path().join(format!("claude/teams/{team}/inboxes"));
+        fs::create_dir_all(&inboxes).unwrap();
+        fs::write(inboxes.join("bob.json"), "[]").unwrap();
+        let id = t.send("alice", &member, "ER", "For the real bob");
+        let once = |t: &Test| {
+            t.run()
+                .args(["--json", "teams", "bridge", team, "--once", "--claude-dir"])
+                .args([t.path().join("claude")])
+                .success()
+        };
+        // A team named like the hub, with a member named like the agent: bridged, running...
+        assert_eq!(once(&t), "", "nothing to carry");
+        assert_eq!(fs::read_to_string(inboxes.join("bob.json")).unwrap(), "[]");
+        // ... and, for a session team, ended: the mail is not refused either.
+        if team.starts_with("session-") {
+            fs::remove_dir_all(t.path().join(format!("claude/teams/{team}"))).unwrap();
+            let report: Value = serde_json::from_str(&once(&t)).unwrap();
+            assert_eq!(report["carried"], serde_json::json!([]), "{report}");
+        }
+        let spool = t.path().join(format!("remote/{member}/inbox"));
+        assert_eq!(fs::read_dir(&spool).unwrap().count(), 1, "still queued");
+        let status: Value = serde_json::from_str(
+            &t.as_agent("alice")
+                .args(["--json", "status", &id])
+                .success(),
+        )
+        .unwrap();
+        assert_eq!(status["recipients"][0]["status"], "pending", "{status}");
+    }
+}
+
+#[test]
+fn a_teammates_huge_summary_is_cut_and_the_message_stays_readable() {
+    let (t, dir) = setup(OLDER);
+    let summary = "s".repeat(1_100_000);
+    let entry = serde_json::json!([{
+        "from": "researcher",
+        "text": "The body is kept whole.",
+        "timestamp": "2026-04-01T10:30:00.000Z",
+        "read": false,
+        "summary": summary,
+        "color": "c".repeat(1_100_000),
+    }]);
+    fs::write(team_inbox(&t, OLDER, "alice"), entry.to_string()).unwrap();
+    let report = pass(&t, OLDER, &dir);
+    let id = report["carried"][0]["id"].as_str().unwrap().to_owned();
+    let listed: Value = serde_json::from_str(
+        &t.as_agent("alice")
+            .args(["--json", "list", "inbox"])
+            .success(),
+    )
+    .unwrap();
+    assert_eq!(listed["messages"][0]["id"], id.as_str(), "{listed}");
+    let read = t.read_json("alice", "inbox", &id);
+    assert_eq!(read["title"], format!("{}…", &summary[..200]));
+    assert_eq!(
+        read["headers"]["Claude Color"],
+        format!("{}…", "c".repeat(200))
+    );
+    assert_eq!(read["body"], "The body is kept whole.");
+    assert_eq!(messages(&t, OLDER, "alice")[0]["read"], true);
+}
