@@ -3,9 +3,10 @@
 //! processing-history line `Read by <reader>: <how> (version <n>)`, once per reader and
 //! version (a reply that comes back is a new version to read). The line names the version it
 //! saw, the count of the copy's replies plus one, because times have whole seconds: a reply
-//! written in the receipt's second would otherwise pass for read. Written by the reader's side only, through the
-//! same claim/commit rewrite as a move, so the message never moves and a concurrent move is
-//! never lost; a reader that may not write the mailbox reads without a receipt and is told.
+//! written in the receipt's second would otherwise pass for read. Written by the reader's side
+//! only, through the same claim/commit rewrite as a move, so the message never moves and a
+//! concurrent move is never lost; a reader that may not write the mailbox reads without a
+//! receipt and is told.
 //!
 //! A rewrite gives the file a new inode, which the wait cursor and the read marks would take
 //! for a new version: the receipt is written under the cursor's lock and both are told the new

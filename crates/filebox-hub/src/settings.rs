@@ -199,7 +199,8 @@ fn starts_with<'a>(mut segments: impl Iterator<Item = &'a str>, prefix: Vec<&str
         .all(|wanted| segments.next() == Some(wanted))
 }
 
-fn has_userinfo(url: &Url) -> bool {
+/// Whether a URL carries a user name or password (which hide the host after the `@`).
+pub(crate) fn has_userinfo(url: &Url) -> bool {
     !url.username().is_empty() || url.password().is_some()
 }
 

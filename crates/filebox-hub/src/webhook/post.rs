@@ -30,7 +30,7 @@ pub(crate) fn check_endpoint(endpoint: &str) -> Result<Url, String> {
         return Err("the URL has no host".into());
     }
     // `http://allowed@elsewhere/` names `elsewhere`: a user name only hides the real host.
-    if !url.username().is_empty() || url.password().is_some() {
+    if crate::settings::has_userinfo(&url) {
         return Err(
             "the URL has a user name or password (the host is the part after the @)".into(),
         );
