@@ -1,9 +1,12 @@
 //! Read receipts: when a message is put in front of its reader (a channel push, a hook's
 //! digest, `wait`, `read`, the page), the reader's copy in its inbox records it with a
-//! processing-history line `Read by <reader>: <how>`, once per reader and version (a reply
-//! that comes back is a new version to read). Written by the reader's side only, through the
-//! same claim/commit rewrite as a move, so the message never moves and a concurrent move is
-//! never lost; a reader that may not write the mailbox reads without a receipt and is told.
+//! processing-history line `Read by <reader>: <how> (version <n>)`, once per reader and
+//! version (a reply that comes back is a new version to read). The line names the version it
+//! saw, the count of the copy's replies plus one, because times have whole seconds: a reply
+//! written in the receipt's second would otherwise pass for read. Written by the reader's side
+//! only, through the same claim/commit rewrite as a move, so the message never moves and a
+//! concurrent move is never lost; a reader that may not write the mailbox reads without a
+//! receipt and is told.
 //!
 //! A rewrite gives the file a new inode, which the wait cursor and the read marks would take
 //! for a new version: the receipt is written under the cursor's lock and both are told the new
@@ -37,28 +40,60 @@ pub enum Receipt {
     NotRecorded(String),
 }
 
+/// How a receipt's details name the version it saw: `channel (version 2)`.
+const VERSION: (&str, &str) = (" (version ", ")");
+
+/// The version of a copy: 1 as sent, one more for each reply appended to its Conversation
+/// History (which only grows).
+fn version(message: &Message) -> usize {
+    message.conversation.len() + 1
+}
+
+/// A receipt's details: how the message was read, and the version read.
+fn details(how: &str, version: usize) -> String {
+    let (before, after) = VERSION;
+    format!("{how}{before}{version}{after}")
+}
+
+/// Whether `entry` is a receipt by `reader` of the copy's current version. A line that names
+/// its version is compared by it; one written before receipts named it (no version) by its
+/// time, which must be later than the newest conversation entry's: in the same second, it may
+/// be of the version before, and a message read is better shown unread than the reverse.
+fn of_current_version(entry: &ProcessingEntry, message: &Message, reader: &str) -> bool {
+    if entry.action != READ || entry.by != reader {
+        return false;
+    }
+    let (before, after) = VERSION;
+    let named = entry
+        .details
+        .strip_suffix(after)
+        .and_then(|rest| rest.rsplit_once(before))
+        .and_then(|(_, n)| n.parse::<usize>().ok());
+    match named {
+        Some(seen) => seen == version(message),
+        None => message
+            .conversation
+            .last()
+            .is_none_or(|newest| entry.timestamp > newest.timestamp),
+    }
+}
+
 /// The receipt by `reader` (the copy's owner: a receipt is written into the reader's own copy)
-/// of the copy's current version, if there is one: a `Read` line by it no earlier than the
-/// newest conversation entry. Lines other readers wrote into their copies and that travelled
-/// with a reply say nothing about this copy.
+/// of the copy's current version, if there is one. Lines other readers wrote into their copies
+/// and that travelled with a reply say nothing about this copy.
 pub fn read_by<'m>(message: &'m Message, reader: &str) -> Option<&'m ProcessingEntry> {
-    let since = message.conversation.last().map(|c| c.timestamp.as_str());
-    message.processing.iter().find(|entry| {
-        entry.action == READ
-            && entry.by == reader
-            && since.is_none_or(|t| entry.timestamp.as_str() >= t)
-    })
+    message
+        .processing
+        .iter()
+        .find(|entry| of_current_version(entry, message, reader))
 }
 
 /// The receipt `owner`'s latest change to its copy wrote, if its latest change was one: the last
-/// processing line, a `Read` by `owner` strictly later than the newest conversation entry (a
-/// reply in the same second is new mail, not a receipt). A live event of the file says `read`,
-/// and a watch does not report it as mail.
+/// processing line, a receipt by `owner` of the current version (a reply after it is new mail,
+/// not a receipt). A live event of the file says `read`, and a watch does not report it as mail.
 pub fn latest_receipt<'m>(message: &'m Message, owner: &str) -> Option<&'m ProcessingEntry> {
     let last = message.processing.last()?;
-    let since = message.conversation.last().map(|c| c.timestamp.as_str());
-    let later = since.is_none_or(|t| last.timestamp.as_str() > t);
-    (last.action == READ && last.by == owner && later).then_some(last)
+    of_current_version(last, message, owner).then_some(last)
 }
 
 impl Mailroom {
@@ -150,7 +185,7 @@ impl Mailbox {
                     timestamp: time::iso(time::now()),
                     action: READ.to_owned(),
                     by: reader.to_owned(),
-                    details: how.to_owned(),
+                    details: details(how, version(&message)),
                 });
             }
             Ok(render(&message).into_bytes())
@@ -245,7 +280,7 @@ mod tests {
             .iter()
             .map(|p| (&p.action[..], &p.by[..], &p.details[..]))
             .collect();
-        assert_eq!(lines, [(READ, "qa", "channel")]);
+        assert_eq!(lines, [(READ, "qa", "channel (version 1)")]);
         assert!(
             mailbox
                 .unread(Folder::Inbox, vec![copy])
@@ -303,16 +338,15 @@ mod tests {
         assert_eq!(qa_status(&dev, &second).1, Status::Delivered);
     }
 
+    /// dev sends, qa reads and replies, dev replies back, all in one second (tried again with
+    /// a new message until the reply that came back has the second of qa's receipt): dev's
+    /// status says delivered, as qa's unread list shows it; reading it again is a new receipt.
     #[test]
-    fn a_reply_that_comes_back_is_a_new_version_to_read() {
+    fn a_reply_that_comes_back_in_the_receipts_second_is_a_new_version_to_read() {
         let dir = tempfile::tempdir().unwrap();
         let (dev, qa) = dev_and_qa(dir.path());
-        let sent = send(&dev, "qa");
-        qa.mark_read(qa.me(), std::slice::from_ref(&sent), "qa", "read")
-            .unwrap();
-        // Timestamps have seconds: the reply is written in a later one than the receipt.
-        std::thread::sleep(Duration::from_millis(1100));
-        let reply = |from: &Mailroom, to: &str| {
+        let mailbox = qa.my_mailbox().unwrap();
+        let reply = |from: &Mailroom, to: &str, sent: &MessageRef| {
             let kind = MessageType::new("DIS").unwrap();
             from.send(&SendRequest {
                 reply_to: Some(sent.clone()),
@@ -320,15 +354,82 @@ mod tests {
             })
             .unwrap();
         };
-        reply(&qa, "dev");
-        reply(&dev, "qa");
-        let copy = qa.my_mailbox().unwrap().find(&sent, &Folder::ALL).unwrap();
+        let in_one_second = (0..10).find_map(|_| {
+            let sent = send(&dev, "qa");
+            qa.mark_read(qa.me(), std::slice::from_ref(&sent), "qa", "read")
+                .unwrap();
+            reply(&qa, "dev", &sent);
+            reply(&dev, "qa", &sent);
+            let copy = mailbox.find(&sent, &Folder::ALL).unwrap();
+            let message = mailbox.read(&copy).unwrap();
+            let receipt = message.processing.iter().find(|p| p.action == READ)?;
+            let newest = message.conversation.last()?;
+            (receipt.timestamp == newest.timestamp).then_some((sent, copy))
+        });
+        let (sent, copy) = in_one_second.expect("ten tries, none within one second");
         assert_eq!(copy.folder, Folder::Inbox);
-        assert_eq!(qa_status(&dev, &sent).0, Status::Delivered);
+        assert_eq!(
+            mailbox.unread(Folder::Inbox, vec![copy]).unwrap().len(),
+            1,
+            "the reply that came back is unread"
+        );
+        assert_eq!(
+            qa_status(&dev, &sent),
+            (Status::Delivered, Status::Delivered),
+            "not read: qa has not seen the reply"
+        );
         assert_eq!(
             qa.mark_read(qa.me(), std::slice::from_ref(&sent), "qa", "read")
                 .unwrap(),
             [Receipt::Recorded]
         );
+        assert_eq!(qa_status(&dev, &sent), (Status::Read, Status::Read));
+    }
+
+    #[test]
+    fn a_receipt_names_the_version_it_saw_and_one_without_a_version_still_counts_by_time() {
+        let reply = |at: &str| crate::message::ConversationEntry {
+            timestamp: at.into(),
+            from: "dev".into(),
+            to: "qa".into(),
+            kind: "DIS".into(),
+            body: "more".into(),
+        };
+        let copy = |replies: &[&str], receipt_at: &str, details: &str| {
+            let mut header = crate::message::Header::new(&MessageType::new("ER").unwrap(), "t");
+            header.set(crate::message::field::MESSAGE_ID, "x");
+            let message = Message {
+                header,
+                body: "b".into(),
+                conversation: replies.iter().map(|at| reply(at)).collect(),
+                processing: vec![ProcessingEntry {
+                    timestamp: receipt_at.into(),
+                    action: READ.into(),
+                    by: "qa".into(),
+                    details: details.into(),
+                }],
+            };
+            // What the file says is what is judged.
+            crate::message::parse(&render(&message)).unwrap()
+        };
+        let read = |message: &Message| {
+            let read = read_by(message, "qa").is_some();
+            assert_eq!(read, latest_receipt(message, "qa").is_some());
+            read
+        };
+        let (t0, t1) = ("2026-01-01T00:00:00Z", "2026-01-01T00:00:01Z");
+        assert!(read(&copy(&[t0], t0, "read (version 2)")));
+        assert!(
+            !read(&copy(&[t0, t0], t0, "read (version 2)")),
+            "a reply since"
+        );
+        assert!(
+            !read(&copy(&[t0], t1, "read (version 1)")),
+            "the version before"
+        );
+        // A line from before receipts named their version: later than the newest reply.
+        assert!(read(&copy(&[t0], t1, "channel")));
+        assert!(read(&copy(&[], t0, "channel")));
+        assert!(!read(&copy(&[t0], t0, "channel")), "same second: not known");
     }
 }

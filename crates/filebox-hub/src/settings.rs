@@ -171,7 +171,8 @@ impl CallbackAllow {
     /// default when none is written), and this entry's path as whole leading segments. So
     /// `http://127.0.0.1:2001` covers neither port 20011 nor `http://127.0.0.1:2001@…`, and
     /// `http://h/hooks` covers `/hooks` and `/hooks/a`, not `/hooksa`. (Dot segments are
-    /// resolved when a URL is parsed: `/hooks/../admin` is `/admin`.)
+    /// resolved when a URL is parsed: `/hooks/../admin` is `/admin`; the webhook is posted to
+    /// the URL so parsed, `webhook/post.rs`, never to the text as written.)
     fn covers(&self, endpoint: &Url) -> bool {
         let allowed = &self.0;
         endpoint.scheme() == allowed.scheme()
@@ -198,7 +199,8 @@ fn starts_with<'a>(mut segments: impl Iterator<Item = &'a str>, prefix: Vec<&str
         .all(|wanted| segments.next() == Some(wanted))
 }
 
-fn has_userinfo(url: &Url) -> bool {
+/// Whether a URL carries a user name or password (which hide the host after the `@`).
+pub(crate) fn has_userinfo(url: &Url) -> bool {
     !url.username().is_empty() || url.password().is_some()
 }
 

@@ -12,7 +12,7 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::{TestHub, give_token, write_config};
+use support::{TestHub, give_token, write_config, ws};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Who calls.
@@ -232,58 +232,17 @@ impl World {
     }
 }
 
-/// The frames of `/ws` the matrix needs (the origin's `WebsocketMessage`, by field number).
-#[derive(Clone, PartialEq, prost::Message)]
-struct WebsocketMessage {
-    #[prost(string, tag = "1")]
-    cmd: String,
-    #[prost(string, tag = "12")]
-    str_param: String,
-    #[prost(message, optional, tag = "23")]
-    user_login_response: Option<UserLoginResponse>,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct UserLoginResponse {
-    #[prost(bool, tag = "2")]
-    success: bool,
-    #[prost(string, tag = "3")]
-    error_message: String,
-}
-
 impl World {
     /// Log in at `/ws` with `caller`'s token (none: an empty one): whether the hub accepted it.
     async fn ws_login(&self, caller: Caller) -> bool {
-        use futures_util::{SinkExt, StreamExt};
-        use prost::Message as _;
-        use tokio_tungstenite::tungstenite::Message;
-
         let token = self
             .bearer(caller)
             .map(|b| b.replace("Bearer ", ""))
             .unwrap_or_default();
-        let stream = tokio::net::TcpStream::connect(self.hub.addr).await.unwrap();
-        let url = format!("ws://{}/ws", self.hub.addr);
-        let (mut socket, _) = tokio_tungstenite::client_async(url, stream).await.unwrap();
-        let login = WebsocketMessage {
-            cmd: "UserLogin".into(),
-            str_param: token,
-            user_login_response: None,
-        };
-        socket
-            .send(Message::Binary(login.encode_to_vec().into()))
-            .await
-            .unwrap();
-        while let Some(frame) = socket.next().await {
-            if let Message::Binary(bytes) = frame.unwrap() {
-                let answer = WebsocketMessage::decode(bytes.as_ref()).unwrap();
-                if let Some(login) = answer.user_login_response {
-                    let _ = socket.close(None).await;
-                    return login.success;
-                }
-            }
-        }
-        panic!("/ws closed without answering the login");
+        let mut socket = ws::connect(self.hub.addr).await;
+        let login = ws::log_in(&mut socket, &token).await;
+        let _ = socket.close(None).await;
+        login.success
     }
 }
 

@@ -1,7 +1,8 @@
 //! A hub that holds under attack and faults, connections and resources: half-sent headers,
 //! idle connections and stalled bodies are closed; connections, event streams and waiting
-//! calls are each bounded; a batch is bounded in length and answer size; the event follower
-//! comes back after a fault and `/healthz` says when it is down.
+//! calls are each bounded (a `/ws` connection takes an event stream's slot only once logged
+//! in, and is closed if it never does); a batch is bounded in length and answer size; the
+//! event follower comes back after a fault and `/healthz` says when it is down.
 
 mod support;
 
@@ -10,7 +11,7 @@ use std::time::Duration;
 
 use filebox_core::{Config, ConfigFile};
 use serde_json::{Value, json};
-use support::{Events, GIVE_UP, TestHub};
+use support::{Events, GIVE_UP, TestHub, ws};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -165,6 +166,62 @@ async fn event_streams_past_their_bound_are_refused_and_requests_still_served() 
     // Ordinary requests are not starved by the streams.
     assert_eq!(hub.get("/healthz", &[]).await.status, 200);
     hub.call("email.inbox", json!({ "agent": "qa" })).await;
+    hub.stop().await.unwrap();
+}
+
+/// `/ws` connections that never log in hold no slot of the event-stream bound, and the hub
+/// closes them: with the bound at 2, three idle upgrades leave a token holder's `/events`
+/// answered 200, and the human's login served; the two take the two slots (a second login is
+/// refused, and so is `/events`); each idle socket is told to log in first and closed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn websockets_that_do_not_log_in_hold_no_event_stream_and_are_closed() {
+    let hub = hub_with(json!({ "max_event_streams": 2 })).await;
+    let qa = support::give_token(&hub, "qa");
+    let me = support::give_token(&hub, "me");
+    let mut idle = Vec::new();
+    for _ in 0..3 {
+        idle.push(ws::connect(hub.addr).await);
+    }
+    let bearer = format!("Bearer {qa}");
+    let with_token = [("Authorization", bearer.as_str())];
+    let (status, _stream) = Events::held(&hub, "/events?agent=qa", &with_token).await;
+    assert_eq!(status, 200);
+
+    let mut logged_in = ws::connect(hub.addr).await;
+    let login = ws::log_in(&mut logged_in, &me).await;
+    assert!(login.success, "{}", login.error_message);
+    let mut second = ws::connect(hub.addr).await;
+    let refused = ws::log_in(&mut second, &me).await;
+    assert!(!refused.success);
+    assert!(
+        refused.error_message.contains("hub.max_event_streams"),
+        "{}",
+        refused.error_message
+    );
+    assert_eq!(
+        Events::status(&hub, "/events?agent=qa", &with_token).await,
+        503
+    );
+
+    for mut socket in idle {
+        let told = tokio::time::timeout(GIVE_UP, ws::next_login_response(&mut socket))
+            .await
+            .expect("the hub kept an idle /ws connection open");
+        let told = told.expect("the hub says why it closes");
+        assert!(!told.success);
+        assert!(
+            told.error_message.contains("UserLogin"),
+            "{}",
+            told.error_message
+        );
+        assert!(
+            tokio::time::timeout(GIVE_UP, ws::next_login_response(&mut socket))
+                .await
+                .expect("closed after saying why")
+                .is_none()
+        );
+    }
+    drop(logged_in);
     hub.stop().await.unwrap();
 }
 

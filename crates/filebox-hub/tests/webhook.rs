@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode, Uri};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use filebox_core::message::field;
@@ -28,6 +28,8 @@ const KEY: &[u8] = b"a key of the test";
 /// One request the receiver got.
 #[derive(Debug)]
 struct Received {
+    /// The request's path, as it came.
+    path: String,
     id: String,
     timestamp: String,
     signature: String,
@@ -62,7 +64,12 @@ struct Script {
     sink: mpsc::UnboundedSender<Received>,
 }
 
-async fn hook(State(script): State<Script>, headers: HeaderMap, body: Bytes) -> StatusCode {
+async fn hook(
+    State(script): State<Script>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> StatusCode {
     let header = |name: &str| {
         headers
             .get(name)
@@ -70,6 +77,7 @@ async fn hook(State(script): State<Script>, headers: HeaderMap, body: Bytes) -> 
             .map(str::to_owned)
     };
     let _ = script.sink.send(Received {
+        path: uri.path().to_owned(),
         id: header("webhook-id").unwrap_or_default(),
         timestamp: header("webhook-timestamp").unwrap_or_default(),
         signature: header("webhook-signature").unwrap_or_default(),
@@ -84,12 +92,13 @@ async fn hook(State(script): State<Script>, headers: HeaderMap, body: Bytes) -> 
 /// for each scripted answer left, else with a result.
 async fn rpc_endpoint(
     State(script): State<Script>,
+    uri: Uri,
     headers: HeaderMap,
     body: Bytes,
 ) -> axum::Json<Value> {
     let call: Value = serde_json::from_slice(&body).unwrap_or_default();
     let failing = script.answers.lock().unwrap().pop_front();
-    hook(State(script), headers, body).await;
+    hook(State(script), uri, headers, body).await;
     axum::Json(match failing {
         Some(code) => {
             json!({"jsonrpc": "2.0", "id": call["id"], "error": {"code": -32000 - i64::from(code), "message": "busy"}})
@@ -108,6 +117,8 @@ impl Receiver {
         let app = axum::Router::new()
             .route("/hook", axum::routing::post(hook))
             .route("/rpc", axum::routing::post(rpc_endpoint))
+            // Every other path is recorded too, so a post that goes astray is seen.
+            .fallback(hook)
             .with_state(script);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/", listener.local_addr().unwrap());
@@ -144,7 +155,11 @@ fn config_in(dir: &std::path::Path, allow: &str, attempts: u32) -> std::path::Pa
 }
 
 fn callback(url: &str) -> Value {
-    json!({ "type": "webhook", "endpoint": format!("{url}hook"), "headers": { "X-App": "crm" } })
+    callback_to(&format!("{url}hook"))
+}
+
+fn callback_to(endpoint: &str) -> Value {
+    json!({ "type": "webhook", "endpoint": endpoint, "headers": { "X-App": "crm" } })
 }
 
 /// `app` asks `dev` with a callback, and `dev` answers: the message id.
@@ -562,4 +577,48 @@ async fn a_persons_failed_webhook_is_tried_again_after_a_restart() {
     let webhooks = webhooks_when(&hub, &mut me, &sent.id, |w| w[0]["state"] == "delivered").await;
     assert_eq!(webhooks[0]["attempts"], 2, "{webhooks}");
     hub.stop().await.unwrap();
+}
+
+/// With only `<receiver>/hooks/` allowed, callbacks whose path climbs out and back in
+/// (`/admin/../hooks/dots`, also percent-encoded) are checked and posted as the one URL they
+/// resolve to, whether `email.send` took them or a file named them: the receiver, which records
+/// the path of every request it gets, is sent `/hooks/dots` each time and nothing outside
+/// `/hooks/`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_callback_with_dot_segments_is_posted_where_the_allow_list_looked() {
+    let mut receiver = Receiver::start(&[]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_in(dir.path(), &format!("{}hooks/", receiver.url), 5);
+    let climbing = [
+        "admin/../hooks/dots",
+        "admin/%2e%2e/hooks/dots",
+        "admin/.%2E/hooks/./dots",
+    ];
+    let endpoint = |path: &str| format!("{}{path}", receiver.url);
+    for path in climbing {
+        answered_while_down(&config, &callback_to(&endpoint(path)));
+    }
+    let hub = TestHub::start_in(dir, config).await;
+    for path in climbing {
+        let sent = hub
+            .call(
+                "email.send",
+                json!({ "from": "app", "to": ["dev"], "subject": "s", "body": "b", "sourceType": "external", "callback": callback_to(&endpoint(path)) }),
+            )
+            .await;
+        hub.call(
+            "email.reply",
+            json!({ "from": "dev", "id": sent["id"], "body": "done" }),
+        )
+        .await;
+    }
+    let mut paths = Vec::new();
+    for _ in 0..2 * climbing.len() {
+        paths.push(receiver.next().await.path);
+    }
+    hub.stop().await.unwrap();
+    while let Ok(more) = receiver.received.try_recv() {
+        paths.push(more.path);
+    }
+    assert!(paths.iter().all(|p| p == "/hooks/dots"), "{paths:?}");
 }

@@ -11,9 +11,11 @@
 //! Files are the truth: a session keeps only which questions it has shown; on every live event
 //! of the human's mailbox (and after a `resync` or a lag) it lists the open questions again
 //! and tells the client the difference. The route sits behind the hub's guards (Host and
-//! Origin), each session takes a slot of the event-stream bound, frames are bounded by the
-//! body limit, and a client silent for 60 s (it answers the pings sent every 54 s) or one that
-//! takes nothing for the idle timeout is dropped. Text frames are ignored, as the origin does.
+//! Origin), a session takes a slot of the event-stream bound when it logs in (never before: an
+//! upgrade anyone can make must not take what a token holder's `/events` needs), one that has
+//! not logged in within 10 s is closed, frames are bounded by the body limit, and a client
+//! silent for 60 s (it answers the pings sent every 54 s) or one that takes nothing for the
+//! idle timeout is dropped. Text frames are ignored, as the origin does.
 
 mod presence;
 pub(crate) mod proto;
@@ -26,8 +28,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::State;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::get;
 use prost::Message as _;
 use tokio::sync::{broadcast, mpsc};
@@ -35,6 +36,7 @@ use tokio::time::Instant;
 
 use crate::connect::proto::AnswerResponse;
 use crate::hub::Hub;
+use crate::limits::Slot;
 use presence::Presence;
 use proto::{
     ChatMessage, ChatMessageNotification, CheckMessageValidityResponse, GetOnlineUsersResponse,
@@ -47,6 +49,10 @@ use questions::{Gone, Login, Shown};
 const PING: Duration = Duration::from_secs(54);
 /// How long a client may send nothing (not even a pong) before it is dropped.
 const SILENCE: Duration = Duration::from_secs(60);
+/// How long a connection may stay without logging in. The origin's clients send `UserLogin`
+/// as soon as the socket opens, so 10 s is ample for them; a socket that does not log in holds
+/// one of the listener's `max_connections` meanwhile, so it must not hold it for long.
+const LOG_IN_WITHIN: Duration = Duration::from_secs(10);
 /// Messages waiting for one client from the others (chat, notices); past it they are dropped.
 const OUTBOX: usize = 64;
 
@@ -66,18 +72,11 @@ pub(crate) fn routes(hub: &Hub) -> Router {
 }
 
 async fn upgrade(State(ws): State<Ws>, upgrade: WebSocketUpgrade) -> Response {
-    let slot = match ws.hub.streams().enter() {
-        Ok(slot) => slot,
-        Err(full) => return (StatusCode::SERVICE_UNAVAILABLE, full.to_string()).into_response(),
-    };
     let limit = ws.hub.body_limit();
     upgrade
         .max_message_size(limit)
         .max_frame_size(limit)
-        .on_upgrade(move |socket| async move {
-            Session::new(ws, socket).run().await;
-            drop(slot);
-        })
+        .on_upgrade(move |socket| Session::new(ws, socket).run())
 }
 
 /// One client's connection.
@@ -86,6 +85,9 @@ struct Session {
     socket: WebSocket,
     /// The login, and this client's id and nickname.
     login: Option<(Login, OnlineUser)>,
+    /// The session's slot of the event-stream bound (`Hub::streams`), taken at the first
+    /// login and given back when the session ends.
+    slot: Option<Slot>,
     /// The open questions this client has been shown, by id: `true` for a work report.
     shown: BTreeMap<String, bool>,
     outbox: mpsc::Sender<WebsocketMessage>,
@@ -107,6 +109,7 @@ impl Session {
             ws,
             socket,
             login: None,
+            slot: None,
             shown: BTreeMap::new(),
             outbox,
             inbox,
@@ -118,6 +121,7 @@ impl Session {
         let mut events = self.ws.hub.events().live();
         let mut ping = tokio::time::interval_at(Instant::now() + PING, PING);
         let mut heard = Instant::now();
+        let log_in_by = Instant::now() + LOG_IN_WITHIN;
         let end = loop {
             let step = tokio::select! {
                 () = stop.cancelled() => Err(End::Gone),
@@ -136,6 +140,12 @@ impl Session {
                     Err(broadcast::error::RecvError::Closed) => Err(End::Gone),
                 },
                 () = tokio::time::sleep_until(heard + SILENCE) => Err(End::Gone),
+                () = tokio::time::sleep_until(log_in_by), if self.login.is_none() => {
+                    Err(End::Refused(format!(
+                        "not logged in within {} s of connecting: send UserLogin first",
+                        LOG_IN_WITHIN.as_secs()
+                    )))
+                }
                 _ = ping.tick() => {
                     self.socket.send(Message::Ping(Default::default())).await.map_err(|_| End::Gone)
                 }
@@ -238,6 +248,10 @@ impl Session {
         })
         .await;
         let (login, open) = login.map_err(End::Refused)?;
+        if self.slot.is_none() {
+            let slot = self.ws.hub.streams().enter();
+            self.slot = Some(slot.map_err(|full| End::Refused(full.to_string()))?);
+        }
         if let Some((_, before)) = self.login.take() {
             self.ws.presence.leave(&before.client_id);
         }

@@ -11,27 +11,31 @@ use hyper::body::Bytes;
 use hyper::header::{CONTENT_TYPE, HOST, HeaderName, HeaderValue, USER_AGENT};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
+use url::{Position, Url};
 
 /// How long one attempt may take, connecting included.
 pub(crate) const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Whether `endpoint` is a URL this client can POST to (`http://host[:port]/path`, no user
-/// name or password).
-pub(crate) fn check_endpoint(endpoint: &str) -> Result<hyper::Uri, String> {
-    let uri: hyper::Uri = endpoint.parse().map_err(|e| format!("not a URL ({e})"))?;
-    if uri.scheme_str() != Some("http") {
+/// name or password): the URL as the allow-list reads it (`HubSection::allows_callback` parses
+/// with the same `Url::parse`), which is the URL the request goes to. So a path with dot
+/// segments (`/admin/../hooks/x`, also `%2e%2e`) is checked and sent resolved (`/hooks/x`),
+/// never checked resolved and sent as written.
+pub(crate) fn check_endpoint(endpoint: &str) -> Result<Url, String> {
+    let url = Url::parse(endpoint).map_err(|e| format!("not a URL ({e})"))?;
+    if url.scheme() != "http" {
         return Err("only http:// endpoints are supported (no TLS in the hub)".into());
     }
-    if uri.host().is_none_or(str::is_empty) {
+    if url.host_str().is_none_or(str::is_empty) {
         return Err("the URL has no host".into());
     }
     // `http://allowed@elsewhere/` names `elsewhere`: a user name only hides the real host.
-    if uri.authority().is_some_and(|a| a.as_str().contains('@')) {
+    if crate::settings::has_userinfo(&url) {
         return Err(
             "the URL has a user name or password (the host is the part after the @)".into(),
         );
     }
-    Ok(uri)
+    Ok(url)
 }
 
 /// How much of an answer's body is kept.
@@ -59,9 +63,10 @@ async fn send(
     headers: &[(String, String)],
     body: Vec<u8>,
 ) -> Result<Answer, String> {
-    let uri = check_endpoint(endpoint)?;
-    let host = uri.host().unwrap_or_default().trim_matches(['[', ']']);
-    let port = uri.port_u16().unwrap_or(80);
+    // Host, port and path all from the parsed URL, the one the allow-list checked.
+    let url = check_endpoint(endpoint)?;
+    let host = url.host_str().unwrap_or_default().trim_matches(['[', ']']);
+    let port = url.port_or_known_default().unwrap_or(80);
     let stream = TcpStream::connect((host, port))
         .await
         .map_err(|e| format!("cannot connect: {e}"))?;
@@ -69,11 +74,8 @@ async fn send(
         .await
         .map_err(|e| format!("HTTP handshake: {e}"))?;
     let driver = tokio::spawn(connection);
-    let authority = uri
-        .authority()
-        .map(|a| a.as_str().to_owned())
-        .unwrap_or_default();
-    let mut request = Request::post(uri.path_and_query().map_or("/", |p| p.as_str()))
+    let authority = &url[Position::BeforeHost..Position::AfterPort];
+    let mut request = Request::post(&url[Position::BeforePath..Position::AfterQuery])
         .header(HOST, authority)
         .header(CONTENT_TYPE, "application/json")
         .header(

@@ -3,6 +3,8 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod ws;
+
 use std::path::{Path, PathBuf};
 
 use filebox_core::{AgentEntry, AgentId, Config, Mailbox};
@@ -249,6 +251,12 @@ pub struct SseEvent {
 impl Events {
     /// The status code of `GET path` (an `/events` stream), read from its status line alone.
     pub async fn status(hub: &TestHub, path: &str, headers: &[(&str, &str)]) -> u16 {
+        Events::held(hub, path, headers).await.0
+    }
+
+    /// `GET path` (an `/events` stream) as [`Events::status`] does, the connection kept open:
+    /// the status code, and the connection (which holds its stream's slot until dropped).
+    pub async fn held(hub: &TestHub, path: &str, headers: &[(&str, &str)]) -> (u16, TcpStream) {
         let mut stream = TcpStream::connect(hub.addr).await.unwrap();
         let mut request = format!("GET {path} HTTP/1.0\r\nHost: {}\r\n", hub.addr);
         for (name, value) in headers {
@@ -256,13 +264,15 @@ impl Events {
         }
         request.push_str("\r\n");
         stream.write_all(request.as_bytes()).await.unwrap();
-        let mut lines = BufReader::new(stream).lines();
-        let status = lines.next_line().await.unwrap().unwrap();
-        status
+        let mut reader = BufReader::new(stream);
+        let mut status = String::new();
+        reader.read_line(&mut status).await.unwrap();
+        let code = status
             .split_whitespace()
             .nth(1)
             .and_then(|code| code.parse().ok())
-            .unwrap_or_else(|| panic!("no status in {status:?}"))
+            .unwrap_or_else(|| panic!("no status in {status:?}"));
+        (code, reader.into_inner())
     }
 
     pub async fn open(hub: &TestHub, query: &str, last_id: Option<&str>) -> Events {
