@@ -17,6 +17,13 @@
 
 use std::fmt::Write;
 
+/// At most this many characters of a title where a model reads mail (a notice's first line,
+/// a listing line): a line stays a line to read.
+pub const TITLE_CHARS: usize = 200;
+/// At most this many characters of a sender's name or a message's type (agent ids are far
+/// shorter; a hand-written or imported file may say anything).
+pub const NAME_CHARS: usize = 64;
+
 /// The tags whose openings and closings are escaped in mail text.
 const WRAPPERS: [&str; 3] = ["channel", "teammate-message", "system-reminder"];
 
@@ -40,19 +47,34 @@ fn hidden(c: char) -> bool {
         )
 }
 
-/// Mail text as a model may read it: hidden characters shown, wrapper tags escaped, line
-/// feeds and tabs kept. At most `max_chars` characters of output (nothing is cut in the
-/// middle of a `<U+XXXX>`); returns the text and how many characters of `text` it left out.
-fn shown(text: &str, max_chars: usize, one_line: bool) -> (String, usize) {
-    let mut out = String::with_capacity(text.len().min(max_chars * 4));
+/// How mail text is laid out where it is shown.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// Lines of words: line feeds and tabs kept (a CR before a line feed dropped).
+    Words,
+    /// One line: line breaks and tabs as spaces.
+    Line,
+    /// One line inside a quoted attribute value: `"`, `<` and `>` escaped too.
+    Attribute,
+}
+
+/// Mail text as a model may read it: hidden characters shown, wrapper tags escaped, laid out
+/// as `form` says. At most `max_chars` characters of output (nothing is cut in the middle of
+/// a `<U+XXXX>` or an escape); returns the text and how many characters of `text` it left out.
+fn shown(text: &str, max_chars: usize, form: Form) -> (String, usize) {
+    let mut out = String::with_capacity(text.len().min(max_chars.saturating_mul(4)));
     let mut count = 0;
     for (at, c) in text.char_indices() {
         let start = out.len();
         match c {
-            '\n' | '\t' | '\r' if one_line => out.push(' '),
+            '\n' | '\t' | '\r' if form != Form::Words => out.push(' '),
             '\n' | '\t' => out.push(c),
-            '\r' if !one_line && text[at + 1..].starts_with('\n') => {}
-            '<' if opens_wrapper(&text[at + 1..]) => out.push_str("&lt;"),
+            '\r' if text[at + 1..].starts_with('\n') => {}
+            '"' if form == Form::Attribute => out.push_str("&quot;"),
+            '>' if form == Form::Attribute => out.push_str("&gt;"),
+            '<' if form == Form::Attribute || opens_wrapper(&text[at + 1..]) => {
+                out.push_str("&lt;")
+            }
             c if hidden(c) => {
                 let _ = write!(out, "<U+{:04X}>", u32::from(c));
             }
@@ -84,25 +106,26 @@ fn opens_wrapper(after: &str) -> bool {
     })
 }
 
-/// A field of mail on one line (a title, a sender, a type, a channel `meta` value): line
-/// breaks and tabs as spaces, hidden characters shown, wrapper tags escaped, at most
-/// `max_chars` characters, `…` where it was cut.
+/// A field of mail on one line (a title, a sender, a type): line breaks and tabs as spaces,
+/// hidden characters shown, wrapper tags escaped, at most `max_chars` characters and `…`
+/// where it was cut.
 pub fn one_line(text: &str, max_chars: usize) -> String {
-    let (mut out, left) = shown(text.trim(), max_chars, true);
-    if left > 0 {
-        out.push('…');
-    }
-    out
+    bounded(text, max_chars, Form::Line)
 }
 
 /// A field of mail as the value of an attribute of a wrapper tag (the channel's `meta`,
 /// which the host writes as `<channel key="value">`): [`one_line`], with `"`, `<` and `>`
-/// escaped, so a value cannot end its attribute and add a forged one (`trust="trusted"`).
+/// escaped too, so a value cannot end its attribute and add a forged one (`trust="trusted"`).
 pub fn attribute(text: &str, max_chars: usize) -> String {
-    one_line(text, max_chars)
-        .replace('"', "&quot;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    bounded(text, max_chars, Form::Attribute)
+}
+
+fn bounded(text: &str, max_chars: usize, form: Form) -> String {
+    let (mut out, left) = shown(text.trim(), max_chars, form);
+    if left > 0 {
+        out.push('…');
+    }
+    out
 }
 
 /// The start of mail words for a model: at most `max_lines` lines and `max_chars`
@@ -113,7 +136,7 @@ pub fn words(text: &str, max_lines: usize, max_chars: usize) -> (String, usize) 
         .match_indices('\n')
         .nth(max_lines.saturating_sub(1))
         .map_or(text.len(), |(at, _)| at);
-    let (out, left_in_lines) = shown(&text[..end], max_chars, false);
+    let (out, left_in_lines) = shown(&text[..end], max_chars, Form::Words);
     let out = out.trim_end().to_owned();
     let left = left_in_lines + text[end..].trim().chars().count();
     (out, left)
@@ -122,7 +145,7 @@ pub fn words(text: &str, max_lines: usize, max_chars: usize) -> (String, usize) 
 /// A whole text for a model that asked for it (a message read with a tool): hidden
 /// characters shown and wrapper tags escaped, nothing cut.
 pub fn whole(text: &str) -> String {
-    shown(text, usize::MAX, false).0
+    shown(text, usize::MAX, Form::Words).0
 }
 
 /// Untrusted words as one marked span: where it begins, each line quoted, where it ends.
@@ -146,10 +169,10 @@ mod tests {
 
     #[test]
     fn controls_bidi_and_zero_width_characters_are_shown_not_passed_on() {
-        let title = "\u{1b}]0;owned\u{7}\u{1b}[2JInvoice\u{202E}fdp.exe\u{200B}!\u{85}";
+        let title = "\u{1b}]0;owned\u{7}\u{1b}[2JInvoice\u{202E}fdp.exe\u{200B}!\u{85}.";
         assert_eq!(
             one_line(title, 200),
-            "<U+001B>]0;owned<U+0007><U+001B>[2JInvoice<U+202E>fdp.exe<U+200B>!<U+0085>"
+            "<U+001B>]0;owned<U+0007><U+001B>[2JInvoice<U+202E>fdp.exe<U+200B>!<U+0085>."
         );
         assert_eq!(
             whole("a\r\nb\tc\u{2028}d\u{FEFF}"),
@@ -180,7 +203,7 @@ mod tests {
             one_line(&"x".repeat(300), 200),
             format!("{}…", "x".repeat(200))
         );
-        let (out, left) = shown(&"\u{7}".repeat(100), 20, false);
+        let (out, left) = shown(&"\u{7}".repeat(100), 20, Form::Words);
         assert_eq!((out.as_str(), left), ("<U+0007><U+0007>", 98));
         let body: String = (1..=20).map(|n| format!("line {n}\n")).collect();
         let (out, left) = words(&body, 3, 800);

@@ -301,10 +301,6 @@ fn a_huge_title_keeps_the_prompt_context_within_its_bound() {
     );
     let (code, context) = context(&t, "dev", "UserPromptSubmit");
     assert_eq!(code, 0);
-    println!(
-        "UserPromptSubmit context: {} characters",
-        context.chars().count()
-    );
     assert!(
         context.chars().count() <= 6000,
         "{}",
