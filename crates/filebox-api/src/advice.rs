@@ -58,7 +58,7 @@ pub fn kind(error: &Error) -> &'static str {
         Error::NotSent { .. } => "not_sent",
         Error::Undelivered { .. } => "partly_delivered",
         Error::KeyReused { .. } => "idempotency_key_reused",
-        Error::TooLarge { .. } => "too_large",
+        Error::TooLarge { .. } | Error::FieldTooLong { .. } => "too_large",
         Error::Malformed { .. } => "malformed_message",
         Error::Foreign { .. } => "foreign_file",
         Error::Config { .. } => "config",
@@ -129,6 +129,9 @@ pub fn next_step(error: &Error, surface: Surface) -> String {
             .to_owned(),
         Error::TooLarge { .. } => {
             "Shorten the content, or split it into several messages.".to_owned()
+        }
+        Error::FieldTooLong { .. } => {
+            "Shorten that field and send again; long text belongs in the body.".to_owned()
         }
         Error::Malformed { .. } => "That file is not a readable FileBox message; tell the human \
             who owns the mailbox."

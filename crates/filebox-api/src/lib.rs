@@ -14,6 +14,7 @@ mod args;
 pub mod command_line;
 mod decode;
 mod digest;
+pub mod model_text;
 mod outcome;
 pub mod render;
 mod schema;

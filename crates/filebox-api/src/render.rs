@@ -4,6 +4,7 @@
 use filebox_core::{Folder, Status};
 
 use crate::advice::Surface;
+use crate::model_text;
 use crate::views::{
     AgentsResult, ForkResult, ListResult, MessageSummary, OpenQuestions, QuestionResult,
     QuestionStatus, ReindexResult, SearchHit, SearchResult, SendResult, StatusResult,
@@ -109,7 +110,12 @@ pub fn brief_lines(messages: &[MessageSummary], none: &str) -> String {
             let mark = if m.unread { '*' } else { ' ' };
             let short: String = m.id.chars().take(SHORT_ID).collect();
             let age = filebox_core::time::age(&m.timestamp, now).unwrap_or_else(|| "-".into());
-            format!("{mark} {short} {} {} {age} {}", m.kind, m.sender, m.title)
+            format!(
+                "{mark} {short} {} {} {age} {}",
+                model_text::one_line(&m.kind, model_text::NAME_CHARS),
+                model_text::one_line(&m.sender, model_text::NAME_CHARS),
+                model_text::one_line(&m.title, model_text::TITLE_CHARS)
+            )
         })
         .collect::<Vec<_>>()
         .join("\n")

@@ -78,6 +78,15 @@ pub enum Error {
         "the message body is {size} bytes, over the limit of {limit} bytes (max_body_bytes in the config)"
     )]
     TooLarge { size: usize, limit: usize },
+    /// A header field (the title, the hub's metadata, ...) over its bound in
+    /// `message::limits`, or the whole header over its own; nothing was written.
+    #[error("the {field} is {size} {unit}, over the limit of {limit} {unit}; nothing was written")]
+    FieldTooLong {
+        field: String,
+        size: usize,
+        limit: usize,
+        unit: &'static str,
+    },
     /// A file that is not a readable FileBox message.
     #[error("{path}: not a readable message: {reason}")]
     Malformed { path: PathBuf, reason: String },

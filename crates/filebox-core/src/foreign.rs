@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::mailbox::MessageRef;
 use crate::mailroom::Mailroom;
-use crate::message::{Header, Message, MessageType, field, file_name_for, render};
+use crate::message::{Header, Message, MessageType, field, file_name_for, limits, render};
 use crate::store;
 use crate::time;
 
@@ -76,6 +76,7 @@ impl Mailroom {
         for (key, value) in &message.fields {
             header.set(key, value);
         }
+        limits::check(&header)?;
         let file = Message {
             header,
             body: message.body.clone(),

@@ -18,7 +18,7 @@ use crate::time;
 const HEADER_PREFIX: usize = 8 * 1024;
 /// How much of a file is read at most to find a header that did not fit in the prefix: a
 /// header is a few lines, so a file without one (a log, a huge file) is not read whole.
-const HEADER_LIMIT: usize = 1024 * 1024;
+pub(crate) const HEADER_LIMIT: usize = 1024 * 1024;
 
 /// A mailbox root with its folders present and its `tmp/` recovered.
 #[derive(Debug, Clone)]
@@ -712,6 +712,13 @@ fn malformed(path: &Path, reason: impl Into<String>) -> Error {
     Error::Malformed {
         path: path.to_owned(),
         reason: reason.into(),
+    }
+}
+
+/// A problem from the error of reading a file: the file and what was wrong with it.
+impl From<Error> for Problem {
+    fn from(error: Error) -> Problem {
+        problem(error)
     }
 }
 

@@ -12,7 +12,8 @@ use crate::idempotency::{self, Fingerprint, IdempotencyKey};
 use crate::mailbox::{Envelope, MessageRef, parse_bytes};
 use crate::mailroom::Mailroom;
 use crate::message::{
-    ConversationEntry, Header, Message, MessageType, field, file_name_for, is_question, render,
+    ConversationEntry, Header, Message, MessageType, field, file_name_for, is_question, limits,
+    render,
 };
 use crate::reply::{REPLIER_COPY_FOLDERS, replier_copy_folder};
 use crate::status::Status;
@@ -379,6 +380,8 @@ impl Mailroom {
         for (key, value) in extra {
             header.set(key, value);
         }
+        // Before anything is written, attachments included.
+        limits::check(&header)?;
         let body = self.attach(&id, &request.body, recipients, &request.attachments)?;
         let message = Message {
             header,

@@ -772,3 +772,43 @@ async fn the_hub_brings_an_index_up_to_date_once_its_mailbox_is_quiet() {
     }
     hub.stop().await.unwrap();
 }
+
+/// Issue 35: a subject or metadata longer than a listing reads was acknowledged with a
+/// Message ID and then never listed. Each is refused at the edge, naming the field and its
+/// limit, and nothing is written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subject_or_metadata_over_its_bound_is_refused_and_nothing_is_written() {
+    let hub = TestHub::start().await;
+    let huge = "x".repeat(1_100_000);
+    let error = hub
+        .call_err("email.send", send_params("dev", "qa", &huge, "agent"))
+        .await;
+    assert_eq!(error["code"], 1009, "{error}");
+    assert_eq!(error["data"]["kind"], "too_large", "{error}");
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains("title is 1100000 characters, over the limit of 1000 characters"),
+        "{message}"
+    );
+    assert!(message.len() < 400, "the error does not repeat the value");
+
+    let mut params = send_params("dev", "qa", "with metadata", "agent");
+    params["metadata"] = json!({ "blob": "m".repeat(1_100_000) });
+    let error = hub.call_err("email.send", params).await;
+    assert_eq!(error["data"]["kind"], "too_large", "{error}");
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains("\"Metadata\"") && message.contains("over the limit of 65536 bytes"),
+        "{message}"
+    );
+    assert!(hub.files("qa", "inbox").is_empty());
+    assert!(hub.files("dev", "outbox").is_empty());
+
+    // At the bounds, the message is sent, listed and read.
+    let mut params = send_params("dev", "qa", &"s".repeat(1000), "agent");
+    params["metadata"] = json!({ "blob": "m".repeat(60_000) });
+    let sent = hub.call("email.send", params).await;
+    let inbox = hub.call("email.inbox", json!({ "agent": "qa" })).await;
+    assert_eq!(inbox[0]["id"], sent["id"], "{inbox}");
+    hub.stop().await.unwrap();
+}

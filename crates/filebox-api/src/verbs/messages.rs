@@ -241,6 +241,12 @@ impl Verb for ReadMessage {
     fn render(read: &ReadResult) -> String {
         read.markdown.clone()
     }
+
+    /// The file as a model may read it (`model_text::whole`): the structured content keeps
+    /// it byte for byte.
+    fn brief(read: &ReadResult) -> String {
+        crate::model_text::whole(&read.markdown)
+    }
 }
 
 /// Block until mail reaches my inbox, the timeout passes or the call is cancelled.

@@ -4,6 +4,7 @@
 mod file_name;
 mod header;
 mod kind;
+pub mod limits;
 mod parse;
 mod render;
 #[cfg(test)]

@@ -90,6 +90,7 @@ impl From<filebox_core::Error> for ConnectError {
             Error::Invalid { .. }
             | Error::Ambiguous { .. }
             | Error::TooLarge { .. }
+            | Error::FieldTooLong { .. }
             | Error::KeyReused { .. } => Code::InvalidArgument,
             Error::UnknownAgent(_) | Error::NotFound { .. } => Code::NotFound,
             Error::AlreadyHandled { .. }

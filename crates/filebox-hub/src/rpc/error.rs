@@ -37,7 +37,7 @@ fn app_code(error: &filebox_core::Error) -> i64 {
         Error::NoReplyTarget { .. } => 1006,
         Error::NotSent { .. } => 1007,
         Error::Undelivered { .. } => 1008,
-        Error::TooLarge { .. } => 1009,
+        Error::TooLarge { .. } | Error::FieldTooLong { .. } => 1009,
         Error::Malformed { .. } => 1010,
         Error::Foreign { .. } => 1011,
         Error::NotMine { .. } => 1012,

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use filebox_api::advice::Surface;
 use filebox_api::{Digest, Notice};
-use filebox_core::{Claim, Envelope, Folder, Mailbox, Mailroom};
+use filebox_core::{Claim, Envelope, Folder, Mailbox, Mailroom, Problem};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -49,7 +49,7 @@ pub(crate) fn run(global: &Global, args: &HookArgs) -> anyhow::Result<Outcome> {
             let (unread, claim) = mailbox.claim_unread()?;
             report(&mailroom, &mailbox, unread, claim, |digest| {
                 let context = json!({
-                    "hookSpecificOutput": { "hookEventName": event, "additionalContext": digest }
+                    "hookSpecificOutput": { "hookEventName": event, "additionalContext": digest.text }
                 });
                 write_line(&mut std::io::stdout(), &context.to_string())
             })?;
@@ -59,19 +59,17 @@ pub(crate) fn run(global: &Global, args: &HookArgs) -> anyhow::Result<Outcome> {
         "Stop" => match args.host {
             HookHost::ClaudeCode => {
                 let deadline = Instant::now().checked_add(Duration::from_secs(args.timeout));
-                let Some((unread, claim)) = wait_for_unread(&mailbox, deadline)? else {
-                    return Ok(Outcome::Success);
-                };
-                report(&mailroom, &mailbox, unread, claim, |digest| {
+                let woke = stop(&mailroom, &mailbox, deadline, |digest| {
                     write_line(&mut std::io::stderr(), digest)
                 })?;
-                Ok(Outcome::Wake)
+                Ok(if woke {
+                    Outcome::Wake
+                } else {
+                    Outcome::Success
+                })
             }
             HookHost::Codex => {
-                let Some((unread, claim)) = wait_for_unread(&mailbox, Some(Instant::now()))? else {
-                    return Ok(Outcome::Success);
-                };
-                report(&mailroom, &mailbox, unread, claim, |digest| {
+                stop(&mailroom, &mailbox, Some(Instant::now()), |digest| {
                     let decision = json!({ "decision": "block", "reason": digest });
                     write_line(&mut std::io::stdout(), &decision.to_string())
                 })?;
@@ -81,6 +79,29 @@ pub(crate) fn run(global: &Global, args: &HookArgs) -> anyhow::Result<Outcome> {
         // Events FileBox has nothing to add to.
         _ => Ok(Outcome::Success),
     }
+}
+
+/// The Stop hook: new mail reported through `write` once some arrives that can be read, or
+/// `deadline` passes (`None`: never); whether any was reported. Only mail to act on continues
+/// the session: a file that cannot be read is left, unread, for the next context hook to name.
+fn stop(
+    mailroom: &Mailroom,
+    mailbox: &Mailbox,
+    deadline: Option<Instant>,
+    write: impl Fn(&str) -> std::io::Result<()>,
+) -> anyhow::Result<bool> {
+    while let Some((unread, claim)) = wait_for_unread(mailbox, deadline)? {
+        let shown = report(mailroom, mailbox, unread, claim, |digest| {
+            match digest.shown.is_empty() {
+                true => Ok(()),
+                false => write(&digest.text),
+            }
+        })?;
+        if shown {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// New unread mail, claimed: waits on the change feed until some arrives or `deadline`
@@ -107,28 +128,38 @@ fn wait_for_unread(
 
 /// Hand the digest of `unread` to `write`, mark what it showed read, then commit the claim
 /// (a hook killed before that has reported nothing for good: the next one reports it again).
+/// A message that cannot be read is named in the digest and skipped, never hides the others,
+/// and stays unread. Returns whether any message was shown (a Stop hook wakes the session
+/// only then).
 fn report(
     mailroom: &Mailroom,
     mailbox: &Mailbox,
     unread: Vec<Envelope>,
     mut claim: Claim,
-    write: impl FnOnce(&str) -> std::io::Result<()>,
-) -> anyhow::Result<()> {
+    write: impl FnOnce(&Digest) -> std::io::Result<()>,
+) -> anyhow::Result<bool> {
     if unread.is_empty() {
-        return Ok(claim.commit()?);
+        claim.commit()?;
+        return Ok(false);
     }
     let mut notices = Vec::new();
+    let mut unreadable = Vec::new();
     for envelope in &unread {
-        let message = mailbox.read(envelope)?;
-        notices.push(Notice::new(
-            mailroom.config(),
-            envelope,
-            &message,
-            Surface::Tools,
-        ));
+        match mailbox.read(envelope) {
+            Ok(message) => notices.push(Notice::new(
+                mailroom.config(),
+                envelope,
+                &message,
+                Surface::Tools,
+            )),
+            Err(error) => unreadable.push(Problem {
+                path: envelope.path.clone(),
+                ..Problem::from(error)
+            }),
+        }
     }
-    let digest = Digest::new(&notices, DIGEST_CHARS, Surface::Tools);
-    write(&digest.text).context("cannot hand the mail to the host")?;
+    let digest = Digest::new(&notices, &unreadable, DIGEST_CHARS, Surface::Tools);
+    write(&digest).context("cannot hand the mail to the host")?;
     let shown: Vec<Envelope> = unread
         .into_iter()
         .filter(|envelope| digest.shown.iter().any(|id| id == envelope.header.id()))
@@ -136,7 +167,8 @@ fn report(
     // A read receipt (`Read by ME: hook`), which also marks the copy read; the messages left
     // out of the digest stay unread for the next hook or `list --unread`.
     claim.mark_read(&shown, mailroom.me().as_str(), HOW)?;
-    Ok(claim.commit()?)
+    claim.commit()?;
+    Ok(!shown.is_empty())
 }
 
 fn write_line(out: &mut impl Write, text: &str) -> std::io::Result<()> {

@@ -180,3 +180,42 @@ fn success_exits_0_and_help_is_not_an_error() {
     let (out, err) = t.as_agent("dev").args(["list", "inbox"]).expect_code(0);
     assert_eq!((out.as_str(), err.as_str()), ("No messages.\n", ""));
 }
+
+/// Issue 35: a title longer than its bound (1,000 characters) is refused naming the field and
+/// the limit, on `send` and `email send` alike, and nothing is written (before, it was sent,
+/// and a title past what a listing reads left the message unlisted).
+#[test]
+fn a_title_over_its_bound_is_refused_and_nothing_is_written() {
+    let t = Test::new().agents(["qa", "dev"]);
+    let long = "t".repeat(100_000);
+    let err = t
+        .as_agent("qa")
+        .args(["send", "dev", "ER", "body", "--title", &long])
+        .failure();
+    assert_eq!(
+        err.trim_end(),
+        "filebox: error: the title is 100000 characters, over the limit of 1000 characters; \
+         nothing was written"
+    );
+    let err = t
+        .as_agent("qa")
+        .args([
+            "email",
+            "send",
+            "--to",
+            "dev",
+            "--subject",
+            &long,
+            "--body",
+            "b",
+        ])
+        .failure();
+    assert!(err.contains("over the limit of 1000 characters"), "{err}");
+    assert!(t.files("dev", "inbox").is_empty());
+    assert!(t.files("qa", "outbox").is_empty());
+    assert!(t.files("dev", "tmp").is_empty());
+    t.as_agent("qa")
+        .args(["send", "dev", "ER", "body", "--title", &"t".repeat(1000)])
+        .success();
+    assert_eq!(t.files("dev", "inbox").len(), 1);
+}
