@@ -121,7 +121,9 @@ pub(crate) fn is_filebox_hook(element: &Value, flavour: &str) -> bool {
     let commands = grouped
         .filter_map(|hook| hook["command"].as_str())
         .chain(element["bash"].as_str());
-    commands.into_iter().any(|command| command.contains("filebox") && command.ends_with(&suffix))
+    commands
+        .into_iter()
+        .any(|command| command.contains("filebox") && command.ends_with(&suffix))
 }
 
 /// `word` as one shell word: as it is when it holds nothing a shell reads, else quoted.

@@ -143,7 +143,11 @@ pub(crate) const HOSTS: &[Host] = &[
             file: file(Base::Project, ".codex/hooks.json", Format::Jsonc),
             shape: HookShape::Groups,
             flavour: "codex",
-            events: &[event("SessionStart"), event("UserPromptSubmit"), event("Stop")],
+            events: &[
+                event("SessionStart"),
+                event("UserPromptSubmit"),
+                event("Stop"),
+            ],
         }),
         next: "start `codex` in the project folder, trust the project (its .codex/config.toml \
                and hooks load only in a trusted project) and its hooks (/hooks)",
@@ -158,7 +162,11 @@ pub(crate) const HOSTS: &[Host] = &[
             file: file(Base::Project, ".gemini/settings.json", Format::Jsonc),
             shape: HookShape::Groups,
             flavour: "gemini",
-            events: &[event("SessionStart"), event("BeforeAgent"), event("AfterAgent")],
+            events: &[
+                event("SessionStart"),
+                event("BeforeAgent"),
+                event("AfterAgent"),
+            ],
         }),
         next: "start `gemini` in the project folder and trust it (a project's servers and hooks \
                load only in a trusted folder)",
@@ -176,7 +184,11 @@ pub(crate) const HOSTS: &[Host] = &[
             shape: HookShape::Commands,
             flavour: "copilot",
             // PascalCase: Copilot then sends the snake_case input Claude Code's hooks get.
-            events: &[event("SessionStart"), event("UserPromptSubmit"), event("Stop")],
+            events: &[
+                event("SessionStart"),
+                event("UserPromptSubmit"),
+                event("Stop"),
+            ],
         }),
         next: "start `copilot` in the project folder and trust it (a workspace's servers and \
                hooks load only in a trusted folder)",
@@ -295,9 +307,7 @@ impl Places {
         let path = self.path(file);
         let root = match file.base {
             Base::Project => self.project.clone(),
-            Base::Home | Base::AppConfig => {
-                path.parent().unwrap_or(&self.home).to_owned()
-            }
+            Base::Home | Base::AppConfig => path.parent().unwrap_or(&self.home).to_owned(),
         };
         ConfinedFile::new(root, path)
     }
