@@ -1,11 +1,10 @@
 //! `filebox hook claude-code|codex|gemini|copilot`: a host's hook, reading the hook's JSON on
 //! stdin, each host's events and output in its own names. SessionStart and each prompt
-//! (UserPromptSubmit; Gemini's BeforeAgent) put my unread mail in front of the model as context;
-//! the turn's end (Stop; Gemini's AfterAgent) waits for new mail (Claude Code, in the
+//! (UserPromptSubmit; Gemini's BeforeAgent) put my unread mail in front of the model as
+//! context; the turn's end (Stop; Gemini's AfterAgent) waits for new mail (Claude Code, in the
 //! background: exit 2 wakes the idle session) or looks once (the others: mail that came during
-//! the turn continues it). Mail is claimed under the
-//! wait cursor's lock, so two hooks (or a hook and `wait_for_messages`) never both report a
-//! message, and is marked read once reported.
+//! the turn continues it). Mail is claimed under the wait cursor's lock, so two hooks (or a
+//! hook and `wait_for_messages`) never both report a message, and is marked read once reported.
 
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};

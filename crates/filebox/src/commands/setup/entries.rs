@@ -118,11 +118,9 @@ pub(crate) fn entries(host: &Host, invocation: &Invocation) -> Vec<Entry> {
 pub(crate) fn is_filebox_hook(element: &Value, flavour: &str) -> bool {
     let suffix = format!(" hook {flavour}");
     let grouped = element["hooks"].as_array().into_iter().flatten();
-    let commands = grouped
+    grouped
         .filter_map(|hook| hook["command"].as_str())
-        .chain(element["bash"].as_str());
-    commands
-        .into_iter()
+        .chain(element["bash"].as_str())
         .any(|command| command.contains("filebox") && command.ends_with(&suffix))
 }
 
