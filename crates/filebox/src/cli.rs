@@ -257,12 +257,14 @@ pub(crate) enum Command {
     #[command(subcommand)]
     Email(EmailAction),
     /// Set a host tool up to use FileBox as --agent (default: the current agent): its MCP
-    /// server entry (`filebox mcp`), and for Claude Code and Codex the hooks that put new mail
-    /// in front of the session (`filebox hook`).
+    /// server entry (`filebox mcp`), and for Claude Code, Codex, Gemini CLI and Copilot CLI
+    /// the hooks that put new mail in front of the session (`filebox hook`).
     ///
     /// Writes into the host's own files (Claude Code: .mcp.json and .claude/settings.json;
-    /// Cursor: .cursor/mcp.json; Codex: ~/.codex/config.toml and .codex/hooks.json; Claude
-    /// Desktop, Cline, Windsurf, Augment: their user files; Trae: .trae/mcp.json), merged with
+    /// Cursor: .cursor/mcp.json; Codex: .codex/config.toml and .codex/hooks.json; Gemini CLI:
+    /// .gemini/settings.json; Copilot CLI: .github/mcp.json and .github/hooks/filebox.json;
+    /// VS Code: .vscode/mcp.json; Claude Desktop, Cline, Windsurf, Augment: their user files;
+    /// Trae: .trae/mcp.json), merged with
     /// what is there: other servers, hooks, keys and comments stay. Run it in the folder where
     /// the host starts (the project files go there). Running it again changes nothing; a file
     /// it changes is kept as FILE.filebox.bak. A file it cannot parse is reported and nothing
@@ -276,7 +278,9 @@ pub(crate) enum Command {
     /// idle session (exit 0 when none came, or at once when the session is already continuing
     /// because of a Stop hook). codex: the same context on SessionStart and UserPromptSubmit;
     /// on Stop, mail that arrived during the turn continues the turn (Codex cannot be woken
-    /// once idle).
+    /// once idle). gemini: the same on SessionStart and BeforeAgent, and AfterAgent as Codex's
+    /// Stop. copilot: the same on SessionStart, UserPromptSubmit and Stop, as Copilot CLI
+    /// reads them.
     Hook(HookArgs),
 }
 
@@ -428,6 +432,8 @@ pub(crate) struct SetupArgs {
 pub(crate) enum HookHost {
     ClaudeCode,
     Codex,
+    Gemini,
+    Copilot,
 }
 
 #[derive(Debug, Args)]

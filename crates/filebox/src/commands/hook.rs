@@ -1,9 +1,10 @@
-//! `filebox hook claude-code|codex`: a host's hook, reading the hook's JSON on stdin.
-//! SessionStart and UserPromptSubmit put my unread mail in front of the model as context;
-//! Stop waits for new mail (Claude Code, in the background: exit 2 wakes the idle session) or
-//! looks once (Codex: mail that came during the turn continues it). Mail is claimed under the
-//! wait cursor's lock, so two hooks (or a hook and `wait_for_messages`) never both report a
-//! message, and is marked read once reported.
+//! `filebox hook claude-code|codex|gemini|copilot`: a host's hook, reading the hook's JSON on
+//! stdin, each host's events and output in its own names. SessionStart and each prompt
+//! (UserPromptSubmit; Gemini's BeforeAgent) put my unread mail in front of the model as
+//! context; the turn's end (Stop; Gemini's AfterAgent) waits for new mail (Claude Code, in the
+//! background: exit 2 wakes the idle session) or looks once (the others: mail that came during
+//! the turn continues it). Mail is claimed under the wait cursor's lock, so two hooks (or a
+//! hook and `wait_for_messages`) never both report a message, and is marked read once reported.
 
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
@@ -44,19 +45,18 @@ pub(crate) fn run(global: &Global, args: &HookArgs) -> anyhow::Result<Outcome> {
         .context("standard input is not a hook's JSON (with `hook_event_name`)")?;
     let mailroom = mailroom(global)?;
     let mailbox = mailroom.my_mailbox()?;
-    match input.hook_event_name.as_str() {
-        event @ ("SessionStart" | "UserPromptSubmit") => {
+    let event = input.hook_event_name.as_str();
+    match moment(args.host, event) {
+        Some(Moment::Start | Moment::Prompt) => {
             let (unread, claim) = mailbox.claim_unread()?;
             report(&mailroom, &mailbox, unread, claim, |digest| {
-                let context = json!({
-                    "hookSpecificOutput": { "hookEventName": event, "additionalContext": digest.text }
-                });
+                let context = context(args.host, event, &digest.text);
                 write_line(&mut std::io::stdout(), &context.to_string())
             })?;
             Ok(Outcome::Success)
         }
-        "Stop" if input.stop_hook_active => Ok(Outcome::Success),
-        "Stop" => match args.host {
+        Some(Moment::Stop) if input.stop_hook_active => Ok(Outcome::Success),
+        Some(Moment::Stop) => match args.host {
             HookHost::ClaudeCode => {
                 let deadline = Instant::now().checked_add(Duration::from_secs(args.timeout));
                 let woke = stop(&mailroom, &mailbox, deadline, |digest| {
@@ -68,7 +68,9 @@ pub(crate) fn run(global: &Global, args: &HookArgs) -> anyhow::Result<Outcome> {
                     Outcome::Success
                 })
             }
-            HookHost::Codex => {
+            // No background hook to wake an idle session with: mail that came during the
+            // turn continues it.
+            HookHost::Codex | HookHost::Gemini | HookHost::Copilot => {
                 stop(&mailroom, &mailbox, Some(Instant::now()), |digest| {
                     let decision = json!({ "decision": "block", "reason": digest });
                     write_line(&mut std::io::stdout(), &decision.to_string())
@@ -77,7 +79,44 @@ pub(crate) fn run(global: &Global, args: &HookArgs) -> anyhow::Result<Outcome> {
             }
         },
         // Events FileBox has nothing to add to.
-        _ => Ok(Outcome::Success),
+        None => Ok(Outcome::Success),
+    }
+}
+
+/// Where in a session a hook event falls.
+#[derive(Debug, Clone, Copy)]
+enum Moment {
+    /// The session starts.
+    Start,
+    /// A prompt is about to reach the model.
+    Prompt,
+    /// The turn ends.
+    Stop,
+}
+
+/// The moment `event` (in `host`'s own names) stands for; `None`: FileBox adds nothing then.
+fn moment(host: HookHost, event: &str) -> Option<Moment> {
+    match (host, event) {
+        (_, "SessionStart") => Some(Moment::Start),
+        (HookHost::Gemini, "BeforeAgent") => Some(Moment::Prompt),
+        (HookHost::Gemini, "AfterAgent") => Some(Moment::Stop),
+        (HookHost::ClaudeCode | HookHost::Codex | HookHost::Copilot, "UserPromptSubmit") => {
+            Some(Moment::Prompt)
+        }
+        (HookHost::ClaudeCode | HookHost::Codex | HookHost::Copilot, "Stop") => Some(Moment::Stop),
+        _ => None,
+    }
+}
+
+/// The hook output that hands `digest` to the model as context, as `host` reads it.
+fn context(host: HookHost, event: &str, digest: &str) -> serde_json::Value {
+    match host {
+        // Copilot CLI (1.0.102) reads `additionalContext` at the top, and ignores the one in
+        // `hookSpecificOutput`, on the PascalCase events setup configures.
+        HookHost::Copilot => json!({ "additionalContext": digest }),
+        HookHost::ClaudeCode | HookHost::Codex | HookHost::Gemini => json!({
+            "hookSpecificOutput": { "hookEventName": event, "additionalContext": digest }
+        }),
     }
 }
 

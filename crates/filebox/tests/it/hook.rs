@@ -1,6 +1,7 @@
-//! `filebox hook claude-code|codex`, run with the JSON the hosts send: the context printed on
-//! SessionStart and UserPromptSubmit, the Stop hook's wait and its exit codes, and that two
-//! waiting hooks never report one message twice.
+//! `filebox hook claude-code|codex|gemini|copilot`, run with the JSON the hosts send: the
+//! context printed on SessionStart and each prompt, in each host's own output shape, the Stop
+//! hook's wait and its exit codes, the turn continued by new mail, and that two waiting hooks
+//! never report one message twice.
 
 use std::io::Write;
 use std::process::{Child, Stdio};
@@ -445,4 +446,148 @@ fn escapes_and_invisible_characters_never_reach_the_model_raw() {
         context.contains("Pay now<U+001B>[2J<U+0007> to<U+202E> <U+200B>us."),
         "{context}"
     );
+}
+
+/// The JSON Gemini CLI 0.61.0 sends a command hook for `event` (`createBaseInput` and the
+/// event's own fields, as its bundle builds them).
+fn gemini_input(t: &Test, event: &str, stop_hook_active: bool) -> String {
+    let mut input = json!({
+        "session_id": "5b0d3c8e-1f2a-4c6b-9d7e-3a4f5b6c7d8e",
+        "transcript_path": t.path().join("chat.json"),
+        "cwd": t.path(),
+        "hook_event_name": event,
+        "timestamp": "2026-12-01T21:26:02.966Z",
+    });
+    match event {
+        "SessionStart" => input["source"] = json!("startup"),
+        "BeforeAgent" => input["prompt"] = json!("What is in my inbox?"),
+        "AfterAgent" => {
+            input["prompt"] = json!("What is in my inbox?");
+            input["prompt_response"] = json!("Nothing new.");
+            input["stop_hook_active"] = json!(stop_hook_active);
+        }
+        _ => {}
+    }
+    input.to_string()
+}
+
+#[test]
+fn gemini_gets_context_at_start_and_before_each_turn_and_new_mail_continues_the_turn() {
+    let t = Test::new().agents(["dev", "qa"]);
+    let first = t.send("qa", "dev", "ER", "# Batch import");
+    let (code, out, err) = hook(
+        &t,
+        "dev",
+        "gemini",
+        &gemini_input(&t, "SessionStart", false),
+    );
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    let printed: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        printed["hookSpecificOutput"]["hookEventName"],
+        "SessionStart"
+    );
+    let context = printed["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        context.starts_with(&format!("New mail {} from qa (ER)", short(&first))),
+        "{context}"
+    );
+    // BeforeAgent is Gemini's prompt hook: only what came since.
+    let (code, out, _) = hook(&t, "dev", "gemini", &gemini_input(&t, "BeforeAgent", false));
+    assert_eq!((code, out.as_str()), (0, ""));
+    let second = t.send("qa", "dev", "BR", "Export fails");
+    let (_, out, _) = hook(&t, "dev", "gemini", &gemini_input(&t, "BeforeAgent", false));
+    let printed: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        printed["hookSpecificOutput"]["hookEventName"],
+        "BeforeAgent"
+    );
+    let context = printed["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(context.contains(short(&second)), "{context}");
+
+    // AfterAgent: nothing new ends the turn; new mail continues it (`decision: block`).
+    let (code, out, err) = hook(&t, "dev", "gemini", &gemini_input(&t, "AfterAgent", false));
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
+    let third = t.send("qa", "dev", "DIS", "ping");
+    let (code, out, _) = hook(&t, "dev", "gemini", &gemini_input(&t, "AfterAgent", false));
+    assert_eq!(code, 0);
+    let decision: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(decision["decision"], "block");
+    let reason = decision["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with(&format!("New mail {} from qa (DIS)", short(&third))),
+        "{reason}"
+    );
+    // Already continuing because of this hook: it ends, the mail waits for the next turn.
+    t.send("qa", "dev", "DIS", "pong");
+    let (code, out, _) = hook(&t, "dev", "gemini", &gemini_input(&t, "AfterAgent", true));
+    assert_eq!((code, out.as_str()), (0, ""));
+    let unread = t
+        .as_agent("dev")
+        .args(["list", "inbox", "--unread"])
+        .success();
+    assert!(unread.contains("pong"), "{unread}");
+}
+
+/// The JSON Copilot CLI 1.0.102 sends a command hook configured under a PascalCase event
+/// (recorded from the real host: snake_case fields, as Claude Code's).
+fn copilot_input(t: &Test, event: &str) -> String {
+    let mut input = json!({
+        "hook_event_name": event,
+        "session_id": "c7598af5-534f-4fc5-b064-91ee92404ffc",
+        "timestamp": "2026-12-01T21:22:15.678Z",
+        "cwd": t.path(),
+    });
+    match event {
+        "SessionStart" => {
+            input["source"] = json!("new");
+            input["initial_prompt"] = json!("hi");
+        }
+        "UserPromptSubmit" => input["prompt"] = json!("hi"),
+        "Stop" => {
+            input["transcript_path"] = json!(t.path().join("events.jsonl"));
+            input["stop_reason"] = json!("end_turn");
+            input["stop_hook_active"] = json!(false);
+        }
+        _ => {}
+    }
+    input.to_string()
+}
+
+#[test]
+fn copilot_gets_context_as_it_reads_it_and_new_mail_continues_the_turn() {
+    let t = Test::new().agents(["dev", "qa"]);
+    // Copilot reads `additionalContext` at the top for PascalCase events (the one in
+    // `hookSpecificOutput` never reaches its model).
+    let context = |event: &str| {
+        let (code, out, err) = hook(&t, "dev", "copilot", &copilot_input(&t, event));
+        assert_eq!((code, err.as_str()), (0, ""), "{event}: {out}");
+        let printed: Value = serde_json::from_str(&out).unwrap();
+        assert!(printed.get("hookSpecificOutput").is_none(), "{printed}");
+        printed["additionalContext"].as_str().unwrap().to_owned()
+    };
+    let first = t.send("qa", "dev", "ER", "# Batch import");
+    let at_start = context("SessionStart");
+    assert!(
+        at_start.starts_with(&format!("New mail {}", short(&first))),
+        "{at_start}"
+    );
+    let second = t.send("qa", "dev", "BR", "Export fails");
+    let at_prompt = context("UserPromptSubmit");
+    assert!(
+        at_prompt.starts_with(&format!("New mail {}", short(&second))),
+        "{at_prompt}"
+    );
+    let (code, out, err) = hook(&t, "dev", "copilot", &copilot_input(&t, "Stop"));
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
+    let id = t.send("qa", "dev", "DIS", "ping");
+    let (code, out, _) = hook(&t, "dev", "copilot", &copilot_input(&t, "Stop"));
+    assert_eq!(code, 0);
+    let decision: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(decision["decision"], "block");
+    assert!(decision["reason"].as_str().unwrap().contains(short(&id)));
 }

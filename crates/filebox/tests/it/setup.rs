@@ -1,6 +1,7 @@
 //! `filebox setup`: a host's files written and merged without loss (comments, other servers,
-//! other hooks), idempotent, a diff with --dry-run, a backup, and `--check`; and a checkout's
-//! hostile host files (links, FIFOs, devices, huge files) refused with nothing written.
+//! other hooks), idempotent, a diff with --dry-run, a backup, and `--check`; each host's files
+//! as the host reads them, each project keeping its own agent; and a checkout's hostile host
+//! files (links, FIFOs, devices, huge files) refused with nothing written.
 
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
@@ -204,7 +205,7 @@ fn a_file_that_cannot_be_parsed_stops_the_setup_before_anything_is_written() {
 }
 
 #[test]
-fn codex_gets_a_toml_server_table_beside_the_user_s_and_project_hooks() {
+fn codex_gets_a_toml_server_table_in_the_project_s_config_beside_its_hooks() {
     let t = Test::new().agents(["dev"]);
     let toml = "# my Codex\nmodel = \"o3\" # fast\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n";
     write(&t, ".codex/config.toml", toml);
@@ -232,6 +233,9 @@ fn every_host_is_written_where_it_looks_and_checked() {
         "claude-code",
         "cursor",
         "codex",
+        "gemini",
+        "copilot",
+        "vscode",
         "claude-desktop",
         "cline",
         "windsurf",
@@ -254,6 +258,9 @@ fn every_host_is_written_where_it_looks_and_checked() {
         (".codeium/windsurf/mcp_config.json", "mcpServers"),
         (".augment/settings.json", "mcpServers"),
         (".trae/mcp.json", "mcpServers"),
+        (".gemini/settings.json", "mcpServers"),
+        (".github/mcp.json", "mcpServers"),
+        (".vscode/mcp.json", "servers"),
     ] {
         let server = &json(&t, file)[key]["filebox"];
         assert_eq!(server["args"][3], "dev", "{file}");
@@ -429,42 +436,229 @@ fn a_host_file_over_a_mebibyte_is_refused_unread() {
 }
 
 #[test]
-fn codex_s_user_config_is_never_followed_but_its_folder_may_be_a_link() {
+fn a_user_config_is_never_followed_but_the_host_s_own_folder_may_be_a_link() {
     let t = Test::new().agents(["dev"]);
     let outside = outside();
-    let codex_home = tempfile::tempdir().unwrap();
-    let config = codex_home.path().join("config.toml");
-    let env = [("CODEX_HOME", codex_home.path())];
-    symlink(outside.path().join("config.toml"), &config).unwrap();
-    refused(&t, outside.path(), "codex", &env, "config.toml");
-    fs::remove_file(&config).unwrap();
+    // Windsurf's user file, in a home of its own: `~/.codeium/windsurf/mcp_config.json`.
+    let home = tempfile::tempdir().unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let config = folder.path().join("mcp_config.json");
+    fs::create_dir(home.path().join(".codeium")).unwrap();
+    let env = [("HOME", home.path())];
+    fs::create_dir(home.path().join(".codeium/windsurf")).unwrap();
+    let in_home = home.path().join(".codeium/windsurf/mcp_config.json");
+    symlink(outside.path().join("secret.json"), &in_home).unwrap();
+    refused(&t, outside.path(), "windsurf", &env, "mcp_config.json");
+    fs::remove_file(&in_home).unwrap();
     let fifo = std::process::Command::new("mkfifo")
-        .arg(&config)
+        .arg(&in_home)
         .status()
         .unwrap();
     assert!(fifo.success());
-    refused(&t, outside.path(), "codex", &env, "config.toml");
-    fs::remove_file(&config).unwrap();
-    fs::write(&config, "model = \"o3\"\n").unwrap();
-    symlink(
-        outside.path().join("bashrc"),
-        codex_home.path().join("config.toml.filebox.bak"),
-    )
-    .unwrap();
-    refused(&t, outside.path(), "codex", &env, "config.toml.filebox.bak");
-    fs::remove_file(codex_home.path().join("config.toml.filebox.bak")).unwrap();
-    assert_eq!(fs::read_to_string(&config).unwrap(), "model = \"o3\"\n");
+    refused(&t, outside.path(), "windsurf", &env, "mcp_config.json");
+    fs::remove_file(&in_home).unwrap();
+    fs::remove_dir(home.path().join(".codeium/windsurf")).unwrap();
 
     // The host's own folder is the user's: a dotfile manager's link to it is followed.
-    let linked = t.path().join("codex-link");
-    symlink(codex_home.path(), &linked).unwrap();
-    let mut command = t.as_agent("dev").args(["setup", "codex"]).command();
-    command.env("CODEX_HOME", &linked);
+    fs::write(&config, "{}\n").unwrap();
+    symlink(folder.path(), home.path().join(".codeium/windsurf")).unwrap();
+    symlink(
+        outside.path().join("bashrc"),
+        folder.path().join("mcp_config.json.filebox.bak"),
+    )
+    .unwrap();
+    refused(
+        &t,
+        outside.path(),
+        "windsurf",
+        &env,
+        "mcp_config.json.filebox.bak",
+    );
+    fs::remove_file(folder.path().join("mcp_config.json.filebox.bak")).unwrap();
+    let mut command = t.as_agent("dev").args(["setup", "windsurf"]).command();
+    command.env("HOME", home.path());
     assert_cmd::Command::from_std(command).assert().success();
     let written = fs::read_to_string(&config).unwrap();
-    assert!(written.contains("[mcp_servers.filebox]"), "{written}");
-    let backup = codex_home.path().join("config.toml.filebox.bak");
-    assert_eq!(fs::read_to_string(backup).unwrap(), "model = \"o3\"\n");
+    assert!(written.contains("\"filebox\""), "{written}");
+    let backup = folder.path().join("mcp_config.json.filebox.bak");
+    assert_eq!(fs::read_to_string(backup).unwrap(), "{}\n");
+}
+
+#[test]
+fn codex_s_project_config_linked_out_of_the_project_is_refused() {
+    let t = Test::new().agents(["dev"]);
+    let outside = outside();
+    fs::create_dir(t.path().join(".codex")).unwrap();
+    symlink(
+        outside.path().join("config.toml"),
+        t.path().join(".codex/config.toml"),
+    )
+    .unwrap();
+    refused(&t, outside.path(), "codex", &[], ".codex/config.toml");
+    assert_eq!(
+        fs::read_to_string(outside.path().join("config.toml")).unwrap(),
+        "model = \"o3\"\n"
+    );
+}
+
+/// The agent a project's Codex runs FileBox as: its own `.codex/config.toml`'s server entry,
+/// else the user's in `codex_home` (Codex 0.171.0 in a trusted project: `codex mcp list`
+/// shows the project's entry over the user's).
+fn codex_agent(project: &Path, codex_home: &Path) -> Option<String> {
+    let agent = |file: PathBuf| -> Option<String> {
+        let text = fs::read_to_string(file).ok()?;
+        let config: toml_edit::DocumentMut = text.parse().unwrap();
+        let args = config.get("mcp_servers")?.get("filebox")?.get("args")?;
+        let args: Vec<&str> = args
+            .as_array()?
+            .iter()
+            .filter_map(|arg| arg.as_str())
+            .collect();
+        let at = args.iter().position(|arg| *arg == "--agent")?;
+        Some(args[at + 1].to_owned())
+    };
+    agent(project.join(".codex/config.toml")).or_else(|| agent(codex_home.join("config.toml")))
+}
+
+#[test]
+fn setup_codex_in_a_second_project_leaves_the_first_project_s_agent() {
+    let t = Test::new().agents(["dev", "qa"]);
+    let codex_home = tempfile::tempdir().unwrap();
+    let (a, b) = (t.path().join("project-a"), t.path().join("project-b"));
+    for (project, agent) in [(&a, "dev"), (&b, "qa")] {
+        fs::create_dir(project).unwrap();
+        let mut command = t.as_agent(agent).args(["setup", "codex"]).command();
+        command
+            .current_dir(project)
+            .env("CODEX_HOME", codex_home.path());
+        assert_cmd::Command::from_std(command).assert().success();
+    }
+    assert_eq!(codex_agent(&a, codex_home.path()).as_deref(), Some("dev"));
+    assert_eq!(codex_agent(&b, codex_home.path()).as_deref(), Some("qa"));
+    // The user's own Codex config is not touched at all.
+    assert!(!codex_home.path().join("config.toml").exists());
+}
+
+#[test]
+fn gemini_gets_the_server_and_its_three_hooks_in_the_project_settings() {
+    let t = Test::new().agents(["dev"]);
+    write(
+        &t,
+        ".gemini/settings.json",
+        "{\n  // mine\n  \"theme\": \"GitHub\"\n}\n",
+    );
+    let out = t.as_agent("dev").args(["setup", "gemini"]).success();
+    assert!(
+        out.starts_with(
+            "wrote .gemini/settings.json (the old one: .gemini/settings.json.filebox.bak)\n"
+        ),
+        "{out}"
+    );
+    let text = read(&t, ".gemini/settings.json");
+    assert!(
+        text.contains("// mine") && text.contains("\"theme\": \"GitHub\""),
+        "{text}"
+    );
+    let root = jsonc_parser::cst::CstRootNode::parse(&text, &Default::default()).unwrap();
+    let settings = root.value().unwrap().to_serde_value().unwrap();
+    let server = &settings["mcpServers"]["filebox"];
+    assert!(server["command"].as_str().unwrap().ends_with("/filebox"));
+    assert_eq!(server["args"][3], "dev");
+    assert_eq!(server["args"][4], "mcp");
+    // The events Gemini CLI 0.61 validates, each a matcher group of command hooks.
+    let hooks = settings["hooks"].as_object().unwrap();
+    let events: Vec<&str> = hooks.keys().map(String::as_str).collect();
+    assert_eq!(events, ["AfterAgent", "BeforeAgent", "SessionStart"]);
+    for groups in hooks.values() {
+        let hook = &groups[0]["hooks"][0];
+        assert_eq!(hook["type"], "command");
+        assert!(
+            hook["command"]
+                .as_str()
+                .unwrap()
+                .ends_with("--agent dev hook gemini")
+        );
+        assert!(hook.get("async").is_none());
+    }
+    let again = t.as_agent("dev").args(["setup", "gemini"]).success();
+    assert!(
+        again.starts_with("unchanged .gemini/settings.json\n"),
+        "{again}"
+    );
+}
+
+#[test]
+fn copilot_gets_a_workspace_server_and_a_hooks_file_of_its_own() {
+    let t = Test::new().agents(["dev", "qa"]);
+    let out = t.as_agent("dev").args(["setup", "copilot"]).success();
+    assert!(
+        out.starts_with("created .github/mcp.json\ncreated .github/hooks/filebox.json\n"),
+        "{out}"
+    );
+    let server = &json(&t, ".github/mcp.json")["mcpServers"]["filebox"];
+    assert_eq!(server["args"][3], "dev");
+    // `.github/hooks/*.json` as Copilot CLI 1.0.102 loads it: version 1, each event a list
+    // of hooks with a `bash` command line; PascalCase events get Claude Code's input.
+    let file = json(&t, ".github/hooks/filebox.json");
+    assert_eq!(file["version"], 1);
+    let hooks = file["hooks"].as_object().unwrap();
+    let events: Vec<&str> = hooks.keys().map(String::as_str).collect();
+    assert_eq!(events, ["SessionStart", "Stop", "UserPromptSubmit"]);
+    for list in hooks.values() {
+        let hook = &list[0];
+        assert_eq!(hook["type"], "command");
+        assert!(
+            hook["bash"]
+                .as_str()
+                .unwrap()
+                .ends_with("--agent dev hook copilot")
+        );
+    }
+    // Another agent replaces FileBox's hook in place, beside the user's.
+    let mut edited = file.clone();
+    edited["hooks"]["Stop"].as_array_mut().unwrap().insert(
+        0,
+        serde_json::json!({"type": "command", "bash": "./notify.sh"}),
+    );
+    write(&t, ".github/hooks/filebox.json", &edited.to_string());
+    t.as_agent("qa").args(["setup", "copilot"]).success();
+    let stop = &json(&t, ".github/hooks/filebox.json")["hooks"]["Stop"];
+    assert_eq!(stop.as_array().unwrap().len(), 2, "{stop}");
+    assert_eq!(stop[0]["bash"], "./notify.sh");
+    assert!(
+        stop[1]["bash"]
+            .as_str()
+            .unwrap()
+            .ends_with("--agent qa hook copilot")
+    );
+}
+
+#[test]
+fn vscode_gets_a_stdio_server_under_servers_and_dry_run_shows_it() {
+    let t = Test::new().agents(["dev"]);
+    let out = t
+        .as_agent("dev")
+        .args(["setup", "vscode", "--dry-run"])
+        .success();
+    assert!(
+        out.contains("--- /dev/null\n+++ .vscode/mcp.json\n"),
+        "{out}"
+    );
+    assert!(out.contains("+  \"servers\": {"), "{out}");
+    assert!(!t.path().join(".vscode").exists());
+    t.as_agent("dev").args(["setup", "vscode"]).success();
+    let server = &json(&t, ".vscode/mcp.json")["servers"]["filebox"];
+    assert_eq!(server["type"], "stdio");
+    assert!(server["command"].as_str().unwrap().ends_with("/filebox"));
+    assert_eq!(server["args"][4], "mcp");
+    let checked = t
+        .as_agent("dev")
+        .args(["setup", "--check", "vscode"])
+        .success();
+    assert_eq!(
+        checked,
+        "vscode .vscode/mcp.json servers.filebox: configured\n"
+    );
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::hosts::{Host, HostFile};
+use super::hosts::{HookShape, Host, HostFile};
 
 /// The name of FileBox's server in every host's server list.
 pub(crate) const SERVER_NAME: &str = "filebox";
@@ -70,24 +70,41 @@ impl Entry {
 pub(crate) fn entries(host: &Host, invocation: &Invocation) -> Vec<Entry> {
     let mut args: Vec<&str> = invocation.globals().to_vec();
     args.push("mcp");
+    let mut server = json!({ "command": invocation.program, "args": args });
+    if let Some(kind) = host.server_type {
+        server["type"] = json!(kind);
+    }
     let mut entries = vec![Entry::Value {
         file: host.mcp,
         path: vec![host.servers_key.to_owned(), SERVER_NAME.to_owned()],
-        value: json!({ "command": invocation.program, "args": args }),
+        value: server,
     }];
     if let Some(hooks) = &host.hooks {
         let command = invocation.command_line(&["hook", hooks.flavour]);
+        if hooks.shape == HookShape::Commands {
+            entries.push(Entry::Value {
+                file: hooks.file,
+                path: vec!["version".to_owned()],
+                value: json!(1),
+            });
+        }
         for event in hooks.events {
-            let mut hook = json!({ "type": "command", "command": command });
-            if let Some(timeout) = event.rewake_timeout {
-                hook["async"] = json!(true);
-                hook["asyncRewake"] = json!(true);
-                hook["timeout"] = json!(timeout);
-            }
+            let group = match hooks.shape {
+                HookShape::Groups => {
+                    let mut hook = json!({ "type": "command", "command": command });
+                    if let Some(timeout) = event.rewake_timeout {
+                        hook["async"] = json!(true);
+                        hook["asyncRewake"] = json!(true);
+                        hook["timeout"] = json!(timeout);
+                    }
+                    json!({ "hooks": [hook] })
+                }
+                HookShape::Commands => json!({ "type": "command", "bash": command }),
+            };
             entries.push(Entry::Hook {
                 file: hooks.file,
                 path: vec!["hooks".to_owned(), event.name.to_owned()],
-                group: json!({ "hooks": [hook] }),
+                group,
                 flavour: hooks.flavour,
             });
         }
@@ -95,17 +112,16 @@ pub(crate) fn entries(host: &Host, invocation: &Invocation) -> Vec<Entry> {
     entries
 }
 
-/// Whether a hook matcher group runs `filebox hook FLAVOUR` (written by an earlier setup,
-/// perhaps for another agent or binary).
-pub(crate) fn is_filebox_hook(group: &Value, flavour: &str) -> bool {
+/// Whether an element of an event's hook list (a matcher group's hooks, or a Copilot hook
+/// itself) runs `filebox hook FLAVOUR` (written by an earlier setup, perhaps for another agent
+/// or binary).
+pub(crate) fn is_filebox_hook(element: &Value, flavour: &str) -> bool {
     let suffix = format!(" hook {flavour}");
-    group["hooks"].as_array().is_some_and(|hooks| {
-        hooks.iter().any(|hook| {
-            hook["command"]
-                .as_str()
-                .is_some_and(|command| command.contains("filebox") && command.ends_with(&suffix))
-        })
-    })
+    let grouped = element["hooks"].as_array().into_iter().flatten();
+    grouped
+        .filter_map(|hook| hook["command"].as_str())
+        .chain(element["bash"].as_str())
+        .any(|command| command.contains("filebox") && command.ends_with(&suffix))
 }
 
 /// `word` as one shell word: as it is when it holds nothing a shell reads, else quoted.

@@ -24,8 +24,6 @@ pub(crate) enum Base {
     /// The per-user application folder: `~/.config` (Linux), `~/Library/Application Support`
     /// (macOS).
     AppConfig,
-    /// `$CODEX_HOME`, else `~/.codex`.
-    CodexHome,
 }
 
 /// A config file of a host.
@@ -45,10 +43,22 @@ pub(crate) struct HookEvent {
     pub(crate) rewake_timeout: Option<u64>,
 }
 
+/// How a host lists the hooks of an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HookShape {
+    /// Matcher groups, each with its `hooks`: `{"hooks": [{"type": "command", "command": ..}]}`
+    /// (Claude Code, Codex, Gemini CLI).
+    Groups,
+    /// The hooks themselves, in a file of `"version": 1`: `{"type": "command", "bash": ..}`
+    /// (GitHub Copilot CLI's `.github/hooks/*.json`).
+    Commands,
+}
+
 /// The hooks of a host: the file, the `filebox hook` flavour and the events.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Hooks {
     pub(crate) file: HostFile,
+    pub(crate) shape: HookShape,
     /// `filebox hook FLAVOUR`.
     pub(crate) flavour: &'static str,
     pub(crate) events: &'static [HookEvent],
@@ -64,6 +74,8 @@ pub(crate) struct Host {
     pub(crate) mcp: HostFile,
     /// The key holding the servers by name.
     pub(crate) servers_key: &'static str,
+    /// The server entry's `type`, for a host that asks for one (VS Code: `stdio`).
+    pub(crate) server_type: Option<&'static str>,
     pub(crate) hooks: Option<Hooks>,
     /// What to do once the files are written.
     pub(crate) next: &'static str,
@@ -78,6 +90,14 @@ const fn file(base: Base, path: &'static str, format: Format) -> HostFile {
     HostFile { base, path, format }
 }
 
+/// A hook event that runs and returns (no background wake).
+const fn event(name: &'static str) -> HookEvent {
+    HookEvent {
+        name,
+        rewake_timeout: None,
+    }
+}
+
 /// Every host, in the order `setup --check` reports them.
 pub(crate) const HOSTS: &[Host] = &[
     Host {
@@ -85,18 +105,14 @@ pub(crate) const HOSTS: &[Host] = &[
         title: "Claude Code",
         mcp: file(Base::Project, ".mcp.json", Format::Jsonc),
         servers_key: "mcpServers",
+        server_type: None,
         hooks: Some(Hooks {
             file: file(Base::Project, ".claude/settings.json", Format::Jsonc),
+            shape: HookShape::Groups,
             flavour: "claude-code",
             events: &[
-                HookEvent {
-                    name: "SessionStart",
-                    rewake_timeout: None,
-                },
-                HookEvent {
-                    name: "UserPromptSubmit",
-                    rewake_timeout: None,
-                },
+                event("SessionStart"),
+                event("UserPromptSubmit"),
                 HookEvent {
                     name: "Stop",
                     rewake_timeout: Some(STOP_HOOK_TIMEOUT),
@@ -110,33 +126,81 @@ pub(crate) const HOSTS: &[Host] = &[
         title: "Cursor",
         mcp: file(Base::Project, ".cursor/mcp.json", Format::Jsonc),
         servers_key: "mcpServers",
+        server_type: None,
         hooks: None,
         next: "enable `filebox` in Cursor Settings > MCP",
     },
     Host {
         name: "codex",
         title: "Codex",
-        mcp: file(Base::CodexHome, "config.toml", Format::Toml),
+        // The project's own config (Codex 0.171 reads it in a trusted project, over the user's
+        // `$CODEX_HOME/config.toml`): one user-wide entry would make every project's Codex
+        // the agent of the last setup (issue 36).
+        mcp: file(Base::Project, ".codex/config.toml", Format::Toml),
         servers_key: "mcp_servers",
+        server_type: None,
         hooks: Some(Hooks {
             file: file(Base::Project, ".codex/hooks.json", Format::Jsonc),
+            shape: HookShape::Groups,
             flavour: "codex",
             events: &[
-                HookEvent {
-                    name: "SessionStart",
-                    rewake_timeout: None,
-                },
-                HookEvent {
-                    name: "UserPromptSubmit",
-                    rewake_timeout: None,
-                },
-                HookEvent {
-                    name: "Stop",
-                    rewake_timeout: None,
-                },
+                event("SessionStart"),
+                event("UserPromptSubmit"),
+                event("Stop"),
             ],
         }),
-        next: "start `codex` in the project folder and trust its hooks (/hooks)",
+        next: "start `codex` in the project folder, trust the project (its .codex/config.toml \
+               and hooks load only in a trusted project) and its hooks (/hooks)",
+    },
+    Host {
+        name: "gemini",
+        title: "Gemini CLI",
+        mcp: file(Base::Project, ".gemini/settings.json", Format::Jsonc),
+        servers_key: "mcpServers",
+        server_type: None,
+        hooks: Some(Hooks {
+            file: file(Base::Project, ".gemini/settings.json", Format::Jsonc),
+            shape: HookShape::Groups,
+            flavour: "gemini",
+            events: &[
+                event("SessionStart"),
+                event("BeforeAgent"),
+                event("AfterAgent"),
+            ],
+        }),
+        next: "start `gemini` in the project folder and trust it (a project's servers and hooks \
+               load only in a trusted folder)",
+    },
+    Host {
+        name: "copilot",
+        title: "GitHub Copilot CLI",
+        // A workspace file, so each project keeps its agent (the user's file is
+        // `~/.copilot/mcp-config.json`).
+        mcp: file(Base::Project, ".github/mcp.json", Format::Jsonc),
+        servers_key: "mcpServers",
+        server_type: None,
+        hooks: Some(Hooks {
+            file: file(Base::Project, ".github/hooks/filebox.json", Format::Jsonc),
+            shape: HookShape::Commands,
+            flavour: "copilot",
+            // PascalCase: Copilot then sends the snake_case input Claude Code's hooks get.
+            events: &[
+                event("SessionStart"),
+                event("UserPromptSubmit"),
+                event("Stop"),
+            ],
+        }),
+        next: "start `copilot` in the project folder and trust it (a workspace's servers and \
+               hooks load only in a trusted folder)",
+    },
+    Host {
+        name: "vscode",
+        title: "VS Code",
+        mcp: file(Base::Project, ".vscode/mcp.json", Format::Jsonc),
+        servers_key: "servers",
+        server_type: Some("stdio"),
+        hooks: None,
+        next: "open the folder in VS Code and start `filebox` (MCP: List Servers)",
     },
     Host {
         name: "claude-desktop",
@@ -147,6 +211,7 @@ pub(crate) const HOSTS: &[Host] = &[
             Format::Jsonc,
         ),
         servers_key: "mcpServers",
+        server_type: None,
         hooks: None,
         next: "restart Claude Desktop",
     },
@@ -159,6 +224,7 @@ pub(crate) const HOSTS: &[Host] = &[
             Format::Jsonc,
         ),
         servers_key: "mcpServers",
+        server_type: None,
         hooks: None,
         next: "reload VS Code; Cline lists `filebox` under MCP Servers",
     },
@@ -171,6 +237,7 @@ pub(crate) const HOSTS: &[Host] = &[
             Format::Jsonc,
         ),
         servers_key: "mcpServers",
+        server_type: None,
         hooks: None,
         next: "refresh the MCP servers in Windsurf's Cascade panel",
     },
@@ -179,6 +246,7 @@ pub(crate) const HOSTS: &[Host] = &[
         title: "Augment (Auggie CLI)",
         mcp: file(Base::Home, ".augment/settings.json", Format::Jsonc),
         servers_key: "mcpServers",
+        server_type: None,
         hooks: None,
         next: "start `auggie` in the project folder (/mcp lists `filebox`)",
     },
@@ -187,6 +255,7 @@ pub(crate) const HOSTS: &[Host] = &[
         title: "Trae",
         mcp: file(Base::Project, ".trae/mcp.json", Format::Jsonc),
         servers_key: "mcpServers",
+        server_type: None,
         hooks: None,
         next: "enable project MCP in Trae's settings and reload",
     },
@@ -202,25 +271,16 @@ pub(crate) fn find(name: &str) -> Option<&'static Host> {
 pub(crate) struct Places {
     pub(crate) project: PathBuf,
     pub(crate) home: PathBuf,
-    pub(crate) codex_home: PathBuf,
 }
 
 impl Places {
-    /// The folders for `project`, from the environment (`HOME`, `CODEX_HOME`).
+    /// The folders for `project`, from the environment (`HOME`).
     pub(crate) fn new(project: PathBuf) -> anyhow::Result<Self> {
         let home = std::env::var_os("HOME")
             .filter(|home| !home.is_empty())
             .map(PathBuf::from)
             .ok_or_else(|| anyhow::anyhow!("HOME is not set: cannot find the hosts' files"))?;
-        let codex_home = std::env::var_os("CODEX_HOME")
-            .filter(|dir| !dir.is_empty())
-            .map(PathBuf::from)
-            .unwrap_or_else(|| home.join(".codex"));
-        Ok(Self {
-            project,
-            home,
-            codex_home,
-        })
+        Ok(Self { project, home })
     }
 
     /// Where `file` is.
@@ -228,7 +288,6 @@ impl Places {
         let base: &Path = match file.base {
             Base::Project => &self.project,
             Base::Home => &self.home,
-            Base::CodexHome => &self.codex_home,
             Base::AppConfig if cfg!(target_os = "macos") => {
                 return self
                     .home
@@ -248,9 +307,7 @@ impl Places {
         let path = self.path(file);
         let root = match file.base {
             Base::Project => self.project.clone(),
-            Base::Home | Base::AppConfig | Base::CodexHome => {
-                path.parent().unwrap_or(&self.home).to_owned()
-            }
+            Base::Home | Base::AppConfig => path.parent().unwrap_or(&self.home).to_owned(),
         };
         ConfinedFile::new(root, path)
     }
