@@ -252,3 +252,45 @@ async fn clients_of_2025_06_18_and_2025_11_25_are_answered_in_their_version() {
         client.cancel().await.unwrap();
     }
 }
+
+/// Claude Code delivers channel events only on a connection negotiated with `initialize`: it
+/// probes with `server/discover` first and skips the channel of a 2026-07-28 connection. A
+/// server started as a channel refuses the probe as an older server would, so a client that
+/// probes and falls back (rmcp's `Auto`, as Claude Code does) negotiates 2025-11-25 and sees the
+/// channel; a server that is no channel still answers 2026-07-28.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_channel_is_negotiated_with_initialize_even_by_a_client_that_probes_discover() {
+    use rmcp::model::ProtocolVersion;
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+    for (mode, expected) in [
+        (
+            filebox_mcp::ChannelMode::Always,
+            ProtocolVersion::V_2025_11_25,
+        ),
+        (
+            filebox_mcp::ChannelMode::WhenDeclared,
+            ProtocolVersion::V_2026_07_28,
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let (server_end, client_end) = tokio::io::duplex(64 * 1024);
+        tokio::spawn(filebox_mcp::serve_transport(
+            mailroom(&dir, "qa"),
+            mode,
+            server_end,
+        ));
+        let lifecycle = ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        };
+        let client =
+            ().serve_with_lifecycle(client_end, lifecycle)
+                .await
+                .expect("the session starts");
+        let info = client.peer_info().expect("the server's info");
+        assert_eq!(info.protocol_version, expected, "{mode:?}");
+        let experimental = info.capabilities.experimental.clone().unwrap_or_default();
+        assert!(experimental.contains_key("claude/channel"), "{mode:?}");
+        client.cancel().await.unwrap();
+    }
+}
