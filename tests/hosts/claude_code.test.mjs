@@ -97,6 +97,7 @@ test("claude -p connects to filebox, its SessionStart digest reaches the model, 
   assert.equal(tools.length, 22, tools.map((tool) => tool.name).join(", "));
   const toolList = visibleSize(tools);
   record("claude-code", "tool list, model-visible (22 tools)", toolList);
+  record("claude-code", "each tool, model-visible", Object.fromEntries(tools.map((tool) => [tool.name, visibleSize([tool])])));
   // What is over its budget is gathered, so one run shows every size.
   const over = [];
   if (toolList > 9_000) over.push(`Claude Code hands the model ${toolList} characters of FileBox tools, over 9,000`);

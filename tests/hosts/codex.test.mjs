@@ -4,7 +4,7 @@
 // into the model's request, and the tool results it hands the model are FileBox's short text.
 
 import assert from "node:assert/strict";
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 
@@ -17,14 +17,15 @@ after(async () => {
   for (const undo of cleanup.reverse()) await undo();
 });
 
-/** `filebox setup codex` into the project's own CODEX_HOME, then what a person adds: the model
- * provider (the stand-in) and the project trusted (so its `.codex/hooks.json` is loaded). */
+/** `filebox setup codex` with a CODEX_HOME of the test's own, then what a person adds there:
+ * the model provider (the stand-in) and the project trusted (so what setup wrote in the
+ * project's `.codex/`, its hooks and any project config, is loaded). */
 function setUp(project, standin) {
   const codexHome = join(project.home, ".codex");
   mkdirSync(codexHome, { recursive: true });
   project.filebox(["setup", "codex"], "qa", { CODEX_HOME: codexHome });
   const config = join(codexHome, "config.toml");
-  const written = readFileSync(config, "utf8");
+  const written = existsSync(config) ? readFileSync(config, "utf8") : "";
   writeFileSync(config, `model = "gpt-5"\nmodel_provider = "standin"\n\n${written}`);
   appendFileSync(
     config,
@@ -70,10 +71,14 @@ test("codex exec connects to filebox, its SessionStart digest reaches the model,
   const namespace = asked[0].body.tools.find((tool) => tool.type === "namespace" && tool.name === "mcp__filebox");
   assert.ok(namespace, `no mcp__filebox tools: ${asked[0].body.tools.map((tool) => tool.name).join(", ")}`);
   assert.equal(namespace.tools.length, 22, namespace.tools.map((tool) => tool.name).join(", "));
-  const toolList = visibleSize(
-    namespace.tools.map((tool) => ({ name: `mcp__filebox__${tool.name}`, description: tool.description, schema: tool.parameters })),
-  );
+  const tools = namespace.tools.map((tool) => ({
+    name: `mcp__filebox__${tool.name}`,
+    description: tool.description,
+    schema: tool.parameters,
+  }));
+  const toolList = visibleSize(tools);
   record("codex", "tool list, model-visible (22 tools)", toolList);
+  record("codex", "each tool, model-visible", Object.fromEntries(tools.map((tool) => [tool.name, visibleSize([tool])])));
   // What is over its budget is gathered, so one run shows every size.
   const over = [];
   if (toolList > 9_000) over.push(`Codex hands the model ${toolList} characters of FileBox tools, over 9,000`);
