@@ -19,7 +19,7 @@ for host in claude codex; do
 done
 
 cd "$here"
-rm -f out/sizes.json
+rm -f "${FILEBOX_TEST_OUT:-$here/out}/sizes.json"
 echo "== Claude Code $(node_modules/.bin/claude --version)"
 node --test --test-concurrency=1 claude_code.test.mjs
 echo "== Codex $(node_modules/.bin/codex --version)"

@@ -118,8 +118,9 @@ pub struct ReadArgs {
     /// Id or short id.
     #[arg(index = 2, value_name = "MESSAGE", value_parser = message_reference)]
     pub id: String,
+    /// Only this folder.
     #[serde(default)]
-    #[arg(index = 1, value_parser = choice::<Folder>(), help = "Only this folder")]
+    #[arg(index = 1, value_parser = choice::<Folder>())]
     pub folder: Option<Folder>,
 }
 
@@ -331,8 +332,9 @@ pub struct SearchArgs {
     #[serde(default, rename = "type")]
     #[arg(long = "type", value_name = "TYPE", value_parser = message_type, help = "Only this type")]
     pub kind: Option<MessageType>,
+    /// Only this folder.
     #[serde(default)]
-    #[arg(long, value_parser = choice::<Folder>(), help = "Only this folder")]
+    #[arg(long, value_parser = choice::<Folder>())]
     pub folder: Option<Folder>,
     #[serde(default)]
     #[arg(long, value_name = "ID", help = "Only this thread")]
