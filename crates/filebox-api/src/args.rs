@@ -57,21 +57,17 @@ pub struct ListArgs {
     #[serde(default)]
     #[arg(value_parser = choice::<Folder>())]
     pub folder: Option<Folder>,
-    /// Only from this agent.
     #[serde(default)]
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", help = "Only from this agent")]
     pub from: Option<String>,
-    /// Only this type.
     #[serde(default, rename = "type")]
-    #[arg(long = "type", value_name = "TYPE", value_parser = message_type)]
+    #[arg(long = "type", value_name = "TYPE", value_parser = message_type, help = "Only this type")]
     pub kind: Option<MessageType>,
-    /// Only unread.
     #[serde(default)]
-    #[arg(long, action = SetTrue)]
+    #[arg(long, action = SetTrue, help = "Only unread")]
     pub unread: Option<bool>,
-    /// Only this thread.
     #[serde(default)]
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", help = "Only this thread")]
     pub thread: Option<String>,
     /// Default 50; 0: all.
     #[serde(default)]
@@ -81,7 +77,7 @@ pub struct ListArgs {
     #[serde(default)]
     #[arg(long, value_name = "N")]
     pub offset: Option<usize>,
-    /// Default true; false: oldest first.
+    /// False: oldest first.
     #[serde(default)]
     #[arg(
         long = "oldest-first",
@@ -89,7 +85,7 @@ pub struct ListArgs {
         help = "Oldest first (the default is newest first)"
     )]
     pub newest_first: Option<bool>,
-    /// Older than this file (newest first).
+    /// Older than this file.
     #[serde(default)]
     #[arg(long, value_name = "FILE")]
     pub before: Option<String>,
@@ -146,7 +142,7 @@ pub struct SendArgs {
         help = "Agents to copy, as in TARGET"
     )]
     pub cc: Option<Recipients>,
-    /// ER (enhancement), BR (bug), DIS, ACK, SU (status) or your own.
+    /// ER, BR (bug), DIS, ACK, SU (status) or your own.
     #[serde(rename = "type")]
     #[arg(value_name = "TYPE", value_parser = message_type)]
     pub kind: MessageType,
@@ -333,17 +329,15 @@ pub struct SearchArgs {
     #[serde(default)]
     #[arg(long, value_name = "ID")]
     pub from: Option<String>,
-    /// Only this type.
     #[serde(default, rename = "type")]
-    #[arg(long = "type", value_name = "TYPE", value_parser = message_type)]
+    #[arg(long = "type", value_name = "TYPE", value_parser = message_type, help = "Only this type")]
     pub kind: Option<MessageType>,
     /// Only this folder.
     #[serde(default)]
     #[arg(long, value_parser = choice::<Folder>())]
     pub folder: Option<Folder>,
-    /// Only this thread.
     #[serde(default)]
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", help = "Only this thread")]
     pub thread: Option<String>,
     /// Only this status.
     #[serde(default)]
@@ -529,9 +523,8 @@ pub struct TeamInboxArgs {
     pub team: Option<String>,
     /// Member (the lead: team-lead).
     pub member: String,
-    /// Only unread.
     #[serde(default)]
-    #[arg(long, action = SetTrue)]
+    #[arg(long, action = SetTrue, help = "Only unread")]
     pub unread: Option<bool>,
     /// The Claude config folder holding `teams/` [default: $CLAUDE_CONFIG_DIR, else ~/.claude]
     #[serde(skip)]
@@ -573,7 +566,7 @@ pub struct SendTeamMessageArgs {
     pub team: Option<String>,
     /// A member, or * (all but the sender).
     pub to: String,
-    /// Plain text, or a structured message as JSON.
+    /// Text, or a structured message as JSON.
     pub text: String,
     /// Sender (default: me).
     #[serde(default)]

@@ -222,6 +222,36 @@ pub fn search(found: &SearchResult) -> String {
     found.hits.iter().map(hit).collect::<Vec<_>>().join("\n")
 }
 
+/// Search hits for a model: per hit the short id (every verb takes it), type, sender, age of
+/// its latest activity, title, status and where the copy is, then the text around the match;
+/// the full id, file name and timestamps are the command line's (`search`).
+pub fn search_brief(found: &SearchResult) -> String {
+    if found.hits.is_empty() {
+        return "No messages match.".to_owned();
+    }
+    let now = filebox_core::time::now();
+    found
+        .hits
+        .iter()
+        .map(|hit| {
+            let short: String = hit.id.chars().take(SHORT_ID).collect();
+            let age =
+                filebox_core::time::age(&hit.last_activity, now).unwrap_or_else(|| "-".into());
+            format!(
+                "{short} {} {} {age} {} [{}] {}/{}\n    {}",
+                hit.kind,
+                hit.sender,
+                hit.title,
+                status_word(hit.status, Some(hit.folder)),
+                hit.mailbox,
+                hit.folder,
+                hit.snippet.replace('\n', " ")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Where a message stands, then each recipient's copy.
 pub fn status(s: &StatusResult) -> String {
     // For a message I sent, the overall status is the least advanced recipient's; failed

@@ -130,6 +130,12 @@ pub trait Verb {
     /// Whether a call blocks until something happens (mail arrives, a human answers): a
     /// server bounds how many such calls it holds at once.
     const WAITS: bool = false;
+    /// Whether the text is the whole answer for a model (a listing, a message, a thread: every
+    /// fact a model acts on is in [`Verb::brief`]), so MCP sends the text alone, with no output
+    /// schema and no structured content: Claude Code and Codex hand the model a tool's
+    /// structured content instead of its text whenever there is some (`tests/hosts`). The
+    /// command line's `--json` and JSON-RPC keep every field.
+    const ANSWER_IS_TEXT: bool = false;
 
     /// The arguments: JSON (serde), their JSON Schema, and the CLI's arguments (clap).
     type Args: DeserializeOwned + JsonSchema + clap::Args;
@@ -166,6 +172,8 @@ pub struct VerbInfo {
     pub for_models: bool,
     /// [`Verb::WAITS`].
     pub waits: bool,
+    /// [`Verb::ANSWER_IS_TEXT`].
+    pub answer_is_text: bool,
     args_schema: fn() -> Map<String, Value>,
     output_schema: fn() -> Map<String, Value>,
     call: fn(&VerbContext<'_>, Value) -> Result<Reply, CallError>,
@@ -189,6 +197,7 @@ impl VerbInfo {
             effect: V::EFFECT,
             for_models: V::FOR_MODELS,
             waits: V::WAITS,
+            answer_is_text: V::ANSWER_IS_TEXT,
             args_schema: schema::input::<V::Args>,
             output_schema: schema::output::<Outcome<V::Output>>,
             call: call_erased::<V>,

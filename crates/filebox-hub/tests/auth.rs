@@ -100,3 +100,27 @@ async fn mcp_needs_the_served_agents_token_when_it_has_one() {
     assert_eq!(allowed.status, 200, "{}", allowed.body);
     hub.stop().await.unwrap();
 }
+
+/// A client that ends its session with `DELETE /mcp` is told it ended: 204, not rmcp's 202
+/// Accepted, which the Python SDK reports as `Session termination failed: 202` (issue 36).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ending_an_mcp_session_answers_204() {
+    let hub = TestHub::start().await;
+    let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } } }).to_string();
+    let accept = ("Accept", "application/json, text/event-stream");
+    let open = hub.post("/mcp", &[accept], initialize.as_bytes()).await;
+    assert_eq!(open.status, 200, "{}", open.body);
+    let session = open
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    let host = hub.addr.to_string();
+    let headers = [
+        ("Host", host.as_str()),
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let ended = support::request(hub.addr, "DELETE", "/mcp", &headers, b"").await;
+    assert_eq!(ended.status, 204, "{}", ended.body);
+    hub.stop().await.unwrap();
+}

@@ -80,6 +80,16 @@ impl Channel {
         }
     }
 
+    /// Whether `server/discover` is refused, so the client negotiates with `initialize`: a
+    /// server started as a channel (`--channel`) is. Claude Code delivers channel events only
+    /// on a connection of the handshake revisions (2025-11-25 and before); on one it opened
+    /// with `server/discover` (2026-07-28) it skips channels ("this connection's protocol
+    /// version has no channel delivery path"), and a push is sent only once `initialize` is
+    /// done (`Channel::start`).
+    pub(crate) fn refuses_discover(&self) -> bool {
+        self.mode == ChannelMode::Always
+    }
+
     /// Start pushing, once the session is initialized, if the client listens (see the module).
     pub(crate) fn start(&self, mailroom: Arc<Mailroom>, peer: Peer<RoleServer>) {
         let declared = peer

@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::Context;
+use axum::response::IntoResponse;
 use filebox_core::Mailroom;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -120,7 +121,24 @@ pub fn router(
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    axum::Router::new().nest_service("/mcp", service)
+    axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn(session_ended))
+}
+
+/// A `DELETE /mcp` that ended its session is answered 204 No Content: the session is gone by
+/// then, and rmcp's 202 Accepted ("not yet done") makes the Python SDK warn `Session
+/// termination failed: 202`.
+async fn session_ended(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let delete = request.method() == axum::http::Method::DELETE;
+    let response = next.run(request).await;
+    if delete && response.status() == axum::http::StatusCode::ACCEPTED {
+        return axum::http::StatusCode::NO_CONTENT.into_response();
+    }
+    response
 }
 
 #[cfg(test)]

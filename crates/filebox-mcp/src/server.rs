@@ -5,10 +5,11 @@ use std::sync::Arc;
 use filebox_core::Mailroom;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CustomNotification,
-    GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, Implementation,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    DiscoverRequestMethod, DiscoverResult, GetPromptRequestParams, GetPromptResponse,
+    GetTaskParams, GetTaskResult, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+    SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, ServerHandler};
@@ -111,6 +112,26 @@ impl ServerHandler for FileboxServer {
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("filebox", env!("CARGO_PKG_VERSION")))
             .with_instructions(instructions(self.host_files))
+    }
+
+    /// `server/discover` opens the stateless 2026-07-28 lifecycle; a channel refuses it as a
+    /// server of the handshake revisions would (`crate::channel::Channel::refuses_discover`),
+    /// so the client falls back to `initialize`.
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        if self
+            .channel
+            .as_ref()
+            .is_some_and(|channel| channel.refuses_discover())
+        {
+            return Err(ErrorData::method_not_found::<DiscoverRequestMethod>());
+        }
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        ))
     }
 
     async fn list_tools(

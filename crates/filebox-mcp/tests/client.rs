@@ -1,7 +1,7 @@
 //! The MCP tools called in process through an rmcp client: the server runs on one end of an
 //! in-memory pipe, exactly as `filebox mcp` runs on stdio, and the client sees the verb table
-//! as tools, their results as structured content plus text, and failures as `isError` results
-//! that name the error's kind and the next step.
+//! as tools, their results as text (and structured content where the text is not the whole
+//! answer), and failures as `isError` results that name the error's kind and the next step.
 
 use filebox_api::{VerbContext, verbs};
 use filebox_core::{AgentId, Config, ConfigFile, Mailroom};
@@ -212,8 +212,7 @@ async fn a_server_for_an_agent_with_a_token_sees_only_its_own_mailbox() {
         json!({"query": "secret-words", "all": true}),
     )
     .await;
-    let hits = &found.structured_content.as_ref().unwrap()["hits"];
-    assert_eq!(hits, &json!([]), "{found:?}");
+    assert_eq!(text(&found), "No messages match.", "{found:?}");
     let thread = call(&client, "get_thread", json!({"id": between_others})).await;
     assert_eq!(thread.is_error, Some(true), "{}", text(&thread));
     let agents = call(&client, "list_agents", json!({})).await;
@@ -249,6 +248,48 @@ async fn clients_of_2025_06_18_and_2025_11_25_are_answered_in_their_version() {
         assert_eq!(negotiated, Some(version));
         let tools = client.list_all_tools().await.unwrap();
         assert!(tools.iter().any(|tool| tool.name == "ask_question"));
+        client.cancel().await.unwrap();
+    }
+}
+
+/// Claude Code delivers channel events only on a connection negotiated with `initialize`: it
+/// probes with `server/discover` first and skips the channel of a 2026-07-28 connection. A
+/// server started as a channel refuses the probe as an older server would, so a client that
+/// probes and falls back (rmcp's `Auto`, as Claude Code does) negotiates 2025-11-25 and sees the
+/// channel; a server that is no channel still answers 2026-07-28.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_channel_is_negotiated_with_initialize_even_by_a_client_that_probes_discover() {
+    use rmcp::model::ProtocolVersion;
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+    for (mode, expected) in [
+        (
+            filebox_mcp::ChannelMode::Always,
+            ProtocolVersion::V_2025_11_25,
+        ),
+        (
+            filebox_mcp::ChannelMode::WhenDeclared,
+            ProtocolVersion::V_2026_07_28,
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let (server_end, client_end) = tokio::io::duplex(64 * 1024);
+        tokio::spawn(filebox_mcp::serve_transport(
+            mailroom(&dir, "qa"),
+            mode,
+            server_end,
+        ));
+        let lifecycle = ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        };
+        let client =
+            ().serve_with_lifecycle(client_end, lifecycle)
+                .await
+                .expect("the session starts");
+        let info = client.peer_info().expect("the server's info");
+        assert_eq!(info.protocol_version, expected, "{mode:?}");
+        let experimental = info.capabilities.experimental.clone().unwrap_or_default();
+        assert!(experimental.contains_key("claude/channel"), "{mode:?}");
         client.cancel().await.unwrap();
     }
 }

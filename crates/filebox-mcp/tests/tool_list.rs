@@ -36,7 +36,19 @@ fn every_tool_is_annotated_and_closed_world() {
         let annotations = tool.annotations.as_ref().expect("annotations");
         assert!(annotations.read_only_hint.is_some(), "{}", tool.name);
         assert_eq!(annotations.open_world_hint, Some(false), "{}", tool.name);
-        assert!(tool.output_schema.is_some(), "{}", tool.name);
+        // The listings and a message answer with their text alone (no structure).
+        let text_only = [
+            "list_messages",
+            "search_messages",
+            "read_message",
+            "list_threads",
+        ];
+        assert_eq!(
+            tool.output_schema.is_none(),
+            text_only.contains(&tool.name.as_ref()),
+            "{}",
+            tool.name
+        );
     }
 }
 
@@ -53,17 +65,21 @@ fn a_wait_moves_the_shared_cursor_so_it_is_not_read_only() {
 }
 
 /// What a model pays for in every session: each tool's name, description and input schema.
-/// Issue 12's budget is 9,000 characters for all of them (`tests/mcp/bench_tokens.py`
-/// measures the same through a real client). Shorten a description before raising it.
+/// Issue 12's budget is 9,000 characters for all of them, counted as the hosts hand them to
+/// the model: Claude Code and Codex name a tool `mcp__filebox__NAME` (`tests/hosts` measures
+/// it in the hosts themselves; `tests/mcp/bench_tokens.py` through a real client). Shorten a
+/// description before raising it.
 #[test]
 fn the_model_visible_tool_list_fits_its_budget() {
     const BUDGET: usize = 9_000;
+    const HOST_PREFIX: &str = "mcp__filebox__";
     let tools = filebox_mcp::tool_list();
     let visible: usize = tools
         .iter()
         .map(|tool| {
             let schema = serde_json::to_string(&*tool.input_schema).expect("schema serializes");
-            tool.name.chars().count()
+            HOST_PREFIX.len()
+                + tool.name.chars().count()
                 + tool.description.as_deref().map_or(0, |d| d.chars().count())
                 + schema.chars().count()
         })

@@ -20,8 +20,10 @@ impl Verb for ListMessages {
     const NAME: &'static str = "list_messages";
     const CLI: &'static str = "list";
     const TITLE: &'static str = "List messages";
-    const DESCRIPTION: &'static str = "A folder's messages, 50 a page: unread *, short id (any tool takes it), type, sender, age, title.";
+    const DESCRIPTION: &'static str =
+        "A folder's messages, 50 a page, a line each; any tool takes the short id.";
     const EFFECT: Effect = Effect::ReadOnly;
+    const ANSWER_IS_TEXT: bool = true;
     type Args = ListArgs;
     type Output = ListResult;
 
@@ -187,9 +189,9 @@ impl Verb for ReadMessage {
     const NAME: &'static str = "read_message";
     const CLI: &'static str = "read";
     const TITLE: &'static str = "Read a message";
-    const DESCRIPTION: &'static str =
-        "A whole message: header, content, conversation, processing history.";
+    const DESCRIPTION: &'static str = "A whole message: header, content, conversation, history.";
     const EFFECT: Effect = Effect::ReadOnly;
+    const ANSWER_IS_TEXT: bool = true;
     type Args = ReadArgs;
     type Output = ReadResult;
 

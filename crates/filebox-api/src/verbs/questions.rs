@@ -32,7 +32,7 @@ impl Verb for AskQuestion {
     const NAME: &'static str = "ask_question";
     const CLI: &'static str = "ask";
     const TITLE: &'static str = "Ask the human";
-    const DESCRIPTION: &'static str = "Ask your human (decision, clarification, feedback: don't guess) and wait for the answer (text, images, audio, files); timed out: get_answer.";
+    const DESCRIPTION: &'static str = "Ask your human instead of guessing and wait for the answer (text, images, audio, files); timed out: get_answer.";
     const EFFECT: Effect = Effect::Updating;
     const WAITS: bool = true;
     type Args = AskArgs;
@@ -67,7 +67,7 @@ impl Verb for TaskFinish {
     const NAME: &'static str = "task_finish";
     const CLI: &'static str = "report";
     const TITLE: &'static str = "Report finished work";
-    const DESCRIPTION: &'static str = "Before calling a task done, report it to your human and wait for approval, corrections or the next task; timeout: no objection.";
+    const DESCRIPTION: &'static str = "Report a finished task to your human and wait for approval, corrections or the next task; timeout: no objection.";
     const EFFECT: Effect = Effect::Updating;
     const WAITS: bool = true;
     type Args = ReportArgs;

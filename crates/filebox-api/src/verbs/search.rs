@@ -23,6 +23,7 @@ impl Verb for SearchMessages {
     const DESCRIPTION: &'static str =
         "Search titles, bodies, conversations of your mailbox or all; newest first.";
     const EFFECT: Effect = Effect::ReadOnly;
+    const ANSWER_IS_TEXT: bool = true;
     type Args = SearchArgs;
     type Output = SearchResult;
 
@@ -60,6 +61,10 @@ impl Verb for SearchMessages {
 
     fn render(found: &SearchResult) -> String {
         render::search(found)
+    }
+
+    fn brief(found: &SearchResult) -> String {
+        render::search_brief(found)
     }
 }
 

@@ -102,7 +102,8 @@ impl Verb for ReplyMessage {
     const NAME: &'static str = "reply_message";
     const CLI: &'static str = "reply";
     const TITLE: &'static str = "Reply to a message";
-    const DESCRIPTION: &'static str = "Answer a message: the reply joins its conversation, which moves to its Reply To or sender.";
+    const DESCRIPTION: &'static str =
+        "Answer a message in its conversation, which moves to its Reply To or sender.";
     const EFFECT: Effect = Effect::Updating;
     type Args = ReplyArgs;
     type Output = SendResult;

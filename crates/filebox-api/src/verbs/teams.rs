@@ -132,8 +132,7 @@ impl Verb for SendTeamMessage {
     const NAME: &'static str = "send_team_message";
     const CLI: &'static str = "teams send";
     const TITLE: &'static str = "Send to a Claude Code team";
-    const DESCRIPTION: &'static str = "Append a message to Claude Code team members' \
-        inboxes.";
+    const DESCRIPTION: &'static str = "Write to Claude Code team members' inboxes.";
     const EFFECT: Effect = Effect::Additive;
     type Args = SendTeamMessageArgs;
     type Output = TeamSendResult;

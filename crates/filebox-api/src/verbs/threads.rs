@@ -23,6 +23,7 @@ impl Verb for ListThreads {
     const DESCRIPTION: &'static str =
         "Your threads by latest activity: id, title, counts, last activity.";
     const EFFECT: Effect = Effect::ReadOnly;
+    const ANSWER_IS_TEXT: bool = true;
     type Args = ThreadsArgs;
     type Output = ThreadsResult;
 
@@ -57,7 +58,7 @@ impl Verb for GetThread {
     const CLI: &'static str = "thread";
     const TITLE: &'static str = "Get a thread";
     const DESCRIPTION: &'static str =
-        "A message's thread as a tree (replies: id#n): who to whom, status, forks; no bodies.";
+        "A message's thread as a tree (replies: id#n): who to whom, status, forks.";
     const EFFECT: Effect = Effect::ReadOnly;
     type Args = ThreadArgs;
     type Output = ThreadResult;
@@ -81,7 +82,7 @@ impl Verb for ForkThread {
     const NAME: &'static str = "fork_thread";
     const CLI: &'static str = "fork";
     const TITLE: &'static str = "Fork a thread";
-    const DESCRIPTION: &'static str = "Restart a thread from an earlier node with compressed context; its later nodes become obsolete (kept).";
+    const DESCRIPTION: &'static str = "Restart a thread from an earlier node with compressed context; later nodes become obsolete.";
     const EFFECT: Effect = Effect::Updating;
     type Args = ForkArgs;
     type Output = ForkResult;

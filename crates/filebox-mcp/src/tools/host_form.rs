@@ -26,6 +26,7 @@ use rmcp::model::{
 use rmcp::service::{PeerRequestOptions, RequestContext, RoleServer};
 use serde_json::Value;
 
+use super::outcome::Shape;
 use super::{Call, open_question, outcome, progress};
 
 /// The key of the form in an `InputRequiredResult` and its retry.
@@ -90,7 +91,7 @@ pub(super) async fn ask_with_request(
         )
         .await;
     let Ok(form) = form else {
-        return outcome::respond(wait.await).map(Into::into);
+        return outcome::respond(Shape::Structured, wait.await).map(Into::into);
     };
     let (peer, form_id) = (form.peer.clone(), form.id.clone());
     tokio::select! {
@@ -100,13 +101,13 @@ pub(super) async fn ask_with_request(
             let _ = peer
                 .notify_cancelled(CancelledNotificationParam::new(Some(form_id), Some(reason)))
                 .await;
-            outcome::respond(waited).map(Into::into)
+            outcome::respond(Shape::Structured, waited).map(Into::into)
         }
         filled = form.await_response() => {
             if let Ok(rmcp::model::ClientResult::ElicitResult(filled)) = filled {
                 answer(mailroom, id, &filled).await?;
             }
-            outcome::respond(wait.await).map(Into::into)
+            outcome::respond(Shape::Structured, wait.await).map(Into::into)
         }
     }
 }
@@ -142,7 +143,11 @@ pub(super) async fn ask_with_input_required(
     }
     let total = call.args.get("timeout").and_then(Value::as_f64);
     let wait = call.wait_for_answer(id, Instant::now());
-    outcome::respond(progress::report_while(wait, context, total).await).map(Into::into)
+    outcome::respond(
+        Shape::Structured,
+        progress::report_while(wait, context, total).await,
+    )
+    .map(Into::into)
 }
 
 /// The form: the question, and one text field for the answer.

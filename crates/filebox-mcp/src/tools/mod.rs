@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::tasks::{self, Tasks};
 use host_form::HostForm;
+use outcome::Shape;
 
 /// Whether a server offers the verbs that work on the host's own files outside the mailboxes
 /// (Claude Code's team inboxes): a server the files' owner runs does (stdio, `filebox mcp
@@ -63,10 +64,13 @@ fn definition(verb: &VerbInfo) -> Tool {
             .destructive(true)
             .idempotent(false),
     };
-    Tool::new(verb.name, verb.description, Arc::new(verb.args_schema()))
+    let tool = Tool::new(verb.name, verb.description, Arc::new(verb.args_schema()))
         .with_title(verb.title)
-        .with_raw_output_schema(Arc::new(verb.output_schema()))
-        .annotate(annotations)
+        .annotate(annotations);
+    match Shape::of(verb) {
+        Shape::Structured => tool.with_raw_output_schema(Arc::new(verb.output_schema())),
+        Shape::TextOnly => tool,
+    }
 }
 
 /// Run one `tools/call`. An unknown tool is a protocol error; arguments that do not fit the
@@ -128,7 +132,11 @@ pub(crate) async fn call(
     }
     let total = call.args.get("timeout").and_then(serde_json::Value::as_f64);
     let work = call.spawn();
-    outcome::respond(progress::report_while(work, context, total).await).map(Into::into)
+    outcome::respond(
+        Shape::of(verb),
+        progress::report_while(work, context, total).await,
+    )
+    .map(Into::into)
 }
 
 /// One verb call with its JSON arguments, as the client made it.
@@ -167,7 +175,7 @@ impl Call {
 
     /// Run it to its tool result, without progress.
     pub(crate) async fn run(self) -> Result<CallToolResult, ErrorData> {
-        outcome::respond(self.spawn().await)
+        outcome::respond(Shape::of(self.verb), self.spawn().await)
     }
 
     /// Wait for the answer to question `id` this call asked at `asked`, as the call itself
@@ -215,7 +223,8 @@ pub(crate) async fn look_for_answer(
         let cx = filebox_api::VerbContext::new(&mailroom);
         with_attachments(&mailroom, verbs::look_for_answer(&cx, &id, waited))
     });
-    outcome::respond(looked.await)
+    // Every verb that asks a question answers with its structure (the task reads its status).
+    outcome::respond(Shape::Structured, looked.await)
 }
 
 /// A verb's reply, with the content blocks of the files of the answer it carries.

@@ -1,15 +1,37 @@
-//! A verb's reply as a tool result: structured content plus its text (with the warnings); a
-//! failed verb becomes an `isError` result whose text says what went wrong and what to do.
+//! A verb's reply as a tool result: its text (with the warnings), and structured content unless
+//! the text is the whole answer; a failed verb becomes an `isError` result whose text says what
+//! went wrong and what to do.
 
-use filebox_api::{CallError, Reply, advice, text_with_warnings};
+use filebox_api::{CallError, Reply, VerbInfo, advice, text_with_warnings};
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock};
 use tokio::task::JoinError;
+
+/// What a verb's tool result carries beside its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// The verb's value as structured content, matching the tool's output schema.
+    Structured,
+    /// The text alone ([`filebox_api::Verb::ANSWER_IS_TEXT`]): the hosts would hand the model
+    /// the structure instead of the text.
+    TextOnly,
+}
+
+impl Shape {
+    pub(crate) fn of(verb: &VerbInfo) -> Shape {
+        if verb.answer_is_text {
+            Shape::TextOnly
+        } else {
+            Shape::Structured
+        }
+    }
+}
 
 /// The tool result for a verb call that ran on a blocking thread. Only an unknown tool or a
 /// failed thread is a protocol error.
 /// `attached` are further content blocks after the text (a human's answer's files).
 pub(super) fn respond(
+    shape: Shape,
     result: Result<(Result<Reply, CallError>, Vec<ContentBlock>), JoinError>,
 ) -> Result<CallToolResult, ErrorData> {
     let (reply, attached) = result
@@ -19,7 +41,9 @@ pub(super) fn respond(
             let text = text_with_warnings(&reply.text, &reply.warnings);
             let content = std::iter::once(ContentBlock::text(text)).chain(attached);
             let mut result = CallToolResult::success(content.collect());
-            result.structured_content = Some(reply.value);
+            if shape == Shape::Structured {
+                result.structured_content = Some(reply.value);
+            }
             Ok(result)
         }
         Err(CallError::Failed(error)) => Ok(failure_text(&format!(

@@ -55,7 +55,13 @@ pub(crate) fn run(global: &Global, args: &HookArgs) -> anyhow::Result<Outcome> {
             })?;
             Ok(Outcome::Success)
         }
-        Some(Moment::Stop) if input.stop_hook_active => Ok(Outcome::Success),
+        // Codex, Gemini CLI and Copilot run their Stop hook inside the turn: one that a Stop
+        // hook already continued ends. Claude Code's waiting hook waits on every Stop, the one
+        // after a wake included (`stop_hook_active` then): it exits 2 only on new mail, so it
+        // cannot loop by itself.
+        Some(Moment::Stop) if input.stop_hook_active && args.host != HookHost::ClaudeCode => {
+            Ok(Outcome::Success)
+        }
         Some(Moment::Stop) => match args.host {
             HookHost::ClaudeCode => {
                 let deadline = Instant::now().checked_add(Duration::from_secs(args.timeout));

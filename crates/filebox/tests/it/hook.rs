@@ -161,7 +161,7 @@ fn a_stop_hook_waits_for_mail_and_wakes_the_session_with_exit_2() {
 }
 
 #[test]
-fn a_stop_hook_ends_quietly_at_its_timeout_and_at_once_when_already_continuing() {
+fn a_stop_hook_ends_quietly_at_its_timeout() {
     let t = Test::new().agents(["dev", "qa"]);
     hook(&t, "dev", "claude-code", &claude_input(&t, "SessionStart"));
     let (out, err) = t
@@ -170,11 +170,31 @@ fn a_stop_hook_ends_quietly_at_its_timeout_and_at_once_when_already_continuing()
         .stdin(claude_input(&t, "Stop"))
         .expect_code(0);
     assert_eq!((out.as_str(), err.as_str()), ("", ""));
-    // Mail is waiting, but the session is going on because of a Stop hook: no loop.
+}
+
+/// Claude Code runs the Stop hook of a turn a wake started with `stop_hook_active: true`; the
+/// waiting hook must wait then too, or the session is woken once and never again (issue 36).
+#[test]
+fn claude_codes_stop_hook_waits_after_a_wake_too() {
+    let t = Test::new().agents(["dev", "qa"]);
+    hook(&t, "dev", "claude-code", &claude_input(&t, "SessionStart"));
+    let mut input: Value = serde_json::from_str(&claude_input(&t, "Stop")).unwrap();
+    input["stop_hook_active"] = json!(true);
+    t.send("qa", "dev", "DIS", "ping");
+    let (code, out, err) = hook(&t, "dev", "claude-code", &input.to_string());
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(err.contains("from qa (DIS): ping"), "{err}");
+}
+
+#[test]
+fn a_codex_stop_hook_already_continuing_ends_at_once() {
+    let t = Test::new().agents(["dev", "qa"]);
+    hook(&t, "dev", "codex", &claude_input(&t, "SessionStart"));
+    // Mail is waiting, but Codex is going on because of a Stop hook: no second block.
     t.send("qa", "dev", "DIS", "ping");
     let mut input: Value = serde_json::from_str(&claude_input(&t, "Stop")).unwrap();
     input["stop_hook_active"] = json!(true);
-    let (code, out, err) = hook(&t, "dev", "claude-code", &input.to_string());
+    let (code, out, err) = hook(&t, "dev", "codex", &input.to_string());
     assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
     let unread = t
         .as_agent("dev")
