@@ -435,6 +435,45 @@ mod tests {
     }
 
     #[test]
+    fn a_prompt_without_a_held_lease_is_withdrawn_on_sight_and_refuses_answers() {
+        let dir = tempfile::tempdir().unwrap();
+        let dev = mailroom(dir.path(), "dev");
+        let human = mailroom(dir.path(), "me");
+        // Written as the relay writes it, but with no lease held: planted, or its relay died.
+        let question = request().question("dev", "/src", None);
+        let planted = dev
+            .ask_as(&question, &uuid::Uuid::new_v4().to_string())
+            .unwrap();
+        let answer = SendRequest {
+            reply_to: Some(MessageRef::Id(planted.id.clone())),
+            ..SendRequest::new("dev", MessageType::new("DIS").unwrap(), "Allow")
+        };
+        let unproven = human
+            .clone()
+            .approving(Approvals::Refused("prove it".into()));
+        assert!(matches!(
+            unproven.send(&answer),
+            Err(Error::Unapproved { .. })
+        ));
+        assert!(human.open_questions().unwrap().is_empty());
+        let cancelled = human.my_mailbox().unwrap().list(Folder::Cancel).unwrap();
+        let message = human
+            .my_mailbox()
+            .unwrap()
+            .read(&cancelled.messages[0])
+            .unwrap();
+        assert_eq!(message.processing.last().unwrap().details, NOBODY_WAITING);
+        let late = human.send(&answer);
+        assert!(
+            matches!(late, Err(Error::AlreadyHandled { .. })),
+            "{late:?}"
+        );
+        // No verb writes one.
+        let forged = SendRequest::new("me", MessageType::new("PRM").unwrap(), "rm -rf build");
+        assert!(matches!(dev.send(&forged), Err(Error::Invalid { .. })));
+    }
+
+    #[test]
     fn only_a_clear_allow_allows() {
         for allow in ["Allow", "allow.", " yes please", "OK"] {
             assert_eq!(Behavior::of_answer(allow), Behavior::Allow, "{allow}");
