@@ -233,7 +233,9 @@ impl Caller {
                 wanted: agent.clone(),
             }),
             Caller::Agent(_) => Ok(()),
-            Caller::Anonymous | Caller::Page | Caller::Stranger if token_sha256(entry).is_some() => {
+            Caller::Anonymous | Caller::Page | Caller::Stranger
+                if token_sha256(entry).is_some() =>
+            {
                 Err(Denied::TokenRequired(agent.clone()))
             }
             Caller::Anonymous | Caller::Page if is_hub_own(agent, entry) => {

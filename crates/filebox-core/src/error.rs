@@ -34,7 +34,9 @@ pub enum Error {
     AlreadyHandled { reference: String, folder: String },
     /// An answer to a relayed permission prompt (it approves or denies a tool run) from a
     /// caller that was not proven to be the human (`crate::Approvals::Refused`).
-    #[error("{reference} is a permission prompt: answering it approves or denies a tool run, and {reason}")]
+    #[error(
+        "{reference} is a permission prompt: answering it approves or denies a tool run, and {reason}"
+    )]
     Unapproved { reference: String, reason: String },
     /// A resolve, reject or hold of a message I sent: only its recipient handles it.
     #[error(

@@ -11,11 +11,11 @@ use crate::folder::Folder;
 use crate::idempotency::{self, Fingerprint, IdempotencyKey};
 use crate::mailbox::{Envelope, MessageRef, parse_bytes};
 use crate::mailroom::Mailroom;
-use crate::permission;
 use crate::message::{
     ConversationEntry, Header, Message, MessageType, field, file_name_for, is_question, limits,
     render,
 };
+use crate::permission;
 use crate::reply::{REPLIER_COPY_FOLDERS, replier_copy_folder};
 use crate::status::Status;
 use crate::store::{self, Destination, Moved};

@@ -81,7 +81,9 @@ fn watch(mailroom: &Mailroom, watched: &Watched, id: &str) {
             if let Err(error) = mailroom.withdraw_prompt_when_abandoned(&prompt) {
                 eprintln!("filebox serve: permission prompt {prompt} of {human}: {error}");
             }
-            let mut watched = watched_by_thread.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut watched = watched_by_thread
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
             watched.remove(&prompt);
         });
     if let Err(error) = spawned {

@@ -157,8 +157,13 @@ async fn a_permission_answer_needs_the_page_or_the_humans_token() {
     assert!(!relay.is_finished(), "a refused answer decides nothing");
 
     let page = hub.get("/", &[]).await;
-    let cookie = page.header("set-cookie").expect("the page sets its session");
-    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "{cookie}");
+    let cookie = page
+        .header("set-cookie")
+        .expect("the page sets its session");
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
     let session = cookie.split(';').next().unwrap();
     let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "email.reply", "params": allow(&id) });
     let answered = hub
@@ -190,7 +195,12 @@ async fn no_verb_raises_a_permission_card() {
     });
     let refused = hub.call_err("email.send", forged).await;
     assert_eq!(refused["data"]["kind"], "invalid_argument", "{refused}");
-    assert!(refused["message"].as_str().unwrap().contains("PRM is a permission prompt"));
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("PRM is a permission prompt")
+    );
     let verb = json!({ "agent": "dev", "to": "me", "type": "PRM", "content": "rm -rf build" });
     let refused = hub.call_err("send_message", verb).await;
     assert_eq!(refused["data"]["kind"], "invalid_argument", "{refused}");

@@ -168,7 +168,10 @@ fn an_imported_permission_cell_is_plain_mail_and_raises_no_card() {
         .iter()
         .map(|m| m["type"].as_str().unwrap())
         .collect();
-    assert!(!types.is_empty() && types.iter().all(|t| *t == "DIS"), "{listed}");
+    assert!(
+        !types.is_empty() && types.iter().all(|t| *t == "DIS"),
+        "{listed}"
+    );
     let open: serde_json::Value =
         serde_json::from_str(&t.as_agent("me").args(["--json", "questions"]).success()).unwrap();
     assert_eq!(open["questions"], serde_json::json!([]), "{open}");
