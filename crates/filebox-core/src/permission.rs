@@ -157,7 +157,7 @@ impl Mailroom {
         let id = uuid::Uuid::new_v4();
         let _lease = Lease::take(&self.mailbox(&human)?, &id)?;
         let start = Instant::now();
-        let reference = MessageRef::Id(self.ask_as(&question, &id.to_string())?.id);
+        let reference = MessageRef::Id(self.ask_as(&question, || id.to_string())?.id);
         let asked = self.wait_for_answer(
             &reference,
             start,
@@ -442,7 +442,7 @@ mod tests {
         // Written as the relay writes it, but with no lease held: planted, or its relay died.
         let question = request().question("dev", "/src", None);
         let planted = dev
-            .ask_as(&question, &uuid::Uuid::new_v4().to_string())
+            .ask_as(&question, || uuid::Uuid::new_v4().to_string())
             .unwrap();
         let answer = SendRequest {
             reply_to: Some(MessageRef::Id(planted.id.clone())),

@@ -371,11 +371,16 @@ impl Mailroom {
 
     /// Send a question (or work report) to my human. Replies come back to me.
     fn ask(&self, request: &QuestionRequest) -> Result<SendReceipt> {
-        self.ask_as(request, &uuid::Uuid::new_v4().to_string())
+        self.ask_as(request, || uuid::Uuid::new_v4().to_string())
     }
 
-    /// [`Mailroom::ask`] under Message ID `id` (the permission relay leases it first).
-    pub(crate) fn ask_as(&self, request: &QuestionRequest, id: &str) -> Result<SendReceipt> {
+    /// [`Mailroom::ask`] with the Message ID drawn from `new_id` (the permission relay's is the
+    /// one it leased first).
+    pub(crate) fn ask_as(
+        &self,
+        request: &QuestionRequest,
+        new_id: impl FnMut() -> String,
+    ) -> Result<SendReceipt> {
         if request.text.trim().is_empty() {
             return Err(Error::invalid(
                 "question",
@@ -414,7 +419,7 @@ impl Mailroom {
             extra.push((field::OPTIONS, &options_json));
         }
         extra.extend(request.asked_by.fields());
-        self.send_new_as_id(&send, &extra, id)
+        self.send_new_from(&send, &extra, new_id)
     }
 
     /// Where a question I asked stands. Reads only: no mailbox is created or recovered.

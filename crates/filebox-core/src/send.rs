@@ -166,24 +166,21 @@ impl Mailroom {
         extra: &[(&str, &str)],
     ) -> Result<SendReceipt> {
         permission::refuse_reserved(&request.kind)?;
-        let (to, cc, recipients) = self.recipients(request)?;
-        self.once(request, None, (&to, &cc, &recipients), extra, |stamp| {
-            self.send_new(request, &to, &cc, &recipients, &with_stamp(extra, stamp))
-        })
+        self.send_new_from(request, extra, || uuid::Uuid::new_v4().to_string())
     }
 
-    /// [`Mailroom::send_new_with`] under Message ID `id`, of any type: for the human channel,
-    /// whose permission relay leases the id before the prompt is written.
-    pub(crate) fn send_new_as_id(
+    /// [`Mailroom::send_new_with`] of any type, its Message IDs drawn from `new_id`: for the
+    /// human channel, whose permission relay leases the id before the prompt is written.
+    pub(crate) fn send_new_from(
         &self,
         request: &SendRequest,
         extra: &[(&str, &str)],
-        id: &str,
+        new_id: impl FnMut() -> String,
     ) -> Result<SendReceipt> {
         let (to, cc, recipients) = self.recipients(request)?;
         self.once(request, None, (&to, &cc, &recipients), extra, |stamp| {
             let extra = with_stamp(extra, stamp);
-            self.send_new_with_ids(request, (&to, &cc, &recipients), &extra, || id.to_owned())
+            self.send_new_with_ids(request, (&to, &cc, &recipients), &extra, new_id)
         })
     }
 
