@@ -428,6 +428,31 @@ mod tests {
     }
 
     #[test]
+    fn only_a_proven_caller_answers_a_permission_prompt() {
+        let (_dir, config) = config();
+        let peer = Some(SocketPeer {
+            uid: 1000,
+            server_uid: 1000,
+        });
+        let by_peer = Caller::from_authorization(&config, Some("Peer"), peer).unwrap();
+        let page = Caller::Anonymous.with_page_session(true);
+        assert_eq!(page, Caller::Page);
+        for proven in [by_peer, page.clone(), Caller::Agent(id("dev"))] {
+            assert_eq!(
+                proven.approvals(&id("ops")),
+                Approvals::Allowed,
+                "{proven:?}"
+            );
+        }
+        let bare = Caller::Anonymous.with_page_session(false);
+        assert!(matches!(bare.approvals(&id("ops")), Approvals::Refused(_)));
+        let mailroom = bare.act_as(&config, &id("ops")).unwrap();
+        assert!(matches!(mailroom.approvals(), Approvals::Refused(_)));
+        // The page's session is no token: off loopback it is a stranger's.
+        assert_eq!(page.on_network(true), Caller::Stranger);
+    }
+
+    #[test]
     fn only_the_owner_runs_the_verbs_on_the_hosts_files() {
         let teams = crate::verbs::find("list_teams").unwrap();
         let list = crate::verbs::find("list_messages").unwrap();
