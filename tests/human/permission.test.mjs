@@ -2,11 +2,13 @@
 // JSON-RPC over stdio, `claude/channel` declared) relays a tool-use prompt; the hub's page in
 // Chromium shows it as "qa wants to run Bash: …" with Allow and Deny; Allow on the page goes back
 // as `notifications/claude/channel/permission`; a prompt the session went past is withdrawn and
-// the page says why; the card shows the input exactly, even one that holds Markdown's own marks.
-// Screenshots of the cards go to tests/human/out/permission*.png.
+// the page says why; so is one whose session was killed (SIGKILL), and a later Allow is refused;
+// the card shows the input exactly, even one that holds Markdown's own marks. Screenshots of the
+// cards go to tests/human/out/permission*.png.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { once } from "node:events";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
@@ -22,23 +24,41 @@ let url;
 let browser;
 let session;
 
-/** Write one JSON-RPC message to the session's server. */
-const send = (message) => session.stdin.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n");
+/** Write one JSON-RPC message to a session's server (the suite's own unless told). */
+const send = (message, to = session) => to.stdin.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n");
 
-/** The next message from the server that `wanted` accepts (others skipped). */
-async function next(wanted) {
+/** The next message from a session's server that `wanted` accepts (others skipped). */
+async function next(wanted, from = session) {
   for (;;) {
-    const message = JSON.parse(await session.nextLine());
+    const message = JSON.parse(await from.nextLine());
     if (wanted(message)) return message;
   }
 }
 
 /** Relay a prompt to run `command` with Bash, as Claude Code does. */
-function prompt(requestId, description, command) {
+function prompt(requestId, description, command, to = session) {
   send({
     method: "notifications/claude/channel/permission_request",
     params: { request_id: requestId, tool_name: "Bash", description, input_preview: JSON.stringify({ command }) },
-  });
+  }, to);
+}
+
+/** A `filebox mcp` session of `qa` as Claude Code opens one, `claude/channel` declared. */
+async function openSession() {
+  const opened = start(filebox, ["mcp"], { ...env, FILEBOX_AGENT: "qa" });
+  send({
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: { experimental: { "claude/channel": {} } },
+      clientInfo: { name: "claude-code", version: "2.1.81" },
+    },
+  }, opened);
+  const init = await next((m) => m.id === 1, opened);
+  assert.deepEqual(Object.keys(init.result.capabilities.experimental).sort(), ["claude/channel", "claude/channel/permission"]);
+  send({ method: "notifications/initialized" }, opened);
+  return opened;
 }
 
 const cli = (agent, ...args) =>
@@ -50,19 +70,7 @@ before(async () => {
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
   });
-  session = start(filebox, ["mcp"], { ...env, FILEBOX_AGENT: "qa" });
-  send({
-    id: 1,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-06-18",
-      capabilities: { experimental: { "claude/channel": {} } },
-      clientInfo: { name: "claude-code", version: "2.1.81" },
-    },
-  });
-  const init = await next((m) => m.id === 1);
-  assert.deepEqual(Object.keys(init.result.capabilities.experimental).sort(), ["claude/channel", "claude/channel/permission"]);
-  send({ method: "notifications/initialized" });
+  session = await openSession();
 });
 
 after(async () => {
@@ -139,4 +147,21 @@ test("the card shows the exact input Allow approves, never read as Markdown", as
     assert.deepEqual(decision.params, { request_id: requestId, behavior: "deny" });
     await context.close();
   }
+});
+
+test("a prompt whose session was killed is withdrawn on the page, and a later Allow is refused", async () => {
+  const page = await openPage();
+  const doomed = await openSession();
+  prompt("vwxyz", "Format the disk", "mkfs /dev/sda", doomed);
+  const card = page.locator(".card", { hasText: "qa wants to run Bash: Format the disk" });
+  await card.waitFor();
+  const id = await card.getAttribute("data-id");
+  const killed = once(doomed, "exit");
+  doomed.kill("SIGKILL");
+  await killed;
+  await card.locator(".banner", { hasText: "Withdrawn: the session that asked is gone: nobody is waiting for this answer." }).waitFor();
+  await page.screenshot({ path: join(out, "permission-session-gone.png") });
+  assert.throws(() => cli("me", "reply", id, "allow"), /answered once/);
+  assert.deepEqual(JSON.parse(cli("me", "--json", "questions")).questions, []);
+  await page.context().close();
 });

@@ -15,8 +15,14 @@
 //! process at the other end of the hub's Unix socket that asks to be known as itself
 //! (`Authorization: Peer`, the command line handing a send to the hub) is the owner when the
 //! kernel says it runs as the hub's own user: it could write the files itself.
+//!
+//! Answering a relayed permission prompt approves or denies a tool run, which is more than
+//! acting for a mailbox: a caller without a token may act for a tokenless human, but answers
+//! a prompt only when the request carried the hub page's own session ([`Caller::Page`]);
+//! the human's token and `Authorization: Peer` do too ([`Caller::approvals`], kept by the core
+//! through the mailroom, `filebox_core::Approvals`).
 
-use filebox_core::{AgentEntry, AgentId, Config, Mailroom, Reach, SYSTEM_MAILBOX};
+use filebox_core::{AgentEntry, AgentId, Approvals, Config, Mailroom, Reach, SYSTEM_MAILBOX};
 use sha2::{Digest, Sha256};
 
 /// The agent entry field that holds the SHA-256 (hex) of its token.
@@ -43,6 +49,9 @@ pub enum Caller {
     Owner,
     /// No token: acts for, and looks into, the agents that have no token (not the hub's own).
     Anonymous,
+    /// No token, from the hub's own page (its session cookie came with the request): as
+    /// [`Caller::Anonymous`], and it may also answer a permission prompt.
+    Page,
     /// No token on a hub open to the network: acts for no one.
     Stranger,
     /// A valid token: acts for, and looks into, its agent only.
@@ -167,8 +176,32 @@ impl Caller {
     /// stranger (the start refused tokenless agents, but agents added since have none either).
     pub fn on_network(self, exposed: bool) -> Caller {
         match self {
-            Caller::Anonymous if exposed => Caller::Stranger,
+            Caller::Anonymous | Caller::Page if exposed => Caller::Stranger,
             caller => caller,
+        }
+    }
+
+    /// This caller when its request carried the hub page's own session (`presented`): a
+    /// caller without a token is the page.
+    pub fn with_page_session(self, presented: bool) -> Caller {
+        match self {
+            Caller::Anonymous if presented => Caller::Page,
+            caller => caller,
+        }
+    }
+
+    /// Whether this caller, acting as `agent`, may answer a permission prompt: the owner of
+    /// the files (a command, `Authorization: Peer`), a token's agent (its own prompts only:
+    /// [`Caller::check`] keeps it to its mailbox) and the page; not a bare request without a
+    /// token, which any local process can send.
+    pub fn approvals(&self, agent: &AgentId) -> Approvals {
+        match self {
+            Caller::Owner | Caller::Agent(_) | Caller::Page => Approvals::Allowed,
+            Caller::Anonymous | Caller::Stranger => Approvals::Refused(format!(
+                "a request without a token may not: answer it on the hub's page, send {agent}'s \
+                 token (`Authorization: Bearer`, from `filebox agents token {agent}`), or call \
+                 over the hub's Unix socket with `Authorization: {PEER_SCHEME}`"
+            )),
         }
     }
 
@@ -176,7 +209,7 @@ impl Caller {
     pub fn agent(&self) -> Option<&AgentId> {
         match self {
             Caller::Agent(id) => Some(id),
-            Caller::Owner | Caller::Anonymous | Caller::Stranger => None,
+            Caller::Owner | Caller::Anonymous | Caller::Page | Caller::Stranger => None,
         }
     }
 
@@ -200,11 +233,15 @@ impl Caller {
                 wanted: agent.clone(),
             }),
             Caller::Agent(_) => Ok(()),
-            Caller::Anonymous | Caller::Stranger if token_sha256(entry).is_some() => {
+            Caller::Anonymous | Caller::Page | Caller::Stranger
+                if token_sha256(entry).is_some() =>
+            {
                 Err(Denied::TokenRequired(agent.clone()))
             }
-            Caller::Anonymous if is_hub_own(agent, entry) => Err(Denied::HubOwn(agent.clone())),
-            Caller::Anonymous => Ok(()),
+            Caller::Anonymous | Caller::Page if is_hub_own(agent, entry) => {
+                Err(Denied::HubOwn(agent.clone()))
+            }
+            Caller::Anonymous | Caller::Page => Ok(()),
             Caller::Stranger => Err(Denied::TokenRequired(agent.clone())),
         }
     }
@@ -212,7 +249,9 @@ impl Caller {
     /// The mailroom of `agent`, bounded to this caller's reach, if it may act as `agent`.
     pub fn act_as(&self, config: &Config, agent: &AgentId) -> Result<Mailroom, Denied> {
         self.check(config, agent)?;
-        Ok(Mailroom::new(config.clone(), Some(agent))?.within(self.reach(config)))
+        Ok(Mailroom::new(config.clone(), Some(agent))?
+            .within(self.reach(config))
+            .approving(self.approvals(agent)))
     }
 
     /// Whether this caller reading `agent`'s mail is `agent` reading it, so a read receipt
@@ -223,7 +262,7 @@ impl Caller {
         match self {
             Caller::Owner => true,
             Caller::Agent(me) => me == agent,
-            Caller::Anonymous => config
+            Caller::Anonymous | Caller::Page => config
                 .agent(agent)
                 .is_ok_and(|entry| entry.kind == Some(filebox_core::AgentKind::Human)),
             Caller::Stranger => false,
@@ -234,7 +273,7 @@ impl Caller {
     pub fn reach(&self, config: &Config) -> Reach {
         match self {
             Caller::Owner => Reach::Everywhere,
-            Caller::Anonymous | Caller::Stranger | Caller::Agent(_) => {
+            Caller::Anonymous | Caller::Page | Caller::Stranger | Caller::Agent(_) => {
                 Reach::Only(self.visible(config).collect())
             }
         }
@@ -284,8 +323,9 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Compare without an early exit, so timing tells nothing about how much of a hash matched.
-fn constant_time_eq(a: &str, b: &str) -> bool {
+/// Compare without an early exit, so timing tells nothing about how much of a secret (a
+/// token's hash, the page's session) matched.
+pub fn constant_time_eq(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes()
             .zip(b.bytes())
@@ -385,6 +425,31 @@ mod tests {
             Caller::Anonymous,
             "a socket caller that does not ask is known as before"
         );
+    }
+
+    #[test]
+    fn only_a_proven_caller_answers_a_permission_prompt() {
+        let (_dir, config) = config();
+        let peer = Some(SocketPeer {
+            uid: 1000,
+            server_uid: 1000,
+        });
+        let by_peer = Caller::from_authorization(&config, Some("Peer"), peer).unwrap();
+        let page = Caller::Anonymous.with_page_session(true);
+        assert_eq!(page, Caller::Page);
+        for proven in [by_peer, page.clone(), Caller::Agent(id("dev"))] {
+            assert_eq!(
+                proven.approvals(&id("ops")),
+                Approvals::Allowed,
+                "{proven:?}"
+            );
+        }
+        let bare = Caller::Anonymous.with_page_session(false);
+        assert!(matches!(bare.approvals(&id("ops")), Approvals::Refused(_)));
+        let mailroom = bare.act_as(&config, &id("ops")).unwrap();
+        assert!(matches!(mailroom.approvals(), Approvals::Refused(_)));
+        // The page's session is no token: off loopback it is a stranger's.
+        assert_eq!(page.on_network(true), Caller::Stranger);
     }
 
     #[test]

@@ -52,6 +52,7 @@ pub fn kind(error: &Error) -> &'static str {
         Error::Ambiguous { .. } => "ambiguous",
         Error::AlreadyHandled { .. } => "already_handled",
         Error::NotMine { .. } => "not_mine",
+        Error::Unapproved { .. } => "unapproved",
         Error::NotInThread { .. } => "not_in_thread",
         Error::NotParticipant { .. } => "not_participant",
         Error::NoReplyTarget { .. } => "no_reply_target",
@@ -98,6 +99,9 @@ pub fn next_step(error: &Error, surface: Surface) -> String {
             call.to_lowercase(),
             verb("list_messages")
         ),
+        Error::Unapproved { .. } => "Leave it to the human: they answer it on the FileBox page, \
+            with their token, or from the command line."
+            .to_owned(),
         Error::NotMine { .. } => format!(
             "Its recipient handles it; to add to it, {} {} on it (or {} to start over).",
             call.to_lowercase(),

@@ -32,6 +32,12 @@ pub enum Error {
     /// Another process (or an earlier command) already moved the message on.
     #[error("message {reference:?} was already handled: it is now in {folder}")]
     AlreadyHandled { reference: String, folder: String },
+    /// An answer to a relayed permission prompt (it approves or denies a tool run) from a
+    /// caller that was not proven to be the human (`crate::Approvals::Refused`).
+    #[error(
+        "{reference} is a permission prompt: answering it approves or denies a tool run, and {reason}"
+    )]
+    Unapproved { reference: String, reason: String },
     /// A resolve, reject or hold of a message I sent: only its recipient handles it.
     #[error(
         "{reference}: you sent it, so only its recipient ({recipient}) can {verb} it; answer with a reply or start over with a fork"

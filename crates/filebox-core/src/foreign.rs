@@ -1,7 +1,7 @@
 //! Messages that come from outside FileBox (a bridge to another tool, an imported transcript):
 //! published into an agent's inbox with the sender, time and Message ID they already carry.
 //! Delivery is idempotent by Message ID, so a bridge that retries after a crash does not
-//! duplicate a message.
+//! duplicate a message. A type only FileBox itself writes (`PRM`) arrives as plain mail (`DIS`).
 
 use jiff::Timestamp;
 
@@ -11,6 +11,7 @@ use crate::folder::Folder;
 use crate::mailbox::MessageRef;
 use crate::mailroom::Mailroom;
 use crate::message::{Header, Message, MessageType, field, file_name_for, limits, render};
+use crate::permission;
 use crate::store;
 use crate::time;
 
@@ -60,7 +61,9 @@ impl Mailroom {
             Err(Error::NotFound { .. }) => {}
             Err(e) => return Err(e),
         }
-        let kind = &message.kind;
+        // A permission prompt is the relay's alone (`crate::permission`): one from outside is
+        // delivered as the plain mail it is.
+        let kind = &permission::as_foreign(&message.kind);
         let mut header = Header::new(kind, &message.title);
         for (key, value) in [
             (field::FORMAT_VERSION, "1.0"),

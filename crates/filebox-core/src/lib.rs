@@ -35,6 +35,7 @@ mod mark;
 pub mod message;
 mod parallel;
 pub mod permission;
+mod prompt_lease;
 pub mod question;
 mod read_marks;
 pub mod receipt;
@@ -64,7 +65,7 @@ pub use fork::{ForkReason, ForkReceipt, ForkRequest};
 pub use idempotency::IdempotencyKey;
 pub use live_config::LiveConfig;
 pub use mailbox::{Envelope, Listing, Mailbox, MessageRef, Problem};
-pub use mailroom::{Mailroom, Reach, Unusable};
+pub use mailroom::{Approvals, Mailroom, Reach, Unusable};
 pub use message::{ConversationEntry, Message, MessageType, ProcessingEntry};
 pub use question::{
     Answer, AnswerWait, Asked, AskedBy, OpenQuestion, QuestionKind, QuestionRequest, QuestionState,

@@ -42,12 +42,26 @@ pub enum Reach {
     Only(BTreeSet<AgentId>),
 }
 
-/// Who I am, where everyone's mailbox is, and which of them I may look into.
+/// Whether a mailroom may answer a relayed permission prompt, i.e. approve or deny a tool run
+/// (`crate::permission`): yes for the owner of the files (a command the user runs); a caller an
+/// access policy could not prove to be the human (`filebox_api::access`) is refused, with the
+/// policy's reason. Like [`Reach`], decided in the adapters and kept to by the core.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Approvals {
+    #[default]
+    Allowed,
+    /// Refused, saying what would prove the caller.
+    Refused(String),
+}
+
+/// Who I am, where everyone's mailbox is, which of them I may look into, and whether I may
+/// answer a permission prompt.
 #[derive(Debug, Clone)]
 pub struct Mailroom {
     config: Config,
     me: AgentId,
     reach: Reach,
+    approvals: Approvals,
 }
 
 impl Mailroom {
@@ -59,12 +73,23 @@ impl Mailroom {
             config,
             me,
             reach: Reach::Everywhere,
+            approvals: Approvals::Allowed,
         })
     }
 
     /// The same mailroom, bounded to `reach`.
     pub fn within(self, reach: Reach) -> Mailroom {
         Mailroom { reach, ..self }
+    }
+
+    /// The same mailroom, answering permission prompts as `approvals` says.
+    pub fn approving(self, approvals: Approvals) -> Mailroom {
+        Mailroom { approvals, ..self }
+    }
+
+    /// Whether I may answer a permission prompt.
+    pub fn approvals(&self) -> &Approvals {
+        &self.approvals
     }
 
     /// The same agent and reach over a newer config.

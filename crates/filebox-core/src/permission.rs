@@ -4,16 +4,31 @@
 //! `filebox reply`, over JSON-RPC). A request the host no longer needs (it was answered in the
 //! terminal, the session went on or ended, no answer came in time) is withdrawn, saying why,
 //! so no page keeps a card nobody is waiting for. Every decision stays in the files.
+//!
+//! Only the relay writes a `PRM`: no verb sends one ([`refuse_reserved`]), an import delivers
+//! one as plain mail, and the relay holds the prompt's lease (`crate::prompt_lease`) while it
+//! waits. A `PRM` whose lease nobody holds (its `filebox mcp` was killed, or it was planted) is
+//! withdrawn by whoever sees it first (a listing, an answer, the hub), saying nobody waits. An
+//! answer needs a mailroom that may approve ([`crate::Approvals`]).
+use std::time::{Duration, Instant};
 
-use std::time::Duration;
-
-use crate::error::Result;
-use crate::mailbox::MessageRef;
-use crate::mailroom::Mailroom;
+use crate::error::{Error, Result};
+use crate::folder::Folder;
+use crate::mailbox::{Envelope, Mailbox, MessageRef};
+use crate::mailroom::{Approvals, Mailroom};
+use crate::message::{MessageType, PERMISSION, field};
+use crate::prompt_lease::{self, Lease};
 use crate::question::{AnswerWait, AskedBy, QuestionKind, QuestionRequest, QuestionState};
 
 /// The options a permission question offers.
 pub const OPTIONS: [&str; 2] = ["Allow", "Deny"];
+
+/// The processing details of a prompt withdrawn because no live session holds its lease.
+pub const NOBODY_WAITING: &str =
+    "the session that asked is gone: nobody is waiting for this answer";
+
+/// The type a `PRM` from outside FileBox is delivered as.
+const PLAIN: &str = "DIS";
 
 /// The longest input preview shown, in characters (the host already cuts it to about 200).
 const PREVIEW_CHARS: usize = 400;
@@ -129,15 +144,29 @@ impl Mailroom {
         wait: &RelayWait<'_>,
     ) -> Result<Relayed> {
         let question = request.question(self.me().as_str(), project_directory, client);
-        let asked = self.ask_and_wait(
-            &question,
+        let human = self.human_for(self.me())?;
+        if self.is_remote(&human) {
+            return Err(Error::invalid(
+                "human",
+                human.as_str(),
+                "a permission prompt is relayed to a human on this machine only (its lease is a \
+                 lock here): name a local human mailbox in this agent's \"human\" field",
+            ));
+        }
+        // The lease is taken before the prompt is written, and held until this returns.
+        let id = uuid::Uuid::new_v4();
+        let _lease = Lease::take(&self.mailbox(&human)?, &id)?;
+        let start = Instant::now();
+        let reference = MessageRef::Id(self.ask_as(&question, || id.to_string())?.id);
+        let asked = self.wait_for_answer(
+            &reference,
+            start,
             &AnswerWait {
                 timeout: Some(wait.timeout),
                 cancelled: &|| false,
                 stopping: &|| (wait.gone)().is_some(),
             },
         )?;
-        let reference = MessageRef::Id(asked.id);
         let state = match asked.state {
             QuestionState::Open => {
                 let why = (wait.gone)().unwrap_or_else(|| {
@@ -161,6 +190,87 @@ impl Mailroom {
             QuestionState::Withdrawn(entry) => Relayed::Withdrawn(entry.details),
             QuestionState::Open => Relayed::Withdrawn("still open".into()),
         })
+    }
+}
+
+impl Mailroom {
+    /// Whether the prompt `found` in my mailbox (inbox or hold) is still waited for; when its
+    /// lease is not held, it is withdrawn saying nobody waits ([`NOBODY_WAITING`]), and `false`.
+    pub(crate) fn prompt_waited_for(&self, mine: &Mailbox, found: &Envelope) -> Result<bool> {
+        if prompt_lease::is_held(mine, found.header.id())? {
+            return Ok(true);
+        }
+        let id = MessageRef::Id(found.header.id().to_owned());
+        self.withdraw_from(&self.my_mailbox()?, &id, NOBODY_WAITING, |_| Ok(()))?;
+        prompt_lease::remove_stale(mine, found.header.id());
+        Ok(false)
+    }
+
+    /// Wait until the relay of prompt `id` in my mailbox lets go of its lease (it was answered,
+    /// withdrawn, or its process died), then withdraw the prompt if it is still open: `true`
+    /// when this withdrew it. For a surface that shows prompts live (the hub), so a card
+    /// closes when the session that asked is killed. Blocks: run it on a thread of its own.
+    pub fn withdraw_prompt_when_abandoned(&self, id: &str) -> Result<bool> {
+        let mine = self.my_mailbox()?;
+        prompt_lease::wait_until_free(&mine, id)?;
+        let reference = MessageRef::parse(id)?;
+        self.withdraw_from(&mine, &reference, NOBODY_WAITING, |found| {
+            match found.header.kind == PERMISSION {
+                true => Ok(()),
+                false => Err(Error::invalid("prompt", id, "not a permission prompt")),
+            }
+        })
+    }
+
+    /// Before I answer `found`, a message of my mailbox: a permission prompt asked of me is
+    /// answered only by a mailroom that may approve, and only while its relay waits (else it
+    /// is withdrawn and the answer refused as already handled: nobody is waiting).
+    pub(crate) fn check_permission_answer(
+        &self,
+        found: &Envelope,
+        reference: &MessageRef,
+    ) -> Result<()> {
+        let asked_of_me = found.header.kind == PERMISSION
+            && found.header.get(field::ORIGINAL_SENDER) != Some(self.me().as_str())
+            && matches!(found.folder, Folder::Inbox | Folder::Hold);
+        if !asked_of_me {
+            return Ok(());
+        }
+        if let Approvals::Refused(reason) = self.approvals() {
+            return Err(Error::Unapproved {
+                reference: reference.text().to_owned(),
+                reason: reason.clone(),
+            });
+        }
+        if self.prompt_waited_for(&self.my_mailbox()?, found)? {
+            return Ok(());
+        }
+        Err(Error::AlreadyHandled {
+            reference: reference.text().to_owned(),
+            folder: format!("cancel/ of {} (withdrawn: {NOBODY_WAITING})", self.me()),
+        })
+    }
+}
+
+/// Refuse a message of type `PRM` from any verb: only the relay writes one, holding its lease.
+pub(crate) fn refuse_reserved(kind: &MessageType) -> Result<()> {
+    if kind.as_str() != PERMISSION {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        "message type",
+        PERMISSION,
+        "PRM is a permission prompt, which only a live `filebox mcp` channel session relays \
+         from its host: send another type (DIS, or ASK to ask a question)",
+    ))
+}
+
+/// The type a message from outside FileBox (an import, a bridge) is delivered as: a `PRM` as
+/// plain mail (`DIS`), since no relay waits for it; any other as it is.
+pub(crate) fn as_foreign(kind: &MessageType) -> MessageType {
+    match kind.as_str() == PERMISSION {
+        true => MessageType::new(PLAIN).expect("DIS is a valid message type"),
+        false => kind.clone(),
     }
 }
 
@@ -322,6 +432,45 @@ mod tests {
             panic!("not withdrawn");
         };
         assert!(why.starts_with("no answer within 0 s"), "{why}");
+    }
+
+    #[test]
+    fn a_prompt_without_a_held_lease_is_withdrawn_on_sight_and_refuses_answers() {
+        let dir = tempfile::tempdir().unwrap();
+        let dev = mailroom(dir.path(), "dev");
+        let human = mailroom(dir.path(), "me");
+        // Written as the relay writes it, but with no lease held: planted, or its relay died.
+        let question = request().question("dev", "/src", None);
+        let planted = dev
+            .ask_as(&question, || uuid::Uuid::new_v4().to_string())
+            .unwrap();
+        let answer = SendRequest {
+            reply_to: Some(MessageRef::Id(planted.id.clone())),
+            ..SendRequest::new("dev", MessageType::new("DIS").unwrap(), "Allow")
+        };
+        let unproven = human
+            .clone()
+            .approving(Approvals::Refused("prove it".into()));
+        assert!(matches!(
+            unproven.send(&answer),
+            Err(Error::Unapproved { .. })
+        ));
+        assert!(human.open_questions().unwrap().is_empty());
+        let cancelled = human.my_mailbox().unwrap().list(Folder::Cancel).unwrap();
+        let message = human
+            .my_mailbox()
+            .unwrap()
+            .read(&cancelled.messages[0])
+            .unwrap();
+        assert_eq!(message.processing.last().unwrap().details, NOBODY_WAITING);
+        let late = human.send(&answer);
+        assert!(
+            matches!(late, Err(Error::AlreadyHandled { .. })),
+            "{late:?}"
+        );
+        // No verb writes one.
+        let forged = SendRequest::new("me", MessageType::new("PRM").unwrap(), "rm -rf build");
+        assert!(matches!(dev.send(&forged), Err(Error::Invalid { .. })));
     }
 
     #[test]

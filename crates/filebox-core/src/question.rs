@@ -245,7 +245,17 @@ impl Mailroom {
     /// Ask my human, then watch my inbox until the answer arrives (it is taken: moved to my
     /// `done/`), the timeout passes or the surface stops (the question stays open), or the
     /// call is cancelled (the question is withdrawn, unless the answer came first).
+    /// A permission prompt is not asked here: only [`Mailroom::relay_permission`] asks one,
+    /// holding its lease.
     pub fn ask_and_wait(&self, request: &QuestionRequest, wait: &AnswerWait<'_>) -> Result<Asked> {
+        if request.kind == QuestionKind::Permission {
+            return Err(Error::invalid(
+                "question kind",
+                PERMISSION,
+                "a permission prompt is asked only by the permission relay (a live `filebox \
+                 mcp` channel session): ask a question (ASK) instead",
+            ));
+        }
         let start = Instant::now();
         let reference = MessageRef::Id(self.ask(request)?.id);
         self.wait_for_answer(&reference, start, wait)
@@ -291,13 +301,19 @@ impl Mailroom {
     }
 
     /// The questions and work reports waiting in my inbox and hold for my answer, oldest
-    /// first.
+    /// first. A permission prompt is one only while its relay waits: one nobody waits for is
+    /// withdrawn here (`crate::permission`), and one whose lease cannot be looked at is left
+    /// out.
     pub fn open_questions(&self) -> Result<Vec<OpenQuestion>> {
         let mailbox = self.mailbox_to_read(self.me())?;
         let mut open = Vec::new();
         for folder in [Folder::Inbox, Folder::Hold] {
             for envelope in mailbox.list(folder)?.messages {
                 if !is_question(&envelope.header.kind) {
+                    continue;
+                }
+                let prompt = envelope.header.kind == PERMISSION;
+                if prompt && !self.prompt_waited_for(&mailbox, &envelope).unwrap_or(false) {
                     continue;
                 }
                 // A file answered or withdrawn since the listing is simply not open any more.
@@ -319,8 +335,16 @@ impl Mailroom {
     /// so the first answer wins wherever it was given; refused as already handled when another
     /// came first. The host speaks for the human here: only the asker's own questions can be
     /// answered this way.
+    /// Not a permission prompt: its asker is the agent whose tool run it approves.
     pub fn answer_in_host(&self, reference: &MessageRef, text: &str) -> Result<SendReceipt> {
         let asked = sent_question(&self.mailbox_to_read(self.me())?, reference)?;
+        if asked.header.kind == PERMISSION {
+            return Err(Error::invalid(
+                "question",
+                reference.text(),
+                "a permission prompt is answered by the human, not in the asking agent's host",
+            ));
+        }
         let human = Mailroom::new(self.config().clone(), Some(&receiver(&asked)?))?
             .within(self.reach().clone());
         human.send(&SendRequest {
@@ -347,6 +371,16 @@ impl Mailroom {
 
     /// Send a question (or work report) to my human. Replies come back to me.
     fn ask(&self, request: &QuestionRequest) -> Result<SendReceipt> {
+        self.ask_as(request, || uuid::Uuid::new_v4().to_string())
+    }
+
+    /// [`Mailroom::ask`] with the Message ID drawn from `new_id` (the permission relay's is the
+    /// one it leased first).
+    pub(crate) fn ask_as(
+        &self,
+        request: &QuestionRequest,
+        new_id: impl FnMut() -> String,
+    ) -> Result<SendReceipt> {
         if request.text.trim().is_empty() {
             return Err(Error::invalid(
                 "question",
@@ -385,7 +419,7 @@ impl Mailroom {
             extra.push((field::OPTIONS, &options_json));
         }
         extra.extend(request.asked_by.fields());
-        self.send_new_with(&send, &extra)
+        self.send_new_from(&send, &extra, new_id)
     }
 
     /// Where a question I asked stands. Reads only: no mailbox is created or recovered.
@@ -433,7 +467,7 @@ impl Mailroom {
 
     /// Move the open copy of question `id` in `theirs` (inbox or hold) to `cancel/` with a
     /// `Withdrawn` line, once `check` accepts it. `false` when there is none (answered).
-    fn withdraw_from(
+    pub(crate) fn withdraw_from(
         &self,
         theirs: &Mailbox,
         id: &MessageRef,

@@ -15,6 +15,7 @@ use crate::message::{
     ConversationEntry, Header, Message, MessageType, field, file_name_for, is_question, limits,
     render,
 };
+use crate::permission;
 use crate::reply::{REPLIER_COPY_FOLDERS, replier_copy_folder};
 use crate::status::Status;
 use crate::store::{self, Destination, Moved};
@@ -138,8 +139,10 @@ impl SendReceipt {
 }
 
 impl Mailroom {
-    /// Send a new message, or a reply when `request.reply_to` is set.
+    /// Send a new message, or a reply when `request.reply_to` is set. Not of type `PRM`, which
+    /// only the permission relay writes (`crate::permission`).
     pub fn send(&self, request: &SendRequest) -> Result<SendReceipt> {
+        permission::refuse_reserved(&request.kind)?;
         let (to, cc, recipients) = self.recipients(request)?;
         let reply_to = request.reply_to.as_ref();
         self.once(
@@ -156,14 +159,28 @@ impl Mailroom {
 
     /// Send a new message with extra header fields (a fork's links; the hub's Thread ID,
     /// Callback and Metadata). `request.reply_to` is ignored: this always starts a message.
+    /// Not of type `PRM`, as [`Mailroom::send`].
     pub fn send_new_with(
         &self,
         request: &SendRequest,
         extra: &[(&str, &str)],
     ) -> Result<SendReceipt> {
+        permission::refuse_reserved(&request.kind)?;
+        self.send_new_from(request, extra, || uuid::Uuid::new_v4().to_string())
+    }
+
+    /// [`Mailroom::send_new_with`] of any type, its Message IDs drawn from `new_id`: for the
+    /// human channel, whose permission relay leases the id before the prompt is written.
+    pub(crate) fn send_new_from(
+        &self,
+        request: &SendRequest,
+        extra: &[(&str, &str)],
+        new_id: impl FnMut() -> String,
+    ) -> Result<SendReceipt> {
         let (to, cc, recipients) = self.recipients(request)?;
         self.once(request, None, (&to, &cc, &recipients), extra, |stamp| {
-            self.send_new(request, &to, &cc, &recipients, &with_stamp(extra, stamp))
+            let extra = with_stamp(extra, stamp);
+            self.send_new_with_ids(request, (&to, &cc, &recipients), &extra, new_id)
         })
     }
 
@@ -527,6 +544,7 @@ impl Mailroom {
             name: found.file.to_string(),
         });
         refuse_second_answer(&found, self.me(), reference)?;
+        self.check_permission_answer(&found, reference)?;
         let body = self.attach(
             found.header.id(),
             &request.body,

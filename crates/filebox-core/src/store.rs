@@ -1049,6 +1049,34 @@ impl Lock {
     }
 }
 
+/// Whether some process holds the lock on the lock file `place` now: `false` when the file is
+/// missing or nobody holds it (the kernel drops a lock with the process that held it). Taking
+/// it to find out releases it at once; a holder that is taking it meanwhile just waits.
+pub(crate) fn lock_is_held(place: Place) -> Result<bool> {
+    let path = place.path;
+    let file = match place.open(OFlags::RDONLY, 0) {
+        Ok(file) => file,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(refuse_link(path, e)),
+    };
+    match file.try_lock_shared() {
+        Ok(()) => Ok(false),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(true),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(path, e)),
+    }
+}
+
+/// Wait until nobody holds the lock on the lock file `place` (at once when it is missing).
+pub(crate) fn wait_for_release(place: Place) -> Result<()> {
+    let path = place.path;
+    let file = match place.open(OFlags::RDONLY, 0) {
+        Ok(file) => file,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(refuse_link(path, e)),
+    };
+    file.lock_shared().at(path)
+}
+
 /// When a file was last written (every store write is a new file, so: when it was published),
 /// without following a symlink; `None` when it cannot be known (gone, unreadable).
 pub(crate) fn modified(path: &Path) -> Option<std::time::SystemTime> {

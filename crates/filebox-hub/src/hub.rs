@@ -36,6 +36,9 @@ struct Inner {
     waits: Bound,
     /// The long-lived tasks and whether each is up, for `/healthz`.
     tasks: Arc<Tasks>,
+    /// The page's own session (`human/session.rs`), drawn at start, in memory only; `None`
+    /// when no random bytes could be had (then only a token or the socket answers a prompt).
+    page_session: Option<String>,
 }
 
 impl Hub {
@@ -59,6 +62,7 @@ impl Hub {
                 streams: Bound::streams(section.max_event_streams),
                 waits: Bound::waits(section.max_waiting_calls),
                 tasks: Arc::default(),
+                page_session: filebox_api::access::new_token().ok(),
             }),
         }
     }
@@ -84,19 +88,27 @@ impl Hub {
         config: &Config,
         authorization: Option<&str>,
     ) -> Result<Caller, Denied> {
-        self.caller_from(config, authorization, None)
+        self.caller_from(config, authorization, None, false)
     }
 
     /// [`Hub::caller`] for a request that came over the Unix socket from `peer`
-    /// (`connections::peer`), which may ask to be known by its process (`Authorization: Peer`).
+    /// (`connections::peer`), which may ask to be known by its process (`Authorization: Peer`),
+    /// and that carried the page's own session or not (`page`, `human::session`).
     pub(crate) fn caller_from(
         &self,
         config: &Config,
         authorization: Option<&str>,
         peer: Option<SocketPeer>,
+        page: bool,
     ) -> Result<Caller, Denied> {
         let exposed = !self.listen().ip().to_canonical().is_loopback();
-        Ok(Caller::from_authorization(config, authorization, peer)?.on_network(exposed))
+        let caller = Caller::from_authorization(config, authorization, peer)?;
+        Ok(caller.with_page_session(page).on_network(exposed))
+    }
+
+    /// The page's own session, if the hub has one.
+    pub(crate) fn page_session(&self) -> Option<&str> {
+        self.inner.page_session.as_deref()
     }
 
     /// The address the hub listens on.

@@ -23,6 +23,7 @@ mod human;
 mod indexer;
 mod limits;
 mod mcp;
+mod prompts;
 mod refusal;
 pub mod routes;
 mod rpc;

@@ -15,7 +15,7 @@ use crate::hub::Hub;
 use crate::routes::{self, GROUPS};
 use crate::settings::HubSection;
 use crate::tasks::keep_running;
-use crate::{events, indexer, runner, webhook};
+use crate::{events, indexer, prompts, runner, webhook};
 use filebox_api::access::token_sha256;
 
 /// The socket's name, in the config's folder.
@@ -122,6 +122,7 @@ impl Server {
             tokio::spawn(runner::supervise(hub.clone(), hub.events().live())),
             tokio::spawn(webhook::supervise(hub.clone(), hub.events().live())),
             tokio::spawn(indexer::keep_indexes(hub.clone(), hub.events().live())),
+            tokio::spawn(prompts::keep_watch(hub.clone(), hub.events().live())),
             tokio::spawn(events::follow(hub.clone(), follower)),
             tokio::spawn(federation(hub.clone())),
         ];

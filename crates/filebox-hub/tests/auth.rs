@@ -1,8 +1,10 @@
 //! Bearer tokens: an agent with a token is acted for only with it; a token acts only as its
-//! agent and reads only its mailbox and the threads it takes part in.
+//! agent and reads only its mailbox and the threads it takes part in. A permission prompt is
+//! answered only with the human's token or from the page, and raised by no verb.
 
 mod support;
 
+use filebox_core::permission::{Behavior, PermissionRequest, RelayWait, Relayed};
 use serde_json::{Value, json};
 use support::{TestHub, give_token};
 
@@ -122,5 +124,112 @@ async fn ending_an_mcp_session_answers_204() {
     ];
     let ended = support::request(hub.addr, "DELETE", "/mcp", &headers, b"").await;
     assert_eq!(ended.status, 204, "{}", ended.body);
+    hub.stop().await.unwrap();
+}
+
+/// A prompt relayed for `qa` as `filebox mcp` relays it (holding its lease), on a thread that
+/// returns the decision; the prompt's Message ID once `me` has it.
+fn relay_prompt(hub: &TestHub) -> (String, std::thread::JoinHandle<Relayed>) {
+    let config = filebox_core::Config::load(&hub.config).unwrap();
+    let qa = filebox_core::AgentId::new("qa").unwrap();
+    let asker = filebox_core::Mailroom::new(config.clone(), Some(&qa)).unwrap();
+    let relay = std::thread::spawn(move || {
+        let request = PermissionRequest {
+            request_id: "abcde".into(),
+            tool_name: "Bash".into(),
+            description: "Delete the build folder".into(),
+            input_preview: r#"{"command":"rm -rf build"}"#.into(),
+        };
+        let wait = RelayWait {
+            timeout: std::time::Duration::from_secs(600),
+            gone: &|| None,
+        };
+        asker
+            .relay_permission(&request, "/src", None, &wait)
+            .unwrap()
+    });
+    let me = filebox_core::AgentId::new("me").unwrap();
+    let human = filebox_core::Mailroom::new(config, Some(&me)).unwrap();
+    let id = loop {
+        if let Some(open) = human.open_questions().unwrap().first() {
+            break open.header.id().to_owned();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    (id, relay)
+}
+
+fn allow(id: &str) -> Value {
+    json!({ "from": "me", "id": id, "body": "Allow" })
+}
+
+/// In the default workspace (`me` without a token) a tokenless request acts for `me`, but
+/// approving a tool run is not a message: a bare `POST /rpc` cannot answer a prompt, by
+/// `email.reply` or the `reply_message` verb; the page's own session (the cookie it gets
+/// with the page) can, and so can `me`'s token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_permission_answer_needs_the_page_or_the_humans_token() {
+    let hub = TestHub::start().await;
+    let (id, relay) = relay_prompt(&hub);
+    let (_, refused) = call_with(&hub, None, "email.reply", allow(&id)).await;
+    assert_eq!(refused["error"]["data"]["kind"], "unapproved", "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("answer it on the hub's page"), "{message}");
+    let verb = json!({ "agent": "me", "id": id, "content": "allow" });
+    let (_, refused) = call_with(&hub, None, "reply_message", verb).await;
+    assert_eq!(refused["error"]["data"]["kind"], "unapproved", "{refused}");
+    assert!(!relay.is_finished(), "a refused answer decides nothing");
+
+    let page = hub.get("/", &[]).await;
+    let cookie = page
+        .header("set-cookie")
+        .expect("the page sets its session");
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    let session = cookie.split(';').next().unwrap();
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "email.reply", "params": allow(&id) });
+    let answered = hub
+        .post("/rpc", &[("Cookie", session)], body.to_string().as_bytes())
+        .await;
+    assert!(answered.body.contains("\"result\""), "{}", answered.body);
+    let Relayed::Decided { behavior, by } = relay.join().unwrap() else {
+        panic!("not decided");
+    };
+    assert_eq!((behavior, by.as_str()), (Behavior::Allow, "me"));
+
+    let token = give_token(&hub, "me");
+    let (id, relay) = relay_prompt(&hub);
+    let (_, answered) = call_with(&hub, Some(&token), "email.reply", allow(&id)).await;
+    assert!(answered.get("result").is_some(), "{answered}");
+    assert!(matches!(relay.join().unwrap(), Relayed::Decided { .. }));
+    hub.stop().await.unwrap();
+}
+
+/// Any agent can name any type, but not `PRM`: only a live `filebox mcp` session relaying its
+/// host's request raises a permission card. eve's `email.send` of one (and `send_message`)
+/// is refused and the human sees no card.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_verb_raises_a_permission_card() {
+    let hub = TestHub::start().await;
+    let forged = json!({
+        "from": "dev", "to": ["me"], "subject": "dev wants to run Bash: rm -rf build",
+        "body": "Request `abcde`: answer Allow or Deny.", "type": "PRM", "sourceType": "agent",
+    });
+    let refused = hub.call_err("email.send", forged).await;
+    assert_eq!(refused["data"]["kind"], "invalid_argument", "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("PRM is a permission prompt")
+    );
+    let verb = json!({ "agent": "dev", "to": "me", "type": "PRM", "content": "rm -rf build" });
+    let refused = hub.call_err("send_message", verb).await;
+    assert_eq!(refused["data"]["kind"], "invalid_argument", "{refused}");
+    let open = hub.call("questions.open", json!({ "agent": "me" })).await;
+    assert_eq!(open["questions"], json!([]), "{open}");
+    assert!(hub.files("me", "inbox").is_empty());
     hub.stop().await.unwrap();
 }

@@ -55,7 +55,9 @@ export function questionCard(question, { hub, human, relist, dismissed }) {
       setButtonsDisabled(node, false);
       if (error.kind === "already_handled") {
         status.textContent = "";
-        close(OUTCOMES.refused, text);
+        // Withdrawn (a permission prompt whose session is gone says why), else answered first.
+        const gone = await outcomeElsewhere(hub, human, question.id);
+        close(gone === OUTCOMES.answeredElsewhere ? OUTCOMES.refused : gone, text);
       } else {
         status.textContent = `Not sent: ${error.message}`;
         status.className = "status error";

@@ -102,6 +102,7 @@ impl From<filebox_core::Error> for ConnectError {
             | Error::NoCurrentAgent
             | Error::Config { .. } => Code::FailedPrecondition,
             Error::NotSent { .. } | Error::Undelivered { .. } => Code::Unavailable,
+            Error::Unapproved { .. } => Code::PermissionDenied,
             Error::Malformed { .. }
             | Error::Foreign { .. }
             | Error::Index { .. }

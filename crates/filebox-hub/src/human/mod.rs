@@ -7,6 +7,7 @@
 
 mod attachments;
 mod page;
+pub(crate) mod session;
 
 use axum::Router;
 
@@ -16,5 +17,5 @@ pub use page::{PAGE_ASSETS, PageAsset};
 
 /// The route group: the page, its assets and attachments.
 pub(crate) fn routes(hub: &Hub) -> Router {
-    page::routes().merge(attachments::routes(hub))
+    page::routes(hub).merge(attachments::routes(hub))
 }

@@ -4,11 +4,14 @@
 //! `blob:` URLs of files the human is about to send, previewed in the answer box; never of an
 //! attachment someone else sent, which the page draws as pixels or offers as a download: see
 //! `ui/markdown.js`). Forms only to the hub: the download link of an attachment posts there.
+//! The page itself (`/`) also hands its browser the page's session (`session.rs`).
 
 use axum::Router;
 use axum::http::header;
-use axum::response::IntoResponse;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+
+use crate::hub::Hub;
 
 /// One file of the page.
 #[derive(Debug)]
@@ -61,13 +64,24 @@ const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; conn
                    img-src 'self' blob: data:; base-uri 'none'; form-action 'self'; \
                    frame-ancestors 'none'";
 
-pub(super) fn routes() -> Router {
+pub(super) fn routes(hub: &Hub) -> Router {
+    let cookie = hub.page_session().map(super::session::set_cookie);
     PAGE_ASSETS.iter().fold(Router::new(), |router, asset| {
-        router.route(asset.path, get(move || async move { serve(asset) }))
+        let cookie = cookie.clone().filter(|_| asset.path == "/");
+        router.route(
+            asset.path,
+            get(move || async move {
+                let mut response = serve(asset);
+                if let Some(value) = cookie.and_then(|c| c.parse().ok()) {
+                    response.headers_mut().insert(header::SET_COOKIE, value);
+                }
+                response
+            }),
+        )
     })
 }
 
-fn serve(asset: &'static PageAsset) -> impl IntoResponse {
+fn serve(asset: &'static PageAsset) -> Response {
     (
         [
             (header::CONTENT_TYPE, asset.content_type),
@@ -80,4 +94,5 @@ fn serve(asset: &'static PageAsset) -> impl IntoResponse {
         ],
         asset.body,
     )
+        .into_response()
 }

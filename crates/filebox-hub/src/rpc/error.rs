@@ -43,6 +43,7 @@ fn app_code(error: &filebox_core::Error) -> i64 {
         Error::NotMine { .. } => 1012,
         Error::NotParticipant { .. } => 1013,
         Error::KeyReused { .. } => 1014,
+        Error::Unapproved { .. } => 1015,
         Error::Invalid { .. } => INVALID_PARAMS,
         Error::Config { .. }
         | Error::NoConfig

@@ -1,5 +1,6 @@
 //! `POST /rpc`: the body (bounded) and the bearer token (or, on the Unix socket, the calling
-//! process: `Authorization: Peer`) in, the JSON-RPC answer out.
+//! process: `Authorization: Peer`) and the page's own session (its cookie) in, the JSON-RPC
+//! answer out.
 
 use axum::body::Body;
 use axum::extract::State;
@@ -44,6 +45,7 @@ async fn rpc(
     let authorization = headers
         .get(header::AUTHORIZATION)
         .map(|v| v.to_str().unwrap_or_default().to_owned());
+    let page = crate::human::session::presented(&headers, hub.page_session());
     let handled = tokio::task::spawn_blocking(move || {
         let config = hub.config()?;
         let caller = hub
@@ -51,6 +53,7 @@ async fn rpc(
                 &config,
                 authorization.as_deref(),
                 peer.map(|Extension(peer)| peer),
+                page,
             )
             .map_err(RpcError::from)?;
         let waits = hub.waits().clone();

@@ -301,3 +301,46 @@ fn wait_for_cancel(t: &Test, id: &str) -> String {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
+
+/// A `filebox mcp` killed (SIGKILL) with a prompt open cannot withdraw it, but its lease goes
+/// with it: the hub withdraws the prompt at once, nothing else looking, with a line saying
+/// nobody waits (what the page's card shows), and a later Allow is refused.
+#[test]
+fn a_prompt_whose_session_was_killed_is_withdrawn_and_a_later_allow_refused() {
+    let t = team();
+    let hub = crate::serve::Served::start(
+        t.as_agent("me")
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .command(),
+    );
+    let mut server = StdioServer::start_with(&t, "qa", &[], listening());
+    let question = relay_prompt(&t, &mut server, "pqrst");
+    let id = question["id"].as_str().unwrap().to_owned();
+    server.kill();
+    assert_eq!(
+        wait_for_cancel(&t, &id),
+        "the session that asked is gone: nobody is waiting for this answer"
+    );
+    let refused = t.as_agent("me").args(["reply", &id, "allow"]).failure();
+    assert!(refused.contains("answered once"), "{refused}");
+    assert!(open_questions(&t).is_empty());
+    hub.kill();
+}
+
+/// Without a hub, whoever looks next finds nobody waiting: the listing withdraws the prompt of a
+/// killed session, and an answer to it is refused.
+#[test]
+fn without_a_hub_the_next_look_withdraws_a_prompt_nobody_waits_for() {
+    let t = team();
+    let mut server = StdioServer::start_with(&t, "qa", &[], listening());
+    let question = relay_prompt(&t, &mut server, "uvwxy");
+    let id = question["id"].as_str().unwrap().to_owned();
+    server.kill();
+    let refused = t.as_agent("me").args(["reply", &id, "allow"]).failure();
+    assert!(refused.contains("nobody is waiting"), "{refused}");
+    assert!(open_questions(&t).is_empty());
+    assert_eq!(
+        wait_for_cancel(&t, &id),
+        "the session that asked is gone: nobody is waiting for this answer"
+    );
+}

@@ -34,6 +34,12 @@ fn claude_code_gets_the_server_and_the_hooks_and_a_second_run_changes_nothing() 
         "{out}"
     );
     assert!(out.contains("Claude Code: start `claude`"), "{out}");
+    assert!(
+        out.contains(
+            "never by a tokenless `POST /rpc` (README: what protects a permission answer)"
+        ),
+        "setup says what protects a permission answer: {out}"
+    );
     let server = &json(&t, ".mcp.json")["mcpServers"]["filebox"];
     let program = server["command"].as_str().unwrap();
     assert!(program.ends_with("/filebox"), "{program}");
