@@ -599,6 +599,67 @@ fn an_oversized_team_inbox_is_refused_unread_and_the_rest_bridged() {
     );
 }
 
+/// Every file under `folder`, by name, with its bytes.
+fn tree(folder: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(folder)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                fs::read(e.path()).unwrap_or_default(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_linked_inboxes_folder_is_refused_and_nothing_is_read_or_written_through_it() {
+    let (t, dir) = setup(OLDER);
+    pass(&t, OLDER, &dir);
+    // The team's inboxes folder moved out of the team and linked back, with a message from
+    // someone who is not in the team waiting in alice's inbox there.
+    let inboxes = dir.join(format!("teams/{TEAM}/inboxes"));
+    let outside = tempfile::tempdir().unwrap();
+    let elsewhere = outside.path().join("inboxes");
+    fs::rename(&inboxes, &elsewhere).unwrap();
+    fs::write(
+        elsewhere.join("alice.json"),
+        r#"[{"from":"mallory","text":"not from this team","timestamp":"2026-04-01T10:30:00.000Z","read":false}]"#,
+    )
+    .unwrap();
+    fs::remove_file(elsewhere.join("tester.json")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &inboxes).unwrap();
+    let before = tree(&elsewhere);
+    let id = t.send("alice", "tester@Boom_UI", "ER", "Run the suite");
+
+    let report = partial_pass(&t, &dir);
+    let refused = report["refused"].as_array().unwrap();
+    let linked = format!("{}: refused: it is a symbolic link", inboxes.display());
+    assert_eq!(refused.len(), 2, "alice's inbox and tester's: {report}");
+    assert!(
+        refused
+            .iter()
+            .all(|r| r.as_str().unwrap().starts_with(&linked)),
+        "{report}"
+    );
+    assert_eq!(report["carried"], serde_json::json!([]), "{report}");
+    assert!(
+        t.files("alice", "inbox").is_empty(),
+        "mallory's message not taken"
+    );
+    assert_eq!(tree(&elsewhere), before, "nothing written through the link");
+    let status: Value = serde_json::from_str(
+        &t.as_agent("alice")
+            .args(["--json", "status", &id])
+            .success(),
+    )
+    .unwrap();
+    assert_eq!(status["recipients"][0]["status"], "pending", "{status}");
+}
+
 #[test]
 fn the_hub_reports_a_refused_team_inbox_in_its_health_and_bridges_the_other_team() {
     let t = Test::new().agents(["alice"]);
