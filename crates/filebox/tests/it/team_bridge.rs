@@ -657,7 +657,10 @@ fn a_linked_inboxes_folder_is_refused_and_nothing_is_read_or_written_through_it(
             .success(),
     )
     .unwrap();
-    assert_eq!(status["recipients"][0]["status"], "pending", "{status}");
+    assert_eq!(
+        status["recipients"][0]["folder"], "inbox",
+        "the mail waits in tester's FileBox inbox: {status}"
+    );
 }
 
 #[test]
