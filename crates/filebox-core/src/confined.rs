@@ -525,4 +525,50 @@ mod tests {
         let refused = ConfinedFile::new(&project, &large).read(LIMIT);
         assert!(matches!(refused, Err(Refused::TooLarge { .. })));
     }
+
+    #[test]
+    fn a_staged_file_is_gone_unless_published_and_create_new_makes_only_what_it_may() {
+        let (_dir, project, outside) = project();
+        let file = ConfinedFile::new(&project, project.join("team/inboxes/a.json"));
+        let last = file.create_new(b"[]", NewFolders::Last);
+        assert!(
+            matches!(last, Err(Refused::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound)
+        );
+        assert!(
+            !project.join("team").exists(),
+            "the folder above is not made"
+        );
+        assert!(file.create_new(b"[]", NewFolders::All).unwrap());
+        assert!(
+            !file.create_new(b"{}", NewFolders::Last).unwrap(),
+            "it was there"
+        );
+        drop(file.stage(b"unpublished", None).unwrap());
+        assert_eq!(
+            fs::read_dir(project.join("team/inboxes")).unwrap().count(),
+            1
+        );
+        file.stage(b"[1]", None)
+            .unwrap()
+            .publish()
+            .unwrap()
+            .sync()
+            .unwrap();
+        assert_eq!(fs::read(file.path()).unwrap(), b"[1]");
+        assert_eq!(
+            fs::read_dir(project.join("team/inboxes")).unwrap().count(),
+            1
+        );
+        symlink(&outside, project.join("team/linked")).unwrap();
+        let linked = file.with_path(project.join("team/linked/new/a.json"));
+        let refused = linked.create_new(b"[]", NewFolders::Last);
+        assert!(
+            matches!(refused, Err(Refused::Link { path }) if path == project.join("team/linked"))
+        );
+        assert_eq!(
+            fs::read_dir(&outside).unwrap().count(),
+            1,
+            "nothing made through it"
+        );
+    }
 }
