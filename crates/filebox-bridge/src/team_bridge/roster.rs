@@ -125,3 +125,33 @@ pub(super) fn ensure(
     let added = missing.iter().map(|m| m.agent.to_string()).collect();
     Ok((config, Roster { bridged, added }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::team_inbox::Teams;
+
+    #[test]
+    fn a_team_is_refused_when_named_like_a_known_hub_in_any_case() {
+        let mut config = Config {
+            path: "/config.json".into(),
+            file: Default::default(),
+        };
+        let bob = AgentId::new("bob@ci-1").unwrap();
+        config.file.agents.insert(bob, AgentEntry::on_hub("ci-1"));
+        config.file.extra.insert(
+            "federation".to_owned(),
+            serde_json::json!({ "nats": "nats://127.0.0.1:4222", "hub": "laptop" }),
+        );
+        let teams = Teams::new(std::path::Path::new("/claude"));
+        for refused in ["ci-1", "CI-1", "ci 1", "laptop"] {
+            assert!(
+                refusal(&config, &teams.team(refused)).is_some(),
+                "{refused}"
+            );
+        }
+        for bridged in ["ci-2", "my-team"] {
+            assert_eq!(refusal(&config, &teams.team(bridged)), None, "{bridged}");
+        }
+    }
+}
