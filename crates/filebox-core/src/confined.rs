@@ -18,10 +18,12 @@ use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::fd::OwnedFd;
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, fchmod, fsync, openat, renameat, statat};
+use rustix::fs::{
+    AtFlags, FileType, Mode, OFlags, fchmod, fsync, mkdirat, openat, renameat, statat,
+};
 use rustix::io::Errno;
 
 use crate::beneath;
@@ -55,7 +57,7 @@ pub enum Refused {
         "{} is {kind}: only a regular file is read or replaced; remove it and run again",
         path.display()
     )]
-    NotRegular { path: PathBuf, kind: &'static str },
+    NotRegular { path: PathBuf, kind: Kind },
     /// A file (or anything else) where a folder on the way is wanted.
     #[error(
         "{} is not a folder, but the way to {}: remove it and run again",
@@ -63,18 +65,128 @@ pub enum Refused {
         file.display()
     )]
     NotFolder { path: PathBuf, file: PathBuf },
-    /// A regular file larger than the caller's bound.
+    /// A regular file larger than the caller's bound: `size` bytes as it was seen (or as
+    /// many as were read before the bound stopped the read of a file growing meanwhile).
     #[error(
         "{} is larger than {limit} bytes, more than this file ever needs: it was not read",
         path.display()
     )]
-    TooLarge { path: PathBuf, limit: u64 },
+    TooLarge {
+        path: PathBuf,
+        size: u64,
+        limit: u64,
+    },
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,
         #[source]
         source: io::Error,
     },
+}
+
+/// What is at a name where a regular file is wanted (a link is [`Refused::Link`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Fifo,
+    CharacterDevice,
+    BlockDevice,
+    Socket,
+    Folder,
+    Unknown,
+}
+
+impl Kind {
+    /// What a file of type `file_type` is, `None` for a regular file or a link.
+    fn of(file_type: FileType) -> Option<Kind> {
+        match file_type {
+            FileType::RegularFile | FileType::Symlink => None,
+            FileType::Fifo => Some(Kind::Fifo),
+            FileType::CharacterDevice => Some(Kind::CharacterDevice),
+            FileType::BlockDevice => Some(Kind::BlockDevice),
+            FileType::Socket => Some(Kind::Socket),
+            FileType::Directory => Some(Kind::Folder),
+            FileType::Unknown => Some(Kind::Unknown),
+        }
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Kind::Fifo => "a FIFO (a named pipe)",
+            Kind::CharacterDevice => "a character device",
+            Kind::BlockDevice => "a block device",
+            Kind::Socket => "a socket",
+            Kind::Folder => "a folder",
+            Kind::Unknown => "of an unknown kind",
+        })
+    }
+}
+
+/// Which missing folders on the way to a new file may be created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NewFolders {
+    /// Every folder below the root.
+    All,
+    /// Only the file's own folder: the one holding it must be there (`NotFound` otherwise),
+    /// for a file whose place is gone when its owner removed it and must not come back.
+    Last,
+}
+
+/// A new version of a confined file, flushed beside its name ([`ConfinedFile::stage`]).
+#[derive(Debug)]
+pub struct Staged {
+    /// The folder opened beneath the root (`None` once published).
+    folder: Option<OwnedFd>,
+    temp: OsString,
+    name: OsString,
+    path: PathBuf,
+}
+
+impl Staged {
+    /// Rename it over the name, in the folder opened when it was staged: a folder swapped
+    /// for a link since changes nothing. The folder is flushed by [`Published::sync`].
+    pub fn publish(mut self) -> Result<Published, Refused> {
+        let folder = self.folder.take().expect("a staged file is published once");
+        match renameat(&folder, &self.temp, &folder, &self.name) {
+            Ok(()) => Ok(Published {
+                folder,
+                path: self.path.clone(),
+            }),
+            Err(e) => {
+                let _ = rustix::fs::unlinkat(&folder, &self.temp, AtFlags::empty());
+                Err(Refused::Io {
+                    path: self.path.clone(),
+                    source: e.into(),
+                })
+            }
+        }
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if let Some(folder) = &self.folder {
+            let _ = rustix::fs::unlinkat(folder, &self.temp, AtFlags::empty());
+        }
+    }
+}
+
+/// A staged file now at its name, its folder not yet flushed.
+#[derive(Debug)]
+pub struct Published {
+    folder: OwnedFd,
+    path: PathBuf,
+}
+
+impl Published {
+    /// Flush the folder, so the rename survives a crash.
+    pub fn sync(self) -> Result<(), Refused> {
+        fsync(&self.folder).map_err(|e| Refused::Io {
+            path: self.path,
+            source: e.into(),
+        })
+    }
 }
 
 impl ConfinedFile {
@@ -107,19 +219,20 @@ impl ConfinedFile {
         let Some(seen) = self.look(&folder, name)? else {
             return Ok(None);
         };
-        let too_large = || Refused::TooLarge {
+        let too_large = |size| Refused::TooLarge {
             path: self.path.clone(),
+            size,
             limit,
         };
         if seen > limit {
-            return Err(too_large());
+            return Err(too_large(seen));
         }
         let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let file = File::from(openat(&folder, name, flags, Mode::empty()).map_err(|e| self.at(e))?);
         // Looked at again through the descriptor: the name may have changed since.
         let meta = file.metadata().map_err(|e| self.io(e))?;
-        if !meta.is_file() {
-            return Err(self.not_regular("no longer a regular file"));
+        if let Some(kind) = Kind::of(FileType::from_raw_mode(meta.mode())) {
+            return Err(self.not_regular(kind));
         }
         let mut bytes = Vec::new();
         // Bounded even if the file grows while it is read.
@@ -128,7 +241,7 @@ impl ConfinedFile {
             .read_to_end(&mut bytes)
             .map_err(|e| self.io(e))?;
         if bytes.len() as u64 > limit {
-            return Err(too_large());
+            return Err(too_large(bytes.len() as u64));
         }
         let mode = meta.permissions().mode() & 0o7777;
         Ok(Some(Contents { bytes, mode }))
@@ -148,28 +261,83 @@ impl ConfinedFile {
     /// exclusively beside the name, flushed and renamed over it. A link or anything but a
     /// regular file at the name, or on the way, is refused and nothing is written.
     pub fn replace(&self, bytes: &[u8], mode: Option<u32>) -> Result<(), Refused> {
-        let parent = self.path.parent().unwrap_or(&self.root);
-        beneath::create_dir(&self.root, parent).map_err(|e| self.on_the_way(e))?;
+        self.create_folders(NewFolders::All)?;
+        self.stage(bytes, mode)?.publish()?.sync()
+    }
+
+    /// Create the file with `bytes` unless something is at its name (`false`: it was there),
+    /// exclusively (`O_EXCL`: never through a link), after creating the missing folders on the
+    /// way as `folders` allows. Not flushed: a file that may be lost in a crash (an empty
+    /// inbox another program would make again).
+    pub fn create_new(&self, bytes: &[u8], folders: NewFolders) -> Result<bool, Refused> {
+        self.create_folders(folders)?;
+        let Some((folder, name)) = self.folder()? else {
+            return Err(self.io(io::ErrorKind::NotFound.into()));
+        };
+        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW;
+        match openat(
+            &folder,
+            name,
+            flags | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o666),
+        ) {
+            Ok(file) => File::from(file).write_all(bytes).map_err(|e| self.io(e))?,
+            // Whatever is there is looked at by the next read, which refuses a link.
+            Err(Errno::EXIST) => return Ok(false),
+            Err(e) => return Err(self.at(e)),
+        }
+        Ok(true)
+    }
+
+    /// A new version of the file, with permissions `mode` (none: the default under the
+    /// umask), created exclusively beside the name in its folder (which must exist) and
+    /// flushed, to be put in place by [`Staged::publish`]; dropped unpublished, it is removed.
+    /// For a writer that must publish within a short critical section (under another
+    /// program's lock): everything slow is done here, before it.
+    pub fn stage(&self, bytes: &[u8], mode: Option<u32>) -> Result<Staged, Refused> {
         let Some((folder, name)) = self.folder()? else {
             return Err(self.io(io::ErrorKind::NotFound.into()));
         };
         self.look(&folder, name)?;
-        let (temp, file) = self.create_beside(&folder, name, mode)?;
-        let written = (|| -> io::Result<()> {
-            let mut file = File::from(file);
-            file.write_all(bytes)?;
+        let name = name.to_owned();
+        let (temp, file) = self.create_beside(&folder, &name, mode)?;
+        let staged = Staged {
+            folder: Some(folder),
+            temp,
+            name,
+            path: self.path.clone(),
+        };
+        let mut file = File::from(file);
+        let written = file.write_all(bytes).and_then(|()| {
             if let Some(mode) = mode {
                 // The umask narrowed the mode at creation; the old file's is kept exactly.
                 fchmod(&file, Mode::from_raw_mode(mode))?;
             }
-            file.sync_all()?;
-            renameat(&folder, &temp, &folder, name)?;
-            Ok(fsync(&folder)?)
-        })();
-        if written.is_err() {
-            let _ = rustix::fs::unlinkat(&folder, &temp, AtFlags::empty());
+            file.sync_all()
+        });
+        written.map_err(|e| self.io(e))?;
+        Ok(staged)
+    }
+
+    /// Create the missing folders on the way to the file, owner-only, never through a link.
+    fn create_folders(&self, folders: NewFolders) -> Result<(), Refused> {
+        let parent = self.path.parent().unwrap_or(&self.root);
+        match folders {
+            NewFolders::All => beneath::create_dir(&self.root, parent),
+            NewFolders::Last => {
+                let (Some(above), Some(last)) = (parent.parent(), parent.file_name()) else {
+                    return Err(self.io(io::ErrorKind::InvalidInput.into()));
+                };
+                let flags = OFlags::DIRECTORY | OFlags::RDONLY;
+                beneath::open(&self.root, above, flags, 0).and_then(|above| {
+                    match mkdirat(&above, last, Mode::from_raw_mode(0o700)) {
+                        Ok(()) | Err(Errno::EXIST) => Ok(()),
+                        Err(e) => Err(e.into()),
+                    }
+                })
+            }
         }
-        written.map_err(|e| self.io(e))
+        .map_err(|e| self.on_the_way(e))
     }
 
     /// A new file beside the name, created exclusively (`O_EXCL`: never an existing name,
@@ -219,21 +387,16 @@ impl ConfinedFile {
             Err(Errno::NOENT) => return Ok(None),
             Err(e) => return Err(self.io(e.into())),
         };
-        let kind = match FileType::from_raw_mode(stat.st_mode) {
-            FileType::RegularFile => return Ok(Some(stat.st_size.try_into().unwrap_or(0))),
-            FileType::Symlink => {
-                return Err(Refused::Link {
-                    path: self.path.clone(),
-                });
-            }
-            FileType::Fifo => "a FIFO (a named pipe)",
-            FileType::CharacterDevice => "a character device",
-            FileType::BlockDevice => "a block device",
-            FileType::Socket => "a socket",
-            FileType::Directory => "a folder",
-            FileType::Unknown => "of an unknown kind",
-        };
-        Err(self.not_regular(kind))
+        let file_type = FileType::from_raw_mode(stat.st_mode);
+        if let Some(kind) = Kind::of(file_type) {
+            return Err(self.not_regular(kind));
+        }
+        match file_type {
+            FileType::Symlink => Err(Refused::Link {
+                path: self.path.clone(),
+            }),
+            _ => Ok(Some(stat.st_size.try_into().unwrap_or(0))),
+        }
     }
 
     /// The refusal for an error met on the way from the root: the first link (or non-folder)
@@ -273,7 +436,7 @@ impl ConfinedFile {
         }
     }
 
-    fn not_regular(&self, kind: &'static str) -> Refused {
+    fn not_regular(&self, kind: Kind) -> Refused {
         Refused::NotRegular {
             path: self.path.clone(),
             kind,
@@ -361,5 +524,51 @@ mod tests {
             .unwrap();
         let refused = ConfinedFile::new(&project, &large).read(LIMIT);
         assert!(matches!(refused, Err(Refused::TooLarge { .. })));
+    }
+
+    #[test]
+    fn a_staged_file_is_gone_unless_published_and_create_new_makes_only_what_it_may() {
+        let (_dir, project, outside) = project();
+        let file = ConfinedFile::new(&project, project.join("team/inboxes/a.json"));
+        let last = file.create_new(b"[]", NewFolders::Last);
+        assert!(
+            matches!(last, Err(Refused::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound)
+        );
+        assert!(
+            !project.join("team").exists(),
+            "the folder above is not made"
+        );
+        assert!(file.create_new(b"[]", NewFolders::All).unwrap());
+        assert!(
+            !file.create_new(b"{}", NewFolders::Last).unwrap(),
+            "it was there"
+        );
+        drop(file.stage(b"unpublished", None).unwrap());
+        assert_eq!(
+            fs::read_dir(project.join("team/inboxes")).unwrap().count(),
+            1
+        );
+        file.stage(b"[1]", None)
+            .unwrap()
+            .publish()
+            .unwrap()
+            .sync()
+            .unwrap();
+        assert_eq!(fs::read(file.path()).unwrap(), b"[1]");
+        assert_eq!(
+            fs::read_dir(project.join("team/inboxes")).unwrap().count(),
+            1
+        );
+        symlink(&outside, project.join("team/linked")).unwrap();
+        let linked = file.with_path(project.join("team/linked/new/a.json"));
+        let refused = linked.create_new(b"[]", NewFolders::Last);
+        assert!(
+            matches!(refused, Err(Refused::Link { path }) if path == project.join("team/linked"))
+        );
+        assert_eq!(
+            fs::read_dir(&outside).unwrap().count(),
+            1,
+            "nothing made through it"
+        );
     }
 }

@@ -440,7 +440,10 @@ pub(crate) fn read_regular_in(place: Place) -> Result<Vec<u8>> {
     read_open(&open_message(place)?, place.path)
 }
 
-/// Read the whole message file `file`, open at `path`.
+/// Read the whole message file `file`, open at `path`. Not a twin of
+/// [`crate::confined::ConfinedFile::read`], which reads a name (looked at, then opened) with
+/// a caller's `Refused`: this reads a handle already held (locked by `take_turn` for a
+/// rewrite) with the store's errors, which a listing reports as a malformed file.
 fn read_open(mut file: &File, path: &Path) -> Result<Vec<u8>> {
     let meta = file.metadata().at(path)?;
     if !meta.file_type().is_file() {

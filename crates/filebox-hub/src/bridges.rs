@@ -6,9 +6,9 @@
 //! agent, `claude_dir` to `CLAUDE_CONFIG_DIR`, else `~/.claude`). Each bridge runs pass after pass on a blocking thread until the hub stops;
 //! a failed pass is reported on stderr and tried again (a team that does not exist yet is
 //! waited for), and a bridge whose thread ends abnormally is started again (`tasks.rs`).
-//! A pass that failed or refused a team file (a link, a FIFO, a device, one too large) makes
-//! the bridge degraded in `/healthz` until a pass is clean again; a refusal is logged when it
-//! starts and when it ends, not every second.
+//! A pass that failed or refused a team file (a link, a FIFO, a device, one too large), or the
+//! team itself (named like a federated hub), makes the bridge degraded in `/healthz` until a
+//! pass is clean again; a refusal is logged when it starts and when it ends, not every second.
 
 use std::path::PathBuf;
 
@@ -94,10 +94,11 @@ pub(crate) fn start(hub: &Hub, config: &Config, planned: Vec<Planned>) -> Vec<Jo
         .collect()
 }
 
-/// Log the team files refused now that were not before, and when none is refused any more.
+/// Log the team files (or the team) refused now that were not before, and when none is
+/// refused any more. Each refusal says what is left unbridged.
 fn report_refused(label: &str, before: &[String], now: &[String]) {
     for refusal in now.iter().filter(|r| !before.contains(r)) {
-        eprintln!("filebox serve: {label}: {refusal}; the rest of the team is bridged");
+        eprintln!("filebox serve: {label}: {refusal}; looked at again every pass");
     }
     if now.is_empty() && !before.is_empty() {
         eprintln!("filebox serve: {label}: no team file is refused any more");

@@ -79,7 +79,8 @@ pub struct PassReport {
     /// Messages that could not be carried this time (they are tried again next pass).
     pub problems: Vec<String>,
     /// Team files refused (a link, a FIFO, a device, one over the size bound): left as they
-    /// are and looked at again next pass, while the rest of the team is bridged.
+    /// are and looked at again next pass, while the rest of the team is bridged. Or the team
+    /// itself, named like a federated hub: nothing of it is bridged while that is so.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub refused: Vec<String>,
     /// The team ended (its folder is gone) or came back since the pass before.
@@ -177,8 +178,14 @@ impl Bridge {
         Ok(())
     }
 
-    /// The pass over the team bridged now.
+    /// The pass over the team bridged now; none over a team named like a hub the config
+    /// knows, which is refused.
     fn carry(&mut self, report: &mut PassReport) -> Result<(), BridgeError> {
+        let config = Config::load(&self.config_path)?;
+        if let Some(refusal) = roster::refusal(&config, &self.team) {
+            report.refused.push(refusal);
+            return Ok(());
+        }
         let alive = self.team.exists();
         if std::mem::replace(&mut self.alive, alive) != alive {
             report.notices.push(match alive {
@@ -197,12 +204,12 @@ impl Bridge {
             });
         }
         if !alive {
-            let mailroom = Mailroom::new(Config::load(&self.config_path)?, Some(&self.agent))?;
+            let mailroom = Mailroom::new(config, Some(&self.agent))?;
             outbound::refuse(&mailroom, &self.team, report);
             report.team_ended = true;
             return Ok(());
         }
-        let (config, members) = roster::ensure(&self.config_path, &self.team, &self.agent)?;
+        let (config, members) = roster::ensure(config, &self.team, &self.agent)?;
         report.members_added.extend(members.added);
         let mailroom = Mailroom::new(config, Some(&self.agent))?;
         inbound::pull(&mailroom, &self.team, report)?;

@@ -8,13 +8,15 @@
 //! FileBox only checks that the file is still what it read and renames (a file changed
 //! meanwhile is done again under the lock); the folder's fsync comes after the release.
 //!
-//! Every read goes through [`team_file::read`]: an inbox that is a link, a FIFO, a device or
-//! larger than [`MAX_TEAM_FILE_BYTES`] is refused, and no change makes an inbox larger than
-//! that.
+//! Every read goes through [`team_file::read`], beneath the teams folder: an inbox that is a
+//! link or reached through one, a FIFO, a device or larger than [`MAX_TEAM_FILE_BYTES`] is
+//! refused, and no change makes an inbox larger than that.
 
-use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
+
+use filebox_core::confined::{self, ConfinedFile, NewFolders, Staged};
 
 use super::lock::{InboxLock, LockError};
 use super::marking::MarkStyle;
@@ -51,14 +53,18 @@ pub enum InboxError {
 /// One agent's inbox file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Inbox {
+    /// The teams folder the inbox is read beneath, never through a link.
+    teams: PathBuf,
     path: PathBuf,
     /// A session team's name and folder, which must still be there for a write.
     team_folder: Option<(String, PathBuf)>,
 }
 
 impl Inbox {
-    pub fn at(path: PathBuf) -> Inbox {
+    /// The inbox at `path`, beneath the teams folder `teams`.
+    pub fn at(teams: &Path, path: PathBuf) -> Inbox {
         Inbox {
+            teams: teams.to_path_buf(),
             path,
             team_folder: None,
         }
@@ -66,8 +72,9 @@ impl Inbox {
 
     /// An inbox written only while the team's folder `folder` is there (a session team's:
     /// Claude Code removes it when the session exits, and a write must not recreate it).
-    pub fn in_team_folder(path: PathBuf, team: &str, folder: &Path) -> Inbox {
+    pub fn in_team_folder(teams: &Path, path: PathBuf, team: &str, folder: &Path) -> Inbox {
         Inbox {
+            teams: teams.to_path_buf(),
             path,
             team_folder: Some((team.to_owned(), folder.to_path_buf())),
         }
@@ -96,7 +103,7 @@ impl Inbox {
     /// truncates and rewrites in place, so an unlocked reader can catch it half-written); if
     /// it still does not parse, it is an error, never "no messages".
     pub fn read(&self) -> Result<InboxFile, InboxError> {
-        let Some(bytes) = team_file::read(&self.path)? else {
+        let Some(bytes) = team_file::read(&self.teams, &self.path)? else {
             return Ok(InboxFile::default());
         };
         let whole = !bytes.iter().all(u8::is_ascii_whitespace);
@@ -116,7 +123,7 @@ impl Inbox {
 
     /// The file's bytes; a missing file is an empty inbox.
     fn bytes(&self) -> Result<Vec<u8>, InboxError> {
-        Ok(team_file::read(&self.path)?.unwrap_or_else(|| b"[]".to_vec()))
+        Ok(team_file::read(&self.teams, &self.path)?.unwrap_or_else(|| b"[]".to_vec()))
     }
 
     fn parse(&self, bytes: &[u8]) -> Result<InboxFile, InboxError> {
@@ -197,7 +204,7 @@ impl Inbox {
             let path = entry.path();
             path != self.path
                 && path.extension().is_some_and(|e| e == "json")
-                && team_file::read(&path)
+                && team_file::read(&self.teams, &path)
                     .ok()
                     .flatten()
                     .and_then(|bytes| InboxFile::parse(&bytes).ok())
@@ -217,8 +224,9 @@ impl Inbox {
 
     /// Change the file: `edit` returns whether it changed anything (nothing is written
     /// otherwise; it may run twice, the second time on what the lock found). The new content
-    /// is staged and flushed before the lock is taken; under the lock, a file still as it was
-    /// read is replaced at once, one changed meanwhile is read, edited and staged again.
+    /// is staged and flushed before the lock is taken; under it, a file still as it was read
+    /// is replaced at once, one changed meanwhile is read, edited and staged again. A staged
+    /// file that is not published is removed when it is dropped.
     fn change(&self, mut edit: impl FnMut(&mut InboxFile) -> bool) -> Result<(), InboxError> {
         self.create_if_missing()?;
         let seen = self.bytes()?;
@@ -232,17 +240,11 @@ impl Inbox {
             }
             _ => None,
         };
-        let mut lock = match InboxLock::acquire(&self.lock_path()) {
-            Ok(lock) => lock,
-            Err(e) => {
-                discard(prepared);
-                return Err(e.into());
-            }
-        };
+        let mut lock = InboxLock::acquire(&self.lock_path())?;
         let staged = match prepared {
             Some(staged) if self.bytes().is_ok_and(|now| now == seen) => staged,
             stale => {
-                discard(stale);
+                drop(stale);
                 let mut inbox = self.read_locked()?;
                 if !edit(&mut inbox) {
                     return Ok(());
@@ -253,47 +255,44 @@ impl Inbox {
         let published = lock
             .confirm()
             .map_err(InboxError::from)
-            .and_then(|()| fs::rename(&staged, &self.path).map_err(self.io_error()));
+            .and_then(|()| staged.publish().map_err(team_file::refused));
         drop(lock);
-        if let Err(e) = published {
-            discard(Some(staged));
-            return Err(e);
-        }
-        self.sync_dir()
+        published?.sync().map_err(team_file::refused)
+    }
+
+    /// The inbox as a file beneath the teams folder.
+    fn file(&self) -> ConfinedFile {
+        ConfinedFile::new(&self.teams, &self.path)
     }
 
     /// Claude Code creates the inbox with `[]` exclusively before locking (proper-lockfile's
-    /// `realpath` needs the file to exist).
+    /// `realpath` needs the file to exist). Never through a link, and a session team's inbox
+    /// folder only inside its team's folder, which must still be there.
     fn create_if_missing(&self) -> Result<(), InboxError> {
-        match (self.path.parent(), &self.team_folder) {
-            (Some(dir), None) => fs::create_dir_all(dir).map_err(self.io_error())?,
-            (Some(dir), Some((name, folder))) => match fs::create_dir(dir) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    return Err(InboxError::TeamGone {
+        let folders = match self.team_folder {
+            None => NewFolders::All,
+            Some(_) => NewFolders::Last,
+        };
+        match self.file().create_new(b"[]", folders) {
+            Ok(_) => Ok(()),
+            Err(confined::Refused::Io { source, .. })
+                if source.kind() == io::ErrorKind::NotFound =>
+            {
+                match &self.team_folder {
+                    Some((name, folder)) => Err(InboxError::TeamGone {
                         name: name.clone(),
                         teams: folder.parent().unwrap_or(folder).to_path_buf(),
-                    });
+                    }),
+                    None => Err(self.io_error()(source)),
                 }
-                Err(e) => return Err(self.io_error()(e)),
-            },
-            (None, _) => {}
-        }
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&self.path)
-        {
-            Ok(mut file) => file.write_all(b"[]").map_err(self.io_error()),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
-            Err(e) => Err(self.io_error()(e)),
+            }
+            Err(refused) => Err(team_file::refused(refused)),
         }
     }
 
     /// Write the new content beside the inbox and flush it to disk; content larger than a team
     /// file FileBox reads is not written.
-    fn stage(&self, inbox: &InboxFile) -> Result<PathBuf, InboxError> {
+    fn stage(&self, inbox: &InboxFile) -> Result<Staged, InboxError> {
         let rendered = inbox.render();
         let bytes = rendered.as_bytes();
         if bytes.len() as u64 > MAX_TEAM_FILE_BYTES {
@@ -302,38 +301,7 @@ impl Inbox {
                 size: bytes.len(),
             });
         }
-        let name = self
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let staged = self.path.with_file_name(format!(
-            ".{name}.{}.{}.tmp",
-            std::process::id(),
-            uuid::Uuid::new_v4().simple()
-        ));
-        let written = (|| {
-            let mut file = OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&staged)?;
-            file.write_all(bytes)?;
-            file.sync_all()
-        })();
-        if let Err(e) = written {
-            let _ = fs::remove_file(&staged);
-            return Err(self.io_error()(e));
-        }
-        Ok(staged)
-    }
-
-    fn sync_dir(&self) -> Result<(), InboxError> {
-        match self.path.parent() {
-            Some(dir) => fs::File::open(dir)
-                .and_then(|d| d.sync_all())
-                .map_err(self.io_error()),
-            None => Ok(()),
-        }
+        self.file().stage(bytes, None).map_err(team_file::refused)
     }
 }
 
@@ -347,13 +315,6 @@ pub(crate) fn full(size: usize) -> String {
     )
 }
 
-/// Remove a staged file that will not be published.
-fn discard(staged: Option<PathBuf>) {
-    if let Some(staged) = staged {
-        let _ = fs::remove_file(staged);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,7 +322,7 @@ mod tests {
     #[test]
     fn append_creates_and_mark_read_flips_only_the_named_messages() {
         let dir = tempfile::tempdir().unwrap();
-        let inbox = Inbox::at(dir.path().join("inboxes/tester.json"));
+        let inbox = Inbox::at(dir.path(), dir.path().join("inboxes/tester.json"));
         let first = TeammateMessage::new("team-lead", "one");
         let second = TeammateMessage::new("team-lead", "two");
         inbox.append(std::slice::from_ref(&first)).unwrap();
@@ -396,7 +357,7 @@ mod tests {
   }
 ]"#;
         fs::write(&path, old).unwrap();
-        let inbox = Inbox::at(path.clone());
+        let inbox = Inbox::at(dir.path(), path.clone());
         let two = inbox.read().unwrap().messages().nth(1).unwrap().identity();
         assert_eq!(inbox.mark_read(&[two]).unwrap(), 1);
         assert_eq!(
@@ -412,7 +373,7 @@ mod tests {
     #[test]
     fn no_change_makes_an_inbox_larger_than_a_team_file_filebox_reads() {
         let dir = tempfile::tempdir().unwrap();
-        let inbox = Inbox::at(dir.path().join("tester.json"));
+        let inbox = Inbox::at(dir.path(), dir.path().join("tester.json"));
         let text = "x".repeat(MAX_TEAM_FILE_BYTES as usize);
         let error = inbox
             .append(&[TeammateMessage::new("team-lead", &text)])
@@ -435,7 +396,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("tester.json");
         fs::write(&path, "[{\"from\": \"x\"").unwrap();
-        let inbox = Inbox::at(path.clone());
+        let inbox = Inbox::at(dir.path(), path.clone());
         let error = inbox
             .append(&[TeammateMessage::new("team-lead", "hi")])
             .unwrap_err();

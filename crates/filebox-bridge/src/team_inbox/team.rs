@@ -167,6 +167,7 @@ impl Teams {
     /// A team by the name Claude Code was given (sanitized here, both ways).
     pub fn team(&self, name: &str) -> Team {
         Team {
+            teams: self.root.clone(),
             name: name.to_owned(),
             config_path: self
                 .root
@@ -242,11 +243,12 @@ impl Teams {
                 continue;
             }
             // A config that cannot be read still names a team: by its folder.
-            let name = read_team_file(&config)
+            let name = read_team_file(&self.root, &config)
                 .map(|file| file.name)
                 .unwrap_or_else(|_| folder.clone());
             covered.insert(names::path_component(&name));
             teams.push(Team {
+                teams: self.root.clone(),
                 config_path: config,
                 inbox_dir: self.root.join(names::path_component(&name)).join("inboxes"),
                 name,
@@ -256,6 +258,7 @@ impl Teams {
             let inbox_dir = self.root.join(folder).join("inboxes");
             if inbox_dir.is_dir() && !self.root.join(folder).join("config.json").is_file() {
                 teams.push(Team {
+                    teams: self.root.clone(),
                     name: folder.clone(),
                     config_path: self
                         .root
@@ -273,6 +276,8 @@ impl Teams {
 /// One team's files.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Team {
+    /// The teams folder, beneath which every file of the team is read (never through a link).
+    pub teams: PathBuf,
     pub name: String,
     pub config_path: PathBuf,
     pub inbox_dir: PathBuf,
@@ -294,7 +299,7 @@ impl Team {
         if !self.config_path.is_file() {
             return Ok(None);
         }
-        read_team_file(&self.config_path).map(Some)
+        read_team_file(&self.teams, &self.config_path).map(Some)
     }
 
     /// An agent's inbox in this team. A session team's inbox is written only while the
@@ -304,8 +309,8 @@ impl Team {
             .inbox_dir
             .join(format!("{}.json", names::path_component(agent)));
         match self.inbox_dir.parent().filter(|_| self.is_session()) {
-            Some(folder) => Inbox::in_team_folder(path, &self.name, folder),
-            None => Inbox::at(path),
+            Some(folder) => Inbox::in_team_folder(&self.teams, path, &self.name, folder),
+            None => Inbox::at(&self.teams, path),
         }
     }
 
@@ -340,8 +345,8 @@ impl Team {
     }
 }
 
-fn read_team_file(path: &Path) -> Result<TeamFile, TeamError> {
-    let bytes = team_file::read(path)?.ok_or_else(|| TeamError::Io {
+fn read_team_file(teams: &Path, path: &Path) -> Result<TeamFile, TeamError> {
+    let bytes = team_file::read(teams, path)?.ok_or_else(|| TeamError::Io {
         path: path.to_path_buf(),
         source: io::ErrorKind::NotFound.into(),
     })?;

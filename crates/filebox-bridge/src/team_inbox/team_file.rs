@@ -1,12 +1,13 @@
 //! Reading a file of a team's folder (an inbox, the roster): whatever sits there was put there
-//! by another program, so it is opened without following a link and without blocking, read
-//! only if it is a regular file, and only up to [`MAX_TEAM_FILE_BYTES`], from the handle that
-//! was checked. Anything else is refused with the reason, never waited on or read whole.
+//! by another program, so it is read through [`ConfinedFile`] beneath the teams folder: no
+//! link followed at the file nor at a folder on the way (a linked team folder or `inboxes/`
+//! is refused like a linked inbox), nothing opened that is not a regular file (a FIFO is never
+//! waited on), and at most [`MAX_TEAM_FILE_BYTES`] read, from the handle that was checked.
+//! Anything else is refused with the reason and left as it is.
 
-use std::fs::OpenOptions;
-use std::io::{self, Read};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+
+use filebox_core::confined::{self, ConfinedFile, Kind};
 
 use super::inbox::InboxError;
 
@@ -16,8 +17,8 @@ use super::inbox::InboxError;
 /// file would cost its size in memory twice over on every pass.
 pub const MAX_TEAM_FILE_BYTES: u64 = 16 << 20;
 
-/// A team file FileBox would not read (or write): a link, a FIFO, a device, a folder, or one
-/// larger than [`MAX_TEAM_FILE_BYTES`]. It is left as it is.
+/// A team file FileBox would not read (or write): a link (at it or at a folder on the way), a
+/// FIFO, a device, a folder, or one larger than [`MAX_TEAM_FILE_BYTES`]. It is left as it is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{path}: {}", self.explanation())]
 pub struct Refused {
@@ -38,65 +39,41 @@ impl Refused {
     }
 }
 
-/// The bytes of the team file at `path`; `None` when there is none.
-pub(crate) fn read(path: &Path) -> Result<Option<Vec<u8>>, InboxError> {
-    let refused = |reason: String| {
-        InboxError::Refused(Refused {
-            path: path.to_owned(),
-            reason,
-        })
-    };
-    let io = |source: io::Error| InboxError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let file = match OpenOptions::new()
-        .read(true)
-        // No link is followed (to /dev/zero, to a file outside the team), and a FIFO opens at
-        // once instead of waiting for a writer that never comes.
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-    {
-        Ok(file) => file,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-            return Err(refused("it is a symbolic link".to_owned()));
+/// The bytes of the team file at `path`, beneath the teams folder `root`; `None` when neither
+/// it nor a folder on the way exists.
+pub(crate) fn read(root: &Path, path: &Path) -> Result<Option<Vec<u8>>, InboxError> {
+    match ConfinedFile::new(root, path).read(MAX_TEAM_FILE_BYTES) {
+        Ok(contents) => Ok(contents.map(|c| c.bytes)),
+        Err(refused) => Err(self::refused(refused)),
+    }
+}
+
+/// A confined file's refusal (of a read or a write) in the bridge's words: the path as it is,
+/// the reason short, a folder on the way that is not one named with the file it leads to.
+pub(crate) fn refused(refused: confined::Refused) -> InboxError {
+    let (path, reason) = match refused {
+        confined::Refused::Io { path, source } => return InboxError::Io { path, source },
+        confined::Refused::Link { path } => (path, "it is a symbolic link".to_owned()),
+        confined::Refused::NotRegular { path, kind } => {
+            (path, format!("it is {}, not a regular file", words(kind)))
         }
-        Err(e) => return Err(io(e)),
+        confined::Refused::NotFolder { path, file } => (
+            path,
+            format!("it is not a folder, but on the way to {}", file.display()),
+        ),
+        confined::Refused::TooLarge { path, size, .. } => (path, format!("it holds {size} bytes")),
     };
-    let meta = file.metadata().map_err(io)?;
-    if let Some(kind) = not_regular(&meta.file_type()) {
-        return Err(refused(format!("it is {kind}, not a regular file")));
-    }
-    let too_large = |size: u64| refused(format!("it holds {size} bytes"));
-    if meta.len() > MAX_TEAM_FILE_BYTES {
-        return Err(too_large(meta.len()));
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    // Bounded even if the file grows while it is read.
-    file.take(MAX_TEAM_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() as u64 > MAX_TEAM_FILE_BYTES {
-        return Err(too_large(bytes.len() as u64));
-    }
-    Ok(Some(bytes))
+    InboxError::Refused(Refused { path, reason })
 }
 
 /// What a file that is not a regular one is, in words.
-fn not_regular(kind: &std::fs::FileType) -> Option<&'static str> {
-    if kind.is_file() {
-        None
-    } else if kind.is_fifo() {
-        Some("a FIFO")
-    } else if kind.is_char_device() || kind.is_block_device() {
-        Some("a device")
-    } else if kind.is_socket() {
-        Some("a socket")
-    } else if kind.is_dir() {
-        Some("a folder")
-    } else {
-        Some("not a file")
+fn words(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Fifo => "a FIFO",
+        Kind::CharacterDevice | Kind::BlockDevice => "a device",
+        Kind::Socket => "a socket",
+        Kind::Folder => "a folder",
+        Kind::Unknown => "not a file",
     }
 }
 
@@ -107,8 +84,13 @@ mod tests {
 
     use super::*;
 
+    /// A read beneath the folder holding `path`.
+    fn read_in(path: &Path) -> Result<Option<Vec<u8>>, InboxError> {
+        read(path.parent().unwrap(), path)
+    }
+
     fn refusal(path: &Path) -> String {
-        match read(path) {
+        match read_in(path) {
             Err(InboxError::Refused(Refused { reason, .. })) => reason,
             other => panic!("{}: not refused: {other:?}", path.display()),
         }
@@ -118,9 +100,9 @@ mod tests {
     fn a_regular_file_is_read_and_a_missing_one_is_none() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("alice.json");
-        assert!(read(&path).unwrap().is_none());
+        assert!(read_in(&path).unwrap().is_none());
         fs::write(&path, "[]").unwrap();
-        assert_eq!(read(&path).unwrap().unwrap(), b"[]");
+        assert_eq!(read_in(&path).unwrap().unwrap(), b"[]");
     }
 
     #[test]
@@ -153,7 +135,25 @@ mod tests {
             refusal(&big),
             format!("it holds {} bytes", MAX_TEAM_FILE_BYTES + 1)
         );
-        let error = read(&big).unwrap_err().to_string();
+        let error = read_in(&big).unwrap_err().to_string();
         assert!(error.contains("at most 16 MiB"), "{error}");
+    }
+
+    #[test]
+    fn a_linked_folder_on_the_way_is_refused_and_what_it_points_to_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("alice.json"), "[]").unwrap();
+        let team = dir.path().join("team");
+        fs::create_dir(&team).unwrap();
+        symlink(outside.path(), team.join("inboxes")).unwrap();
+        let path = team.join("inboxes/alice.json");
+        match read(dir.path(), &path) {
+            Err(InboxError::Refused(refused)) => assert_eq!(
+                (refused.path, refused.reason.as_str()),
+                (team.join("inboxes"), "it is a symbolic link")
+            ),
+            other => panic!("not refused: {other:?}"),
+        }
     }
 }

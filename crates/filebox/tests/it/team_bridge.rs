@@ -599,6 +599,70 @@ fn an_oversized_team_inbox_is_refused_unread_and_the_rest_bridged() {
     );
 }
 
+/// Every file under `folder`, by name, with its bytes.
+fn tree(folder: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(folder)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                fs::read(e.path()).unwrap_or_default(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_linked_inboxes_folder_is_refused_and_nothing_is_read_or_written_through_it() {
+    let (t, dir) = setup(OLDER);
+    pass(&t, OLDER, &dir);
+    // The team's inboxes folder moved out of the team and linked back, with a message from
+    // someone who is not in the team waiting in alice's inbox there.
+    let inboxes = dir.join(format!("teams/{TEAM}/inboxes"));
+    let outside = tempfile::tempdir().unwrap();
+    let elsewhere = outside.path().join("inboxes");
+    fs::rename(&inboxes, &elsewhere).unwrap();
+    fs::write(
+        elsewhere.join("alice.json"),
+        r#"[{"from":"mallory","text":"not from this team","timestamp":"2026-04-01T10:30:00.000Z","read":false}]"#,
+    )
+    .unwrap();
+    fs::remove_file(elsewhere.join("tester.json")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &inboxes).unwrap();
+    let before = tree(&elsewhere);
+    let id = t.send("alice", "tester@Boom_UI", "ER", "Run the suite");
+
+    let report = partial_pass(&t, &dir);
+    let refused = report["refused"].as_array().unwrap();
+    let linked = format!("{}: refused: it is a symbolic link", inboxes.display());
+    assert_eq!(refused.len(), 2, "alice's inbox and tester's: {report}");
+    assert!(
+        refused
+            .iter()
+            .all(|r| r.as_str().unwrap().starts_with(&linked)),
+        "{report}"
+    );
+    assert_eq!(report["carried"], serde_json::json!([]), "{report}");
+    assert!(
+        t.files("alice", "inbox").is_empty(),
+        "mallory's message not taken"
+    );
+    assert_eq!(tree(&elsewhere), before, "nothing written through the link");
+    let status: Value = serde_json::from_str(
+        &t.as_agent("alice")
+            .args(["--json", "status", &id])
+            .success(),
+    )
+    .unwrap();
+    assert_eq!(
+        status["recipients"][0]["folder"], "inbox",
+        "the mail waits in tester's FileBox inbox: {status}"
+    );
+}
+
 #[test]
 fn the_hub_reports_a_refused_team_inbox_in_its_health_and_bridges_the_other_team() {
     let t = Test::new().agents(["alice"]);
@@ -684,6 +748,30 @@ fn the_hub_reports_a_refused_team_inbox_in_its_health_and_bridges_the_other_team
     );
 }
 
+/// One `--once` pass of the bridge of `team` (in `claude/` beside the config), which refuses
+/// the team because it is named like a federated hub: its report.
+fn refused_team_pass(t: &Test, team: &str) -> Value {
+    let (out, err) = t
+        .run()
+        .args(["--json", "teams", "bridge", team, "--once", "--claude-dir"])
+        .args([t.path().join("claude")])
+        .expect_code(1);
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    let refused = report["refused"][0].as_str().unwrap_or_default();
+    assert!(
+        refused.starts_with(&format!("team {team} is not bridged: ")),
+        "{report}"
+    );
+    assert_eq!(report["refused"].as_array().unwrap().len(), 1, "{report}");
+    assert_eq!(
+        report.get("carried"),
+        Some(&serde_json::json!([])),
+        "{report}"
+    );
+    assert_eq!(report["members_added"], serde_json::json!([]), "{report}");
+    report
+}
+
 #[test]
 fn mail_for_an_agent_on_another_hub_goes_by_federation_not_to_a_team_named_like_that_hub() {
     for team in ["ci-1", "session-0c1c1c1c"] {
@@ -700,20 +788,13 @@ fn mail_for_an_agent_on_another_hub_goes_by_federation_not_to_a_team_named_like_
         fs::create_dir_all(&inboxes).unwrap();
         fs::write(inboxes.join("bob.json"), "[]").unwrap();
         let id = t.send("alice", &member, "ER", "For the real bob");
-        let once = |t: &Test| {
-            t.run()
-                .args(["--json", "teams", "bridge", team, "--once", "--claude-dir"])
-                .args([t.path().join("claude")])
-                .success()
-        };
-        // A team named like the hub, with a member named like the agent: bridged, running...
-        assert_eq!(once(&t), "", "nothing to carry");
+        // A team named like the hub, with a member named like the agent: refused, running...
+        refused_team_pass(&t, team);
         assert_eq!(fs::read_to_string(inboxes.join("bob.json")).unwrap(), "[]");
-        // ... and, for a session team, ended: the mail is not refused either.
+        // ... and, for a session team, ended: the mail is not refused back either.
         if team.starts_with("session-") {
             fs::remove_dir_all(t.path().join(format!("claude/teams/{team}"))).unwrap();
-            let report: Value = serde_json::from_str(&once(&t)).unwrap();
-            assert_eq!(report["carried"], serde_json::json!([]), "{report}");
+            refused_team_pass(&t, team);
         }
         let spool = t.path().join(format!("remote/{member}/inbox"));
         assert_eq!(fs::read_dir(&spool).unwrap().count(), 1, "still queued");
@@ -725,6 +806,107 @@ fn mail_for_an_agent_on_another_hub_goes_by_federation_not_to_a_team_named_like_
         .unwrap();
         assert_eq!(status["recipients"][0]["status"], "pending", "{status}");
     }
+}
+
+#[test]
+fn a_team_named_like_a_federated_hub_is_not_bridged_so_its_members_never_pass_for_that_hub_s_agents()
+ {
+    // A hub an agent lives on, and this machine's own hub name.
+    let cases = [
+        (
+            "ci-1",
+            serde_json::json!({ "bob@ci-1": { "hub": "ci-1" } }),
+            None,
+        ),
+        (
+            "laptop",
+            serde_json::json!({}),
+            Some(serde_json::json!({ "nats": "nats://127.0.0.1:4222", "hub": "laptop" })),
+        ),
+    ];
+    for (team, agents, federation) in cases {
+        let t = Test::new().agents(["alice"]);
+        let mut all = serde_json::json!({ "alice": { "mailbox_path": "mailboxes/alice" } });
+        all.as_object_mut()
+            .unwrap()
+            .extend(agents.as_object().unwrap().clone());
+        let mut t = t.config("agents", all);
+        if let Some(federation) = federation {
+            t = t.config("federation", federation);
+        }
+        // bob of the local Claude Code team writes to alice's team inbox.
+        let inboxes = t.path().join(format!("claude/teams/{team}/inboxes"));
+        fs::create_dir_all(&inboxes).unwrap();
+        let entry = r#"[{"from":"bob","text":"Approve the release","timestamp":"2026-04-01T10:30:00.000Z","read":false}]"#;
+        fs::write(inboxes.join("alice.json"), entry).unwrap();
+
+        refused_team_pass(&t, team);
+        assert!(
+            t.files("alice", "inbox").is_empty(),
+            "{team}: never delivered as bob@{team}"
+        );
+        assert_eq!(
+            fs::read_to_string(inboxes.join("alice.json")).unwrap(),
+            entry,
+            "{team}: left unread in the team inbox"
+        );
+        let config: Value =
+            serde_json::from_str(&fs::read_to_string(t.config_path()).unwrap()).unwrap();
+        assert!(
+            config["agents"]
+                .get(format!("bob@{team}"))
+                .is_none_or(|bob| bob["hub"] == team),
+            "{team}: no local bob@{team} added: {config}"
+        );
+    }
+}
+
+#[test]
+fn the_hub_reports_a_team_named_like_a_federated_hub_in_its_health_and_log() {
+    let t = Test::new().agents(["alice"]);
+    let t = t.config(
+        "agents",
+        serde_json::json!({
+            "alice": { "mailbox_path": "mailboxes/alice" },
+            "bob@ci-1": { "hub": "ci-1" },
+        }),
+    );
+    let t = t.config(
+        "bridges",
+        serde_json::json!([{ "claude_team": "ci-1", "mailbox": "alice", "claude_dir": "claude" }]),
+    );
+    let inboxes = t.path().join("claude/teams/ci-1/inboxes");
+    fs::create_dir_all(&inboxes).unwrap();
+    fs::write(inboxes.join("alice.json"), "[]").unwrap();
+    let hub =
+        crate::serve::Served::start(t.run().args(["serve", "--listen", "127.0.0.1:0"]).command());
+    // Only for a failing test: how long the hub may take to see it.
+    let start = std::time::Instant::now();
+    let (status, body) = loop {
+        let now = hub.get("/healthz").expect("the hub answers");
+        if now.0 == 503 {
+            break now;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(120),
+            "gave up waiting for the refusal in /healthz: {now:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert_eq!(status, 503);
+    assert!(
+        body.contains(
+            "bridge ci-1 ↔ alice runs, but: team ci-1 is not bridged: ci-1 is a federated hub"
+        ),
+        "{body}"
+    );
+    let (status, stderr) = hub.terminate();
+    assert!(status.success(), "{stderr}");
+    assert_eq!(
+        stderr.matches("team ci-1 is not bridged").count(),
+        1,
+        "logged once, not every pass: {stderr}"
+    );
 }
 
 #[test]
