@@ -47,13 +47,7 @@ impl Mailroom {
         to: &AgentId,
         message: &ForeignMessage,
     ) -> Result<ForeignDelivery> {
-        let limit = self.config().max_body_bytes();
-        if message.body.len() > limit {
-            return Err(Error::TooLarge {
-                size: message.body.len(),
-                limit,
-            });
-        }
+        let (file, kind) = self.foreign_file(to, message)?;
         let reference = MessageRef::parse(&message.id)?;
         let mailbox = self.mailbox(to)?;
         match mailbox.find(&reference, &Folder::ALL) {
@@ -61,10 +55,40 @@ impl Mailroom {
             Err(Error::NotFound { .. }) => {}
             Err(e) => return Err(e),
         }
+        let name = file_name_for(message.timestamp, &kind, &file.header.title, &message.id);
+        store::publish_new(
+            &mailbox.tmp(),
+            &mailbox.folder_path(Folder::Inbox),
+            name.as_str(),
+            render(&file).as_bytes(),
+        )?;
+        Ok(ForeignDelivery::Delivered(name.to_string()))
+    }
+
+    /// Whether `message` may be delivered to `to` (its body and every header field within
+    /// their bounds), writing nothing: a caller that delivers several messages as one (an
+    /// import) checks them all first, so a refusal leaves no part of them behind.
+    pub fn check_foreign(&self, to: &AgentId, message: &ForeignMessage) -> Result<()> {
+        self.foreign_file(to, message).map(drop)
+    }
+
+    /// The file `message` becomes in `to`'s inbox, and its type, once its bounds are checked.
+    fn foreign_file(
+        &self,
+        to: &AgentId,
+        message: &ForeignMessage,
+    ) -> Result<(Message, MessageType)> {
+        let limit = self.config().max_body_bytes();
+        if message.body.len() > limit {
+            return Err(Error::TooLarge {
+                size: message.body.len(),
+                limit,
+            });
+        }
         // A permission prompt is the relay's alone (`crate::permission`): one from outside is
         // delivered as the plain mail it is.
-        let kind = &permission::as_foreign(&message.kind);
-        let mut header = Header::new(kind, &message.title);
+        let kind = permission::as_foreign(&message.kind);
+        let mut header = Header::new(&kind, &message.title);
         for (key, value) in [
             (field::FORMAT_VERSION, "1.0"),
             (field::MESSAGE_ID, message.id.as_str()),
@@ -86,13 +110,6 @@ impl Mailroom {
             conversation: Vec::new(),
             processing: Vec::new(),
         };
-        let name = file_name_for(message.timestamp, kind, &file.header.title, &message.id);
-        store::publish_new(
-            &mailbox.tmp(),
-            &mailbox.folder_path(Folder::Inbox),
-            name.as_str(),
-            render(&file).as_bytes(),
-        )?;
-        Ok(ForeignDelivery::Delivered(name.to_string()))
+        Ok((file, kind))
     }
 }

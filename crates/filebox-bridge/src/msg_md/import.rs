@@ -89,22 +89,20 @@ pub fn import(
         .as_deref()
         .and_then(frontmatter_title)
         .unwrap_or_else(|| file_name.clone());
-    mailroom.deliver_foreign(
-        to,
-        &ForeignMessage {
-            id: thread.clone(),
-            sender: mailroom.me().to_string(),
-            timestamp: now,
-            kind: MessageType::new(DEFAULT_TYPE)?,
-            title,
-            body: transcript.preamble.clone(),
-            fields: vec![
-                (TRANSCRIPT_HEADER.to_owned(), file_name),
-                (field::SOURCE_TYPE.to_owned(), "external".to_owned()),
-            ],
-        },
-    )?;
+    let head = ForeignMessage {
+        id: thread.clone(),
+        sender: mailroom.me().to_string(),
+        timestamp: now,
+        kind: MessageType::new(DEFAULT_TYPE)?,
+        title,
+        body: transcript.preamble.clone(),
+        fields: vec![
+            (TRANSCRIPT_HEADER.to_owned(), file_name),
+            (field::SOURCE_TYPE.to_owned(), "external".to_owned()),
+        ],
+    };
     let mut ids = vec![thread.clone()];
+    let mut messages = vec![head];
     let mut cells = Vec::with_capacity(transcript.cells.len());
     // Each cell's own node id (its footnote's `id`) → the Message ID it was imported as.
     let mut imported: HashMap<&str, String> = HashMap::new();
@@ -113,7 +111,6 @@ pub fn import(
         let previous = ids.last().map_or("", String::as_str);
         let place = Place::of(cell, &imported, previous);
         let message = cell_message(cell, index, &id, &thread, &place, now)?;
-        mailroom.deliver_foreign(to, &message)?;
         cells.push(ImportedCell {
             message_id: id.clone(),
             cell: cell.id().map(str::to_owned),
@@ -131,6 +128,15 @@ pub fn import(
             imported.insert(node, id.clone());
         }
         ids.push(id);
+        messages.push(message);
+    }
+    // The transcript is imported whole or not at all: a cell over a bound (a huge title, say)
+    // is refused before anything is written, so no part of the thread is left behind.
+    for message in &messages {
+        mailroom.check_foreign(to, message)?;
+    }
+    for message in &messages {
+        mailroom.deliver_foreign(to, message)?;
     }
     Ok(ImportResult {
         thread,
