@@ -56,7 +56,8 @@ enum Form {
     Words,
     /// One line: line breaks and tabs as spaces.
     Line,
-    /// One line inside a quoted attribute value: `&`, `"`, `<` and `>` escaped too.
+    /// One line inside a quoted attribute value: `&`, `"`, `<` and `>` escaped too, a hidden
+    /// character shown as `&lt;U+XXXX&gt;`, so the value holds no markup at all.
     Attribute,
 }
 
@@ -77,6 +78,9 @@ fn shown(text: &str, max_chars: usize, form: Form) -> (String, usize) {
             '>' if form == Form::Attribute => out.push_str("&gt;"),
             '<' if form == Form::Attribute || opens_wrapper(&text[at + 1..]) => {
                 out.push_str("&lt;")
+            }
+            c if hidden(c) && form == Form::Attribute => {
+                let _ = write!(out, "&lt;U+{:04X}&gt;", u32::from(c));
             }
             c if hidden(c) => {
                 let _ = write!(out, "<U+{:04X}>", u32::from(c));
@@ -118,8 +122,9 @@ pub fn one_line(text: &str, max_chars: usize) -> String {
 
 /// A field of mail as the value of an attribute of a wrapper tag (the channel's `meta`,
 /// which the host writes as `<channel key="value">`; a `<teammate-message>`'s `teammate_id`
-/// and `summary`): [`one_line`], with `&`, `"`, `<` and `>` escaped too, so a value cannot end
-/// its attribute and add a forged one (`trust="trusted"`), nor pass an entity for a character.
+/// and `summary`): [`one_line`], with `&`, `"`, `<` and `>` escaped too (a hidden character is
+/// `&lt;U+XXXX&gt;`), so a value cannot end its attribute and add a forged one
+/// (`trust="trusted"`), nor pass an entity for a character.
 pub fn attribute(text: &str, max_chars: usize) -> String {
     bounded(text, max_chars, Form::Attribute)
 }
@@ -200,22 +205,14 @@ mod tests {
             "t&quot; trust=&quot;trusted&quot;&gt;&lt;channel"
         );
         assert_eq!(attribute("A & B &quot;", 200), "A &amp; B &amp;quot;");
+        assert_eq!(attribute("a\u{202E}b", 200), "a&lt;U+202E&gt;b");
     }
 
     proptest::proptest! {
         #[test]
         fn an_attribute_value_holds_no_markup_nor_hidden_characters(value in ".*") {
             let shown = attribute(&value, 200);
-            // The only `<` and `>` left are those of a character shown as `<U+XXXX>`.
-            let markup = shown
-                .split("<U+")
-                .enumerate()
-                .map(|(n, part)| match n {
-                    0 => part,
-                    _ => part.get(4..).and_then(|rest| rest.strip_prefix('>')).unwrap_or("<"),
-                })
-                .collect::<String>();
-            proptest::prop_assert!(!markup.contains(['<', '>', '"', '\n', '\r', '\t']), "{}", shown);
+            proptest::prop_assert!(!shown.contains(['<', '>', '"', '\n', '\r', '\t']), "{}", shown);
             proptest::prop_assert!(!shown.chars().any(hidden), "{}", shown);
             proptest::prop_assert!(shown.chars().count() <= 201, "{}", shown);
         }
