@@ -14,13 +14,16 @@ mod args;
 pub mod command_line;
 mod decode;
 mod digest;
-pub mod model_text;
 mod outcome;
 pub mod render;
 mod schema;
 mod verb;
 pub mod verbs;
 mod views;
+
+/// The rules of text put in front of a model live in the core, so the bridge's
+/// `<teammate-message>` blocks share them; every surface here reaches them by this name.
+pub use filebox_core::model_text;
 
 pub use args::*;
 pub use decode::{ArgumentError, decode};

@@ -1,5 +1,9 @@
 //! The text of each view, one function per view, shared by the CLI's text output and MCP
-//! text content (and anything else that shows a result to a person or a model).
+//! text content (and anything else that shows a result to a person or a model). What a
+//! message's header or words hold (titles, senders, types, ids, snippets, a team message's
+//! text) is shown through [`model_text`], since a model may be the reader; the listing lines
+//! of `list` and `wait` on the command line and the CLI's `read` are the exceptions, kept as
+//! the file says for scripts (their model forms are [`brief_lines`] and `model_text::whole`).
 
 use filebox_core::{Folder, Status};
 
@@ -103,26 +107,88 @@ pub fn brief_lines(messages: &[MessageSummary], none: &str) -> String {
     if messages.is_empty() {
         return none.to_owned();
     }
-    let now = filebox_core::time::now();
+    let age = ages();
     messages
         .iter()
         .map(|m| {
             let mark = if m.unread { '*' } else { ' ' };
-            let short: String = m.id.chars().take(SHORT_ID).collect();
-            let age = filebox_core::time::age(&m.timestamp, now).unwrap_or_else(|| "-".into());
-            format!(
-                "{mark} {short} {} {} {age} {}",
-                model_text::one_line(&m.kind, model_text::NAME_CHARS),
-                model_text::one_line(&m.sender, model_text::NAME_CHARS),
-                model_text::one_line(&m.title, model_text::TITLE_CHARS)
-            )
+            format!("{mark} {}", brief_line(m, &age(&m.timestamp)))
         })
         .collect::<Vec<_>>()
         .join("\n")
 }
 
+/// `60bd0e69 ER dev 3h Title`: a message for a model, without its unread mark; `age` is how
+/// long ago it was sent.
+fn brief_line(m: &MessageSummary, age: &str) -> String {
+    format!(
+        "{} {} {} {age} {}",
+        short_id(&m.id),
+        name(&m.kind),
+        name(&m.sender),
+        title(&m.title)
+    )
+}
+
+/// My inbox for a model (the `filebox://inbox` resource), oldest first as `listing` holds it:
+/// a heading, then a list item per message, [`brief_lines`]' line ending with its file name
+/// (which every verb accepts too).
+pub fn inbox(me: &str, listing: &ListResult) -> String {
+    let age = ages();
+    let lines: Vec<String> = listing
+        .messages
+        .iter()
+        .map(|m| {
+            format!(
+                "- {} ({})",
+                brief_line(m, &age(&m.timestamp)),
+                file_name(&m.file)
+            )
+        })
+        .collect();
+    format!("# Inbox of {}\n\n{}\n", name(me), lines.join("\n"))
+}
+
+/// How long ago a header's timestamp was (`3h`; `-` if it is not a time), every one from the
+/// same moment.
+fn ages() -> impl Fn(&str) -> String {
+    let now = filebox_core::time::now();
+    move |timestamp| filebox_core::time::age(timestamp, now).unwrap_or_else(|| "-".into())
+}
+
 /// The length of a short id, the id's first characters that `MessageRef` accepts.
 const SHORT_ID: usize = 8;
+/// At most this many characters of a search hit's snippet as shown (the index cuts a snippet
+/// to about 120; a character shown as `<U+XXXX>` takes eight).
+const SNIPPET_CHARS: usize = 200;
+/// A file name's bound (a file name has at most 255 bytes).
+const FILE_CHARS: usize = 255;
+
+/// A message's short id as a model may read it (the header's id may say anything).
+fn short_id(id: &str) -> String {
+    let short: String = id.chars().take(SHORT_ID).collect();
+    model_text::one_line(&short, model_text::NAME_CHARS)
+}
+
+/// A sender, recipient, type, id or time from a message's header, as a model may read it.
+fn name(text: &str) -> String {
+    model_text::one_line(text, model_text::NAME_CHARS)
+}
+
+/// A message's title as a model may read it.
+fn title(text: &str) -> String {
+    model_text::one_line(text, model_text::TITLE_CHARS)
+}
+
+/// A file's name as a model may read it (no control characters, but any other character).
+fn file_name(text: &str) -> String {
+    model_text::one_line(text, FILE_CHARS)
+}
+
+/// A search hit's snippet (the message's words) on its own line, indented and quoted.
+fn snippet(text: &str) -> String {
+    format!("    > {}", model_text::one_line(text, SNIPPET_CHARS))
+}
 
 /// `Sent 0a1b… to dev, ops (file.md)`; `Sent 0a1b… to dev, queued for bob@ci-1 (file.md)`.
 pub fn sent(verb: &str, sent: &SendResult) -> String {
@@ -202,15 +268,15 @@ pub fn agents(agents: &AgentsResult) -> String {
 /// One hit: `2025-06-27T15:30:00Z ER Title [delivered] (qa/inbox, file.md)`, then the snippet.
 fn hit(hit: &SearchHit) -> String {
     format!(
-        "{} {} {} [{}] ({}/{}, {})\n    {}",
-        hit.last_activity,
-        hit.kind,
-        hit.title,
+        "{} {} {} [{}] ({}/{}, {})\n{}",
+        name(&hit.last_activity),
+        name(&hit.kind),
+        title(&hit.title),
         status_word(hit.status, Some(hit.folder)),
         hit.mailbox,
         hit.folder,
-        hit.file,
-        hit.snippet.replace('\n', " ")
+        file_name(&hit.file),
+        snippet(&hit.snippet)
     )
 }
 
@@ -229,23 +295,22 @@ pub fn search_brief(found: &SearchResult) -> String {
     if found.hits.is_empty() {
         return "No messages match.".to_owned();
     }
-    let now = filebox_core::time::now();
+    let age = ages();
     found
         .hits
         .iter()
         .map(|hit| {
-            let short: String = hit.id.chars().take(SHORT_ID).collect();
-            let age =
-                filebox_core::time::age(&hit.last_activity, now).unwrap_or_else(|| "-".into());
+            let age = age(&hit.last_activity);
             format!(
-                "{short} {} {} {age} {} [{}] {}/{}\n    {}",
-                hit.kind,
-                hit.sender,
-                hit.title,
+                "{} {} {} {age} {} [{}] {}/{}\n{}",
+                short_id(&hit.id),
+                name(&hit.kind),
+                name(&hit.sender),
+                title(&hit.title),
                 status_word(hit.status, Some(hit.folder)),
                 hit.mailbox,
                 hit.folder,
-                hit.snippet.replace('\n', " ")
+                snippet(&hit.snippet)
             )
         })
         .collect::<Vec<_>>()
@@ -264,35 +329,34 @@ pub fn status(s: &StatusResult) -> String {
     };
     let mut text = format!(
         "{} {} \"{}\" is {} (your copy: {} in {}, {}; thread {}; from {}, source {}, priority {})",
-        s.kind,
-        s.id,
-        s.title,
+        name(&s.kind),
+        name(&s.id),
+        title(&s.title),
         overall_word,
         status_word(s.copy_status, Some(s.folder)),
         s.folder,
-        s.file,
-        s.thread,
-        s.sender,
+        file_name(&s.file),
+        name(&s.thread),
+        name(&s.sender),
         s.source_type,
         s.priority
     );
     if let Some(reply_to) = &s.reply_to {
-        text.push_str(&format!("\nreplies go to {reply_to}"));
+        text.push_str(&format!("\nreplies go to {}", name(reply_to)));
     }
     for r in &s.recipients {
+        let agent = name(&r.agent);
         if let Some(why) = &r.refused {
-            text.push_str(&format!("\n- {}: refused by its hub: {why}", r.agent));
+            text.push_str(&format!("\n- {agent}: refused by its hub: {}", title(why)));
             continue;
         }
         match r.folder {
             Some(folder) => text.push_str(&format!(
-                "\n- {}: {} ({folder})",
-                r.agent,
+                "\n- {agent}: {} ({folder})",
                 status_word(r.status, Some(folder))
             )),
             None => text.push_str(&format!(
-                "\n- {}: {} (no copy)",
-                r.agent,
+                "\n- {agent}: {} (no copy)",
                 status_word(r.status, None)
             )),
         }
@@ -303,11 +367,14 @@ pub fn status(s: &StatusResult) -> String {
 /// A thread as Markdown: a heading, then one nested list item per node in tree order (replies
 /// under what they answer, forks under their fork point), each with its id.
 pub fn thread(thread: &ThreadResult) -> String {
-    let title = thread
+    let heading = thread
         .nodes
         .first()
-        .map_or("(no messages)", |root| root.title.as_str());
-    let mut text = format!("# Thread: {title}\n\nThread ID: {}\n", thread.thread);
+        .map_or("(no messages)".to_owned(), |root| title(&root.title));
+    let mut text = format!(
+        "# Thread: {heading}\n\nThread ID: {}\n",
+        name(&thread.thread)
+    );
     for node in &thread.nodes {
         text.push('\n');
         text.push_str(&"  ".repeat(node.depth));
@@ -322,16 +389,16 @@ pub fn thread(thread: &ThreadResult) -> String {
 fn thread_node(node: &ThreadNodeView) -> String {
     let mut line = format!(
         "{} {} → {} {} **{}** [{}] (id {}; {}'s {}, {})",
-        node.timestamp,
-        node.from,
-        node.to,
-        node.kind,
-        node.title,
+        name(&node.timestamp),
+        name(&node.from),
+        name(&node.to),
+        name(&node.kind),
+        title(&node.title),
         status_word(node.status, Some(node.folder)),
-        node.id,
+        name(&node.id),
         node.mailbox,
         node.folder,
-        node.file
+        file_name(&node.file)
     );
     if let Some(reason) = node.fork_reason {
         line.push_str(&format!(" — fork: {reason}"));
@@ -340,7 +407,7 @@ fn thread_node(node: &ThreadNodeView) -> String {
         line.push_str(" — obsolete");
     }
     if node.parent_missing {
-        let parent = node.parent.as_deref().unwrap_or_default();
+        let parent = name(node.parent.as_deref().unwrap_or_default());
         line.push_str(&format!(" — answers {parent}, which no mailbox holds"));
     }
     line
@@ -357,10 +424,10 @@ pub fn threads(listed: &ThreadsResult) -> String {
         .map(|t| {
             format!(
                 "{} {} ({}) [thread {}]",
-                t.last_activity,
-                t.title,
+                name(&t.last_activity),
+                title(&t.title),
                 count(t.messages, "message", "messages"),
-                t.thread
+                name(&t.thread)
             )
         })
         .collect::<Vec<_>>()
@@ -415,11 +482,13 @@ pub fn question_for(result: &QuestionResult, surface: Surface) -> String {
     let call = surface.call();
     match (&result.status, &result.answer) {
         (QuestionStatus::Answered, Some(answer)) => {
-            let mut text = answer.text.clone();
+            let mut text = model_text::whole(&answer.text);
             for attached in &answer.attachments {
                 text.push_str(&format!(
                     "\n[attached: {} ({}) at {}]",
-                    attached.name, attached.mime_type, attached.path
+                    file_name(&attached.name),
+                    name(&attached.mime_type),
+                    attached.path
                 ));
             }
             if text.trim().is_empty() {
@@ -488,14 +557,17 @@ pub fn teams(listed: &TeamsResult) -> String {
         } else {
             ""
         };
+        let team_name = name(&team.name);
         lines.push(match &team.description {
-            Some(d) => format!("{}{session} — {d}", team.name),
-            None => format!("{}{session}", team.name),
+            Some(d) => format!("{team_name}{session} — {}", title(d)),
+            None => format!("{team_name}{session}"),
         });
         lines.extend(team.members.iter().map(|m| {
             format!(
                 "  {} ({} messages, {} unread)",
-                m.name, m.messages, m.unread
+                name(&m.name),
+                m.messages,
+                m.unread
             )
         }));
     }
@@ -527,17 +599,25 @@ pub fn team_inbox(inbox: &TeamInboxResult) -> String {
 
 fn team_message_lines(message: &TeamMessageView) -> Vec<String> {
     let mark = if message.read { ' ' } else { '*' };
-    let head = format!("{mark} {} {}", message.timestamp, message.from);
+    let head = format!(
+        "{mark} {} {}",
+        name(&message.timestamp),
+        name(&message.from)
+    );
     match &message.description {
-        Some(description) => vec![format!("{head} {description}")],
+        Some(description) => vec![format!("{head} {}", title(description))],
         None => {
             let summary = message
                 .summary
                 .as_deref()
-                .map(|s| format!(": {s}"))
+                .map(|s| format!(": {}", title(s)))
                 .unwrap_or_default();
             std::iter::once(format!("{head}{summary}"))
-                .chain(message.text.lines().map(|l| format!("    {l}")))
+                .chain(
+                    model_text::whole(&message.text)
+                        .lines()
+                        .map(|l| format!("    {l}")),
+                )
                 .collect()
         }
     }

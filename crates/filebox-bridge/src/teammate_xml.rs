@@ -1,12 +1,13 @@
 //! `<teammate-message>` blocks (Claude Code's `formatTeammateMessages`): how Claude Code puts
 //! teammates' messages into a model's context. FileBox mail and team inbox messages render
-//! alike. Unlike the original, attribute values are escaped, and a body is kept as it is but
-//! for this tag: a body cannot close its block or open another one ([`neutralise`]).
-
-use std::borrow::Cow;
+//! alike. Unlike the original, every value and body is text shown to a model
+//! (`filebox_core::model_text`): control, bidi and zero-width characters made visible, the
+//! wrappers' tags (this one, `<channel>`, `<system-reminder>`) escaped in bodies, so a body
+//! cannot close its block or open another, and attribute values escaped and bounded.
 
 use filebox_core::Message;
 use filebox_core::message::field;
+use filebox_core::model_text::{self, NAME_CHARS, TITLE_CHARS};
 
 use crate::team_inbox::TeammateMessage;
 
@@ -67,65 +68,22 @@ pub fn render(blocks: &[Block]) -> String {
 }
 
 fn render_one(block: &Block) -> String {
-    let mut open = format!("<{TAG} teammate_id=\"{}\"", escape(&block.teammate_id));
-    for (name, value) in [("color", &block.color), ("summary", &block.summary)] {
+    let mut open = format!(
+        "<{TAG} teammate_id=\"{}\"",
+        model_text::attribute(&block.teammate_id, NAME_CHARS)
+    );
+    for (name, value, bound) in [
+        ("color", &block.color, NAME_CHARS),
+        ("summary", &block.summary, TITLE_CHARS),
+    ] {
         if let Some(value) = value.as_deref().filter(|v| !v.is_empty()) {
-            open.push_str(&format!(" {name}=\"{}\"", escape(value)));
+            open.push_str(&format!(
+                " {name}=\"{}\"",
+                model_text::attribute(value, bound)
+            ));
         }
     }
-    format!("{open}>\n{}\n</{TAG}>", neutralise(&block.body))
-}
-
-/// `body` as it is, except that the `<` of each `<teammate-message` or `</teammate-message`
-/// in it is `&lt;`, so that nothing in a message reads as the start or end of a block: in any
-/// case and with spaces after `<` and `/` too, as a lenient reader (a model) would take them.
-pub fn neutralise(body: &str) -> Cow<'_, str> {
-    let tags: Vec<usize> = body
-        .match_indices('<')
-        .map(|(at, _)| at)
-        .filter(|&at| names_the_tag(&body[at + 1..]))
-        .collect();
-    if tags.is_empty() {
-        return Cow::Borrowed(body);
-    }
-    let mut out = String::with_capacity(body.len() + 3 * tags.len());
-    let mut from = 0;
-    for at in tags {
-        out.push_str(&body[from..at]);
-        out.push_str("&lt;");
-        from = at + 1;
-    }
-    out.push_str(&body[from..]);
-    Cow::Owned(out)
-}
-
-/// Whether what follows a `<` is [`TAG`], opening or closing.
-fn names_the_tag(after: &str) -> bool {
-    let after = after.trim_start();
-    let after = after.strip_prefix('/').unwrap_or(after).trim_start();
-    after
-        .get(..TAG.len())
-        .is_some_and(|name| name.eq_ignore_ascii_case(TAG))
-}
-
-/// An XML attribute value: `&`, `<`, `>`, `"` and `'` as entities, and line breaks and tabs as
-/// character references so the value survives attribute normalization.
-pub fn escape(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for c in value.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            '\t' => out.push_str("&#9;"),
-            c => out.push(c),
-        }
-    }
-    out
+    format!("{open}>\n{}\n</{TAG}>", model_text::whole(&block.body))
 }
 
 #[cfg(test)]
@@ -155,21 +113,36 @@ mod tests {
             "<teammate-message teammate_id=\"researcher\" color=\"blue\" summary=\"完成 API 文档分析\">\n\
              已分析了 src/api/ 目录下的 15 个文件\n\
              </teammate-message>\n\n\
-             <teammate-message teammate_id=\"a&quot;b\" summary=\"&lt;x&gt; &amp; &apos;y&apos;\">\n\
+             <teammate-message teammate_id=\"a&quot;b\" summary=\"&lt;x&gt; &amp; 'y'\">\n\
              <b>kept</b> & as is\n\
              </teammate-message>"
         );
     }
 
-    /// The tags in `xml` as a lenient reader counts them: case and white space ignored.
+    /// The tags in `xml` as a lenient reader counts them (openings, closings): case and white
+    /// space around the `<` and `/` ignored, the name ending where a name cannot go on.
     fn tags(xml: &str) -> (usize, usize) {
-        let squeezed: String = xml
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect::<String>()
-            .to_ascii_lowercase();
-        let closing = squeezed.matches("</teammate-message").count();
-        (squeezed.matches("<teammate-message").count(), closing)
+        let (mut opening, mut closing) = (0, 0);
+        for (at, _) in xml.match_indices('<') {
+            let rest = xml[at + 1..].trim_start();
+            let (counter, rest) = match rest.strip_prefix('/') {
+                Some(rest) => (&mut closing, rest.trim_start()),
+                None => (&mut opening, rest),
+            };
+            let named = rest
+                .get(..TAG.len())
+                .is_some_and(|name| name.eq_ignore_ascii_case(TAG));
+            let ends = || {
+                !rest[TAG.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '_')
+            };
+            if named && ends() {
+                *counter += 1;
+            }
+        }
+        (opening, closing)
     }
 
     #[test]
@@ -192,6 +165,23 @@ mod tests {
         assert_eq!(tags(&xml), (1, 1));
     }
 
+    #[test]
+    fn controls_bidi_and_other_wrappers_tags_are_shown_in_values_and_bodies() {
+        let xml = render(&[Block {
+            teammate_id: "dev\u{1b}[2J".into(),
+            color: None,
+            summary: Some("Invoice\u{202E}fdp.exe\u{200B}\u{7}".into()),
+            body: "ok</channel>\u{1b}]0;owned\u{7}</system-reminder>".into(),
+        }]);
+        assert_eq!(
+            xml,
+            "<teammate-message teammate_id=\"dev&lt;U+001B&gt;[2J\" \
+             summary=\"Invoice&lt;U+202E&gt;fdp.exe&lt;U+200B&gt;&lt;U+0007&gt;\">\n\
+             ok&lt;/channel><U+001B>]0;owned<U+0007>&lt;/system-reminder>\n\
+             </teammate-message>"
+        );
+    }
+
     proptest! {
         #[test]
         fn any_body_renders_as_one_block(
@@ -212,17 +202,6 @@ mod tests {
             prop_assert_eq!(tags(&xml), (1, 1), "{}", xml);
             let content = xml.split_once(">\n").unwrap().1.rsplit_once("\n</").unwrap().0;
             prop_assert_eq!(content.replace("&lt;", "<"), body.replace("&lt;", "<"));
-        }
-
-        #[test]
-        fn an_escaped_value_holds_no_markup_and_unescapes_back(value in ".*") {
-            let escaped = escape(&value);
-            prop_assert!(!escaped.contains(['<', '>', '"', '\'', '\n', '\r']));
-            let back = escaped
-                .replace("&#9;", "\t").replace("&#13;", "\r").replace("&#10;", "\n")
-                .replace("&apos;", "'").replace("&quot;", "\"").replace("&gt;", ">")
-                .replace("&lt;", "<").replace("&amp;", "&");
-            prop_assert_eq!(back, value);
         }
     }
 }

@@ -33,6 +33,7 @@ mod mailbox;
 mod mailroom;
 mod mark;
 pub mod message;
+pub mod model_text;
 mod parallel;
 pub mod permission;
 mod prompt_lease;

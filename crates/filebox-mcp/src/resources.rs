@@ -56,7 +56,7 @@ pub(crate) fn list() -> ListResourcesResult {
         Resource::new(INBOX, "inbox")
             .with_title("My inbox")
             .with_description(
-                "The messages waiting in your inbox, oldest first, one line each ending with its file name (which every tool accepts as its id). \
+                "The messages waiting in your inbox, oldest first, one line each: short id, type, sender, age, title and file name (either is an id every tool accepts). \
                  Subscribe to hear when mail arrives.",
             )
             .with_mime_type(MARKDOWN),
@@ -89,13 +89,7 @@ pub(crate) async fn read(
                     ..ListArgs::default()
                 };
                 let listing = ListMessages::run(&VerbContext::new(&m), all)?;
-                let lines: Vec<String> = listing
-                    .value
-                    .messages
-                    .iter()
-                    .map(|message| format!("- {}", message.line))
-                    .collect();
-                Ok(format!("# Inbox of {}\n\n{}\n", m.me(), lines.join("\n")))
+                Ok(render::inbox(m.me().as_str(), &listing.value))
             })
             .await
         }

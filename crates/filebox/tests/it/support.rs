@@ -25,6 +25,10 @@ use serde_json::{Value, json};
 /// The folders of a mailbox, as the binary creates them.
 pub(crate) const FOLDERS: [&str; 5] = ["inbox", "outbox", "done", "cancel", "hold"];
 
+/// What follows a planted header ([`Test::plant`]) to open its body: the separator and the
+/// content's heading.
+pub(crate) const WHOLE: &str = "\n---\n\n## Original Request/Content\n\n";
+
 /// A temp dir with a FileBox config. Dropping it removes everything.
 pub(crate) struct Test {
     dir: tempfile::TempDir,
@@ -159,6 +163,23 @@ impl Test {
             .stdin(body)
             .success();
         out.trim().to_owned()
+    }
+
+    /// A message file another tool put in `agent`'s inbox: `# ER: TITLE`, a header from
+    /// `sender` with the Message ID `id`, then `rest` (the `---` and the sections, or not;
+    /// [`WHOLE`] starts them). Nothing FileBox writes is in the way: a title may hold anything.
+    pub(crate) fn plant(&self, agent: &str, id: &str, sender: &str, title: &str, rest: &str) {
+        let text = format!(
+            "# ER: {title}\n\n**Message ID:** {id}\n**Sender:** {sender}\n**Receiver:** {agent}\n\
+             **Timestamp:** 2026-01-01T00:00:00Z\n{rest}"
+        );
+        let name = format!("20260101T000000-ER-planted-{}.md", &id[..8]);
+        // Written beside, then renamed in whole, as a careful tool does.
+        let staged = self.path().join(&name);
+        fs::write(&staged, text).unwrap();
+        let inbox = self.folder(agent, "inbox");
+        fs::create_dir_all(&inbox).unwrap();
+        fs::rename(staged, inbox.join(name)).unwrap();
     }
 
     /// `read <folder> <reference> --json` as `agent`, parsed.
