@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { after, test } from "node:test";
 
 import { anthropic } from "./standins.mjs";
-import { eventually, fileboxBin, hostBin, makeProject, record, run, startInTerminal, textOf, visibleSize } from "./support.mjs";
+import { eventually, fileboxBin, hostBin, makeProject, overBudget, record, run, startInTerminal, textOf, visibleSize } from "./support.mjs";
 
 const claude = hostBin("claude");
 const KEY = "sk-ant-standin-0123456789abcdefghij";
@@ -110,14 +110,12 @@ test("claude -p connects to filebox, its SessionStart digest reaches the model, 
   assert.ok(listed, "no list_messages result reached the model");
   record("claude-code", "list_messages, 19 messages", listed.length);
   for (const id of ids) assert.ok(listed.includes(id.slice(0, 8)), `${id} is not listed`);
-  if (listed.trimStart().startsWith("{")) over.push(`list_messages: the model got JSON: ${listed.slice(0, 200)}`);
-  if (listed.length > 19 * 100) over.push(`list_messages of 19 handed the model ${listed.length} characters, over 1,900`);
+  overBudget(over, "list_messages", listed);
 
   const found = results.get("search_messages");
   assert.ok(found, "no search_messages result reached the model");
   record("claude-code", "search_messages, 19 hits", found.length);
-  if (found.trimStart().startsWith("{")) over.push(`search_messages: the model got JSON: ${found.slice(0, 200)}`);
-  if (found.length > 19 * 100) over.push(`search_messages of 19 handed the model ${found.length} characters, over 1,900`);
+  overBudget(over, "search_messages", found);
   assert.deepEqual(over, []);
 });
 
