@@ -100,6 +100,7 @@ test("gemini -p connects to filebox, its SessionStart digest reaches the model, 
   record("gemini", "tool list, model-visible (22 tools)", visibleSize(tools));
   record("gemini", `tool list without Gemini's own ${GEMINI_OWN} (22 tools)`, toolList);
   record("gemini", "each tool, model-visible", Object.fromEntries(tools.map((tool) => [tool.name, visibleSize([tool])])));
+  record("gemini", `each tool without ${GEMINI_OWN}`, Object.fromEntries(own.map((tool) => [tool.name, visibleSize([tool])])));
   const over = [];
   if (toolList > 9_000) over.push(`Gemini CLI hands the model ${toolList} characters of FileBox's tools, over 9,000`);
 
