@@ -410,4 +410,33 @@ mod tests {
             ]
         );
     }
+
+    /// A hook's offer rewrites the inbox copy too: `offered`, not `read` (no model saw it yet).
+    #[test]
+    fn a_hooks_offer_is_an_offered_event() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = config(dir.path());
+        let (dev, qa) = (AgentId::new("dev").unwrap(), AgentId::new("qa").unwrap());
+        let sender = filebox_core::Mailroom::new(config.clone(), Some(&dev)).unwrap();
+        let request = SendRequest::new("qa", MessageType::new("DIS").unwrap(), "offered");
+        sender.send(&request).unwrap();
+        let mailbox = filebox_core::Mailroom::new(config.clone(), Some(&qa))
+            .unwrap()
+            .my_mailbox()
+            .unwrap();
+        let mut follower = Follower::watch(&config).unwrap();
+        let (unread, mut claim) = mailbox.claim_unread().unwrap();
+        claim
+            .mark_offered(&unread, "qa", "hook in session s")
+            .unwrap();
+        claim.commit().unwrap();
+
+        let changes = follower.feed.look().unwrap();
+        let kinds: Vec<(&str, Option<String>)> = follower
+            .events_of(&changes)
+            .into_iter()
+            .map(|e| (e.kind, e.from))
+            .collect();
+        assert_eq!(kinds, [("offered", Some("qa".to_owned()))]);
+    }
 }
