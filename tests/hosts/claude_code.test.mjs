@@ -1,17 +1,18 @@
 // Claude Code itself (npm @anthropic-ai/claude-code) runs FileBox, against a stand-in of the
 // Anthropic Messages API: it connects to the server `filebox setup claude-code` configured and
 // offers its tools within the budget, its SessionStart hook puts the digest into the model's
-// request, the tool results it hands the model are FileBox's short text, an idle session is
-// woken by every new mail (not only the first), and a server started as a channel passes every
-// channel check Claude Code makes short of the login.
+// request (a session that dies before its model call leaves that mail unread), the tool
+// results it hands the model are FileBox's short text, an idle session is woken by every new
+// mail (not only the first), and a server started as a channel passes every channel check
+// Claude Code makes short of the login.
 
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, test } from "node:test";
 
 import { anthropic } from "./standins.mjs";
-import { eventually, fileboxBin, hostBin, makeProject, record, run, startInTerminal, textOf, visibleSize } from "./support.mjs";
+import { eventually, fileboxBin, hostBin, makeProject, overBudget, record, run, startInTerminal, textOf, visibleSize } from "./support.mjs";
 
 const claude = hostBin("claude");
 const KEY = "sk-ant-standin-0123456789abcdefghij";
@@ -110,15 +111,48 @@ test("claude -p connects to filebox, its SessionStart digest reaches the model, 
   assert.ok(listed, "no list_messages result reached the model");
   record("claude-code", "list_messages, 19 messages", listed.length);
   for (const id of ids) assert.ok(listed.includes(id.slice(0, 8)), `${id} is not listed`);
-  if (listed.trimStart().startsWith("{")) over.push(`list_messages: the model got JSON: ${listed.slice(0, 200)}`);
-  if (listed.length > 19 * 100) over.push(`list_messages of 19 handed the model ${listed.length} characters, over 1,900`);
+  overBudget(over, "list_messages", listed);
 
   const found = results.get("search_messages");
   assert.ok(found, "no search_messages result reached the model");
   record("claude-code", "search_messages, 19 hits", found.length);
-  if (found.trimStart().startsWith("{")) over.push(`search_messages: the model got JSON: ${found.slice(0, 200)}`);
-  if (found.length > 19 * 100) over.push(`search_messages of 19 handed the model ${found.length} characters, over 1,900`);
+  overBudget(over, "search_messages", found);
   assert.deepEqual(over, []);
+});
+
+test("a claude -p that dies before its model call leaves the mail unread, and the next session is offered it", async () => {
+  const project = makeProject();
+  cleanup.push(project.remove);
+  const id = project.send("Login fails");
+  const notice = `New mail ${id.slice(0, 8)} from dev (ER): Login fails`;
+  project.filebox(["setup", "claude-code"], "qa");
+  const status = () => JSON.parse(project.filebox(["--json", "status", id])).recipients[0].status;
+  const inbox = join(project.project, "mailboxes/qa/inbox");
+  const copy = () => textOf(join(inbox, readdirSync(inbox).find((name) => name.includes(id.slice(0, 8)))));
+  const standin = await anthropic([]);
+  cleanup.push(standin.close);
+
+  // No login: the SessionStart hook runs, then Claude Code ends before any model call.
+  const { ANTHROPIC_API_KEY: _key, ...noLogin } = env(project, standin);
+  const died = await run(claude, ["-p", "Check your FileBox inbox.", "--allowedTools", "mcp__filebox"], {
+    cwd: project.project,
+    env: noLogin,
+  });
+  assert.notEqual(died.code, 0, `claude -p went on without a login: ${died.stdout}`);
+  assert.equal(standin.requests.filter((request) => request.body?.tools).length, 0, "a model was asked");
+  assert.match(copy(), / by qa: hook/, "the SessionStart hook did not run");
+  assert.equal(status(), "delivered", "no model saw the mail: the sender must not be told it was read");
+  assert.match(copy(), /Offered by qa: hook in session /);
+
+  // The next session is offered it again; its model sees it, and its Stop confirms the read.
+  const ran = await run(claude, ["-p", "Check your FileBox inbox.", "--allowedTools", "mcp__filebox"], {
+    cwd: project.project,
+    env: env(project, standin),
+  });
+  assert.equal(ran.code, 0, ran.stderr);
+  const asked = standin.requests.filter((request) => request.body?.tools);
+  assert.ok(asked.some((request) => seen(request).includes(notice)), "the next session was not offered the mail");
+  assert.equal(status(), "read");
 });
 
 test("an idle Claude Code session is woken by each new mail, not only the first", async () => {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 
 import { responses } from "./standins.mjs";
-import { hostBin, makeProject, record, run, visibleSize } from "./support.mjs";
+import { hostBin, makeProject, overBudget, record, responsesToolResults, run, visibleSize } from "./support.mjs";
 
 const codex = hostBin("codex");
 const cleanup = [];
@@ -33,22 +33,6 @@ function setUp(project, standin) {
       `\n[projects."${project.project}"]\ntrust_level = "trusted"\n`,
   );
   return { PATH: process.env.PATH, HOME: project.home, CODEX_HOME: codexHome };
-}
-
-/** The text of the function-call outputs the model was handed, by FileBox tool (last seen). */
-function toolResults(requests) {
-  const names = new Map();
-  const results = new Map();
-  for (const request of requests) {
-    for (const item of request.body?.input ?? []) {
-      if (item.type === "function_call") names.set(item.call_id, item.name);
-      if (item.type === "function_call_output") {
-        const text = typeof item.output === "string" ? item.output : item.output.map((part) => part.text ?? "").join("\n");
-        results.set(names.get(item.call_id), text);
-      }
-    }
-  }
-  return results;
 }
 
 test("codex exec connects to filebox, its SessionStart digest reaches the model, and the model gets FileBox's short text", async () => {
@@ -86,7 +70,7 @@ test("codex exec connects to filebox, its SessionStart digest reaches the model,
   const first = JSON.stringify(asked[0].body.input);
   assert.match(first, new RegExp(`New mail ${ids.at(-1).slice(0, 8)} from dev \\(ER\\): Login fails on form 19`));
 
-  const results = toolResults(standin.requests);
+  const results = responsesToolResults(standin.requests);
   for (const [tool, what] of [
     ["list_messages", "list_messages, 19 messages"],
     ["search_messages", "search_messages, 19 hits"],
@@ -96,8 +80,7 @@ test("codex exec connects to filebox, its SessionStart digest reaches the model,
     // Codex puts its own "Wall time: ... Output:" line before the tool's result.
     const result = text.replace(/^Wall time: [^\n]*\nOutput:\n?/, "");
     record("codex", what, result.length);
-    if (result.trimStart().startsWith("{")) over.push(`${tool}: the model got JSON: ${result.slice(0, 200)}`);
-    if (result.length > 19 * 100) over.push(`${tool} of 19 handed the model ${result.length} characters, over 1,900`);
+    overBudget(over, tool, result);
   }
   assert.deepEqual(over, []);
 });

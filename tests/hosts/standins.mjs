@@ -1,12 +1,13 @@
 // Stand-ins of the hosts' model APIs on 127.0.0.1 (port 0): each records every request it gets
 // and answers the host's agent loop from a script, one step per request that offers tools: a
 // step is either `{ tool: NAME, input }` (the model calls that tool) or `{ text }` (the model
-// answers and the turn ends). A request that offers no tools (a title, a summary) and a request
+// answers and the turn ends), and may carry `meanwhile()`, run as the step is taken. A request that offers no tools (a title, a summary) and a request
 // past the script's end get a plain text answer, so a host never hangs on its stand-in.
 //
 //   anthropic(): the Messages API, streamed as server-sent events (Claude Code, ANTHROPIC_BASE_URL)
 //   responses(): the OpenAI Responses API, streamed (Codex, a model provider's base_url)
 //   gemini():    the Gemini API's streamGenerateContent (Gemini CLI, GOOGLE_GEMINI_BASE_URL)
+// Copilot CLI takes responses() too (COPILOT_PROVIDER_BASE_URL, COPILOT_PROVIDER_WIRE_API).
 
 import { createServer } from "node:http";
 
@@ -51,14 +52,17 @@ async function listen(recognise) {
 
 /** The next step of `script` for a request that offers `tools` (their names); text once the
  * script is spent. A step's tool is named as FileBox names it (`list_messages`) and called by
- * the name the host offers it under (`mcp__filebox__list_messages`, `filebox__list_messages`). */
+ * the name the host offers it under (`mcp__filebox__list_messages`, `mcp_filebox_list_messages`,
+ * `filebox-list_messages`). */
 function stepper(script) {
   let next = 0;
   return (tools) => {
     if (tools.length === 0 || next >= script.length) return { text: "Done." };
     const step = script[next++];
+    // What happens in the world while the model "thinks" (mail arriving during the turn).
+    step.meanwhile?.();
     if (!step.tool) return step;
-    const offered = tools.find((name) => name === step.tool || name.endsWith(`_${step.tool}`) || name.endsWith(`/${step.tool}`));
+    const offered = tools.find((name) => name === step.tool || ["_", "-", "/"].some((cut) => name.endsWith(`${cut}${step.tool}`)));
     if (!offered) return { text: `The host offers no tool ${step.tool}: ${tools.join(", ")}.` };
     return { ...step, tool: offered };
   };
@@ -158,4 +162,60 @@ export async function responses(script) {
         ["response.completed", { type: "response.completed", response: { ...response, status: "completed", output: [item], usage } }],
       ]);
   });
+}
+
+/** The Gemini API (`POST /v1beta/models/MODEL:streamGenerateContent?alt=sse`, and
+ * `:generateContent` unstreamed). */
+export async function gemini(script) {
+  const step = stepper(script);
+  return listen((request) => {
+    const method = request.url.match(/^\/[^/]+\/models\/[^:]+:(\w+)/)?.[1];
+    if (method === "countTokens") {
+      return (res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ totalTokens: 1000 }));
+      };
+    }
+    if (method !== "streamGenerateContent" && method !== "generateContent") return null;
+    const body = request.body ?? {};
+    const names = (body.tools ?? []).flatMap((tool) => (tool.functionDeclarations ?? []).map((declaration) => declaration.name));
+    // A side question asking for JSON (Gemini CLI's model router, its next-speaker check)
+    // gets the least answer its schema allows; only the agent loop's requests take a step.
+    const schema = body.generationConfig?.responseJsonSchema ?? body.generationConfig?.responseSchema;
+    const reply = schema ? { text: JSON.stringify(least(schema)) } : step(names);
+    const part = reply.tool ? { functionCall: { name: reply.tool, args: reply.input ?? {} } } : { text: reply.text };
+    const answer = {
+      candidates: [{ content: { role: "model", parts: [part] }, finishReason: "STOP", index: 0 }],
+      usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+      modelVersion: body.model ?? "gemini-standin",
+    };
+    if (method === "generateContent") {
+      return (res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify(answer));
+      };
+    }
+    return (res) => sse(res, [[null, answer]]);
+  });
+}
+
+/** The least value of a (Gemini, OpenAPI-style) JSON schema: its required properties, each
+ * the least of its own type; the first of an enum. */
+function least(schema) {
+  if (schema.enum) return schema.enum[0];
+  switch (String(schema.type ?? "object").toLowerCase()) {
+    case "object":
+      return Object.fromEntries((schema.required ?? []).map((name) => [name, least(schema.properties?.[name] ?? {})]));
+    case "array":
+      return [];
+    case "string":
+      return "standin";
+    case "integer":
+    case "number":
+      return 1;
+    case "boolean":
+      return false;
+    default:
+      return null;
+  }
 }

@@ -121,3 +121,28 @@ export function record(host, what, value) {
   sizes[host] = { ...sizes[host], [what]: value };
   writeFileSync(path, JSON.stringify(sizes, null, 2) + "\n");
 }
+
+/** The text of the function-call outputs a Responses API stand-in was handed, by the FileBox
+ * tool that gave them (last seen), its name as the host offers it (Codex, Copilot CLI). */
+export function responsesToolResults(requests) {
+  const names = new Map();
+  const results = new Map();
+  for (const request of requests) {
+    for (const item of request.body?.input ?? []) {
+      if (item.type === "function_call") names.set(item.call_id, item.name);
+      if (item.type === "function_call_output") {
+        const text = typeof item.output === "string" ? item.output : item.output.map((part) => part.text ?? "").join("\n");
+        results.set(names.get(item.call_id), text);
+      }
+    }
+  }
+  return results;
+}
+
+/** What is over budget in a listing tool's `result` of 19 messages, as the model got it
+ * (pushed onto `over`, so one run shows every size): JSON instead of FileBox's text, or more
+ * than 100 characters a message. */
+export function overBudget(over, tool, result) {
+  if (result.trimStart().startsWith("{")) over.push(`${tool}: the model got JSON: ${result.slice(0, 200)}`);
+  if (result.length > 19 * 100) over.push(`${tool} of 19 handed the model ${result.length} characters, over 1,900`);
+}

@@ -132,11 +132,12 @@ impl Config {
         })
     }
 
-    /// Find the config: an explicit path, else the nearest `.filebox/config.json` from `cwd`
-    /// upward, else the user's config folder.
+    /// Find the config: an explicit path (resolved against `cwd`, so a bare `config.json` is
+    /// in the working directory and its folder is never the empty path), else the nearest
+    /// `.filebox/config.json` from `cwd` upward, else the user's config folder.
     pub fn locate(explicit: Option<&Path>, cwd: &Path) -> Option<PathBuf> {
         if let Some(path) = explicit {
-            return Some(path.to_owned());
+            return Some(absolute(path, cwd));
         }
         Config::locate_project(cwd).or_else(|| user_config_path().filter(|p| p.is_file()))
     }

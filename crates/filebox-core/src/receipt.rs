@@ -8,6 +8,13 @@
 //! concurrent move is never lost; a reader that may not write the mailbox reads without a
 //! receipt and is told.
 //!
+//! A hook only offers: it hands the digest to the host, and a session can die before any model
+//! call (`claude -p` without a login). Its line is `Offered by <reader>: hook in session <id>
+//! (version <n>)`: the message stays unread (read marks, `status`), is not offered again in that
+//! session, and is offered again by another session's hook. The session's next Stop (a model
+//! turn ended with the offer in its context) turns the offer into a receipt
+//! ([`Mailbox::confirm_offers`]); `read_message` writes one anyway.
+//!
 //! A rewrite gives the file a new inode, which the wait cursor and the read marks would take
 //! for a new version: the receipt is written under the cursor's lock and both are told the new
 //! inode, so a message read is neither returned again by `wait` nor shown unread.
@@ -26,6 +33,27 @@ use crate::time;
 
 /// The processing-history action of a read receipt.
 pub const READ: &str = "Read";
+
+/// The processing-history action of an offer: a hook handed the message to its host.
+pub const OFFERED: &str = "Offered";
+
+/// What a processing line records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seen {
+    /// Put in front of its reader: a receipt, and the message is read.
+    Read,
+    /// Handed to the reader's host, which may never show it to a model: unread still.
+    Offered,
+}
+
+impl Seen {
+    fn action(self) -> &'static str {
+        match self {
+            Seen::Read => READ,
+            Seen::Offered => OFFERED,
+        }
+    }
+}
 
 /// What recording a receipt did for one message. A receipt never fails a read: a write that
 /// fails (no write access, a full disk, a file no one can parse) is `NotRecorded`.
@@ -63,6 +91,12 @@ fn of_current_version(entry: &ProcessingEntry, message: &Message, reader: &str) 
     if entry.action != READ || entry.by != reader {
         return false;
     }
+    names_current_version(entry, message)
+}
+
+/// Whether `entry` names the copy's current version (see [`of_current_version`] for a line
+/// that names none).
+fn names_current_version(entry: &ProcessingEntry, message: &Message) -> bool {
     let (before, after) = VERSION;
     let named = entry
         .details
@@ -88,12 +122,24 @@ pub fn read_by<'m>(message: &'m Message, reader: &str) -> Option<&'m ProcessingE
         .find(|entry| of_current_version(entry, message, reader))
 }
 
-/// The receipt `owner`'s latest change to its copy wrote, if its latest change was one: the last
-/// processing line, a receipt by `owner` of the current version (a reply after it is new mail,
-/// not a receipt). A live event of the file says `read`, and a watch does not report it as mail.
+/// Whether `reader`'s hook offered the copy's current version in the way `how` names (`hook in
+/// session <id>`): not to be offered again there.
+pub fn offered(message: &Message, reader: &str, how: &str) -> bool {
+    let line = details(how, version(message));
+    message
+        .processing
+        .iter()
+        .any(|entry| entry.action == OFFERED && entry.by == reader && entry.details == line)
+}
+
+/// The receipt or offer `owner`'s latest change to its copy wrote, if its latest change was
+/// one: the last processing line, a receipt or an offer by `owner` of the current version (a
+/// reply after it is new mail, not a receipt). A live event of the file says `read` (or
+/// `offered`), and a watch does not report it as mail.
 pub fn latest_receipt<'m>(message: &'m Message, owner: &str) -> Option<&'m ProcessingEntry> {
     let last = message.processing.last()?;
-    of_current_version(last, message, owner).then_some(last)
+    let offer = last.action == OFFERED && last.by == owner && names_current_version(last, message);
+    (offer || of_current_version(last, message, owner)).then_some(last)
 }
 
 impl Mailroom {
@@ -119,7 +165,9 @@ impl Mailroom {
         let mut receipts = Vec::new();
         for reference in references {
             let receipt = match mailbox.find(reference, &[Folder::Inbox]) {
-                Ok(envelope) => mailbox.receipt(&envelope, reader, how, cursor.cursor())?,
+                Ok(envelope) => {
+                    mailbox.receipt(&envelope, reader, how, Seen::Read, cursor.cursor())?
+                }
                 Err(Error::NotFound { .. }) => {
                     mailbox.find(reference, &Folder::ALL)?;
                     Receipt::AlreadyRead
@@ -148,19 +196,67 @@ impl Claim {
         let mailbox = mailbox.clone();
         envelopes
             .iter()
-            .map(|envelope| mailbox.receipt(envelope, reader, how, Some(&mut *cursor)))
+            .map(|envelope| mailbox.receipt(envelope, reader, how, Seen::Read, Some(&mut *cursor)))
+            .collect()
+    }
+
+    /// Offers by `reader` (`how`: `hook in session <id>`) of claimed messages a hook handed its
+    /// host, before the claim is committed: unread still, not offered again the same way.
+    pub fn mark_offered(
+        &mut self,
+        envelopes: &[Envelope],
+        reader: &str,
+        how: &str,
+    ) -> Result<Vec<Receipt>> {
+        let Some((mailbox, cursor)) = self.pending_mut() else {
+            return Ok(Vec::new());
+        };
+        let mailbox = mailbox.clone();
+        envelopes
+            .iter()
+            .map(|envelope| {
+                mailbox.receipt(envelope, reader, how, Seen::Offered, Some(&mut *cursor))
+            })
             .collect()
     }
 }
 
 impl Mailbox {
-    /// Write `reader`'s receipt into the inbox copy `envelope` unless it holds one for this
-    /// version; the wait cursor (when loaded) and the read marks follow the file.
+    /// The session went on past an offer (its Stop: a model turn ended with the offer in its
+    /// context): a receipt by `reader` (`how`) for each unread message of my inbox that
+    /// `offered_how` offered. Returns the receipts written.
+    /// Under the cursor's lock, which follows each rewritten file and returns nothing: mail
+    /// not offered is still new to a wait.
+    pub fn confirm_offers(&self, reader: &str, offered_how: &str, how: &str) -> Result<usize> {
+        let mut cursor = cursor::Locked::take(self)?;
+        let listing = self.list(Folder::Inbox)?;
+        let mut confirmed = 0;
+        for envelope in self.unread(Folder::Inbox, listing.messages)? {
+            let was_offered = self
+                .read(&envelope)
+                .is_ok_and(|message| offered(&message, reader, offered_how));
+            if was_offered
+                && self.receipt(&envelope, reader, how, Seen::Read, cursor.cursor())?
+                    == Receipt::Recorded
+            {
+                confirmed += 1;
+            }
+        }
+        cursor.save()?;
+        Ok(confirmed)
+    }
+}
+
+impl Mailbox {
+    /// Write `reader`'s receipt (or offer: `seen`) into the inbox copy `envelope` unless it
+    /// holds one for this version; the wait cursor (when loaded) follows the file, and the read
+    /// marks too for a receipt.
     fn receipt(
         &self,
         envelope: &Envelope,
         reader: &str,
         how: &str,
+        seen: Seen,
         cursor: Option<&mut Cursor>,
     ) -> Result<Receipt> {
         if envelope.folder != Folder::Inbox {
@@ -175,15 +271,19 @@ impl Mailbox {
             // A file no one can parse (another tool's, half written) is read without one.
             Err(e) => return Ok(Receipt::NotRecorded(e.to_string())),
         };
-        if read_by(&message, reader).is_some() {
+        let has = |message: &Message| {
+            read_by(message, reader).is_some()
+                || (seen == Seen::Offered && offered(message, reader, how))
+        };
+        if has(&message) {
             return Ok(Receipt::AlreadyRead);
         }
         let rewritten = store::rewrite_in_place(&self.tmp(), &envelope.path, |bytes| {
             let mut message = parse_bytes(&envelope.path, bytes)?;
-            if read_by(&message, reader).is_none() {
+            if !has(&message) {
                 message.processing.push(ProcessingEntry {
                     timestamp: time::iso(time::now()),
-                    action: READ.to_owned(),
+                    action: seen.action().to_owned(),
                     by: reader.to_owned(),
                     details: details(how, version(&message)),
                 });
@@ -202,7 +302,9 @@ impl Mailbox {
             if let Some(cursor) = cursor {
                 cursor.rewritten(envelope.file.as_str(), &before, &after);
             }
-            self.mark_read(envelope)?;
+            if seen == Seen::Read {
+                self.mark_read(envelope)?;
+            }
         }
         Ok(Receipt::Recorded)
     }
@@ -298,6 +400,57 @@ mod tests {
         assert_eq!(qa_status(&dev, &sent).1, Status::Processing);
         let unknown = MessageRef::parse("ffffffff").unwrap();
         assert!(qa.mark_read(&me, &[unknown], "qa", "read").is_err());
+    }
+
+    #[test]
+    fn an_offer_leaves_the_message_unread_until_its_session_confirms_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (dev, qa) = dev_and_qa(dir.path());
+        let mailbox = qa.my_mailbox().unwrap();
+        let sent = send(&dev, "qa");
+        let (unread, mut claim) = mailbox.claim_unread().unwrap();
+        let offer = "hook in session a";
+        assert_eq!(
+            claim.mark_offered(&unread, "qa", offer).unwrap(),
+            [Receipt::Recorded]
+        );
+        claim.commit().unwrap();
+        let copy = mailbox.find(&sent, &[Folder::Inbox]).unwrap();
+        let message = mailbox.read(&copy).unwrap();
+        assert!(offered(&message, "qa", offer));
+        assert!(!offered(&message, "qa", "hook in session b"));
+        assert!(read_by(&message, "qa").is_none());
+        assert!(
+            latest_receipt(&message, "qa").is_some(),
+            "an offer is not new mail"
+        );
+        assert_eq!(mailbox.unread(Folder::Inbox, vec![copy]).unwrap().len(), 1);
+        assert_eq!(qa_status(&dev, &sent).1, Status::Delivered);
+        // Another session confirms nothing; this one's Stop confirms its offer.
+        assert_eq!(
+            mailbox
+                .confirm_offers("qa", "hook in session b", "hook")
+                .unwrap(),
+            0
+        );
+        assert_eq!(qa_status(&dev, &sent).1, Status::Delivered);
+        assert_eq!(mailbox.confirm_offers("qa", offer, "hook").unwrap(), 1);
+        assert_eq!(qa_status(&dev, &sent).1, Status::Read);
+        let copy = mailbox.find(&sent, &[Folder::Inbox]).unwrap();
+        assert!(
+            mailbox
+                .unread(Folder::Inbox, vec![copy])
+                .unwrap()
+                .is_empty()
+        );
+        assert!(
+            mailbox
+                .wait_for_mail(Some(Duration::ZERO), NEVER)
+                .unwrap()
+                .messages
+                .is_empty(),
+            "neither the offer nor the receipt is new mail"
+        );
     }
 
     #[test]

@@ -145,6 +145,10 @@ const REWRITE_WINDOW: Duration = Duration::from_millis(200);
 /// The kind of the event of a read receipt written into an inbox copy (`from` is the reader).
 const READ: &str = "read";
 
+/// The kind of the event of a hook's offer written into an inbox copy (`from` is the reader):
+/// handed to the reader's host, not read yet (`filebox_core::receipt`).
+const OFFERED: &str = "offered";
+
 /// The event of a change, from the file's header when it arrived (and, in an inbox, whether
 /// the change was a read receipt).
 fn describe(mailbox: Option<&Mailbox>, change: &Change) -> HubEvent {
@@ -155,7 +159,7 @@ fn describe(mailbox: Option<&Mailbox>, change: &Change) -> HubEvent {
                 Some((envelope, message)) => {
                     let reader = message.and_then(|message| {
                         receipt::latest_receipt(&message, mailbox.owner().as_str())
-                            .map(|r| r.by.clone())
+                            .map(|r| (r.by.clone(), r.action == receipt::OFFERED))
                     });
                     (Some(envelope), reader)
                 }
@@ -174,6 +178,11 @@ fn describe(mailbox: Option<&Mailbox>, change: &Change) -> HubEvent {
         (ChangeKind::Left, _) => "left",
         // A rewrite whose latest change is the owner's receipt; a new file is delivered even if
         // its reader was quicker than this look.
+        (ChangeKind::Arrived, Folder::Inbox)
+            if change.may_be_rewrite() && matches!(reader, Some((_, true))) =>
+        {
+            OFFERED
+        }
         (ChangeKind::Arrived, Folder::Inbox) if change.may_be_rewrite() && reader.is_some() => READ,
         (ChangeKind::Arrived, Folder::Inbox)
             if get(field::SENDER) != get(field::ORIGINAL_SENDER) =>
@@ -195,7 +204,7 @@ fn describe(mailbox: Option<&Mailbox>, change: &Change) -> HubEvent {
         file: change.file.to_string(),
         message_id: header.as_ref().map(|h| h.id().to_owned()),
         subject: header.as_ref().map(|h| h.title.clone()),
-        from: reader.or_else(|| get(field::SENDER)),
+        from: reader.map(|(by, _)| by).or_else(|| get(field::SENDER)),
         has_callback: get(field::CALLBACK).is_some(),
     }
 }
@@ -400,5 +409,34 @@ mod tests {
                 event("read", "qa")
             ]
         );
+    }
+
+    /// A hook's offer rewrites the inbox copy too: `offered`, not `read` (no model saw it yet).
+    #[test]
+    fn a_hooks_offer_is_an_offered_event() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = config(dir.path());
+        let (dev, qa) = (AgentId::new("dev").unwrap(), AgentId::new("qa").unwrap());
+        let sender = filebox_core::Mailroom::new(config.clone(), Some(&dev)).unwrap();
+        let request = SendRequest::new("qa", MessageType::new("DIS").unwrap(), "offered");
+        sender.send(&request).unwrap();
+        let mailbox = filebox_core::Mailroom::new(config.clone(), Some(&qa))
+            .unwrap()
+            .my_mailbox()
+            .unwrap();
+        let mut follower = Follower::watch(&config).unwrap();
+        let (unread, mut claim) = mailbox.claim_unread().unwrap();
+        claim
+            .mark_offered(&unread, "qa", "hook in session s")
+            .unwrap();
+        claim.commit().unwrap();
+
+        let changes = follower.feed.look().unwrap();
+        let kinds: Vec<(&str, Option<String>)> = follower
+            .events_of(&changes)
+            .into_iter()
+            .map(|e| (e.kind, e.from))
+            .collect();
+        assert_eq!(kinds, [("offered", Some("qa".to_owned()))]);
     }
 }

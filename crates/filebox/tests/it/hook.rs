@@ -64,8 +64,36 @@ fn short(id: &str) -> &str {
     &id[..8]
 }
 
+/// The status `sender` sees of its message `id` at `recipient`.
+fn status_at(t: &Test, sender: &str, id: &str) -> String {
+    let json: Value =
+        serde_json::from_str(&t.as_agent(sender).args(["--json", "status", id]).success()).unwrap();
+    json["recipients"][0]["status"].as_str().unwrap().to_owned()
+}
+
+/// A Claude Code hook's input for `event` in the session `session`.
+fn in_session(t: &Test, event: &str, session: &str) -> String {
+    let mut input: Value = serde_json::from_str(&claude_input(t, event)).unwrap();
+    input["session_id"] = json!(session);
+    input.to_string()
+}
+
+/// Claude Code's Stop hook that does not wait (`--timeout 0`): confirms and looks once.
+fn stop_now(t: &Test, agent: &str, input: &str) -> (i32, String, String) {
+    let out = t
+        .as_agent(agent)
+        .args(["hook", "claude-code", "--timeout", "0"])
+        .stdin(input)
+        .output();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 #[test]
-fn session_start_and_prompt_submit_put_unread_mail_in_context_once_and_mark_it_read() {
+fn session_start_and_prompt_submit_offer_unread_mail_once_and_the_sessions_stop_confirms_it_read() {
     let t = Test::new().agents(["dev", "qa"]);
     let id = t.send(
         "qa",
@@ -91,7 +119,8 @@ fn session_start_and_prompt_submit_put_unread_mail_in_context_once_and_mark_it_r
         "{context}"
     );
     assert!(context.contains(&format!("read_message {{\"id\": \"{}\"}}", short(&id))));
-    // Read now: the next prompt adds nothing, the copy has its receipt.
+    // Offered to this session: its next prompt adds nothing, but no model has been shown it
+    // yet (the session may die first): unread, and the sender sees delivered.
     let (code, out, _) = hook(
         &t,
         "dev",
@@ -99,16 +128,28 @@ fn session_start_and_prompt_submit_put_unread_mail_in_context_once_and_mark_it_r
         &claude_input(&t, "UserPromptSubmit"),
     );
     assert_eq!((code, out.as_str()), (0, ""));
+    let unread = t
+        .as_agent("dev")
+        .args(["list", "inbox", "--unread"])
+        .success();
+    assert!(unread.contains("Batch import"), "{unread}");
+    assert_eq!(status_at(&t, "qa", &id), "delivered");
+    // The session's Stop: a model turn ended with the digest in its context. Read now.
+    let (code, _, err) = stop_now(&t, "dev", &claude_input(&t, "Stop"));
+    assert_eq!(code, 0, "{err}");
     assert_eq!(
         t.as_agent("dev")
             .args(["list", "inbox", "--unread"])
             .success(),
         "No messages.\n"
     );
+    assert_eq!(status_at(&t, "qa", &id), "read");
     let copy = t.read_json("dev", "inbox", &id);
     let processing = copy["processing"].to_string();
     assert!(
-        processing.contains("\"Read\"") && processing.contains("hook"),
+        processing.contains("\"Offered\"")
+            && processing.contains("hook in session 3f1c2b7e-52c4-4c1e-9a37-0d8e5b1f6a10")
+            && processing.contains("\"Read\""),
         "{processing}"
     );
 
@@ -128,6 +169,45 @@ fn session_start_and_prompt_submit_put_unread_mail_in_context_once_and_mark_it_r
         .as_str()
         .unwrap();
     assert!(context.starts_with(&format!("New mail {} from qa (BR)", short(&second))));
+}
+
+/// `claude -p` without a login: SessionStart offers the mail, then the session dies before any
+/// model call (issue 36). The receipt claims no read: the next session is offered it again,
+/// and its Stop confirms it.
+#[test]
+fn mail_offered_to_a_session_that_died_before_its_model_saw_it_stays_unread_for_the_next() {
+    let t = Test::new().agents(["dev", "qa"]);
+    let id = t.send("qa", "dev", "ER", "# Login fails");
+    let notice = format!("New mail {} from qa (ER): Login fails", short(&id));
+    let (_, out, _) = hook(
+        &t,
+        "dev",
+        "claude-code",
+        &in_session(&t, "SessionStart", "dead"),
+    );
+    assert!(out.contains(&notice), "{out}");
+    assert_eq!(status_at(&t, "qa", &id), "delivered");
+    // Another session's Stop confirms only its own offers.
+    let (code, _, err) = stop_now(&t, "dev", &in_session(&t, "Stop", "other"));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(status_at(&t, "qa", &id), "delivered");
+    let (_, out, _) = hook(
+        &t,
+        "dev",
+        "claude-code",
+        &in_session(&t, "SessionStart", "next"),
+    );
+    assert!(out.contains(&notice), "offered again: {out}");
+    let (code, _, err) = stop_now(&t, "dev", &in_session(&t, "Stop", "next"));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(status_at(&t, "qa", &id), "read");
+    let (_, out, _) = hook(
+        &t,
+        "dev",
+        "claude-code",
+        &in_session(&t, "SessionStart", "later"),
+    );
+    assert_eq!(out, "", "read: not offered again");
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! What a new user trips over (issue 7): each test is one thing that went wrong when the
 //! README and `--help` were taken literally.
 
+use std::fs;
+
 use serde_json::Value;
 
 use crate::support::Test;
@@ -367,4 +369,37 @@ fn search_from_finds_what_an_agent_wrote_any_part_of() {
     // qa wrote the request; dev wrote a reply in it and the status update.
     assert_eq!(found("qa"), ["Batch import please"]);
     assert_eq!(found("dev"), ["Batch import please", "Deploy at five"]);
+}
+
+#[test]
+fn a_config_named_by_a_bare_file_name_is_written_in_the_working_directory() {
+    // `--config config.json`: the file's folder is the working directory (issue 36), for every
+    // command that writes the config, not only `init`.
+    let t = Test::new();
+    t.run()
+        .args(["--config", "config.json", "init", "--agent", "qa"])
+        .success();
+    t.run()
+        .args(["--config", "config.json", "agents", "add", "dev"])
+        .success();
+    t.run()
+        .args(["--config", "config.json", "agents", "token", "dev"])
+        .success();
+    let config: Value =
+        serde_json::from_str(&fs::read_to_string(t.config_path()).unwrap()).unwrap();
+    assert!(
+        config["agents"]["dev"]["token_sha256"].is_string(),
+        "{config}"
+    );
+    assert_eq!(
+        config["agents"]["dev"]["mailbox_path"],
+        t.path().join("mailboxes/dev").display().to_string()
+    );
+    // Each write's staged copy was renamed onto config.json: none is left beside it.
+    let staged: Vec<String> = fs::read_dir(t.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".part"))
+        .collect();
+    assert_eq!(staged, Vec::<String>::new());
 }
