@@ -84,3 +84,29 @@ test("codex exec connects to filebox, its SessionStart digest reaches the model,
   }
   assert.deepEqual(over, []);
 });
+
+test("setup codex in a second project leaves the first project's agent: codex itself starts each project's own", async () => {
+  const first = makeProject();
+  const second = makeProject();
+  cleanup.push(first.remove, second.remove);
+  // One person, one CODEX_HOME, two checkouts: dev works in the first, qa in the second.
+  const codexHome = join(first.home, ".codex");
+  mkdirSync(codexHome, { recursive: true });
+  first.filebox(["setup", "codex"], "dev", { CODEX_HOME: codexHome });
+  second.filebox(["setup", "codex"], "qa", { CODEX_HOME: codexHome });
+  const config = join(codexHome, "config.toml");
+  appendFileSync(
+    config,
+    `\n[projects."${first.project}"]\ntrust_level = "trusted"\n` +
+      `\n[projects."${second.project}"]\ntrust_level = "trusted"\n`,
+  );
+  const env = { PATH: process.env.PATH, HOME: first.home, CODEX_HOME: codexHome };
+  const agentOf = async (project) => {
+    const listed = await run(codex, ["mcp", "get", "filebox", "--json"], { cwd: project.project, env });
+    assert.equal(listed.code, 0, `${listed.stdout}\n${listed.stderr}`);
+    const args = JSON.parse(listed.stdout).transport.args;
+    return args[args.indexOf("--agent") + 1];
+  };
+  assert.equal(await agentOf(first), "dev");
+  assert.equal(await agentOf(second), "qa");
+});
