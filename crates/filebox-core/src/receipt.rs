@@ -190,14 +190,7 @@ impl Claim {
         reader: &str,
         how: &str,
     ) -> Result<Vec<Receipt>> {
-        let Some((mailbox, cursor)) = self.pending_mut() else {
-            return Ok(Vec::new());
-        };
-        let mailbox = mailbox.clone();
-        envelopes
-            .iter()
-            .map(|envelope| mailbox.receipt(envelope, reader, how, Seen::Read, Some(&mut *cursor)))
-            .collect()
+        self.mark(envelopes, reader, how, Seen::Read)
     }
 
     /// Offers by `reader` (`how`: `hook in session <id>`) of claimed messages a hook handed its
@@ -208,15 +201,24 @@ impl Claim {
         reader: &str,
         how: &str,
     ) -> Result<Vec<Receipt>> {
+        self.mark(envelopes, reader, how, Seen::Offered)
+    }
+
+    /// One `seen` line by `reader` in each claimed copy, recorded in the pending cursor.
+    fn mark(
+        &mut self,
+        envelopes: &[Envelope],
+        reader: &str,
+        how: &str,
+        seen: Seen,
+    ) -> Result<Vec<Receipt>> {
         let Some((mailbox, cursor)) = self.pending_mut() else {
             return Ok(Vec::new());
         };
         let mailbox = mailbox.clone();
         envelopes
             .iter()
-            .map(|envelope| {
-                mailbox.receipt(envelope, reader, how, Seen::Offered, Some(&mut *cursor))
-            })
+            .map(|envelope| mailbox.receipt(envelope, reader, how, seen, Some(&mut *cursor)))
             .collect()
     }
 }
