@@ -50,6 +50,9 @@ export function questionCard(question, { hub, human, relist, dismissed }) {
       close(OUTCOMES.sent);
     } catch (error) {
       sending = false;
+      // Refused as already handled: this send says what happened, so the listing below (which
+      // may find the question gone first) leaves the card to it.
+      if (error.kind === "already_handled") closed = true;
       // A live event that it was answered or withdrawn elsewhere was held back while sending.
       relist();
       setButtonsDisabled(node, false);
