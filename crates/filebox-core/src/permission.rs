@@ -5,7 +5,7 @@
 //! terminal, the session went on or ended, no answer came in time) is withdrawn, saying why,
 //! so no page keeps a card nobody is waiting for. Every decision stays in the files.
 //!
-//! Only the relay writes a `PRM`: no verb sends one ([`refuse_reserved`]), an import delivers
+//! Only the relay writes a `PRM`: no verb sends one ([`MessageType::refuse_reserved`]), an import delivers
 //! one as plain mail, and the relay holds the prompt's lease (`crate::prompt_lease`) while it
 //! waits. A `PRM` whose lease nobody holds (its `filebox mcp` was killed, or it was planted) is
 //! withdrawn by whoever sees it first (a listing, an answer, the hub), saying nobody waits. An
@@ -250,19 +250,6 @@ impl Mailroom {
             folder: format!("cancel/ of {} (withdrawn: {NOBODY_WAITING})", self.me()),
         })
     }
-}
-
-/// Refuse a message of type `PRM` from any verb: only the relay writes one, holding its lease.
-pub(crate) fn refuse_reserved(kind: &MessageType) -> Result<()> {
-    if kind.as_str() != PERMISSION {
-        return Ok(());
-    }
-    Err(Error::invalid(
-        "message type",
-        PERMISSION,
-        "PRM is a permission prompt, which only a live `filebox mcp` channel session relays \
-         from its host: send another type (DIS, or ASK to ask a question)",
-    ))
 }
 
 /// The type a message from outside FileBox (an import, a bridge) is delivered as: a `PRM` as

@@ -15,7 +15,6 @@ use crate::message::{
     ConversationEntry, Header, Message, MessageType, field, file_name_for, is_question, limits,
     render,
 };
-use crate::permission;
 use crate::reply::{REPLIER_COPY_FOLDERS, replier_copy_folder};
 use crate::status::Status;
 use crate::store::{self, Destination, Moved};
@@ -142,7 +141,7 @@ impl Mailroom {
     /// Send a new message, or a reply when `request.reply_to` is set. Not of type `PRM`, which
     /// only the permission relay writes (`crate::permission`).
     pub fn send(&self, request: &SendRequest) -> Result<SendReceipt> {
-        permission::refuse_reserved(&request.kind)?;
+        request.kind.refuse_reserved()?;
         let (to, cc, recipients) = self.recipients(request)?;
         let reply_to = request.reply_to.as_ref();
         self.once(
@@ -165,7 +164,7 @@ impl Mailroom {
         request: &SendRequest,
         extra: &[(&str, &str)],
     ) -> Result<SendReceipt> {
-        permission::refuse_reserved(&request.kind)?;
+        request.kind.refuse_reserved()?;
         self.send_new_from(request, extra, || uuid::Uuid::new_v4().to_string())
     }
 

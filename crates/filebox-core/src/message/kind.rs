@@ -82,3 +82,19 @@ impl fmt::Display for MessageType {
         f.write_str(&self.0)
     }
 }
+
+impl MessageType {
+    /// Refuse type `PRM` from any verb: only the permission relay writes one, holding its
+    /// lease (`crate::permission`).
+    pub(crate) fn refuse_reserved(&self) -> crate::error::Result<()> {
+        if self.as_str() != PERMISSION {
+            return Ok(());
+        }
+        Err(crate::error::Error::invalid(
+            "message type",
+            PERMISSION,
+            "PRM is a permission prompt, which only a live `filebox mcp` channel session relays \
+             from its host: send another type (DIS, or ASK to ask a question)",
+        ))
+    }
+}
