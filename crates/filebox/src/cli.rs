@@ -273,10 +273,10 @@ pub(crate) enum Command {
     /// Run as a host's hook (configured by `filebox setup`): reads the hook's JSON on stdin.
     ///
     /// claude-code: on SessionStart and UserPromptSubmit, prints my unread mail as context
-    /// for the model and marks it read; on Stop (run in the background with asyncRewake),
-    /// waits up to --timeout for new mail and exits 2 with a digest on stderr, which wakes the
-    /// idle session (exit 0 when none came, or at once when the session is already continuing
-    /// because of a Stop hook). codex: the same context on SessionStart and UserPromptSubmit;
+    /// for the model and records it offered to the session (read once that session's turn
+    /// ends); on Stop (run in the background with asyncRewake), also after a wake, waits up to
+    /// --timeout for new mail and exits 2 with a digest on stderr, which wakes the idle session
+    /// (exit 0 when none came). codex: the same context on SessionStart and UserPromptSubmit;
     /// on Stop, mail that arrived during the turn continues the turn (Codex cannot be woken
     /// once idle). gemini: the same on SessionStart and BeforeAgent, and AfterAgent as Codex's
     /// Stop. copilot: the same on SessionStart, UserPromptSubmit and Stop, as Copilot CLI
