@@ -94,7 +94,9 @@ function fill(node, question, context) {
   $(".client", node).textContent = question.client ? `via ${question.client}` : "";
   $(".asker", node).textContent = askedBy(question);
   $(".project", node).textContent = question.project_directory || "";
-  $(".body", node).replaceWith(question.type === "PRM" ? toolInput(question.body) : markdown(question.body, context));
+  const body = question.type === "PRM" ? toolInput(question.body) : markdown(question.body, context);
+  body.classList.add("body");
+  $(".body", node).replaceWith(body);
 }
 
 /** A permission's text as it is, never read as Markdown: it holds the tool input that Allow
