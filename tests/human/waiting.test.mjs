@@ -3,7 +3,7 @@
 // newest first, arrivals included; a closed card shows the answer given, here or on another
 // page; the tab's title counts the waiting questions; a notification, offered by a button and
 // never by an automatic prompt, comes only while the page is in a background tab.
-import { test, before, after } from "node:test";
+import { test, before, after, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { chromium } from "playwright-core";
@@ -17,7 +17,7 @@ let browser;
 const cli = (agent, ...args) => execFileSync(filebox, args, { env: { ...env, FILEBOX_AGENT: agent }, encoding: "utf8" }).trim();
 /** A question (ASK) or work report (RPT) from qa to me, as an agent's send writes it; its id. */
 const ask = (type, text) => cli("qa", "send", "me", type, text).split("\n").pop();
-/** Answers every open question as me, so the next test starts with none. */
+/** Answers every open question as me: after each test, so the next starts with none. */
 const answerAll = () => {
   for (const { id } of JSON.parse(cli("me", "--json", "questions")).questions) cli("me", "reply", id, "done");
 };
@@ -36,6 +36,8 @@ before(async () => {
   ({ hub, url } = await serve(env));
   browser = await launchChromium(chromium);
 });
+
+afterEach(answerAll);
 
 after(async () => {
   await browser?.close();
@@ -83,7 +85,7 @@ test("questions and permission prompts that hold an agent up come first, then ne
   await page.goto(url);
   const order = async (count) => {
     await cards(page).nth(count - 1).waitFor();
-    return (await cards(page).locator(".body").allTextContents()).map((text) => text.trim().split(":")[0]);
+    return (await cards(page).allTextContents()).map((text) => text.match(/(Question|Report|Prompt) [A-Z]:/)[0].slice(0, -1));
   };
   assert.deepEqual(await order(4), ["Question D", "Question B", "Report C", "Report A"]);
   await nextSecond();
@@ -100,7 +102,6 @@ test("questions and permission prompts that hold an agent up come first, then ne
   } finally {
     await stop(session);
   }
-  answerAll();
   await page.context().close();
 });
 
@@ -193,7 +194,6 @@ test("notifications: offered by a button, asked once on its click, shown only wh
   ask("ASK", "Seen from another tab?");
   await page.waitForFunction(() => window.shown.length > 0);
   assert.deepEqual(await page.evaluate(() => window.shown), [{ title: "qa asks", body: "Seen from another tab?" }]);
-  answerAll();
   await context.close();
 
   // A browser that already allows it is offered nothing.
