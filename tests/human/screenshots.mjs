@@ -54,6 +54,9 @@ try {
       await region.locator(".given").waitFor();
       await page.locator("#listing .row", { hasText: "every suite ran" }).click();
       await page.locator("#reader table").waitFor();
+      // The listing redrawn after both: the question answered (gone to done), the report read.
+      await page.locator("#listing .row", { hasText: "Which region" }).waitFor({ state: "detached" });
+      await page.locator("#listing .row:not(.unread)", { hasText: "every suite ran" }).waitFor();
     }
     await page.evaluate(() => window.scrollTo(0, 0)); // the sticky header at the top of the shot
     await page.screenshot({ path: join(docs, name), fullPage: true });
