@@ -24,9 +24,9 @@ use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use crate::agent::AgentId;
 use crate::error::Result;
 use crate::folder::Folder;
-use crate::journal::Kind;
+use crate::store::journal::Kind;
 use crate::mailbox::Mailbox;
-use crate::mark::Mark;
+use crate::feed::mark::Mark;
 use crate::message::FileName;
 
 /// How often cancellation is checked.

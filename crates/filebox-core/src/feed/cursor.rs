@@ -23,15 +23,15 @@ use std::fmt::Write;
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 
-use crate::beneath::Place;
+use crate::fs::beneath::Place;
 use crate::error::{IoContext, Result};
 use crate::folder::Folder;
-use crate::journal::Kind;
+use crate::store::journal::Kind;
 use crate::mailbox::{Mailbox, Problem};
-use crate::mark::{Mark, ctime_ns};
+use crate::feed::mark::{Mark, ctime_ns};
 use crate::message::FileName;
 use crate::store;
-use crate::watch::Arrivals;
+use crate::feed::watch::Arrivals;
 
 const FILE: &str = "inbox-cursor";
 const LOCK: &str = "inbox-cursor.lock";

@@ -21,7 +21,7 @@ use std::os::unix::fs::MetadataExt;
 
 use crate::error::{IoContext, Result};
 use crate::folder::Folder;
-use crate::journal::{self, Entry, Kind, Since};
+use crate::store::journal::{self, Entry, Kind, Since};
 use crate::mailbox::Mailbox;
 use crate::message::FileName;
 

@@ -13,8 +13,8 @@ use std::os::unix::fs::MetadataExt;
 
 use rustix::fs::OFlags;
 
-use crate::beneath::{self, Place};
-use crate::cursor;
+use crate::fs::beneath::{self, Place};
+use crate::feed::cursor;
 use crate::error::{IoContext, Result};
 use crate::folder::Folder;
 use crate::mailbox::{Envelope, Mailbox};

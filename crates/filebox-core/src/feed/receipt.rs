@@ -22,7 +22,7 @@
 use std::os::unix::fs::OpenOptionsExt;
 
 use crate::agent::AgentId;
-use crate::cursor::{self, Claim, Cursor};
+use crate::feed::cursor::{self, Claim, Cursor};
 use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::mailbox::{Envelope, Mailbox, MessageRef, parse_bytes};
@@ -337,7 +337,7 @@ mod tests {
     const NEVER: &dyn Fn() -> bool = &|| false;
 
     fn dev_and_qa(dir: &std::path::Path) -> (Mailroom, Mailroom) {
-        let open = |me| crate::test_mailroom::dev_and_qa_as(dir, me);
+        let open = |me| crate::mailroom::test_mailroom::dev_and_qa_as(dir, me);
         (open("dev"), open("qa"))
     }
 

@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use crate::cursor::{self, Claim};
+use crate::feed::cursor::{self, Claim};
 use crate::error::Result;
 use crate::feed::{ChangeKind, Feed, Wake};
 use crate::folder::Folder;
@@ -113,7 +113,7 @@ impl InboxWatch {
     /// Whether the file's latest change was my read receipt (a rewrite in place): not news.
     fn is_receipt(&self, envelope: &Envelope) -> bool {
         self.mailbox.read(envelope).is_ok_and(|message| {
-            crate::receipt::latest_receipt(&message, self.mailbox.owner().as_str()).is_some()
+            crate::feed::receipt::latest_receipt(&message, self.mailbox.owner().as_str()).is_some()
         })
     }
 
@@ -410,7 +410,7 @@ mod tests {
         put(&mb, "00000007");
         let (found, mut claim) = mb.claim_mail(Some(Duration::ZERO), NEVER).unwrap();
         let receipts = claim.mark_read(&found.messages, "a", "wait").unwrap();
-        assert_eq!(receipts, [crate::receipt::Receipt::Recorded]);
+        assert_eq!(receipts, [crate::feed::receipt::Receipt::Recorded]);
         claim.commit().unwrap();
         let got = watch.next(Some(Duration::from_secs(5)), NEVER).unwrap();
         assert_eq!(ids(&got), ["00000007-0000"]);

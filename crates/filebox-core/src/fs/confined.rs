@@ -5,7 +5,7 @@
 //! `~/.docker/config.json` would be copied into the project, a `.claude` linked elsewhere would
 //! take the write out of it, a backup name linked to `~/.bashrc` would be overwritten, a FIFO
 //! would hang the read and a link to `/dev/zero` would fill the memory. So every folder below
-//! the root is opened without following a link ([`crate::beneath`]); the file is looked at
+//! the root is opened without following a link ([`crate::fs::beneath`]); the file is looked at
 //! (`fstatat` without following) before it is opened, so a FIFO or a device is never opened at
 //! all, and it is read with a bound. A replacement is a new file, created exclusively in the
 //! folder opened so, flushed, then renamed over the name: a name swapped for a link after the
@@ -26,7 +26,7 @@ use rustix::fs::{
 };
 use rustix::io::Errno;
 
-use crate::beneath;
+use crate::fs::beneath;
 
 /// A file at `path`, which lies under `root`, reached from `root` without following a link.
 #[derive(Debug, Clone)]

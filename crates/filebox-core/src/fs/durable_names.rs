@@ -16,8 +16,8 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{IoContext, Result};
-use crate::file_system;
-use crate::group_commit;
+use crate::fs::file_system;
+use crate::fs::group_commit;
 
 /// The folders one write changed names in, in the order changed, and whether a single fsync
 /// at the end makes them all durable.
@@ -87,7 +87,7 @@ fn in_order(dir: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_mailroom::dev_and_qa_as;
+    use crate::mailroom::test_mailroom::dev_and_qa_as;
     use crate::{Folder, MessageRef, MessageType, SendRequest};
 
     /// A send to two (one inbox each and my outbox, one file linked thrice) and a reply that

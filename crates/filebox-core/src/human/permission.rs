@@ -6,7 +6,7 @@
 //! so no page keeps a card nobody is waiting for. Every decision stays in the files.
 //!
 //! Only the relay writes a `PRM`: no verb sends one ([`MessageType::refuse_reserved`]), an import delivers
-//! one as plain mail, and the relay holds the prompt's lease (`crate::prompt_lease`) while it
+//! one as plain mail, and the relay holds the prompt's lease (`crate::human::prompt_lease`) while it
 //! waits. A `PRM` whose lease nobody holds (its `filebox mcp` was killed, or it was planted) is
 //! withdrawn by whoever sees it first (a listing, an answer, the hub), saying nobody waits. An
 //! answer needs a mailroom that may approve ([`crate::Approvals`]).
@@ -17,8 +17,8 @@ use crate::folder::Folder;
 use crate::mailbox::{Envelope, Mailbox, MessageRef};
 use crate::mailroom::{Approvals, Mailroom};
 use crate::message::{MessageType, PERMISSION, field};
-use crate::prompt_lease::{self, Lease};
-use crate::question::{AnswerWait, AskedBy, QuestionKind, QuestionRequest, QuestionState};
+use crate::human::prompt_lease::{self, Lease};
+use crate::human::question::{AnswerWait, AskedBy, QuestionKind, QuestionRequest, QuestionState};
 
 /// The options a permission question offers.
 pub const OPTIONS: [&str; 2] = ["Allow", "Deny"];
@@ -271,7 +271,7 @@ mod tests {
     use std::sync::Mutex;
 
     use super::*;
-    use crate::config::{AgentEntry, Config, ConfigFile};
+    use crate::mailroom::config::{AgentEntry, Config, ConfigFile};
     use crate::{AgentId, AgentKind, Folder, MessageType, SendRequest};
 
     fn mailroom(dir: &std::path::Path, me: &str) -> Mailroom {

@@ -4,11 +4,11 @@
 //! it with the process, so a `filebox mcp` killed with a prompt open leaves a prompt whose
 //! lease nobody holds: nobody is waiting for its answer. A `PRM` file written by anything but
 //! the relay (planted, imported, arrived from another machine) has no lease at all. Either way
-//! it is not an open prompt, and whoever sees it first withdraws it (`crate::permission`).
+//! it is not an open prompt, and whoever sees it first withdraws it (`crate::human::permission`).
 
 use std::path::PathBuf;
 
-use crate::beneath::{self, Place};
+use crate::fs::beneath::{self, Place};
 use crate::error::Result;
 use crate::mailbox::Mailbox;
 use crate::store::{self, Lock};

@@ -11,7 +11,7 @@
 use std::time::{Duration, Instant};
 
 use crate::agent::AgentId;
-use crate::attachment::{self, AttachmentRef};
+use crate::mailbox::attachment::{self, AttachmentRef};
 use crate::choice::AgentKind;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
@@ -21,8 +21,8 @@ use crate::message::{
     Header, Message, MessageType, PERMISSION, ProcessingEntry, QUESTION, WORK_REPORT, field,
     is_question,
 };
-use crate::send::{SendReceipt, SendRequest, SourceType};
-use crate::transition::Transition;
+use crate::mail::send::{SendReceipt, SendRequest, SourceType};
+use crate::mail::transition::Transition;
 
 /// How long a question waits for its answer when the caller does not say, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 600;
@@ -47,7 +47,7 @@ pub enum QuestionKind {
     Question,
     /// A report of finished work that asks for confirmation or more instructions.
     WorkReport,
-    /// A host's tool-use approval, answered allow or deny (`crate::permission`).
+    /// A host's tool-use approval, answered allow or deny (`crate::human::permission`).
     Permission,
 }
 
@@ -302,7 +302,7 @@ impl Mailroom {
 
     /// The questions and work reports waiting in my inbox and hold for my answer, oldest
     /// first. A permission prompt is one only while its relay waits: one nobody waits for is
-    /// withdrawn here (`crate::permission`), and one whose lease cannot be looked at is left
+    /// withdrawn here (`crate::human::permission`), and one whose lease cannot be looked at is left
     /// out.
     pub fn open_questions(&self) -> Result<Vec<OpenQuestion>> {
         let mailbox = self.mailbox_to_read(self.me())?;
@@ -594,8 +594,8 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::attachment::Attachment;
-    use crate::config::{AgentEntry, Config, ConfigFile};
+    use crate::mailbox::attachment::Attachment;
+    use crate::mailroom::config::{AgentEntry, Config, ConfigFile};
 
     fn mailroom(dir: &std::path::Path, me: &str) -> Mailroom {
         let mut agents = BTreeMap::new();

@@ -10,6 +10,7 @@ mod lookup;
 mod page;
 mod query;
 mod record;
+mod search;
 mod segment;
 mod sync;
 
@@ -20,7 +21,7 @@ use std::time::Duration;
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 
-use crate::beneath::Place;
+use crate::fs::beneath::Place;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::mailbox::Mailbox;
@@ -352,12 +353,12 @@ pub fn rebuild(mailbox: &Mailbox) -> Result<Index> {
             Opened::Stale => remove_database(&path)?,
         }
         // The emptied index lists every folder; the journals start again from there.
-        crate::journal::remove_all(&state).map_err(|e| Error::io(&state, e))
+        crate::store::journal::remove_all(&state).map_err(|e| Error::io(&state, e))
     })?;
     // A folder changed a moment ago (a bulk import just ended) would be listed now, but its
     // mtime recorded as untrusted, and every later command would list it again until a change
     // came: a wait of at most a moment spares a listing of the whole folder later.
-    crate::journal::wait_until_settled(Folder::ALL.map(|folder| mailbox.folder_path(folder)));
+    crate::store::journal::wait_until_settled(Folder::ALL.map(|folder| mailbox.folder_path(folder)));
     Index::open(mailbox)
 }
 

@@ -3,7 +3,7 @@
 
 use crate::folder::Folder;
 use crate::message::{Message, field};
-use crate::status::Status;
+use crate::mailbox::Status;
 use crate::time;
 
 /// `,original sender,author of each reply,` without repeats, for an exact match of one id

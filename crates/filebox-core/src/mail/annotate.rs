@@ -1,6 +1,6 @@
 //! `annotate`: a line added to the processing history of my copy of a message where it is,
 //! without moving it (the hub records each webhook attempt this way), in the copy that speaks
-//! for it (`crate::copy`), the one the line is read back from. The file is rewritten
+//! for it (`crate::mailbox::copy`), the one the line is read back from. The file is rewritten
 //! through the same claim/commit as a move, so a concurrent move or reply is never lost: if
 //! the copy moves on first, the line is added to it where it went.
 
@@ -17,7 +17,7 @@ const ATTEMPTS: usize = 8;
 
 impl Mailroom {
     /// Append `* <now> - <action> by <by>: <details>` to the processing history of my copy of
-    /// `reference` that speaks for it (`crate::copy`, in any folder). `action` and `by` are
+    /// `reference` that speaks for it (`crate::mailbox::copy`, in any folder). `action` and `by` are
     /// single words or phrases without `: `; `details` is one line.
     pub fn annotate(
         &self,
@@ -61,7 +61,7 @@ mod tests {
     use crate::{Folder, Mailroom, MessageRef, MessageType, SendRequest};
 
     fn mailrooms(dir: &std::path::Path) -> (Mailroom, Mailroom) {
-        let open = |me| crate::test_mailroom::dev_and_qa_as(dir, me);
+        let open = |me| crate::mailroom::test_mailroom::dev_and_qa_as(dir, me);
         (open("dev"), open("qa"))
     }
 

@@ -11,7 +11,7 @@ use crate::folder::Folder;
 use crate::mailbox::MessageRef;
 use crate::mailroom::Mailroom;
 use crate::message::{Header, Message, MessageType, field, file_name_for, limits, render};
-use crate::permission;
+use crate::human::permission;
 use crate::store;
 use crate::time;
 
@@ -85,7 +85,7 @@ impl Mailroom {
                 limit,
             });
         }
-        // A permission prompt is the relay's alone (`crate::permission`): one from outside is
+        // A permission prompt is the relay's alone (`crate::human::permission`): one from outside is
         // delivered as the plain mail it is.
         let kind = permission::as_foreign(&message.kind);
         let mut header = Header::new(&kind, &message.title);

@@ -12,10 +12,10 @@ use crate::index;
 use crate::mailbox::parse_bytes;
 use crate::mailroom::{Mailroom, Unusable};
 use crate::message::{MessageType, comma_list, field, render};
-use crate::send::SendRequest;
-use crate::status::Status;
+use crate::mail::send::SendRequest;
+use crate::mailbox::Status;
 use crate::store::{self, Rewritten};
-use crate::thread::{ENTRY_SEPARATOR, build};
+use crate::mail::thread::{ENTRY_SEPARATOR, build};
 
 /// How often marking a copy obsolete is retried when another process moves it meanwhile.
 const MARK_ATTEMPTS: usize = 5;

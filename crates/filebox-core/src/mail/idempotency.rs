@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use crate::agent::AgentId;
-use crate::attachment::Attachment;
+use crate::mailbox::attachment::Attachment;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::mailbox::{Envelope, Mailbox};
@@ -162,7 +162,7 @@ mod tests {
     }
 
     fn acting_as(dir: &std::path::Path, me: &str) -> Mailroom {
-        crate::test_mailroom::dev_and_qa_as(dir, me)
+        crate::mailroom::test_mailroom::dev_and_qa_as(dir, me)
     }
 
     /// A message to qa with `body`, under `key`.

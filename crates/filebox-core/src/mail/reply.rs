@@ -6,14 +6,14 @@
 //! answered once, so answering finishes it), `outbox/` for any other reply.
 
 use crate::agent::AgentId;
-use crate::config::{AgentEntry, Config};
+use crate::mailroom::config::{AgentEntry, Config};
 use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::mailbox::{Mailbox, MessageRef};
 use crate::mailroom::Mailroom;
 use crate::message::is_question;
 use crate::message::{Header, field};
-use crate::send::SourceType;
+use crate::mail::send::SourceType;
 
 /// The mailbox replies to `system`-sourced messages go to (the system inbox).
 pub const SYSTEM_MAILBOX: &str = "system";
@@ -24,7 +24,7 @@ pub const REPLIER_COPY_FOLDERS: [Folder; 2] = [Folder::Outbox, Folder::Done];
 
 impl Mailroom {
     /// The agent a reply to a message of my mailbox goes to, read from the copy that speaks for
-    /// it (`crate::copy`). For a `system` message without `Reply To` that is
+    /// it (`crate::mailbox::copy`). For a `system` message without `Reply To` that is
     /// [`SYSTEM_MAILBOX`], which may not be in the config yet ([`Mailroom::with_system_mailbox`]
     /// adds it).
     pub fn reply_target(&self, reference: &MessageRef) -> Result<AgentId> {

@@ -2,21 +2,21 @@
 //! `reply_to`, a reply: the conversation grows in the same file, which moves on.
 
 use crate::agent::AgentId;
-use crate::attachment::{self, Attachment};
-use crate::beneath::Place;
+use crate::mailbox::attachment::{self, Attachment};
+use crate::fs::beneath::Place;
 use crate::choice::choice;
-use crate::copy;
+use crate::mailbox::copy;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
-use crate::idempotency::{self, Fingerprint, IdempotencyKey};
+use crate::mail::idempotency::{self, Fingerprint, IdempotencyKey};
 use crate::mailbox::{Envelope, MessageRef, parse_bytes};
 use crate::mailroom::Mailroom;
 use crate::message::{
     ConversationEntry, Header, Message, MessageType, field, file_name_for, is_question, limits,
     render,
 };
-use crate::reply::{REPLIER_COPY_FOLDERS, replier_copy_folder};
-use crate::status::Status;
+use crate::mail::reply::{REPLIER_COPY_FOLDERS, replier_copy_folder};
+use crate::mailbox::Status;
 use crate::store::{self, Destination, Moved};
 use crate::time;
 
@@ -139,7 +139,7 @@ impl SendReceipt {
 
 impl Mailroom {
     /// Send a new message, or a reply when `request.reply_to` is set. Not of type `PRM`, which
-    /// only the permission relay writes (`crate::permission`).
+    /// only the permission relay writes (`crate::human::permission`).
     pub fn send(&self, request: &SendRequest) -> Result<SendReceipt> {
         request.kind.refuse_reserved()?;
         let (to, cc, recipients) = self.recipients(request)?;
@@ -733,7 +733,7 @@ fn join(agents: &[AgentId]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_mailroom::dev_and_qa_as;
+    use crate::mailroom::test_mailroom::dev_and_qa_as;
     use std::path::{Path, PathBuf};
 
     const TAKEN: &str = "aaaaaaaa-0000-4000-8000-000000000000";

@@ -1,79 +1,14 @@
-//! A message's status (pending → delivered → read → processing → replied / failed, and
-//! obsolete), derived from the folder each copy sits in, so that the two never disagree; only
-//! `obsolete`, which no folder expresses, is written as a `Status` header (by a fork), and
-//! `read` is an inbox copy with a read receipt of its current version (`crate::receipt`).
+//! A message's status report: the status of the copy that speaks for it in my mailbox and,
+//! for my outbox record, how far each recipient got (`crate::mailbox::status` says what one
+//! copy's folder means); `read` is an inbox copy with a read receipt of its current version
+//! (`crate::feed::receipt`).
 
 use crate::agent::AgentId;
-use crate::choice::choice;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
-use crate::mailbox::{Envelope, MessageRef};
+use crate::mailbox::{Envelope, MessageRef, Status};
 use crate::mailroom::{Mailroom, Unusable};
-use crate::message::{Header, Message, field};
-
-choice! {
-    /// Where a message stands.
-    pub enum Status("status") {
-        // Addressed to an agent whose mailbox holds no copy (yet), or, for an agent on
-        // another machine, handed to NATS but not yet received by its hub (in flight).
-        Pending => "pending",
-        // In the holder's inbox (or, for the sender's record, handed over).
-        Delivered => "delivered",
-        // In the holder's inbox, put in front of its reader (a read receipt).
-        Read => "read",
-        // On hold: the holder is working on it.
-        Processing => "processing",
-        // Answered or resolved.
-        Replied => "replied",
-        // Rejected.
-        Failed => "failed",
-        // Superseded by a fork of its thread; kept, never deleted.
-        Obsolete => "obsolete",
-    }
-}
-
-impl Status {
-    /// The status of one copy: `Status: obsolete` wins; otherwise the folder says it. An outbox
-    /// copy is a record of what its owner sent: `replied` when the owner wrote its latest
-    /// conversation entry, else `delivered`.
-    pub fn of_copy(
-        folder: Folder,
-        header: &Header,
-        last_from: Option<&str>,
-        owner: &str,
-    ) -> Status {
-        if header
-            .get(field::STATUS)
-            .and_then(Status::parse)
-            .is_some_and(|s| s == Status::Obsolete)
-        {
-            return Status::Obsolete;
-        }
-        match folder {
-            Folder::Inbox => Status::Delivered,
-            Folder::Hold => Status::Processing,
-            Folder::Done => Status::Replied,
-            Folder::Cancel => Status::Failed,
-            Folder::Outbox if last_from == Some(owner) => Status::Replied,
-            Folder::Outbox => Status::Delivered,
-        }
-    }
-
-    /// How far a message got across several recipients: the least advanced of them
-    /// (a message is replied once every recipient answered; one rejection fails it).
-    fn combine(statuses: impl IntoIterator<Item = Status>) -> Option<Status> {
-        let rank = |s: &Status| match s {
-            Status::Pending => 0,
-            Status::Delivered => 1,
-            Status::Read => 2,
-            Status::Processing => 3,
-            Status::Failed => 4,
-            Status::Replied => 5,
-            Status::Obsolete => 6,
-        };
-        statuses.into_iter().min_by_key(rank)
-    }
-}
+use crate::message::{Message, field};
 
 /// One recipient's copy of a message.
 #[derive(Debug, Clone)]
@@ -104,7 +39,7 @@ pub struct StatusReport {
 
 impl Mailroom {
     /// The status of a message of my mailbox, read from the copy that speaks for it
-    /// (`crate::copy`). When that copy is my outbox record, the status is how far its
+    /// (`crate::mailbox::copy`). When that copy is my outbox record, the status is how far its
     /// recipients got, each read from the copy that speaks for it in their mailbox; when it is an
     /// answer that came back to me, who sent the message, it is replied ([`answered`]).
     pub fn status(&self, reference: &MessageRef) -> Result<StatusReport> {
@@ -138,7 +73,7 @@ impl Mailroom {
                     Ok((copy, theirs)) => recipients.push(RecipientStatus {
                         status: self.recipient_status(&agent, &copy, &theirs),
                         folder: Some(copy.folder),
-                        refused: crate::travelled::refusal(&copy, &theirs),
+                        refused: crate::mail::travelled::refusal(&copy, &theirs),
                         agent,
                     }),
                     // No copy: not delivered (yet).
@@ -165,22 +100,7 @@ impl Mailroom {
             unusable,
         })
     }
-}
 
-/// Whether `owner`'s copy is an answer to `owner`'s own message: out of the outbox (in the
-/// inbox it came back to, or `done/` for a person's request), written by `owner`, its latest
-/// conversation entry someone else's. The status is the sender's view, so such a message is
-/// replied, whatever the copy's own folder says.
-fn answered(envelope: &Envelope, message: &Message, owner: &AgentId) -> bool {
-    envelope.folder != Folder::Outbox
-        && crate::copy::sender(message) == owner.as_str()
-        && message
-            .conversation
-            .last()
-            .is_some_and(|last| last.from != owner.as_str())
-}
-
-impl Mailroom {
     /// A recipient's copy's status. The inbox of an agent on another machine is this machine's
     /// outgoing spool: a copy there is `pending` (in flight) until that agent's hub sent its
     /// delivery receipt.
@@ -188,7 +108,7 @@ impl Mailroom {
         let status = copy_status(copy, message, agent);
         if self.is_remote(agent)
             && status == Status::Delivered
-            && !crate::travelled::received(message)
+            && !crate::mail::travelled::received(message)
         {
             Status::Pending
         } else {
@@ -197,14 +117,17 @@ impl Mailroom {
     }
 }
 
-impl Mailroom {
-    /// Whether `agent` lives on another machine's hub (`name@hub`): its mailbox here is a
-    /// stand-in whose inbox is the outgoing spool.
-    pub fn is_remote(&self, agent: &AgentId) -> bool {
-        self.config()
-            .agent(agent)
-            .is_ok_and(|entry| entry.hub().is_some())
-    }
+/// Whether `owner`'s copy is an answer to `owner`'s own message: out of the outbox (in the
+/// inbox it came back to, or `done/` for a person's request), written by `owner`, its latest
+/// conversation entry someone else's. The status is the sender's view, so such a message is
+/// replied, whatever the copy's own folder says.
+fn answered(envelope: &Envelope, message: &Message, owner: &AgentId) -> bool {
+    envelope.folder != Folder::Outbox
+        && crate::mailbox::copy::sender(message) == owner.as_str()
+        && message
+            .conversation
+            .last()
+            .is_some_and(|last| last.from != owner.as_str())
 }
 
 /// The status of a copy read whole (the outbox rule needs the conversation, `read` the
@@ -214,7 +137,7 @@ pub fn copy_status(envelope: &Envelope, message: &Message, owner: &AgentId) -> S
     match Status::of_copy(envelope.folder, &message.header, last_from, owner.as_str()) {
         Status::Delivered
             if envelope.folder == Folder::Inbox
-                && crate::receipt::read_by(message, owner.as_str()).is_some() =>
+                && crate::feed::receipt::read_by(message, owner.as_str()).is_some() =>
         {
             Status::Read
         }
@@ -225,59 +148,12 @@ pub fn copy_status(envelope: &Envelope, message: &Message, owner: &AgentId) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::MessageType;
-
-    fn header(status: Option<&str>) -> Header {
-        let mut h = Header::new(&MessageType::new("ER").unwrap(), "t");
-        h.set(field::MESSAGE_ID, "x");
-        if let Some(s) = status {
-            h.set(field::STATUS, s);
-        }
-        h
-    }
-
-    #[test]
-    fn the_folder_decides_unless_obsolete() {
-        let h = header(None);
-        assert_eq!(
-            Status::of_copy(Folder::Inbox, &h, None, "a"),
-            Status::Delivered
-        );
-        assert_eq!(
-            Status::of_copy(Folder::Hold, &h, None, "a"),
-            Status::Processing
-        );
-        assert_eq!(
-            Status::of_copy(Folder::Done, &h, None, "a"),
-            Status::Replied
-        );
-        assert_eq!(
-            Status::of_copy(Folder::Cancel, &h, None, "a"),
-            Status::Failed
-        );
-        assert_eq!(
-            Status::of_copy(Folder::Outbox, &h, None, "a"),
-            Status::Delivered
-        );
-        assert_eq!(
-            Status::of_copy(Folder::Outbox, &h, Some("a"), "a"),
-            Status::Replied
-        );
-        let obsolete = header(Some("Obsolete"));
-        assert_eq!(
-            Status::of_copy(Folder::Inbox, &obsolete, None, "a"),
-            Status::Obsolete
-        );
-        // A hand-written status that the folder contradicts is not believed.
-        assert_eq!(
-            Status::of_copy(Folder::Inbox, &header(Some("replied")), None, "a"),
-            Status::Delivered
-        );
-    }
+    use crate::message::{Header, MessageType};
 
     /// qa's copy of its own request, in `folder`, with conversation entries by `said`.
     fn qa_copy(folder: Folder, said: &[&str]) -> (Envelope, Message) {
-        let mut h = header(None);
+        let mut h = Header::new(&MessageType::new("ER").unwrap(), "t");
+        h.set(field::MESSAGE_ID, "x");
         h.set(field::ORIGINAL_SENDER, "qa");
         let conversation = said
             .iter()
@@ -319,14 +195,5 @@ mod tests {
         assert!(!is(qa_copy(Folder::Inbox, &["dev", "qa"]), &qa));
         assert!(!is(qa_copy(Folder::Inbox, &[]), &qa));
         assert!(!is(qa_copy(Folder::Inbox, &["qa"]), &dev));
-    }
-
-    #[test]
-    fn several_recipients_are_as_far_as_the_slowest() {
-        use Status::*;
-        assert_eq!(Status::combine([Replied, Processing]), Some(Processing));
-        assert_eq!(Status::combine([Replied, Failed]), Some(Failed));
-        assert_eq!(Status::combine([Replied, Pending]), Some(Pending));
-        assert_eq!(Status::combine([]), None);
     }
 }

@@ -6,14 +6,14 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::agent::AgentId;
-use crate::copy;
+use crate::mailbox::copy;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::index::{self, Row, ThreadActivity};
 use crate::mailbox::{Envelope, MessageRef, read_message};
 use crate::mailroom::{Mailroom, Unusable};
 use crate::message::{Message, field};
-use crate::status::Status;
+use crate::mailbox::Status;
 
 /// Separates a message id from a conversation entry's number in a node id: `id#2` is the
 /// second reply in that message's file.
@@ -173,7 +173,7 @@ impl Mailroom {
     }
 }
 
-/// The copy that shows a message: the one that speaks for it (`crate::copy`), across mailboxes.
+/// The copy that shows a message: the one that speaks for it (`crate::mailbox::copy`), across mailboxes.
 fn best<'a>(copies: impl Iterator<Item = &'a ThreadCopy>) -> Option<&'a ThreadCopy> {
     copy::speaking_across(copies, |c| (c.row.folder, &c.message, c.agent.as_str()))
 }

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::beneath::{self, Place};
+use crate::fs::beneath::{self, Place};
 use crate::error::{Error, Result};
 use crate::mailbox::Mailbox;
 use crate::store;

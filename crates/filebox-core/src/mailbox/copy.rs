@@ -281,7 +281,7 @@ mod tests {
 
     /// dev's message to qa, and the mailboxes of both.
     fn sent_to_qa(dir: &std::path::Path) -> (crate::SendReceipt, Mailbox, Mailbox) {
-        let open = |me| crate::test_mailroom::dev_and_qa_as(dir, me);
+        let open = |me| crate::mailroom::test_mailroom::dev_and_qa_as(dir, me);
         let (dev, qa) = (open("dev"), open("qa"));
         let kind = MessageType::new("ER").unwrap();
         let sent = dev

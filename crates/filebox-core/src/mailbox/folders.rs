@@ -6,19 +6,17 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::agent::AgentId;
-use crate::beneath;
-use crate::checked_dirs::{DirSeen, ROOTS};
+use crate::fs::beneath;
+use crate::store::checked_dirs::{DirSeen, ROOTS};
 use crate::error::{Error, Result};
 use crate::folder::Folder;
+use crate::message::limits::HEADER_LIMIT;
 use crate::message::{self, FileName, Header, Message, MessageIdShort};
 use crate::store;
 use crate::time;
 
 /// How much of a file a listing reads: the header always fits in this for our own files.
 const HEADER_PREFIX: usize = 8 * 1024;
-/// How much of a file is read at most to find a header that did not fit in the prefix: a
-/// header is a few lines, so a file without one (a log, a huge file) is not read whole.
-pub(crate) const HEADER_LIMIT: usize = 1024 * 1024;
 
 /// A mailbox root with its folders present and its `tmp/` recovered.
 #[derive(Debug, Clone)]
@@ -431,7 +429,7 @@ impl Mailbox {
     /// Read many headers, in order. A listing is one open and one read per file, so large
     /// folders are read by a few threads at once: the time is system calls, not CPU.
     fn envelopes(&self, folder: Folder, names: &[FileName]) -> Vec<Result<Option<Envelope>>> {
-        crate::parallel::map_chunks(names, |part| self.read_envelopes(folder, part))
+        crate::mailbox::parallel::map_chunks(names, |part| self.read_envelopes(folder, part))
     }
 
     fn read_envelopes(&self, folder: Folder, names: &[FileName]) -> Vec<Result<Option<Envelope>>> {

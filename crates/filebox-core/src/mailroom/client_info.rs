@@ -66,7 +66,7 @@ impl Mailroom {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_mailroom;
+    use crate::mailroom::test_mailroom;
 
     #[test]
     fn a_recorded_client_is_read_back_and_labelled() {

@@ -1,12 +1,12 @@
 //! `Mailroom`: the config plus the current agent and its reach, the entry point every adapter
-//! uses. It opens mailboxes and resolves recipients; the verbs live in `send.rs` and
-//! `transition.rs`.
+//! uses. It opens mailboxes and resolves recipients; the verbs are its methods too, each in
+//! the wing that does the work (`crate::mail`, `crate::human`, `crate::feed`, `crate::index`).
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use crate::agent::AgentId;
-use crate::config::Config;
+use crate::mailroom::config::Config;
 use crate::error::{Error, Result};
 use crate::mailbox::Mailbox;
 
@@ -43,7 +43,7 @@ pub enum Reach {
 }
 
 /// Whether a mailroom may answer a relayed permission prompt, i.e. approve or deny a tool run
-/// (`crate::permission`): yes for the owner of the files (a command the user runs); a caller an
+/// (`crate::human::permission`): yes for the owner of the files (a command the user runs); a caller an
 /// access policy could not prove to be the human (`filebox_api::access`) is refused, with the
 /// policy's reason. Like [`Reach`], decided in the adapters and kept to by the core.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -148,6 +148,14 @@ impl Mailroom {
     /// Every agent in the config (recipients; what may be looked into is [`Mailroom::reachable`]).
     pub fn agents(&self) -> impl Iterator<Item = &AgentId> {
         self.config.file.agents.keys()
+    }
+
+    /// Whether `agent` lives on another machine's hub (`name@hub`): its mailbox here is a
+    /// stand-in whose inbox is the outgoing spool.
+    pub fn is_remote(&self, agent: &AgentId) -> bool {
+        self.config()
+            .agent(agent)
+            .is_ok_and(|entry| entry.hub().is_some())
     }
 
     /// Resolve targets: agent ids, comma lists, `@all` (everyone but me) and `@group`.

@@ -12,7 +12,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::config::Config;
+use crate::mailroom::config::Config;
 use crate::error::{Error, Result};
 
 /// The config file as last parsed, and which version of the file that was.
@@ -98,7 +98,7 @@ impl LiveConfig {
 mod tests {
     use super::*;
     use crate::agent::AgentId;
-    use crate::config::AgentEntry;
+    use crate::mailroom::config::AgentEntry;
 
     fn agents(config: &Config) -> Vec<String> {
         config.file.agents.keys().map(|a| a.to_string()).collect()

@@ -19,9 +19,9 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{LazyLock, Mutex, PoisonError};
 
-use crate::file_system;
-use crate::journal;
-use crate::mark::ctime_ns;
+use crate::fs::file_system;
+use crate::store::journal;
+use crate::feed::mark::ctime_ns;
 
 /// How many directories a registry remembers; past that it starts again (a hub has fewer).
 const KEPT: usize = 4096;

@@ -23,7 +23,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rustix::fs::OFlags;
 
-use crate::beneath::Place;
+use crate::fs::beneath::Place;
 use crate::folder::Folder;
 
 /// What a change did to a name in the folder.

@@ -28,12 +28,12 @@ use std::sync::{LazyLock, Mutex};
 
 use rustix::fs::OFlags;
 
-use crate::beneath::{self, Place};
-use crate::checked_dirs::{DirSeen, RECOVERED};
-use crate::durable_names::{NameChanges, sync_dir};
+use crate::fs::beneath::{self, Place};
+use crate::store::checked_dirs::{DirSeen, RECOVERED};
+use crate::fs::durable_names::{NameChanges, sync_dir};
 use crate::error::{Error, IoContext, Result};
-use crate::held_here::{HeldHere, is_held_here};
-use crate::journal::{self, Kind};
+use crate::store::held_here::{HeldHere, is_held_here};
+use crate::store::journal::{self, Kind};
 
 const STAGED: &str = "part";
 const INTENT: &str = "intent";
@@ -441,7 +441,7 @@ pub(crate) fn read_regular_in(place: Place) -> Result<Vec<u8>> {
 }
 
 /// Read the whole message file `file`, open at `path`. Not a twin of
-/// [`crate::confined::ConfinedFile::read`], which reads a name (looked at, then opened) with
+/// [`crate::fs::confined::ConfinedFile::read`], which reads a name (looked at, then opened) with
 /// a caller's `Refused`: this reads a handle already held (locked by `take_turn` for a
 /// rewrite) with the store's errors, which a listing reports as a malformed file.
 fn read_open(mut file: &File, path: &Path) -> Result<Vec<u8>> {
@@ -1203,7 +1203,7 @@ mod tests {
 
     #[test]
     fn a_rewrite_in_place_is_journaled_as_one_whether_names_are_exchanged_or_moved() {
-        use crate::journal::{Kind, Since, snapshot};
+        use crate::store::journal::{Kind, Since, snapshot};
         let (root, tmp, inbox, _) = setup();
         create_private_dir(&root.path().join(".filebox")).unwrap();
         let path = publish_new(&tmp, &inbox, "a.md", b"one").unwrap();
