@@ -33,7 +33,7 @@ pub use agent::AgentId;
 pub use mailbox::attachment::{Attachment, AttachmentRef};
 pub use choice::{AgentKind, Choice};
 pub use mailroom::config::{AgentEntry, Config, ConfigFile};
-pub use feed::cursor::Claim;
+pub use feed::cursor::{Arrivals, Claim};
 pub use error::{Error, Result};
 pub use feed::{Change, ChangeKind, Feed, Wake};
 pub use folder::Folder;
@@ -48,11 +48,11 @@ pub use human::question::{
     Answer, AnswerWait, Asked, AskedBy, OpenQuestion, QuestionKind, QuestionRequest, QuestionState,
 };
 pub use feed::receipt::Receipt;
-pub use mail::reply::{REPLIER_COPY_FOLDERS, SYSTEM_MAILBOX, replier_copy_folder};
-pub use mail::send::{Priority, SendReceipt, SendRequest, SourceType, derive_title};
+pub use mail::reply::{REPLIER_COPY_FOLDERS, SYSTEM_MAILBOX, SourceType, replier_copy_folder};
+pub use mail::send::{Priority, SendReceipt, SendRequest, derive_title};
 pub use mail::status::{RecipientStatus, StatusReport, copy_status};
 pub use store::{Recovery, Unsynced};
 pub use mail::thread::{ENTRY_SEPARATOR, Thread, ThreadNode};
 pub use mail::transition::{Transition, TransitionReceipt};
 pub use mail::travelled::Travelled;
-pub use feed::watch::{Arrivals, InboxWatch};
+pub use feed::watch::InboxWatch;

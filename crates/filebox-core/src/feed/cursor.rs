@@ -27,11 +27,11 @@ use crate::fs::beneath::Place;
 use crate::error::{IoContext, Result};
 use crate::folder::Folder;
 use crate::store::journal::Kind;
-use crate::mailbox::{Mailbox, Problem};
-use crate::feed::mark::{Mark, ctime_ns};
+use crate::mailbox::{Envelope, Mailbox, Problem};
+use crate::feed::mark::Mark;
+use crate::fs::file_system::ctime_ns;
 use crate::message::FileName;
 use crate::store;
-use crate::feed::watch::Arrivals;
 
 const FILE: &str = "inbox-cursor";
 const LOCK: &str = "inbox-cursor.lock";
@@ -177,6 +177,20 @@ pub(crate) fn inode_lines(text: &str) -> impl Iterator<Item = (u64, &str)> {
 /// Record where waits have got to (a new file renamed over the old one: never followed).
 fn save(mailbox: &Mailbox, cursor: &Cursor) -> Result<()> {
     store::write_file_atomic(&mailbox.state_dir().join(FILE), cursor.render().as_bytes())
+}
+
+/// What a wait or a watch found: new messages (oldest first), and inbox files that arrived
+/// but could not be read.
+#[derive(Debug, Default)]
+pub struct Arrivals {
+    pub messages: Vec<Envelope>,
+    pub unreadable: Vec<Problem>,
+}
+
+impl Arrivals {
+    pub(crate) fn sort(&mut self) {
+        Envelope::sort_oldest_first(&mut self.messages);
+    }
 }
 
 /// Mail a wait found and claimed, not yet recorded as returned: the cursor's lock is held

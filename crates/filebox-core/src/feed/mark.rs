@@ -21,6 +21,7 @@ use std::os::unix::fs::MetadataExt;
 
 use crate::error::{IoContext, Result};
 use crate::folder::Folder;
+use crate::fs::file_system::ctime_ns;
 use crate::store::journal::{self, Entry, Kind, Since};
 use crate::mailbox::Mailbox;
 use crate::message::FileName;
@@ -55,11 +56,6 @@ pub(crate) struct Step {
     /// The journal did not explain the change and the folder was listed: `changes` holds the
     /// arrivals only, and what left is not known.
     pub(crate) relisted: bool,
-}
-
-/// A file's inode change time in nanoseconds.
-pub(crate) fn ctime_ns(meta: &std::fs::Metadata) -> i64 {
-    meta.ctime() * 1_000_000_000 + meta.ctime_nsec()
 }
 
 impl Mark {

@@ -7,25 +7,11 @@
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use crate::feed::cursor::{self, Claim};
+use crate::feed::cursor::{self, Arrivals, Claim};
 use crate::error::Result;
 use crate::feed::{ChangeKind, Feed, Wake};
 use crate::folder::Folder;
 use crate::mailbox::{Envelope, Mailbox, Problem};
-
-/// What a wait or a watch found: new messages (oldest first), and inbox files that arrived
-/// but could not be read.
-#[derive(Debug, Default)]
-pub struct Arrivals {
-    pub messages: Vec<Envelope>,
-    pub unreadable: Vec<Problem>,
-}
-
-impl Arrivals {
-    pub(crate) fn sort(&mut self) {
-        Envelope::sort_oldest_first(&mut self.messages);
-    }
-}
 
 /// The deadline of a timeout; a timeout too large to add to now is no timeout at all.
 fn deadline(timeout: Option<Duration>) -> Option<Instant> {

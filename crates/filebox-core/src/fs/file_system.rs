@@ -1,9 +1,10 @@
 //! What the file system under a folder promises, asked once per device and process: whether
 //! it commits name changes in order (`durable_names`), whether a change of a directory's
-//! entries always moves its ctime (`checked_dirs`).
+//! entries always moves its ctime (`checked_dirs`); and a file's ctime as one number.
 
 use std::collections::HashMap;
 use std::fs;
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::{LazyLock, Mutex, PoisonError};
 
@@ -79,6 +80,11 @@ fn has_journal(device: u64) -> bool {
                 .is_some_and(|rest| rest.starts_with('-'))
         })
     })
+}
+
+/// A file's inode change time in nanoseconds.
+pub(crate) fn ctime_ns(meta: &fs::Metadata) -> i64 {
+    meta.ctime() * 1_000_000_000 + meta.ctime_nsec()
 }
 
 #[cfg(test)]

@@ -21,7 +21,8 @@ use crate::message::{
     Header, Message, MessageType, PERMISSION, ProcessingEntry, QUESTION, WORK_REPORT, field,
     is_question,
 };
-use crate::mail::send::{SendReceipt, SendRequest, SourceType};
+use crate::mail::reply::SourceType;
+use crate::mail::send::{SendReceipt, SendRequest};
 use crate::mail::transition::Transition;
 
 /// How long a question waits for its answer when the caller does not say, in seconds.

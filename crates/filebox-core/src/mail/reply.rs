@@ -6,6 +6,7 @@
 //! answered once, so answering finishes it), `outbox/` for any other reply.
 
 use crate::agent::AgentId;
+use crate::choice::choice;
 use crate::mailroom::config::{AgentEntry, Config};
 use crate::error::{Error, Result};
 use crate::folder::Folder;
@@ -13,7 +14,16 @@ use crate::mailbox::{Mailbox, MessageRef};
 use crate::mailroom::Mailroom;
 use crate::message::is_question;
 use crate::message::{Header, field};
-use crate::mail::send::SourceType;
+
+choice! {
+    /// Who sent it, which decides where replies go.
+    pub enum SourceType("source type") {
+        Agent => "agent",
+        Human => "human",
+        System => "system",
+        External => "external",
+    }
+}
 
 /// The mailbox replies to `system`-sourced messages go to (the system inbox).
 pub const SYSTEM_MAILBOX: &str = "system";

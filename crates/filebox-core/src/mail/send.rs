@@ -15,7 +15,7 @@ use crate::message::{
     ConversationEntry, Header, Message, MessageType, field, file_name_for, is_question, limits,
     render,
 };
-use crate::mail::reply::{REPLIER_COPY_FOLDERS, replier_copy_folder};
+use crate::mail::reply::{REPLIER_COPY_FOLDERS, SourceType, replier_copy_folder};
 use crate::mailbox::Status;
 use crate::store::{self, Destination, Moved};
 use crate::time;
@@ -31,16 +31,6 @@ choice! {
     pub enum Priority("priority") {
         Normal => "normal",
         Urgent => "urgent",
-    }
-}
-
-choice! {
-    /// Who sent it, which decides where replies go.
-    pub enum SourceType("source type") {
-        Agent => "agent",
-        Human => "human",
-        System => "system",
-        External => "external",
     }
 }
 

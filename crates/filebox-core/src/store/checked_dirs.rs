@@ -21,7 +21,7 @@ use std::sync::{LazyLock, Mutex, PoisonError};
 
 use crate::fs::file_system;
 use crate::store::journal;
-use crate::feed::mark::ctime_ns;
+use crate::fs::file_system::ctime_ns;
 
 /// How many directories a registry remembers; past that it starts again (a hub has fewer).
 const KEPT: usize = 4096;
