@@ -3,6 +3,8 @@
 //! deleted at any time and never hides a message that a listing shows.
 
 mod fts_writes;
+mod copies;
+mod find;
 mod kept;
 mod listed;
 mod listing;
