@@ -2,6 +2,29 @@
 //!
 //! Adapters (CLI, MCP, hub) call [`Mailroom`]; nothing here knows about async runtimes,
 //! HTTP, MCP or JSON wire types.
+//!
+//! The code is in wings, each a folder with one job (its `mod.rs` says it). A file uses its
+//! own wing and the wings below it, never one above (`scripts/check-layers` reads this line):
+//!
+//! Layers, lowest first: fs < message < store < mailbox < mailroom < index < feed < mail < human
+//!
+//! - `fs`: paths resolved beneath a folder, what a device promises, durable names, shared
+//!   fsyncs, files other programs keep.
+//! - `message`: the file format (header, structure, parsing, rendering, names, limits) and text
+//!   put in front of a model.
+//! - `store`: the only writer: staging, publishing, safe reads, moves and rewrites, recovery,
+//!   locks, the change journal.
+//! - `mailbox`: one mailbox's folders and listings, a message's copies and which speaks,
+//!   attachments, what a copy's folder says of its status.
+//! - `mailroom`: the config, its live copy, the current agent and its reach, client info.
+//! - `index`: the search index, search, finding a message by reference and its copies.
+//! - `feed`: the change feed, marks, the wait cursor, waiting, read receipts, read marks.
+//! - `mail`: send and reply, idempotency, transitions, annotations, forks, foreign and
+//!   travelled mail, threads, the status report.
+//! - `human`: questions and work reports to a person, permission prompts and their leases.
+//!
+//! The leaf files beside them (`error`, `agent`, `choice`, `folder`, `time`) sit below every
+//! wing; `fuzzing` (the fuzz targets' entry points) above them all.
 
 mod agent;
 mod choice;

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::mailbox::{Envelope, Mailbox, MessageRef};
 use crate::mailroom::{Approvals, Mailroom};
-use crate::message::{MessageType, PERMISSION, field};
+use crate::message::{PERMISSION, field};
 use crate::human::prompt_lease::{self, Lease};
 use crate::human::question::{AnswerWait, AskedBy, QuestionKind, QuestionRequest, QuestionState};
 
@@ -26,9 +26,6 @@ pub const OPTIONS: [&str; 2] = ["Allow", "Deny"];
 /// The processing details of a prompt withdrawn because no live session holds its lease.
 pub const NOBODY_WAITING: &str =
     "the session that asked is gone: nobody is waiting for this answer";
-
-/// The type a `PRM` from outside FileBox is delivered as.
-const PLAIN: &str = "DIS";
 
 /// The longest input preview shown, in characters (the host already cuts it to about 200).
 const PREVIEW_CHARS: usize = 400;
@@ -249,15 +246,6 @@ impl Mailroom {
             reference: reference.text().to_owned(),
             folder: format!("cancel/ of {} (withdrawn: {NOBODY_WAITING})", self.me()),
         })
-    }
-}
-
-/// The type a message from outside FileBox (an import, a bridge) is delivered as: a `PRM` as
-/// plain mail (`DIS`), since no relay waits for it; any other as it is.
-pub(crate) fn as_foreign(kind: &MessageType) -> MessageType {
-    match kind.as_str() == PERMISSION {
-        true => MessageType::new(PLAIN).expect("DIS is a valid message type"),
-        false => kind.clone(),
     }
 }
 

@@ -10,8 +10,9 @@ use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::mailbox::MessageRef;
 use crate::mailroom::Mailroom;
-use crate::message::{Header, Message, MessageType, field, file_name_for, limits, render};
-use crate::human::permission;
+use crate::message::{
+    Header, Message, MessageType, PERMISSION, field, file_name_for, limits, render,
+};
 use crate::store;
 use crate::time;
 
@@ -87,7 +88,7 @@ impl Mailroom {
         }
         // A permission prompt is the relay's alone (`crate::human::permission`): one from outside is
         // delivered as the plain mail it is.
-        let kind = permission::as_foreign(&message.kind);
+        let kind = as_foreign(&message.kind);
         let mut header = Header::new(&kind, &message.title);
         for (key, value) in [
             (field::FORMAT_VERSION, "1.0"),
@@ -111,5 +112,17 @@ impl Mailroom {
             processing: Vec::new(),
         };
         Ok((file, kind))
+    }
+}
+
+/// The type a `PRM` from outside FileBox is delivered as.
+const PLAIN: &str = "DIS";
+
+/// The type a message from outside FileBox (an import, a bridge) is delivered as: a `PRM` as
+/// plain mail (`DIS`), since no relay waits for it; any other as it is.
+fn as_foreign(kind: &MessageType) -> MessageType {
+    match kind.as_str() == PERMISSION {
+        true => MessageType::new(PLAIN).expect("DIS is a valid message type"),
+        false => kind.clone(),
     }
 }
