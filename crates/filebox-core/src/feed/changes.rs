@@ -23,11 +23,11 @@ use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::agent::AgentId;
 use crate::error::Result;
-use crate::folder::Folder;
-use crate::store::journal::Kind;
-use crate::mailbox::Mailbox;
 use crate::feed::mark::Mark;
+use crate::folder::Folder;
+use crate::mailbox::Mailbox;
 use crate::message::FileName;
+use crate::store::journal::Kind;
 
 /// How often cancellation is checked.
 const TICK: Duration = Duration::from_millis(50);

@@ -23,15 +23,15 @@ use std::fmt::Write;
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 
-use crate::fs::beneath::Place;
 use crate::error::{IoContext, Result};
-use crate::folder::Folder;
-use crate::store::journal::Kind;
-use crate::mailbox::{Envelope, Mailbox, Problem};
 use crate::feed::mark::Mark;
+use crate::folder::Folder;
+use crate::fs::beneath::Place;
 use crate::fs::file_system::ctime_ns;
+use crate::mailbox::{Envelope, Mailbox, Problem};
 use crate::message::FileName;
 use crate::store;
+use crate::store::journal::Kind;
 
 const FILE: &str = "inbox-cursor";
 const LOCK: &str = "inbox-cursor.lock";

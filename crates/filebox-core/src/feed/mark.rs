@@ -22,9 +22,9 @@ use std::os::unix::fs::MetadataExt;
 use crate::error::{IoContext, Result};
 use crate::folder::Folder;
 use crate::fs::file_system::ctime_ns;
-use crate::store::journal::{self, Entry, Kind, Since};
 use crate::mailbox::Mailbox;
 use crate::message::FileName;
+use crate::store::journal::{self, Entry, Kind, Since};
 
 /// A reader's place in one folder's changes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -13,10 +13,10 @@ use std::os::unix::fs::MetadataExt;
 
 use rustix::fs::OFlags;
 
-use crate::fs::beneath::{self, Place};
-use crate::feed::cursor;
 use crate::error::{IoContext, Result};
+use crate::feed::cursor;
 use crate::folder::Folder;
+use crate::fs::beneath::{self, Place};
 use crate::mailbox::{Envelope, Mailbox};
 use crate::store;
 

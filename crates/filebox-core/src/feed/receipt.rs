@@ -22,8 +22,8 @@
 use std::os::unix::fs::OpenOptionsExt;
 
 use crate::agent::AgentId;
-use crate::feed::cursor::{self, Claim, Cursor};
 use crate::error::{Error, Result};
+use crate::feed::cursor::{self, Claim, Cursor};
 use crate::folder::Folder;
 use crate::mailbox::{Envelope, Mailbox, MessageRef, parse_bytes};
 use crate::mailroom::Mailroom;

@@ -7,8 +7,8 @@
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use crate::feed::cursor::{self, Arrivals, Claim};
 use crate::error::Result;
+use crate::feed::cursor::{self, Arrivals, Claim};
 use crate::feed::{ChangeKind, Feed, Wake};
 use crate::folder::Folder;
 use crate::mailbox::{Envelope, Mailbox, Problem};

@@ -14,11 +14,11 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::folder::Folder;
+use crate::human::prompt_lease::{self, Lease};
+use crate::human::question::{AnswerWait, AskedBy, QuestionKind, QuestionRequest, QuestionState};
 use crate::mailbox::{Envelope, Mailbox, MessageRef};
 use crate::mailroom::{Approvals, Mailroom};
 use crate::message::{PERMISSION, field};
-use crate::human::prompt_lease::{self, Lease};
-use crate::human::question::{AnswerWait, AskedBy, QuestionKind, QuestionRequest, QuestionState};
 
 /// The options a permission question offers.
 pub const OPTIONS: [&str; 2] = ["Allow", "Deny"];

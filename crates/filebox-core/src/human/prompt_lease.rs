@@ -8,8 +8,8 @@
 
 use std::path::PathBuf;
 
-use crate::fs::beneath::{self, Place};
 use crate::error::Result;
+use crate::fs::beneath::{self, Place};
 use crate::mailbox::Mailbox;
 use crate::store::{self, Lock};
 

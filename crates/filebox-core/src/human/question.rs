@@ -11,19 +11,19 @@
 use std::time::{Duration, Instant};
 
 use crate::agent::AgentId;
-use crate::mailbox::attachment::{self, AttachmentRef};
 use crate::choice::AgentKind;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
+use crate::mail::reply::SourceType;
+use crate::mail::send::{SendReceipt, SendRequest};
+use crate::mail::transition::Transition;
+use crate::mailbox::attachment::{self, AttachmentRef};
 use crate::mailbox::{Envelope, Mailbox, MessageRef};
 use crate::mailroom::Mailroom;
 use crate::message::{
     Header, Message, MessageType, PERMISSION, ProcessingEntry, QUESTION, WORK_REPORT, field,
     is_question,
 };
-use crate::mail::reply::SourceType;
-use crate::mail::send::{SendReceipt, SendRequest};
-use crate::mail::transition::Transition;
 
 /// How long a question waits for its answer when the caller does not say, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 600;

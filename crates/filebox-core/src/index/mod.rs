@@ -2,9 +2,9 @@
 //! from the files and brought up to date before every query (see `sync.rs`), so it can be
 //! deleted at any time and never hides a message that a listing shows.
 
-mod fts_writes;
 mod copies;
 mod find;
+mod fts_writes;
 mod kept;
 mod listed;
 mod listing;
@@ -23,9 +23,9 @@ use std::time::Duration;
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 
-use crate::fs::beneath::Place;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
+use crate::fs::beneath::Place;
 use crate::mailbox::Mailbox;
 use crate::store;
 
@@ -360,7 +360,9 @@ pub fn rebuild(mailbox: &Mailbox) -> Result<Index> {
     // A folder changed a moment ago (a bulk import just ended) would be listed now, but its
     // mtime recorded as untrusted, and every later command would list it again until a change
     // came: a wait of at most a moment spares a listing of the whole folder later.
-    crate::store::journal::wait_until_settled(Folder::ALL.map(|folder| mailbox.folder_path(folder)));
+    crate::store::journal::wait_until_settled(
+        Folder::ALL.map(|folder| mailbox.folder_path(folder)),
+    );
     Index::open(mailbox)
 }
 

@@ -9,13 +9,13 @@ use crate::agent::AgentId;
 use crate::choice::choice;
 use crate::error::{Error, Result};
 use crate::index;
+use crate::mail::send::SendRequest;
+use crate::mail::thread::{ENTRY_SEPARATOR, build};
+use crate::mailbox::Status;
 use crate::mailbox::parse_bytes;
 use crate::mailroom::{Mailroom, Unusable};
 use crate::message::{MessageType, comma_list, field, render};
-use crate::mail::send::SendRequest;
-use crate::mailbox::Status;
 use crate::store::{self, Rewritten};
-use crate::mail::thread::{ENTRY_SEPARATOR, build};
 
 /// How often marking a copy obsolete is retried when another process moves it meanwhile.
 const MARK_ATTEMPTS: usize = 5;

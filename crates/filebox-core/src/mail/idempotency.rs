@@ -11,9 +11,9 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use crate::agent::AgentId;
-use crate::mailbox::attachment::Attachment;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
+use crate::mailbox::attachment::Attachment;
 use crate::mailbox::{Envelope, Mailbox};
 use crate::message::field;
 use crate::store;

@@ -7,11 +7,11 @@
 
 use crate::agent::AgentId;
 use crate::choice::choice;
-use crate::mailroom::config::{AgentEntry, Config};
 use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::mailbox::{Mailbox, MessageRef};
 use crate::mailroom::Mailroom;
+use crate::mailroom::config::{AgentEntry, Config};
 use crate::message::is_question;
 use crate::message::{Header, field};
 

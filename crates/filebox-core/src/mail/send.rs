@@ -2,21 +2,21 @@
 //! `reply_to`, a reply: the conversation grows in the same file, which moves on.
 
 use crate::agent::AgentId;
-use crate::mailbox::attachment::{self, Attachment};
-use crate::fs::beneath::Place;
 use crate::choice::choice;
-use crate::mailbox::copy;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
+use crate::fs::beneath::Place;
 use crate::mail::idempotency::{self, Fingerprint, IdempotencyKey};
+use crate::mail::reply::{REPLIER_COPY_FOLDERS, SourceType, replier_copy_folder};
+use crate::mailbox::Status;
+use crate::mailbox::attachment::{self, Attachment};
+use crate::mailbox::copy;
 use crate::mailbox::{Envelope, MessageRef, parse_bytes};
 use crate::mailroom::Mailroom;
 use crate::message::{
     ConversationEntry, Header, Message, MessageType, field, file_name_for, is_question, limits,
     render,
 };
-use crate::mail::reply::{REPLIER_COPY_FOLDERS, SourceType, replier_copy_folder};
-use crate::mailbox::Status;
 use crate::store::{self, Destination, Moved};
 use crate::time;
 

@@ -6,14 +6,14 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::agent::AgentId;
-use crate::mailbox::copy;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::index::{self, Row, ThreadActivity};
+use crate::mailbox::Status;
+use crate::mailbox::copy;
 use crate::mailbox::{Envelope, MessageRef, read_message};
 use crate::mailroom::{Mailroom, Unusable};
 use crate::message::{Message, field};
-use crate::mailbox::Status;
 
 /// Separates a message id from a conversation entry's number in a node id: `id#2` is the
 /// second reply in that message's file.

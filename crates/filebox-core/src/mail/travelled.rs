@@ -310,9 +310,9 @@ fn history_len(message: &Message) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mail::send::SendRequest;
     use crate::mailroom::config::{AgentEntry, Config};
     use crate::message::{MessageType, ProcessingEntry};
-    use crate::mail::send::SendRequest;
 
     /// A config with agents `a`, `c` and `b@far` (a remote agent: a stand-in mailbox), as `a`.
     fn mailroom(dir: &std::path::Path) -> Mailroom {

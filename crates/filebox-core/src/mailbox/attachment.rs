@@ -7,8 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::fs::beneath::{self, Place};
 use crate::error::{Error, Result};
+use crate::fs::beneath::{self, Place};
 use crate::mailbox::Mailbox;
 use crate::store;
 

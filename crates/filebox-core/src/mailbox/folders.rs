@@ -6,13 +6,13 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::agent::AgentId;
-use crate::fs::beneath;
-use crate::store::checked_dirs::{DirSeen, ROOTS};
 use crate::error::{Error, Result};
 use crate::folder::Folder;
+use crate::fs::beneath;
 use crate::message::limits::HEADER_LIMIT;
 use crate::message::{self, FileName, Header, Message, MessageIdShort};
 use crate::store;
+use crate::store::checked_dirs::{DirSeen, ROOTS};
 use crate::time;
 
 /// How much of a file a listing reads: the header always fits in this for our own files.

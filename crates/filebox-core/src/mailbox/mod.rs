@@ -10,7 +10,7 @@ mod status;
 
 pub use folders::{Envelope, Listing, Mailbox, MessageRef, Problem};
 pub(crate) use folders::{
-    describe_folders, listed_header, listing_time, most_complete,
-    parse_bytes, problem, read_message,
+    describe_folders, listed_header, listing_time, most_complete, parse_bytes, problem,
+    read_message,
 };
 pub use status::Status;

@@ -6,9 +6,9 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use crate::agent::AgentId;
-use crate::mailroom::config::Config;
 use crate::error::{Error, Result};
 use crate::mailbox::Mailbox;
+use crate::mailroom::config::Config;
 
 /// A mailbox of the config that could not be read; a verb that looks at many mailboxes goes on
 /// without it and reports it.

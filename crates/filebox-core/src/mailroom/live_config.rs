@@ -12,8 +12,8 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::mailroom::config::Config;
 use crate::error::{Error, Result};
+use crate::mailroom::config::Config;
 
 /// The config file as last parsed, and which version of the file that was.
 #[derive(Debug)]

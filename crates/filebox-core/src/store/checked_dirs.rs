@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{LazyLock, Mutex, PoisonError};
 
 use crate::fs::file_system;
-use crate::store::journal;
 use crate::fs::file_system::ctime_ns;
+use crate::store::journal;
 
 /// How many directories a registry remembers; past that it starts again (a hub has fewer).
 const KEPT: usize = 4096;

@@ -14,6 +14,7 @@
 //! the chain shows.
 
 use std::collections::HashMap;
+use std::ffi::OsStr;
 use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -23,8 +24,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rustix::fs::OFlags;
 
-use crate::fs::beneath::Place;
 use crate::folder::Folder;
+use crate::fs::beneath::Place;
 
 /// What a change did to a name in the folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -432,6 +433,19 @@ pub(crate) fn remove_all(state_dir: &Path) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Make one change of a mailbox folder: `change` adds or removes the file `path`, recorded in
+/// the folder's change journal .
+pub(super) fn changing<T>(
+    path: &Path,
+    kind: Kind,
+    change: impl FnOnce() -> io::Result<T>,
+) -> io::Result<T> {
+    match (path.parent(), path.file_name().and_then(OsStr::to_str)) {
+        (Some(dir), Some(name)) => record(dir, name, kind, change),
+        _ => change(),
+    }
 }
 
 #[cfg(test)]

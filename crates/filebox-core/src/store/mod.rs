@@ -5,13 +5,26 @@
 pub(crate) mod checked_dirs;
 pub(crate) mod held_here;
 pub(crate) mod journal;
+mod lock;
 mod moves;
+mod publish;
+mod read;
+mod recovery;
+mod rewrite;
+mod staging;
+#[cfg(test)]
+mod tests;
 
-pub use moves::{Recovery, Unsynced};
-pub(crate) use moves::{
-    Copies, Destination, Lock, Moved, Rewritten, already_exists, create_private_dir,
-    create_private_file, is_not_found, lock_is_held, make_private, modified, move_message,
-    publish_new, publish_replace, publish_replace_unsynced, read_prefix, read_regular,
-    read_regular_in, recover, refuse_link, rewrite_in_place, wait_for_moves, wait_for_release,
-    with_folder_lock, with_lock, write_file_atomic,
+pub(crate) use lock::{Lock, lock_is_held, wait_for_release, with_folder_lock, with_lock};
+pub(crate) use moves::{Destination, Moved, move_message};
+pub use publish::Unsynced;
+pub(crate) use publish::{
+    Copies, publish_new, publish_replace, publish_replace_unsynced, write_file_atomic,
 };
+pub(crate) use read::{
+    already_exists, is_not_found, modified, read_prefix, read_regular, read_regular_in, refuse_link,
+};
+pub use recovery::Recovery;
+pub(crate) use recovery::{recover, wait_for_moves};
+pub(crate) use rewrite::{Rewritten, rewrite_in_place};
+pub(crate) use staging::{create_private_dir, create_private_file, make_private};
