@@ -1,4 +1,4 @@
-//! Waiting for mail in my inbox, on the change feed (`feed.rs`): `wait` returns what no wait
+//! Waiting for mail in my inbox, on the change feed (`changes.rs`): `wait` returns what no wait
 //! has returned yet, claimed under the cursor's lock (`cursor.rs`), so nothing that arrives
 //! between two waits is missed and no message is returned twice; `watch` keeps its own
 //! baseline in memory and never moves the cursor, so what it prints is still the agent's next

@@ -188,9 +188,7 @@ impl Mailroom {
             QuestionState::Open => Relayed::Withdrawn("still open".into()),
         })
     }
-}
 
-impl Mailroom {
     /// Whether the prompt `found` in my mailbox (inbox or hold) is still waited for; when its
     /// lease is not held, it is withdrawn saying nobody waits ([`NOBODY_WAITING`]), and `false`.
     pub(crate) fn prompt_waited_for(&self, mine: &Mailbox, found: &Envelope) -> Result<bool> {

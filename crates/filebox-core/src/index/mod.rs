@@ -1,6 +1,8 @@
 //! The search index of one mailbox: a SQLite database (FTS5) at `.filebox/index.db`, derived
 //! from the files and brought up to date before every query (see `sync.rs`), so it can be
-//! deleted at any time and never hides a message that a listing shows.
+//! deleted at any time and never hides a message that a listing shows; and what runs through
+//! it: search over one or every mailbox (`search.rs`), finding a message by reference
+//! (`find.rs`) and the copy that speaks for it (`copies.rs`).
 
 mod copies;
 mod find;
