@@ -253,6 +253,10 @@ fn the_readme_story_runs_as_written_in_order_in_one_folder() {
         ("the human's answer", "8080, as before"),
         ("bob's answer from the other hub", "Done in 1.2"),
         ("the federation status", "connected"),
+        (
+            "one agent, counted in the singular",
+            "ci-1: 1 agent known here",
+        ),
     ] {
         assert!(stdout.contains(printed), "{what} ({coverage}):\n{stdout}");
     }
