@@ -10,6 +10,7 @@ use filebox_api::{ListArgs, Verb, VerbContext};
 use filebox_core::config::{FILE_NAME, PROJECT_DIR};
 use filebox_core::{AgentId, Config, Folder, Mailroom};
 
+use super::setup::shell_quote;
 use crate::cli::{Global, QuickstartArgs};
 use crate::output::{self, Outcome};
 
@@ -44,7 +45,7 @@ pub(crate) fn run(_global: &Global, args: &QuickstartArgs) -> anyhow::Result<Out
         ),
         "Every command below runs as printed in that folder:".to_owned(),
         String::new(),
-        format!("$ cd {}", shell_word(&dir.display().to_string())),
+        format!("$ cd {}", shell_quote(&dir.display().to_string())),
     ])?;
     let step = |words: &[&str]| step(&config_path, words);
 
@@ -85,26 +86,13 @@ pub(crate) fn run(_global: &Global, args: &QuickstartArgs) -> anyhow::Result<Out
 /// Print `words` as the command line `filebox WORDS`, then run that command line as the
 /// command line runs it, with the demo's config.
 fn step(config: &Path, words: &[&str]) -> anyhow::Result<()> {
-    let shown: Vec<String> = words.iter().map(|word| shell_word(word)).collect();
+    let shown: Vec<String> = words.iter().map(|word| shell_quote(word)).collect();
     output::lines([String::new(), format!("$ filebox {}", shown.join(" "))])?;
     let argv = std::iter::once("filebox").chain(words.iter().copied());
     let (mut global, invocation) = crate::cli::parse_from(argv)?;
     global.config = Some(config.to_owned());
     super::run(&global, invocation)?;
     Ok(())
-}
-
-/// A word as a POSIX shell reads it back: as is when it holds nothing the shell treats
-/// specially, else in single quotes.
-fn shell_word(word: &str) -> String {
-    let plain = word
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "-_./,:@%+=".contains(c));
-    if plain && !word.is_empty() {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
 }
 
 /// The id of the newest message in the inbox of `mailroom`'s agent.
