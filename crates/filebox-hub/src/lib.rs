@@ -36,4 +36,4 @@ mod webhook;
 pub use filebox_api::access::{TOKEN_FIELD, new_token, sha256_hex};
 pub use hub::Hub;
 pub use human::{PAGE_ASSETS, PageAsset};
-pub use server::{Options, SOCKET_NAME, Server, run, run_with, socket_path};
+pub use server::{Options, SOCKET_NAME, Server, check_hub_section, run, run_with, socket_path};

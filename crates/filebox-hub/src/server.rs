@@ -230,6 +230,12 @@ fn bind_socket(path: &Path) -> anyhow::Result<UnixListener> {
     Ok(listener)
 }
 
+/// Whether `config`'s `hub` section is one a hub starts with (what `filebox hub set` checks
+/// before it writes one).
+pub fn check_hub_section(config: &Config) -> anyhow::Result<()> {
+    check_section(config).map(drop)
+}
+
 /// The `hub` section must be readable, its bounds sane and a webhook secret usable, before
 /// serving.
 fn check_section(config: &Config) -> anyhow::Result<HubSection> {
