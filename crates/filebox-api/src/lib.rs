@@ -17,6 +17,7 @@ mod digest;
 mod outcome;
 pub mod render;
 mod schema;
+mod surface;
 mod verb;
 pub mod verbs;
 mod views;

@@ -7,8 +7,9 @@
 
 use filebox_core::{Folder, Status};
 
-use crate::advice::Surface;
 use crate::model_text;
+use crate::surface::Surface;
+use crate::verbs::{GetAnswer, WaitForMessages};
 use crate::views::{
     AgentsResult, ForkResult, ListResult, MessageSummary, OpenQuestions, QuestionResult,
     QuestionStatus, ReindexResult, SearchHit, SearchResult, SendResult, StatusResult,
@@ -477,8 +478,8 @@ pub fn question(result: &QuestionResult) -> String {
 pub fn question_for(result: &QuestionResult, surface: Surface) -> String {
     let id = &result.id;
     let report = result.kind == filebox_core::message::WORK_REPORT;
-    let get_answer = surface.verb("get_answer", Some(id));
-    let wait = surface.verb("wait_for_messages", None);
+    let get_answer = surface.verb::<GetAnswer>(Some(id));
+    let wait = surface.verb::<WaitForMessages>(None);
     let call = surface.call();
     match (&result.status, &result.answer) {
         (QuestionStatus::Answered, Some(answer)) => {

@@ -11,10 +11,10 @@ use filebox_core::{
     Result,
 };
 
-use crate::advice::Surface;
 use crate::args::{AskArgs, GetAnswerArgs, OpenQuestionsArgs, ReportArgs};
 use crate::outcome::Outcome;
 use crate::render;
+use crate::surface::Surface;
 use crate::verb::{CallError, Effect, Reply, Verb, VerbContext, model_reply};
 use crate::views::{
     AnswerView, AttachmentView, OpenQuestion, OpenQuestions as OpenQuestionsResult, QuestionResult,
