@@ -5,14 +5,13 @@
 //! otherwise (a positional argument, `--type`, a flag for a boolean, a value to read from
 //! standard input or a file: see [`crate::command_line`]).
 
-use clap::ArgAction::{SetFalse, SetTrue};
+use clap::ArgAction::SetTrue;
 use filebox_core::{Folder, ForkReason, MessageType, Priority, SourceType, Status};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::command_line::{
-    absolute_directory, attachment_file, choice, message_reference, message_type, recipients,
-    text_or_stdin,
+    absolute_directory, attachment_file, choice, message_type, recipients, text_or_stdin,
 };
 
 /// One recipient or several. Its schema is a string (an agent id, comma-separated ids, `@all`
@@ -47,81 +46,6 @@ impl Recipients {
             Recipients::Many(many) => many.clone(),
         }
     }
-}
-
-/// List the messages of a folder, newest first, 50 a page: `2025-06-27T153000 ER Title
-/// (file.md)`; `--page N` for more, `--all` for every one.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
-pub struct ListArgs {
-    /// Default inbox.
-    #[serde(default)]
-    #[arg(value_parser = choice::<Folder>())]
-    pub folder: Option<Folder>,
-    #[serde(default)]
-    #[arg(long, value_name = "ID", help = "Only from this agent")]
-    pub from: Option<String>,
-    #[serde(default, rename = "type")]
-    #[arg(long = "type", value_name = "TYPE", value_parser = message_type, help = "Only this type")]
-    pub kind: Option<MessageType>,
-    #[serde(default)]
-    #[arg(long, action = SetTrue, help = "Only unread")]
-    pub unread: Option<bool>,
-    #[serde(default)]
-    #[arg(long, value_name = "ID", help = "Only this thread")]
-    pub thread: Option<String>,
-    /// Default 50; 0: all.
-    #[serde(default)]
-    #[arg(long, value_name = "N", help = "At most this many (default 50)")]
-    pub limit: Option<usize>,
-    /// Skip this many.
-    #[serde(default)]
-    #[arg(long, value_name = "N")]
-    pub offset: Option<usize>,
-    /// False: oldest first.
-    #[serde(default)]
-    #[arg(
-        long = "oldest-first",
-        action = SetFalse,
-        help = "Oldest first (the default is newest first)"
-    )]
-    pub newest_first: Option<bool>,
-    /// Older than this file.
-    #[serde(default)]
-    #[arg(long, value_name = "FILE")]
-    pub before: Option<String>,
-    // The command line's own paging words, not arguments of the JSON surfaces (`limit` and
-    // `offset` say the same there).
-    /// The page to show, from 1, `limit` messages a page (the listing's last line names the
-    /// next).
-    #[serde(skip)]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub page: Option<u64>,
-    /// Every message, not a page.
-    #[serde(skip)]
-    #[arg(long, conflicts_with_all = ["limit", "page"])]
-    pub all: bool,
-}
-
-impl ListArgs {
-    /// How many messages a listing shows when no `limit` is given: enough for a page of
-    /// work, few enough to spare a model's context.
-    pub const DEFAULT_LIMIT: usize = 50;
-}
-
-/// Print a message's whole Markdown (--json: its parsed fields).
-///
-/// `filebox read ID` looks in every folder, inbox first; `filebox read FOLDER ID` only in
-/// that folder.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
-#[command(allow_missing_positional = true)]
-pub struct ReadArgs {
-    /// Id or short id.
-    #[arg(index = 2, value_name = "MESSAGE", value_parser = message_reference)]
-    pub id: String,
-    /// Only this folder.
-    #[serde(default)]
-    #[arg(index = 1, value_parser = choice::<Folder>())]
-    pub folder: Option<Folder>,
 }
 
 /// Send a message, or with --reply_to answer one: the reply is appended to that message's
@@ -451,45 +375,6 @@ pub struct ForkArgs {
     #[serde(default)]
     #[arg(long, value_name = "ID")]
     pub thread: Option<String>,
-}
-
-/// Block until mail reaches my inbox, then print what arrived since the last wait, one
-/// listing line per message (--json: an array).
-///
-/// Exit codes: 0 when mail arrived; 3 when --timeout passed with none (stdout then has
-/// nothing, or `[]` with --json, and stderr says so); 1 on an error. So a script can write
-/// `if filebox wait --timeout 60; then ...; fi`. The first wait ever starts from the inbox
-/// as it is.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
-pub struct WaitArgs {
-    /// Seconds; omitted: no limit.
-    #[serde(default)]
-    #[arg(long, value_name = "SECONDS")]
-    pub timeout: Option<u64>,
-    /// xml: also each whole, as <teammate-message> (marks read).
-    // On the command line a flag: the one format besides the listing lines.
-    #[serde(default)]
-    #[arg(
-        long = "xml",
-        num_args = 0,
-        default_missing_value = "xml",
-        help = "Also print the messages whole as <teammate-message> blocks for a model's \
-                context (and mark them read), after their listing lines"
-    )]
-    pub format: Option<MessageFormat>,
-}
-
-/// How messages are shown.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::ValueEnum,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum MessageFormat {
-    // One listing line per message.
-    #[default]
-    Lines,
-    // The messages whole, as `<teammate-message>` blocks.
-    Xml,
 }
 
 // The team verbs' `claude_dir` is where Claude Code keeps its teams. Not an argument of the

@@ -5,16 +5,19 @@
 //! of `list` and `wait` on the command line and the CLI's `read` are the exceptions, kept as
 //! the file says for scripts (their model forms are [`brief_lines`] and `model_text::whole`).
 
+/// The `filebox://inbox` resource's text, declared with `list_messages`.
+pub use crate::verbs::list_messages::inbox;
+
 use filebox_core::{Folder, Status};
 
 use crate::model_text;
 use crate::surface::Surface;
 use crate::verbs::{GetAnswer, WaitForMessages};
 use crate::views::{
-    AgentsResult, ForkResult, ListResult, MessageSummary, OpenQuestions, QuestionResult,
-    QuestionStatus, ReindexResult, SearchHit, SearchResult, SendResult, StatusResult,
-    TeamInboxResult, TeamMessageView, TeamSendResult, TeamsResult, ThreadNodeView, ThreadResult,
-    ThreadsResult, TransitionResult,
+    AgentsResult, ForkResult, MessageSummary, OpenQuestions, QuestionResult, QuestionStatus,
+    ReindexResult, SearchHit, SearchResult, SendResult, StatusResult, TeamInboxResult,
+    TeamMessageView, TeamSendResult, TeamsResult, ThreadNodeView, ThreadResult, ThreadsResult,
+    TransitionResult,
 };
 
 /// What happened to a copy, in words: the status (the JSON's `status`) read with the folder
@@ -49,59 +52,6 @@ pub fn message_lines(messages: &[MessageSummary], none: &str) -> String {
         .join("\n")
 }
 
-/// A listing for people: one line per message and, when the page left some out, a last line
-/// saying how many and how to see them (on stdout, after the messages, so a script's stderr
-/// stays for warnings).
-pub fn listing_text(listing: &ListResult) -> String {
-    let mut text = message_lines(&listing.messages, "No messages.");
-    let shown = listing.messages.len();
-    let after = listing.total.saturating_sub(listing.offset + shown);
-    if shown > 0 && after > 0 {
-        let next = if listing.offset.is_multiple_of(shown) {
-            format!("--page {}", listing.offset / shown + 2)
-        } else {
-            format!("--offset {}", listing.offset + shown)
-        };
-        text.push_str(&format!(
-            "\n… {after} more: {next} for the next {shown}, --all for every one"
-        ));
-    }
-    text
-}
-
-/// A listing for a model: what the page holds, one short line per message, and how to get
-/// the rest.
-pub fn listing_brief(listing: &ListResult) -> String {
-    let shown = listing.messages.len();
-    if shown == 0 {
-        return match listing.total {
-            0 => "No messages.".to_owned(),
-            total => format!("No messages at offset {} (of {total}).", listing.offset),
-        };
-    }
-    let first = listing.offset + 1;
-    let last = listing.offset + shown;
-    let order = if listing.newest_first {
-        "newest first"
-    } else {
-        "oldest first"
-    };
-    let mut text = if shown == listing.total {
-        format!("{shown} in {}, {order} (* unread):\n", listing.folder)
-    } else {
-        format!(
-            "{first}-{last} of {} in {}, {order} (* unread):\n",
-            listing.total, listing.folder
-        )
-    };
-    text.push_str(&brief_lines(&listing.messages, ""));
-    let after = listing.total.saturating_sub(last);
-    if after > 0 {
-        text.push_str(&format!("\n{after} more: list again with offset={last}"));
-    }
-    text
-}
-
 /// One short line per message, for a model: unread mark, short id (which every verb accepts),
 /// type, sender, age, title (`* 60bd0e69 ER dev 3h Title`).
 pub fn brief_lines(messages: &[MessageSummary], none: &str) -> String {
@@ -121,7 +71,7 @@ pub fn brief_lines(messages: &[MessageSummary], none: &str) -> String {
 
 /// `60bd0e69 ER dev 3h Title`: a message for a model, without its unread mark; `age` is how
 /// long ago it was sent.
-fn brief_line(m: &MessageSummary, age: &str) -> String {
+pub(crate) fn brief_line(m: &MessageSummary, age: &str) -> String {
     format!(
         "{} {} {} {age} {}",
         short_id(&m.id),
@@ -131,28 +81,9 @@ fn brief_line(m: &MessageSummary, age: &str) -> String {
     )
 }
 
-/// My inbox for a model (the `filebox://inbox` resource), oldest first as `listing` holds it:
-/// a heading, then a list item per message, [`brief_lines`]' line ending with its file name
-/// (which every verb accepts too).
-pub fn inbox(me: &str, listing: &ListResult) -> String {
-    let age = ages();
-    let lines: Vec<String> = listing
-        .messages
-        .iter()
-        .map(|m| {
-            format!(
-                "- {} ({})",
-                brief_line(m, &age(&m.timestamp)),
-                file_name(&m.file)
-            )
-        })
-        .collect();
-    format!("# Inbox of {}\n\n{}\n", name(me), lines.join("\n"))
-}
-
 /// How long ago a header's timestamp was (`3h`; `-` if it is not a time), every one from the
 /// same moment.
-fn ages() -> impl Fn(&str) -> String {
+pub(crate) fn ages() -> impl Fn(&str) -> String {
     let now = filebox_core::time::now();
     move |timestamp| filebox_core::time::age(timestamp, now).unwrap_or_else(|| "-".into())
 }
@@ -166,28 +97,28 @@ const SNIPPET_CHARS: usize = 200;
 const FILE_CHARS: usize = 255;
 
 /// A message's short id as a model may read it (the header's id may say anything).
-fn short_id(id: &str) -> String {
+pub(crate) fn short_id(id: &str) -> String {
     let short: String = id.chars().take(SHORT_ID).collect();
     model_text::one_line(&short, model_text::NAME_CHARS)
 }
 
 /// A sender, recipient, type, id or time from a message's header, as a model may read it.
-fn name(text: &str) -> String {
+pub(crate) fn name(text: &str) -> String {
     model_text::one_line(text, model_text::NAME_CHARS)
 }
 
 /// A message's title as a model may read it.
-fn title(text: &str) -> String {
+pub(crate) fn title(text: &str) -> String {
     model_text::one_line(text, model_text::TITLE_CHARS)
 }
 
 /// A file's name as a model may read it (no control characters, but any other character).
-fn file_name(text: &str) -> String {
+pub(crate) fn file_name(text: &str) -> String {
     model_text::one_line(text, FILE_CHARS)
 }
 
 /// A search hit's snippet (the message's words) on its own line, indented and quoted.
-fn snippet(text: &str) -> String {
+pub(crate) fn snippet(text: &str) -> String {
     format!("    > {}", model_text::one_line(text, SNIPPET_CHARS))
 }
 

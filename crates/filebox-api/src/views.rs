@@ -50,20 +50,25 @@ impl MessageSummary {
             line: envelope.listing_line(),
         }
     }
+
+    /// The messages of `folder` a verb lists, each with its unread mark.
+    pub(crate) fn listed(
+        mailbox: &filebox_core::Mailbox,
+        folder: Folder,
+        messages: &[Envelope],
+    ) -> filebox_core::Result<Vec<MessageSummary>> {
+        let unread = mailbox.unread_flags(folder, messages)?;
+        Ok(messages
+            .iter()
+            .zip(unread)
+            .map(|(m, unread)| MessageSummary::new(m, unread))
+            .collect())
+    }
 }
 
-/// The result of `list` (files that could not be read are warnings): one page of the
-/// matching messages, newest first unless asked otherwise.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ListResult {
-    pub folder: Folder,
-    pub messages: Vec<MessageSummary>,
-    /// How many messages match the filters, shown or not.
-    pub total: usize,
-    /// How many matching messages come before the first one shown.
-    pub offset: usize,
-    /// The page's order: newest first, else oldest first.
-    pub newest_first: bool,
+/// Agent ids as the views carry them.
+pub(crate) fn names(agents: &[filebox_core::AgentId]) -> Vec<String> {
+    agents.iter().map(ToString::to_string).collect()
 }
 
 /// A reply in the conversation history.
@@ -159,15 +164,6 @@ impl MessageDetail {
                 .collect(),
         }
     }
-}
-
-/// The result of `read`: the parsed message and its Markdown.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ReadResult {
-    #[serde(flatten)]
-    pub message: MessageDetail,
-    /// The whole file as it is on disk.
-    pub markdown: String,
 }
 
 /// The result of `send`.
@@ -487,17 +483,6 @@ pub struct InitResult {
 pub struct AgentAdded {
     pub agent: String,
     pub mailbox: String,
-}
-
-/// The result of `wait`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct WaitResult {
-    /// The messages that arrived in my inbox since the last wait (oldest first); empty when
-    /// the wait timed out or was cancelled.
-    pub messages: Vec<MessageSummary>,
-    /// With `format: "xml"`: those messages whole, as `<teammate-message>` blocks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub xml: Option<String>,
 }
 
 /// Where a question stands.

@@ -54,7 +54,7 @@ impl Verb for ListAgents {
                 me: mailroom.me().to_string(),
                 agents,
             },
-            super::unusable_warnings(&unusable),
+            crate::shared::warnings::unusable_warnings(&unusable),
         ))
     }
 

@@ -9,30 +9,34 @@
 //! from this table.
 
 mod agents;
-mod messages;
+pub(crate) mod list_messages;
 mod questions;
+mod read_message;
 mod search;
 mod send;
 mod status;
 mod teams;
 mod threads;
 mod transition;
+mod wait_for_messages;
 
 use crate::verb::VerbInfo;
 
 pub use agents::ListAgents;
-pub use messages::{ListMessages, ReadMessage, WaitForMessages};
+pub use list_messages::{ListArgs, ListMessages, ListResult};
 pub use questions::{
     AskQuestion, DEFAULT_TIMEOUT_SECS, GetAnswer, MediaKind, OpenQuestions, TaskFinish, WorkReport,
     answer_in_host, answer_timeout, attachment, look_for_answer, wait_for_answer,
     withdraw_question,
 };
+pub use read_message::{ReadArgs, ReadMessage, ReadResult};
 pub use search::{Reindex, SearchMessages};
 pub use send::{ReplyMessage, SendMessage};
 pub use status::MessageStatus;
 pub use teams::{ListTeams, ReadTeamInbox, SendTeamMessage, TeamInbox};
 pub use threads::{ForkThread, GetThread, ListThreads};
 pub use transition::{HoldMessage, RejectMessage, ResolveMessage};
+pub use wait_for_messages::{MessageFormat, WaitArgs, WaitForMessages, WaitResult};
 
 /// Every verb, in the order `tools/list` shows them.
 pub static TABLE: &[VerbInfo] = &[
@@ -61,20 +65,6 @@ pub static TABLE: &[VerbInfo] = &[
     VerbInfo::standalone::<ReadTeamInbox>(),
     VerbInfo::standalone::<SendTeamMessage>(),
 ];
-
-/// The one warning for a mailbox of the config that could not be read (every verb that looks
-/// at several mailboxes goes on without it).
-pub(crate) fn unusable_warnings(unusable: &[filebox_core::Unusable]) -> Vec<String> {
-    unusable
-        .iter()
-        .map(|u| format!("the mailbox of {} is unusable: {}", u.agent, u.reason))
-        .collect()
-}
-
-/// Agent ids as the views carry them.
-pub(crate) fn names(agents: &[filebox_core::AgentId]) -> Vec<String> {
-    agents.iter().map(ToString::to_string).collect()
-}
 
 /// The verb with this name (MCP tool name), if any.
 pub fn find(name: &str) -> Option<&'static VerbInfo> {

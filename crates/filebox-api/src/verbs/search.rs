@@ -55,7 +55,7 @@ impl Verb for SearchMessages {
             SearchResult {
                 hits: hits.into_iter().map(Into::into).collect(),
             },
-            super::unusable_warnings(&unusable),
+            crate::shared::warnings::unusable_warnings(&unusable),
         ))
     }
 

@@ -4,12 +4,11 @@ use filebox_core::{
     AgentId, IdempotencyKey, MessageRef, MessageType, Result, SYSTEM_MAILBOX, SendRequest,
 };
 
-use super::names;
 use crate::args::{AttachmentArg, Recipients, ReplyArgs, SendArgs};
 use crate::outcome::Outcome;
 use crate::render;
 use crate::verb::{Effect, Verb, VerbContext};
-use crate::views::SendResult;
+use crate::views::{SendResult, names};
 
 /// A new message, or a reply with `reply_to`.
 #[derive(Debug)]

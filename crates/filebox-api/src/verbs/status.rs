@@ -26,7 +26,7 @@ impl Verb for MessageStatus {
         let report = cx.mailroom.status(&MessageRef::parse(&args.id)?)?;
         Ok(Outcome::with_warnings(
             StatusResult::from(&report),
-            super::unusable_warnings(&report.unusable),
+            crate::shared::warnings::unusable_warnings(&report.unusable),
         ))
     }
 

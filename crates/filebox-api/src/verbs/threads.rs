@@ -2,11 +2,11 @@
 
 use filebox_core::{ForkRequest, Result};
 
-use super::names;
 use crate::args::{ForkArgs, Recipients, ThreadArgs, ThreadsArgs};
 use crate::outcome::Outcome;
 use crate::render;
 use crate::verb::{Effect, Verb, VerbContext};
+use crate::views::names;
 use crate::views::{ForkResult, ThreadResult, ThreadSummary, ThreadsResult};
 
 /// How many threads `list_threads` shows when no limit is given.
@@ -65,7 +65,7 @@ impl Verb for GetThread {
 
     fn run(cx: &VerbContext<'_>, args: ThreadArgs) -> Result<Outcome<ThreadResult>> {
         let thread = cx.mailroom.thread(args.id.trim())?;
-        let warnings = super::unusable_warnings(&thread.unusable);
+        let warnings = crate::shared::warnings::unusable_warnings(&thread.unusable);
         Ok(Outcome::with_warnings(thread.into(), warnings))
     }
 
@@ -101,7 +101,9 @@ impl Verb for ForkThread {
             .iter()
             .map(|unmarked| format!("could not mark {unmarked} as obsolete"))
             .collect();
-        warnings.extend(super::unusable_warnings(&receipt.unusable));
+        warnings.extend(crate::shared::warnings::unusable_warnings(
+            &receipt.unusable,
+        ));
         Ok(Outcome::with_warnings(
             ForkResult {
                 id: receipt.id,
