@@ -6,13 +6,11 @@
 //! standard input or a file: see [`crate::command_line`]).
 
 use clap::ArgAction::SetTrue;
-use filebox_core::{Folder, ForkReason, MessageType, Priority, SourceType, Status};
+use filebox_core::{Folder, ForkReason, MessageType, Status};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::command_line::{
-    absolute_directory, attachment_file, choice, message_type, recipients, text_or_stdin,
-};
+use crate::command_line::{absolute_directory, choice, message_type, recipients, text_or_stdin};
 
 /// One recipient or several. Its schema is a string (an agent id, comma-separated ids, `@all`
 /// or `@group`), which is all a model needs; a list of those is accepted as well, for programs.
@@ -46,99 +44,6 @@ impl Recipients {
             Recipients::Many(many) => many.clone(),
         }
     }
-}
-
-/// Send a message, or with --reply_to answer one: the reply is appended to that message's
-/// conversation and the file moves to the recipient's inbox. Prints the Message ID alone
-/// (--json: the whole result).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
-pub struct SendArgs {
-    /// Agent ids (comma-separated), @all or @group.
-    #[arg(value_name = "TARGET", value_parser = recipients)]
-    pub to: Recipients,
-    /// CC, as in `to`.
-    // The command line's `to` is TARGET.
-    #[serde(default)]
-    #[arg(
-        long,
-        value_name = "IDS",
-        value_parser = recipients,
-        help = "Agents to copy, as in TARGET"
-    )]
-    pub cc: Option<Recipients>,
-    /// ER, BR (bug), DIS, ACK, SU (status) or your own.
-    #[serde(rename = "type")]
-    #[arg(value_name = "TYPE", value_parser = message_type)]
-    pub kind: MessageType,
-    /// Default: first line.
-    #[serde(default)]
-    #[arg(long)]
-    pub title: Option<String>,
-    /// Markdown.
-    #[arg(
-        help = "The Markdown content, or `-` to read standard input",
-        value_parser = text_or_stdin,
-        allow_hyphen_values = true,
-        required_unless_present = "content_file",
-        default_value = "",
-        hide_default_value = true
-    )]
-    pub content: String,
-    /// A file to read the content from instead (`--file`), read when the verb runs. Command
-    /// line only: a JSON caller gives the content itself.
-    // Not expressible on `content`: one field, two ways to give it (a positional argument or
-    // --file), and clap gives each argument its own field.
-    #[serde(skip)]
-    #[arg(
-        long = "file",
-        value_name = "PATH",
-        conflicts_with = "content",
-        help = "Read the content from this file instead"
-    )]
-    pub content_file: Option<std::path::PathBuf>,
-    /// Answer this message (moves to `to`).
-    // `--reply_to` as the original command line spelt it; `--reply-to` too.
-    #[serde(default)]
-    #[arg(
-        long = "reply_to",
-        visible_alias = "reply-to",
-        value_name = "MESSAGE",
-        help = "Answer this message (id, short id or file name): the reply is appended to its \
-                conversation and the file moves to TARGET's inbox"
-    )]
-    pub reply_to: Option<String>,
-    /// Default normal.
-    #[serde(default)]
-    #[arg(long, value_parser = choice::<Priority>())]
-    pub priority: Option<Priority>,
-    /// Default: your kind.
-    #[serde(default)]
-    #[arg(long, value_name = "TYPE", value_parser = choice::<SourceType>())]
-    pub source_type: Option<SourceType>,
-    /// Replies go here, not to you.
-    // Beside --reply_to, a command line needs the difference spelt out.
-    #[serde(default)]
-    #[arg(
-        long,
-        value_name = "AGENT",
-        help = "For a new message: the agent answers should go to instead of me (its Reply To \
-                header). Not the message being answered: that is --reply_to"
-    )]
-    pub reply_to_agent: Option<String>,
-    /// Files to attach.
-    #[serde(default)]
-    #[arg(long = "attach", value_name = "FILE", value_parser = attachment_file)]
-    pub attachments: Option<Vec<AttachmentArg>>,
-    /// Retry-safe, 24 h.
-    // The tool list's budget keeps the schema's words few; a command line can say it all.
-    #[serde(default)]
-    #[arg(
-        long,
-        value_name = "KEY",
-        help = "Make this safe to retry: a repeat with the same KEY within 24 h returns the first \
-                result and writes nothing (the same KEY with other content is refused)"
-    )]
-    pub idempotency_key: Option<String>,
 }
 
 /// A file attached to a message.
@@ -179,26 +84,6 @@ impl AttachmentArg {
             mime: self.mime_type.clone(),
             bytes,
         })
-    }
-}
-
-impl SendArgs {
-    /// A plain new message: no copy, title, reply, priority, source type or Reply To.
-    pub fn new(to: impl Into<String>, kind: MessageType, content: impl Into<String>) -> SendArgs {
-        SendArgs {
-            to: Recipients::One(to.into()),
-            cc: None,
-            kind,
-            title: None,
-            content: content.into(),
-            reply_to: None,
-            priority: None,
-            source_type: None,
-            reply_to_agent: None,
-            attachments: None,
-            content_file: None,
-            idempotency_key: None,
-        }
     }
 }
 
@@ -295,40 +180,6 @@ pub struct ReindexArgs {
     #[serde(default)]
     #[arg(long, action = SetTrue)]
     pub all: Option<bool>,
-}
-
-/// Answer a message, to its Reply To, else its sender: the reply joins its conversation and
-/// the file moves to their inbox. Prints `ID -> AGENT`: the Message ID and who got it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
-pub struct ReplyArgs {
-    /// Id or short id.
-    #[arg(value_name = "MESSAGE")]
-    pub id: String,
-    /// Markdown.
-    #[arg(
-        help = "The Markdown content, or `-` to read standard input",
-        value_parser = text_or_stdin,
-        allow_hyphen_values = true
-    )]
-    pub content: String,
-    /// Default DIS.
-    #[serde(default, rename = "type")]
-    #[arg(long = "type", value_name = "TYPE", value_parser = message_type)]
-    pub kind: Option<MessageType>,
-    /// Files to attach.
-    #[serde(default)]
-    #[arg(long = "attach", value_name = "FILE", value_parser = attachment_file)]
-    pub attachments: Option<Vec<AttachmentArg>>,
-    /// Retry-safe, 24 h.
-    // The tool list's budget keeps the schema's words few; a command line can say it all.
-    #[serde(default)]
-    #[arg(
-        long,
-        value_name = "KEY",
-        help = "Make this safe to retry: a repeat with the same KEY within 24 h returns the first \
-                result and writes nothing (the same KEY with other content is refused)"
-    )]
-    pub idempotency_key: Option<String>,
 }
 
 /// Show a message's whole thread as a tree, across every mailbox: who said what, in order,

@@ -15,9 +15,8 @@ use crate::surface::Surface;
 use crate::verbs::{GetAnswer, WaitForMessages};
 use crate::views::{
     AgentsResult, ForkResult, MessageSummary, OpenQuestions, QuestionResult, QuestionStatus,
-    ReindexResult, SearchHit, SearchResult, SendResult, StatusResult, TeamInboxResult,
-    TeamMessageView, TeamSendResult, TeamsResult, ThreadNodeView, ThreadResult, ThreadsResult,
-    TransitionResult,
+    ReindexResult, SearchHit, SearchResult, StatusResult, TeamInboxResult, TeamMessageView,
+    TeamSendResult, TeamsResult, ThreadNodeView, ThreadResult, ThreadsResult, TransitionResult,
 };
 
 /// What happened to a copy, in words: the status (the JSON's `status`) read with the folder
@@ -120,16 +119,6 @@ pub(crate) fn file_name(text: &str) -> String {
 /// A search hit's snippet (the message's words) on its own line, indented and quoted.
 pub(crate) fn snippet(text: &str) -> String {
     format!("    > {}", model_text::one_line(text, SNIPPET_CHARS))
-}
-
-/// `Sent 0a1b… to dev, ops (file.md)`; `Sent 0a1b… to dev, queued for bob@ci-1 (file.md)`.
-pub fn sent(verb: &str, sent: &SendResult) -> String {
-    format!(
-        "{verb} {} {} ({})",
-        sent.id,
-        recipients(&sent.delivered_to, &sent.queued_for),
-        sent.file
-    )
 }
 
 /// `to dev, ops`, `to dev, queued for bob@ci-1`, `queued for bob@ci-1`: recipients of another

@@ -166,19 +166,6 @@ impl MessageDetail {
     }
 }
 
-/// The result of `send`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct SendResult {
-    /// The Message ID (for a reply: the id of the message answered).
-    pub id: String,
-    pub file: String,
-    /// Recipients of this machine: the file is in their mailbox.
-    pub delivered_to: Vec<String>,
-    /// Recipients on another machine: pending until their hub has the file.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub queued_for: Vec<String>,
-}
-
 /// The result of `resolved`, `reject` and `onhold`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TransitionResult {

@@ -12,8 +12,9 @@ mod agents;
 pub(crate) mod list_messages;
 mod questions;
 mod read_message;
+mod reply_message;
 mod search;
-mod send;
+mod send_message;
 mod status;
 mod teams;
 mod threads;
@@ -30,8 +31,9 @@ pub use questions::{
     withdraw_question,
 };
 pub use read_message::{ReadArgs, ReadMessage, ReadResult};
+pub use reply_message::{ReplyArgs, ReplyMessage};
 pub use search::{Reindex, SearchMessages};
-pub use send::{ReplyMessage, SendMessage};
+pub use send_message::{SendArgs, SendMessage, SendResult};
 pub use status::MessageStatus;
 pub use teams::{ListTeams, ReadTeamInbox, SendTeamMessage, TeamInbox};
 pub use threads::{ForkThread, GetThread, ListThreads};
