@@ -87,36 +87,6 @@ impl AttachmentArg {
     }
 }
 
-/// Mark a message of my inbox resolved: record the details, move it to done/.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
-pub struct ResolveArgs {
-    /// Id or short id.
-    #[arg(value_name = "MESSAGE")]
-    pub id: String,
-    /// What was done.
-    pub details: String,
-}
-
-/// Reject a message of my inbox: record the reason, move it to cancel/.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
-pub struct RejectArgs {
-    /// Id or short id.
-    #[arg(value_name = "MESSAGE")]
-    pub id: String,
-    /// Why, for the sender.
-    pub reason: String,
-}
-
-/// Put a message of my inbox on hold: record the reason, move it to hold/.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
-pub struct HoldArgs {
-    /// Id or short id.
-    #[arg(value_name = "MESSAGE")]
-    pub id: String,
-    /// Why it waits.
-    pub reason: String,
-}
-
 /// List the agents of the config with their mailboxes and message counts; `agents add` adds
 /// one.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]

@@ -16,7 +16,7 @@ use crate::verbs::{GetAnswer, WaitForMessages};
 use crate::views::{
     AgentsResult, ForkResult, MessageSummary, OpenQuestions, QuestionResult, QuestionStatus,
     ReindexResult, SearchHit, SearchResult, StatusResult, TeamInboxResult, TeamMessageView,
-    TeamSendResult, TeamsResult, ThreadNodeView, ThreadResult, ThreadsResult, TransitionResult,
+    TeamSendResult, TeamsResult, ThreadNodeView, ThreadResult, ThreadsResult,
 };
 
 /// What happened to a copy, in words: the status (the JSON's `status`) read with the folder
@@ -131,11 +131,6 @@ pub fn recipients(delivered: &[String], queued: &[String]) -> String {
         .chain(queued)
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// `0a1b… -> done/file.md`.
-pub fn moved(moved: &TransitionResult) -> String {
-    format!("{} -> {}/{}", moved.id, moved.folder, moved.file)
 }
 
 /// A table, one row per agent, columns aligned; `(you)` marks the agent acting, `human` a

@@ -9,21 +9,24 @@
 //! from this table.
 
 mod agents;
+mod hold_message;
 pub(crate) mod list_messages;
 mod questions;
 mod read_message;
+mod reject_message;
 mod reply_message;
+mod resolve_message;
 mod search;
 mod send_message;
 mod status;
 mod teams;
 mod threads;
-mod transition;
 mod wait_for_messages;
 
 use crate::verb::VerbInfo;
 
 pub use agents::ListAgents;
+pub use hold_message::{HoldArgs, HoldMessage};
 pub use list_messages::{ListArgs, ListMessages, ListResult};
 pub use questions::{
     AskQuestion, DEFAULT_TIMEOUT_SECS, GetAnswer, MediaKind, OpenQuestions, TaskFinish, WorkReport,
@@ -31,13 +34,14 @@ pub use questions::{
     withdraw_question,
 };
 pub use read_message::{ReadArgs, ReadMessage, ReadResult};
+pub use reject_message::{RejectArgs, RejectMessage};
 pub use reply_message::{ReplyArgs, ReplyMessage};
+pub use resolve_message::{ResolveArgs, ResolveMessage};
 pub use search::{Reindex, SearchMessages};
 pub use send_message::{SendArgs, SendMessage, SendResult};
 pub use status::MessageStatus;
 pub use teams::{ListTeams, ReadTeamInbox, SendTeamMessage, TeamInbox};
 pub use threads::{ForkThread, GetThread, ListThreads};
-pub use transition::{HoldMessage, RejectMessage, ResolveMessage};
 pub use wait_for_messages::{MessageFormat, WaitArgs, WaitForMessages, WaitResult};
 
 /// Every verb, in the order `tools/list` shows them.
