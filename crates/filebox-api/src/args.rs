@@ -6,11 +6,11 @@
 //! standard input or a file: see [`crate::command_line`]).
 
 use clap::ArgAction::SetTrue;
-use filebox_core::{Folder, ForkReason, MessageType, Status};
+use filebox_core::ForkReason;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::command_line::{absolute_directory, choice, message_type, recipients, text_or_stdin};
+use crate::command_line::{absolute_directory, choice, recipients, text_or_stdin};
 
 /// One recipient or several. Its schema is a string (an agent id, comma-separated ids, `@all`
 /// or `@group`), which is all a model needs; a list of those is accepted as well, for programs.
@@ -85,71 +85,6 @@ impl AttachmentArg {
             bytes,
         })
     }
-}
-
-/// List the agents of the config with their mailboxes and message counts; `agents add` adds
-/// one.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
-pub struct ListAgentsArgs {}
-
-/// Search everything my mailbox has held (inbox, outbox, done, cancel, hold): words in any
-/// language (`用户` finds messages containing it), and filters. Newest activity first.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
-pub struct SearchArgs {
-    /// All these words (empty: filters only).
-    #[serde(default)]
-    #[arg(allow_hyphen_values = true)]
-    pub query: String,
-    /// Every mailbox.
-    #[serde(default)]
-    #[arg(long, action = SetTrue)]
-    pub all: Option<bool>,
-    /// Only where this agent wrote.
-    #[serde(default)]
-    #[arg(long, value_name = "ID")]
-    pub from: Option<String>,
-    #[serde(default, rename = "type")]
-    #[arg(long = "type", value_name = "TYPE", value_parser = message_type, help = "Only this type")]
-    pub kind: Option<MessageType>,
-    /// Only this folder.
-    #[serde(default)]
-    #[arg(long, value_parser = choice::<Folder>())]
-    pub folder: Option<Folder>,
-    #[serde(default)]
-    #[arg(long, value_name = "ID", help = "Only this thread")]
-    pub thread: Option<String>,
-    /// Only this status.
-    #[serde(default)]
-    #[arg(long, value_parser = choice::<Status>())]
-    pub status: Option<Status>,
-    /// Activity since 2025-06-27[T15:30:00Z].
-    #[serde(default)]
-    #[arg(long, value_name = "DATE")]
-    pub since: Option<String>,
-    /// Default 20; 0: all.
-    #[serde(default)]
-    #[arg(long, value_name = "N")]
-    pub limit: Option<usize>,
-}
-
-/// Show where a message stands: pending, delivered, on hold, answered, resolved, rejected
-/// or obsolete (--json: pending, delivered, read, processing, replied, failed, obsolete), with its
-/// source type, priority and reply-to; for a message I sent, each recipient's copy.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
-pub struct StatusArgs {
-    /// Id or short id.
-    #[arg(value_name = "MESSAGE")]
-    pub id: String,
-}
-
-/// Empty and rebuild the search index (it is derived from the files; searches keep it up to
-/// date by themselves, so this is only needed after files were edited in place).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
-pub struct ReindexArgs {
-    /// Rebuild the index of every mailbox of the config, not only mine.
-    #[serde(default)]
-    #[arg(long, action = SetTrue)]
-    pub all: Option<bool>,
 }
 
 /// Show a message's whole thread as a tree, across every mailbox: who said what, in order,

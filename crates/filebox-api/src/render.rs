@@ -14,9 +14,8 @@ use crate::model_text;
 use crate::surface::Surface;
 use crate::verbs::{GetAnswer, WaitForMessages};
 use crate::views::{
-    AgentsResult, ForkResult, MessageSummary, OpenQuestions, QuestionResult, QuestionStatus,
-    ReindexResult, SearchHit, SearchResult, StatusResult, TeamInboxResult, TeamMessageView,
-    TeamSendResult, TeamsResult, ThreadNodeView, ThreadResult, ThreadsResult,
+    ForkResult, MessageSummary, OpenQuestions, QuestionResult, QuestionStatus, TeamInboxResult,
+    TeamMessageView, TeamSendResult, TeamsResult, ThreadNodeView, ThreadResult, ThreadsResult,
 };
 
 /// What happened to a copy, in words: the status (the JSON's `status`) read with the folder
@@ -89,9 +88,6 @@ pub(crate) fn ages() -> impl Fn(&str) -> String {
 
 /// The length of a short id, the id's first characters that `MessageRef` accepts.
 const SHORT_ID: usize = 8;
-/// At most this many characters of a search hit's snippet as shown (the index cuts a snippet
-/// to about 120; a character shown as `<U+XXXX>` takes eight).
-const SNIPPET_CHARS: usize = 200;
 /// A file name's bound (a file name has at most 255 bytes).
 const FILE_CHARS: usize = 255;
 
@@ -116,11 +112,6 @@ pub(crate) fn file_name(text: &str) -> String {
     model_text::one_line(text, FILE_CHARS)
 }
 
-/// A search hit's snippet (the message's words) on its own line, indented and quoted.
-pub(crate) fn snippet(text: &str) -> String {
-    format!("    > {}", model_text::one_line(text, SNIPPET_CHARS))
-}
-
 /// `to dev, ops`, `to dev, queued for bob@ci-1`, `queued for bob@ci-1`: recipients of another
 /// machine are queued (in flight), never called delivered.
 pub fn recipients(delivered: &[String], queued: &[String]) -> String {
@@ -131,153 +122,6 @@ pub fn recipients(delivered: &[String], queued: &[String]) -> String {
         .chain(queued)
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// A table, one row per agent, columns aligned; `(you)` marks the agent acting, `human` a
-/// person's mailbox:
-///
-/// ```text
-/// AGENT     KIND   INBOX  HOLD  DONE  OUTBOX  CANCEL  MAILBOX
-/// dev       agent      1     0     3       2       0  /work/dev/mailbox
-/// qa (you)  agent      0     0     0       1       0  /work/qa/mailbox
-/// ```
-pub fn agents(agents: &AgentsResult) -> String {
-    let names: Vec<String> = agents
-        .agents
-        .iter()
-        .map(|a| {
-            if a.current {
-                format!("{} (you)", a.id)
-            } else {
-                a.id.clone()
-            }
-        })
-        .collect();
-    let width = names
-        .iter()
-        .map(|n| n.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max("AGENT".len());
-    let mut rows = vec![format!(
-        "{:<width$}  KIND   INBOX  HOLD  DONE  OUTBOX  CANCEL  MAILBOX",
-        "AGENT"
-    )];
-    for (agent, name) in agents.agents.iter().zip(&names) {
-        let kind = agent.kind.as_str();
-        let counts = match &agent.counts {
-            Some(c) => format!(
-                "{:>5}  {:>4}  {:>4}  {:>6}  {:>6}",
-                c.inbox, c.hold, c.done, c.outbox, c.cancel
-            ),
-            // Unusable (a warning says why), or not the caller's to look into.
-            None => format!("{:<33}", "(not counted)"),
-        };
-        rows.push(format!(
-            "{name:<width$}  {kind:<5}  {counts}  {}",
-            agent.mailbox_path
-        ));
-    }
-    rows.join("\n")
-}
-
-/// One hit: `2025-06-27T15:30:00Z ER Title [delivered] (qa/inbox, file.md)`, then the snippet.
-fn hit(hit: &SearchHit) -> String {
-    format!(
-        "{} {} {} [{}] ({}/{}, {})\n{}",
-        name(&hit.last_activity),
-        name(&hit.kind),
-        title(&hit.title),
-        status_word(hit.status, Some(hit.folder)),
-        hit.mailbox,
-        hit.folder,
-        file_name(&hit.file),
-        snippet(&hit.snippet)
-    )
-}
-
-/// Search hits, newest activity first.
-pub fn search(found: &SearchResult) -> String {
-    if found.hits.is_empty() {
-        return "No messages match.".to_owned();
-    }
-    found.hits.iter().map(hit).collect::<Vec<_>>().join("\n")
-}
-
-/// Search hits for a model: per hit the short id (every verb takes it), type, sender, age of
-/// its latest activity, title, status and where the copy is, then the text around the match;
-/// the full id, file name and timestamps are the command line's (`search`).
-pub fn search_brief(found: &SearchResult) -> String {
-    if found.hits.is_empty() {
-        return "No messages match.".to_owned();
-    }
-    let age = ages();
-    found
-        .hits
-        .iter()
-        .map(|hit| {
-            let age = age(&hit.last_activity);
-            format!(
-                "{} {} {} {age} {} [{}] {}/{}\n{}",
-                short_id(&hit.id),
-                name(&hit.kind),
-                name(&hit.sender),
-                title(&hit.title),
-                status_word(hit.status, Some(hit.folder)),
-                hit.mailbox,
-                hit.folder,
-                snippet(&hit.snippet)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// Where a message stands, then each recipient's copy.
-pub fn status(s: &StatusResult) -> String {
-    // For a message I sent, the overall status is the least advanced recipient's; failed
-    // because another machine's hub refused it reads `refused`.
-    let overall = s.recipients.iter().find(|r| r.status == s.status);
-    let overall_folder = overall.map_or(Some(s.folder), |r| r.folder);
-    let overall_word = match overall {
-        Some(r) if r.refused.is_some() => "refused",
-        _ => status_word(s.status, overall_folder),
-    };
-    let mut text = format!(
-        "{} {} \"{}\" is {} (your copy: {} in {}, {}; thread {}; from {}, source {}, priority {})",
-        name(&s.kind),
-        name(&s.id),
-        title(&s.title),
-        overall_word,
-        status_word(s.copy_status, Some(s.folder)),
-        s.folder,
-        file_name(&s.file),
-        name(&s.thread),
-        name(&s.sender),
-        s.source_type,
-        s.priority
-    );
-    if let Some(reply_to) = &s.reply_to {
-        text.push_str(&format!("\nreplies go to {}", name(reply_to)));
-    }
-    for r in &s.recipients {
-        let agent = name(&r.agent);
-        if let Some(why) = &r.refused {
-            text.push_str(&format!("\n- {agent}: refused by its hub: {}", title(why)));
-            continue;
-        }
-        match r.folder {
-            Some(folder) => text.push_str(&format!(
-                "\n- {agent}: {} ({folder})",
-                status_word(r.status, Some(folder))
-            )),
-            None => text.push_str(&format!(
-                "\n- {agent}: {} (no copy)",
-                status_word(r.status, None)
-            )),
-        }
-    }
-    text
 }
 
 /// A thread as Markdown: a heading, then one nested list item per node in tree order (replies
@@ -371,16 +215,6 @@ pub fn fork(fork: &ForkResult) -> String {
         recipients(&fork.delivered_to, &fork.queued_for),
         fork.file
     )
-}
-
-/// One line per rebuilt index.
-pub fn reindex(result: &ReindexResult) -> String {
-    result
-        .mailboxes
-        .iter()
-        .map(|m| format!("{}: {} messages indexed", m.agent, m.indexed))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// A question's outcome, for an agent asking through tools (MCP, the hub's Connect answers).

@@ -8,38 +8,40 @@
 //! surface picks it up from there: MCP, the hub, and the CLI, whose subcommands are generated
 //! from this table.
 
-mod agents;
 mod hold_message;
+mod list_agents;
 pub(crate) mod list_messages;
+mod message_status;
 mod questions;
 mod read_message;
+mod reindex;
 mod reject_message;
 mod reply_message;
 mod resolve_message;
-mod search;
+mod search_messages;
 mod send_message;
-mod status;
 mod teams;
 mod threads;
 mod wait_for_messages;
 
 use crate::verb::VerbInfo;
 
-pub use agents::ListAgents;
 pub use hold_message::{HoldArgs, HoldMessage};
+pub use list_agents::{AgentInfo, AgentsResult, FolderCounts, ListAgents, ListAgentsArgs};
 pub use list_messages::{ListArgs, ListMessages, ListResult};
+pub use message_status::{MessageStatus, RecipientView, StatusArgs, StatusResult};
 pub use questions::{
     AskQuestion, DEFAULT_TIMEOUT_SECS, GetAnswer, MediaKind, OpenQuestions, TaskFinish, WorkReport,
     answer_in_host, answer_timeout, attachment, look_for_answer, wait_for_answer,
     withdraw_question,
 };
 pub use read_message::{ReadArgs, ReadMessage, ReadResult};
+pub use reindex::{Reindex, ReindexArgs, ReindexResult, ReindexedMailbox};
 pub use reject_message::{RejectArgs, RejectMessage};
 pub use reply_message::{ReplyArgs, ReplyMessage};
 pub use resolve_message::{ResolveArgs, ResolveMessage};
-pub use search::{Reindex, SearchMessages};
+pub use search_messages::{SearchArgs, SearchHit, SearchMessages, SearchResult};
 pub use send_message::{SendArgs, SendMessage, SendResult};
-pub use status::MessageStatus;
 pub use teams::{ListTeams, ReadTeamInbox, SendTeamMessage, TeamInbox};
 pub use threads::{ForkThread, GetThread, ListThreads};
 pub use wait_for_messages::{MessageFormat, WaitArgs, WaitForMessages, WaitResult};
