@@ -6,11 +6,10 @@
 //! standard input or a file: see [`crate::command_line`]).
 
 use clap::ArgAction::SetTrue;
-use filebox_core::ForkReason;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::command_line::{absolute_directory, choice, recipients, text_or_stdin};
+use crate::command_line::{absolute_directory, text_or_stdin};
 
 /// One recipient or several. Its schema is a string (an agent id, comma-separated ids, `@all`
 /// or `@group`), which is all a model needs; a list of those is accepted as well, for programs.
@@ -85,52 +84,6 @@ impl AttachmentArg {
             bytes,
         })
     }
-}
-
-/// Show a message's whole thread as a tree, across every mailbox: who said what, in order,
-/// with replies and fork branches (obsolete nodes marked).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
-pub struct ThreadArgs {
-    /// Any message of it, or id#n (reply n).
-    #[arg(value_name = "MESSAGE")]
-    pub id: String,
-}
-
-/// List my threads, most recently active first.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
-pub struct ThreadsArgs {
-    /// Default 20; 0: all.
-    #[serde(default)]
-    #[arg(long, value_name = "N")]
-    pub limit: Option<usize>,
-}
-
-/// Fork a thread from an earlier message (a timeline fork): a new branch with compressed
-/// context; what followed the fork point becomes obsolete (kept, marked).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
-pub struct ForkArgs {
-    /// Id or id#n (its n-th reply).
-    #[arg(long, value_name = "ID")]
-    pub from: String,
-    /// context-compression: conclusions; direction-change: lessons, new plan.
-    #[arg(long, value_parser = choice::<ForkReason>())]
-    pub reason: ForkReason,
-    /// Markdown.
-    #[arg(
-        long,
-        help = "The compressed context the new branch starts with, or `-` to read standard input",
-        value_parser = text_or_stdin,
-        allow_hyphen_values = true
-    )]
-    pub context: String,
-    /// Default: who received the fork point.
-    #[serde(default)]
-    #[arg(long, value_name = "IDS", value_parser = recipients)]
-    pub to: Option<Recipients>,
-    /// Only if `from` is in this thread.
-    #[serde(default)]
-    #[arg(long, value_name = "ID")]
-    pub thread: Option<String>,
 }
 
 // The team verbs' `claude_dir` is where Claude Code keeps its teams. Not an argument of the

@@ -5,6 +5,8 @@
 //! of `list` and `wait` on the command line and the CLI's `read` are the exceptions, kept as
 //! the file says for scripts (their model forms are [`brief_lines`] and `model_text::whole`).
 
+/// A thread's text (the `filebox://thread/{id}` resource's), declared with `get_thread`.
+pub use crate::verbs::get_thread::thread;
 /// The `filebox://inbox` resource's text, declared with `list_messages`.
 pub use crate::verbs::list_messages::inbox;
 
@@ -14,8 +16,8 @@ use crate::model_text;
 use crate::surface::Surface;
 use crate::verbs::{GetAnswer, WaitForMessages};
 use crate::views::{
-    ForkResult, MessageSummary, OpenQuestions, QuestionResult, QuestionStatus, TeamInboxResult,
-    TeamMessageView, TeamSendResult, TeamsResult, ThreadNodeView, ThreadResult, ThreadsResult,
+    MessageSummary, OpenQuestions, QuestionResult, QuestionStatus, TeamInboxResult,
+    TeamMessageView, TeamSendResult, TeamsResult,
 };
 
 /// What happened to a copy, in words: the status (the JSON's `status`) read with the folder
@@ -122,99 +124,6 @@ pub fn recipients(delivered: &[String], queued: &[String]) -> String {
         .chain(queued)
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// A thread as Markdown: a heading, then one nested list item per node in tree order (replies
-/// under what they answer, forks under their fork point), each with its id.
-pub fn thread(thread: &ThreadResult) -> String {
-    let heading = thread
-        .nodes
-        .first()
-        .map_or("(no messages)".to_owned(), |root| title(&root.title));
-    let mut text = format!(
-        "# Thread: {heading}\n\nThread ID: {}\n",
-        name(&thread.thread)
-    );
-    for node in &thread.nodes {
-        text.push('\n');
-        text.push_str(&"  ".repeat(node.depth));
-        text.push_str("- ");
-        text.push_str(&thread_node(node));
-    }
-    text
-}
-
-/// `2025-06-27T15:30:00Z qa → dev ER **Title** [delivered] (id …; qa's inbox, file.md)`, with
-/// fork, obsolete and missing-parent marks.
-fn thread_node(node: &ThreadNodeView) -> String {
-    let mut line = format!(
-        "{} {} → {} {} **{}** [{}] (id {}; {}'s {}, {})",
-        name(&node.timestamp),
-        name(&node.from),
-        name(&node.to),
-        name(&node.kind),
-        title(&node.title),
-        status_word(node.status, Some(node.folder)),
-        name(&node.id),
-        node.mailbox,
-        node.folder,
-        file_name(&node.file)
-    );
-    if let Some(reason) = node.fork_reason {
-        line.push_str(&format!(" — fork: {reason}"));
-    }
-    if node.obsolete {
-        line.push_str(" — obsolete");
-    }
-    if node.parent_missing {
-        let parent = name(node.parent.as_deref().unwrap_or_default());
-        line.push_str(&format!(" — answers {parent}, which no mailbox holds"));
-    }
-    line
-}
-
-/// My threads, most recently active first.
-pub fn threads(listed: &ThreadsResult) -> String {
-    if listed.threads.is_empty() {
-        return "No threads.".to_owned();
-    }
-    listed
-        .threads
-        .iter()
-        .map(|t| {
-            format!(
-                "{} {} ({}) [thread {}]",
-                name(&t.last_activity),
-                title(&t.title),
-                count(t.messages, "message", "messages"),
-                name(&t.thread)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// `1 message`, `3 messages`.
-fn count(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// The new message and what it made obsolete.
-pub fn fork(fork: &ForkResult) -> String {
-    let obsoleted = if fork.obsoleted.is_empty() {
-        "nothing".to_owned()
-    } else {
-        fork.obsoleted.join(", ")
-    };
-    format!(
-        "Forked thread {} from {} ({}): new message {} {} ({}). Now obsolete: {obsoleted}.",
-        fork.thread,
-        fork.forked_from,
-        fork.reason,
-        fork.id,
-        recipients(&fork.delivered_to, &fork.queued_for),
-        fork.file
-    )
 }
 
 /// A question's outcome, for an agent asking through tools (MCP, the hub's Connect answers).

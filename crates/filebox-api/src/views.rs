@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use filebox_core::message::field;
-use filebox_core::{Envelope, Folder, ForkReason, Message, Status};
+use filebox_core::{Envelope, Folder, Message};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -171,103 +171,6 @@ pub struct TransitionResult {
     pub file: String,
     /// Where the message is now: done, cancel or hold.
     pub folder: Folder,
-}
-
-/// A message or conversation entry in a thread.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ThreadNodeView {
-    /// A Message ID, or `id#n` for the n-th reply in that message's conversation.
-    pub id: String,
-    /// The node this answers or forks from (null for a root).
-    pub parent: Option<String>,
-    /// True when `parent` is in no mailbox of the config.
-    pub parent_missing: bool,
-    pub from: String,
-    pub to: String,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub title: String,
-    pub timestamp: String,
-    pub status: Status,
-    pub obsolete: bool,
-    /// Why the thread was forked here, on the first message of a fork.
-    pub fork_reason: Option<ForkReason>,
-    /// Whose mailbox holds the copy shown, the folder and the file.
-    pub mailbox: String,
-    pub folder: Folder,
-    pub file: String,
-    /// Depth in the tree; nodes are listed depth-first, children by time.
-    pub depth: usize,
-}
-
-/// The result of `thread`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ThreadResult {
-    pub thread: String,
-    pub nodes: Vec<ThreadNodeView>,
-}
-
-impl From<filebox_core::Thread> for ThreadResult {
-    fn from(thread: filebox_core::Thread) -> Self {
-        ThreadResult {
-            thread: thread.id,
-            nodes: thread
-                .nodes
-                .into_iter()
-                .map(|n| ThreadNodeView {
-                    id: n.id,
-                    parent: n.parent,
-                    parent_missing: n.parent_missing,
-                    from: n.from,
-                    to: n.to,
-                    kind: n.kind,
-                    title: n.title,
-                    timestamp: n.timestamp,
-                    status: n.status,
-                    obsolete: n.obsolete,
-                    fork_reason: n.fork_reason.as_deref().and_then(ForkReason::parse),
-                    mailbox: n.mailbox.to_string(),
-                    folder: n.folder,
-                    file: n.file,
-                    depth: n.depth,
-                })
-                .collect(),
-        }
-    }
-}
-
-/// A thread of my mailbox.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ThreadSummary {
-    pub thread: String,
-    pub title: String,
-    /// Messages of the thread in my mailbox and the replies in their conversations (the nodes
-    /// `get_thread` draws from my mailbox).
-    pub messages: usize,
-    pub last_activity: String,
-}
-
-/// The result of `threads`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ThreadsResult {
-    pub threads: Vec<ThreadSummary>,
-}
-
-/// The result of `fork`: the new message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ForkResult {
-    pub id: String,
-    pub file: String,
-    pub thread: String,
-    pub forked_from: String,
-    pub reason: ForkReason,
-    /// The nodes the fork made obsolete (those whose files could not be marked are warnings;
-    /// the fork still lists them).
-    pub obsoleted: Vec<String>,
-    pub delivered_to: Vec<String>,
-    /// Recipients on another machine: pending until their hub has the file.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub queued_for: Vec<String>,
 }
 
 /// What `filebox init` set up.

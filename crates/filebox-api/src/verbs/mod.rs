@@ -8,9 +8,12 @@
 //! surface picks it up from there: MCP, the hub, and the CLI, whose subcommands are generated
 //! from this table.
 
+mod fork_thread;
+pub(crate) mod get_thread;
 mod hold_message;
 mod list_agents;
 pub(crate) mod list_messages;
+mod list_threads;
 mod message_status;
 mod questions;
 mod read_message;
@@ -21,14 +24,16 @@ mod resolve_message;
 mod search_messages;
 mod send_message;
 mod teams;
-mod threads;
 mod wait_for_messages;
 
 use crate::verb::VerbInfo;
 
+pub use fork_thread::{ForkArgs, ForkResult, ForkThread};
+pub use get_thread::{GetThread, ThreadArgs, ThreadNodeView, ThreadResult};
 pub use hold_message::{HoldArgs, HoldMessage};
 pub use list_agents::{AgentInfo, AgentsResult, FolderCounts, ListAgents, ListAgentsArgs};
 pub use list_messages::{ListArgs, ListMessages, ListResult};
+pub use list_threads::{ListThreads, ThreadSummary, ThreadsArgs, ThreadsResult};
 pub use message_status::{MessageStatus, RecipientView, StatusArgs, StatusResult};
 pub use questions::{
     AskQuestion, DEFAULT_TIMEOUT_SECS, GetAnswer, MediaKind, OpenQuestions, TaskFinish, WorkReport,
@@ -43,7 +48,6 @@ pub use resolve_message::{ResolveArgs, ResolveMessage};
 pub use search_messages::{SearchArgs, SearchHit, SearchMessages, SearchResult};
 pub use send_message::{SendArgs, SendMessage, SendResult};
 pub use teams::{ListTeams, ReadTeamInbox, SendTeamMessage, TeamInbox};
-pub use threads::{ForkThread, GetThread, ListThreads};
 pub use wait_for_messages::{MessageFormat, WaitArgs, WaitForMessages, WaitResult};
 
 /// Every verb, in the order `tools/list` shows them.
