@@ -9,8 +9,6 @@ use clap::ArgAction::SetTrue;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::command_line::{absolute_directory, text_or_stdin};
-
 /// One recipient or several. Its schema is a string (an agent id, comma-separated ids, `@all`
 /// or `@group`), which is all a model needs; a list of those is accepted as well, for programs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -253,74 +251,3 @@ impl clap::Args for SendTeamMessageArgs {
         <SendTeamMessageLine as clap::Args>::augment_args_for_update(command)
     }
 }
-
-/// Ask my human a question (an ASK message to the config's human mailbox) and wait for the
-/// answer, printed when it comes. When --timeout passes the question stays open: `filebox
-/// answer ID` looks again.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
-pub struct AskArgs {
-    /// Absolute path of your project.
-    #[arg(
-        long = "project",
-        value_name = "DIR",
-        default_value = ".",
-        value_parser = absolute_directory,
-        help = "The project directory shown with the question"
-    )]
-    pub project_directory: String,
-    /// Markdown: what you need to know and why.
-    #[arg(
-        help = "The question, in Markdown, or `-` to read standard input",
-        value_parser = text_or_stdin,
-        allow_hyphen_values = true
-    )]
-    pub question: String,
-    /// Seconds (default 600).
-    #[serde(default)]
-    #[arg(long, value_name = "SECONDS")]
-    pub timeout: Option<u64>,
-    /// One-click answers.
-    #[serde(default)]
-    #[arg(
-        long = "option",
-        value_name = "TEXT",
-        help = "A quick answer to offer (repeatable)"
-    )]
-    pub options: Option<Vec<String>>,
-}
-
-/// Report finished work to my human (an RPT message) and wait for the reply.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
-pub struct ReportArgs {
-    /// Absolute path of your project.
-    #[arg(
-        long = "project",
-        value_name = "DIR",
-        default_value = ".",
-        value_parser = absolute_directory,
-        help = "The project directory shown with the report"
-    )]
-    pub project_directory: String,
-    /// Markdown: result, changes, what is left.
-    #[arg(
-        help = "What was done, in Markdown, or `-` to read standard input",
-        value_parser = text_or_stdin,
-        allow_hyphen_values = true
-    )]
-    pub summary: String,
-    /// Seconds (default 600).
-    #[serde(default)]
-    #[arg(long, value_name = "SECONDS")]
-    pub timeout: Option<u64>,
-}
-
-/// The answer to a question I asked, or whether it is still open, at once.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
-pub struct GetAnswerArgs {
-    /// The id it returned.
-    pub id: String,
-}
-
-/// The questions and work reports waiting in my inbox for an answer (for a human).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::Args)]
-pub struct OpenQuestionsArgs {}

@@ -5,6 +5,8 @@
 //! of `list` and `wait` on the command line and the CLI's `read` are the exceptions, kept as
 //! the file says for scripts (their model forms are [`brief_lines`] and `model_text::whole`).
 
+/// A question's outcome as a model reads it, declared with `get_answer`.
+pub use crate::verbs::get_answer::question;
 /// A thread's text (the `filebox://thread/{id}` resource's), declared with `get_thread`.
 pub use crate::verbs::get_thread::thread;
 /// The `filebox://inbox` resource's text, declared with `list_messages`.
@@ -13,12 +15,7 @@ pub use crate::verbs::list_messages::inbox;
 use filebox_core::{Folder, Status};
 
 use crate::model_text;
-use crate::surface::Surface;
-use crate::verbs::{GetAnswer, WaitForMessages};
-use crate::views::{
-    MessageSummary, OpenQuestions, QuestionResult, QuestionStatus, TeamInboxResult,
-    TeamMessageView, TeamSendResult, TeamsResult,
-};
+use crate::views::{MessageSummary, TeamInboxResult, TeamMessageView, TeamSendResult, TeamsResult};
 
 /// What happened to a copy, in words: the status (the JSON's `status`) read with the folder
 /// the copy is in. `replied` is `resolved` in done/ and `answered` elsewhere,
@@ -124,83 +121,6 @@ pub fn recipients(delivered: &[String], queued: &[String]) -> String {
         .chain(queued)
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// A question's outcome, for an agent asking through tools (MCP, the hub's Connect answers).
-pub fn question(result: &QuestionResult) -> String {
-    question_for(result, Surface::Tools)
-}
-
-/// A question's outcome, for the asking agent: the answer, or what to do next, naming the
-/// verbs as `surface` calls them (`get_answer {"id": ..}`, or `filebox answer ID`).
-pub fn question_for(result: &QuestionResult, surface: Surface) -> String {
-    let id = &result.id;
-    let report = result.kind == filebox_core::message::WORK_REPORT;
-    let get_answer = surface.verb::<GetAnswer>(Some(id));
-    let wait = surface.verb::<WaitForMessages>(None);
-    let call = surface.call();
-    match (&result.status, &result.answer) {
-        (QuestionStatus::Answered, Some(answer)) => {
-            let mut text = model_text::whole(&answer.text);
-            for attached in &answer.attachments {
-                text.push_str(&format!(
-                    "\n[attached: {} ({}) at {}]",
-                    file_name(&attached.name),
-                    name(&attached.mime_type),
-                    attached.path
-                ));
-            }
-            if text.trim().is_empty() {
-                text = "(an empty answer)".to_owned();
-            }
-            text
-        }
-        (QuestionStatus::Withdrawn, _) => format!(
-            "Question {id} was withdrawn: you stopped waiting, so the human no longer sees it as \
-             open."
-        ),
-        _ if report => format!(
-            "No objection within {} s to work report {id}: carry on. A later reply arrives in \
-             your inbox; {get_answer} returns it.",
-            result.waited_secs
-        ),
-        _ if result.waited_secs > 0 => format!(
-            "No answer yet: question {id} is still open after {} s. Carry on with what does not \
-             depend on it; the answer will arrive in your inbox. {call} {get_answer} (returns \
-             at once) or {wait} to get it.",
-            result.waited_secs
-        ),
-        _ => format!(
-            "Question {id} is still open. {call} {get_answer} again later, or {wait}: the \
-             answer arrives in your inbox."
-        ),
-    }
-}
-
-/// The questions waiting for a human, one block each.
-pub fn open_questions(open: &OpenQuestions) -> String {
-    if open.questions.is_empty() {
-        return "No open questions.".to_owned();
-    }
-    open.questions
-        .iter()
-        .map(|q| {
-            let mut block = format!(
-                "{} {} from {} in {} ({})\n{}",
-                q.asked_at,
-                q.kind,
-                q.from,
-                q.project_directory.as_deref().unwrap_or("?"),
-                q.id,
-                q.body.trim_end()
-            );
-            if !q.options.is_empty() {
-                block.push_str(&format!("\noptions: {}", q.options.join(" | ")));
-            }
-            block
-        })
-        .collect::<Vec<_>>()
-        .join("\n\n")
 }
 
 /// Each team (a session team said to be one), then its members: `  researcher (3 messages,

@@ -237,37 +237,3 @@ pub struct AttachmentView {
     /// Where the file is.
     pub path: String,
 }
-
-/// An open question in a human's inbox, for a page.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct OpenQuestion {
-    pub id: String,
-    /// `ASK` (a question) or `RPT` (a work report).
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// The asking agent.
-    pub from: String,
-    pub title: String,
-    /// The question or summary, in Markdown.
-    pub body: String,
-    pub project_directory: Option<String>,
-    /// The asking program (MCP client name).
-    pub client: Option<String>,
-    /// The asking agent's own name, its model, and when its program sent the question (by
-    /// its clock), when the program said.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent_name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reasoning_model: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sent_at: Option<String>,
-    pub options: Vec<String>,
-    /// When it was asked (ISO 8601 UTC).
-    pub asked_at: String,
-}
-
-/// The open questions of my inbox (and hold), oldest first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct OpenQuestions {
-    pub questions: Vec<OpenQuestion>,
-}

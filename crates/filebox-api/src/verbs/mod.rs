@@ -8,14 +8,16 @@
 //! surface picks it up from there: MCP, the hub, and the CLI, whose subcommands are generated
 //! from this table.
 
+mod ask_question;
 mod fork_thread;
+pub(crate) mod get_answer;
 pub(crate) mod get_thread;
 mod hold_message;
 mod list_agents;
 pub(crate) mod list_messages;
 mod list_threads;
 mod message_status;
-mod questions;
+mod open_questions;
 mod read_message;
 mod reindex;
 mod reject_message;
@@ -23,23 +25,26 @@ mod reply_message;
 mod resolve_message;
 mod search_messages;
 mod send_message;
+mod task_finish;
 mod teams;
 mod wait_for_messages;
+mod work_report;
 
 use crate::verb::VerbInfo;
 
+pub use crate::shared::question::{
+    DEFAULT_TIMEOUT_SECS, MediaKind, answer_in_host, answer_timeout, attachment, withdraw_question,
+};
+pub use ask_question::{AskArgs, AskQuestion, wait_for_answer};
 pub use fork_thread::{ForkArgs, ForkResult, ForkThread};
+pub use get_answer::{GetAnswer, GetAnswerArgs, look_for_answer};
 pub use get_thread::{GetThread, ThreadArgs, ThreadNodeView, ThreadResult};
 pub use hold_message::{HoldArgs, HoldMessage};
 pub use list_agents::{AgentInfo, AgentsResult, FolderCounts, ListAgents, ListAgentsArgs};
 pub use list_messages::{ListArgs, ListMessages, ListResult};
 pub use list_threads::{ListThreads, ThreadSummary, ThreadsArgs, ThreadsResult};
 pub use message_status::{MessageStatus, RecipientView, StatusArgs, StatusResult};
-pub use questions::{
-    AskQuestion, DEFAULT_TIMEOUT_SECS, GetAnswer, MediaKind, OpenQuestions, TaskFinish, WorkReport,
-    answer_in_host, answer_timeout, attachment, look_for_answer, wait_for_answer,
-    withdraw_question,
-};
+pub use open_questions::{OpenQuestion, OpenQuestions, OpenQuestionsArgs, OpenQuestionsResult};
 pub use read_message::{ReadArgs, ReadMessage, ReadResult};
 pub use reindex::{Reindex, ReindexArgs, ReindexResult, ReindexedMailbox};
 pub use reject_message::{RejectArgs, RejectMessage};
@@ -47,8 +52,10 @@ pub use reply_message::{ReplyArgs, ReplyMessage};
 pub use resolve_message::{ResolveArgs, ResolveMessage};
 pub use search_messages::{SearchArgs, SearchHit, SearchMessages, SearchResult};
 pub use send_message::{SendArgs, SendMessage, SendResult};
+pub use task_finish::{ReportArgs, TaskFinish};
 pub use teams::{ListTeams, ReadTeamInbox, SendTeamMessage, TeamInbox};
 pub use wait_for_messages::{MessageFormat, WaitArgs, WaitForMessages, WaitResult};
+pub use work_report::WorkReport;
 
 /// Every verb, in the order `tools/list` shows them.
 pub static TABLE: &[VerbInfo] = &[
