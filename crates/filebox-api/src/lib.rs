@@ -33,5 +33,16 @@ pub use digest::{Digest, Notice, Origin};
 pub use outcome::{Outcome, text_with_warnings};
 pub use schema::schema_settings;
 pub use verb::{CallError, Effect, Reply, Standalone, Verb, VerbContext, VerbInfo};
-pub use verbs::{ListArgs, ListResult, MessageFormat, ReadArgs, ReadResult, WaitArgs, WaitResult};
+/// Each verb's arguments and result, declared in its file under `verbs/`, by name at the root as
+/// the surfaces use them.
+pub use verbs::{
+    AgentInfo, AgentsResult, AskArgs, FolderCounts, ForkArgs, ForkResult, GetAnswerArgs, HoldArgs,
+    ListAgentsArgs, ListArgs, ListResult, ListTeamsArgs, MemberView, MessageFormat, OpenQuestion,
+    OpenQuestionsArgs, OpenQuestionsResult, ReadArgs, ReadResult, ReadTeamInboxArgs, RecipientView,
+    ReindexArgs, ReindexResult, ReindexedMailbox, RejectArgs, ReplyArgs, ReportArgs, ResolveArgs,
+    SearchArgs, SearchHit, SearchResult, SendArgs, SendResult, SendTeamMessageArgs,
+    SendTeamMessageLine, StatusArgs, StatusResult, TeamInboxArgs, TeamInboxResult, TeamMessageView,
+    TeamSendResult, TeamView, TeamsResult, ThreadArgs, ThreadNodeView, ThreadResult, ThreadSummary,
+    ThreadsArgs, ThreadsResult, WaitArgs, WaitResult,
+};
 pub use views::*;

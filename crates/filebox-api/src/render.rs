@@ -15,7 +15,7 @@ pub use crate::verbs::list_messages::inbox;
 use filebox_core::{Folder, Status};
 
 use crate::model_text;
-use crate::views::{MessageSummary, TeamInboxResult, TeamMessageView, TeamSendResult, TeamsResult};
+use crate::views::MessageSummary;
 
 /// What happened to a copy, in words: the status (the JSON's `status`) read with the folder
 /// the copy is in. `replied` is `resolved` in done/ and `answered` elsewhere,
@@ -121,94 +121,4 @@ pub fn recipients(delivered: &[String], queued: &[String]) -> String {
         .chain(queued)
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Each team (a session team said to be one), then its members: `  researcher (3 messages,
-/// 1 unread)`.
-pub fn teams(listed: &TeamsResult) -> String {
-    if listed.teams.is_empty() {
-        return format!("No teams in {}.", listed.teams_dir);
-    }
-    let mut lines = Vec::new();
-    for team in &listed.teams {
-        let session = if team.session {
-            " (session team: ends with its Claude Code session)"
-        } else {
-            ""
-        };
-        let team_name = name(&team.name);
-        lines.push(match &team.description {
-            Some(d) => format!("{team_name}{session} — {}", title(d)),
-            None => format!("{team_name}{session}"),
-        });
-        lines.extend(team.members.iter().map(|m| {
-            format!(
-                "  {} ({} messages, {} unread)",
-                name(&m.name),
-                m.messages,
-                m.unread
-            )
-        }));
-    }
-    lines.join("\n")
-}
-
-/// A team inbox, a message per line: `* 2026-04-01T10:30:00.000Z researcher: summary`
-/// (`*` = unread), then its text indented; a structured message's kind and details stay on
-/// its line.
-pub fn team_inbox(inbox: &TeamInboxResult) -> String {
-    if inbox.messages.is_empty() {
-        let unread = if inbox.marked_read.is_some() {
-            "unread "
-        } else {
-            ""
-        };
-        return format!(
-            "No {unread}messages for {} in team {}.",
-            inbox.member, inbox.team
-        );
-    }
-    inbox
-        .messages
-        .iter()
-        .flat_map(team_message_lines)
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn team_message_lines(message: &TeamMessageView) -> Vec<String> {
-    let mark = if message.read { ' ' } else { '*' };
-    let head = format!(
-        "{mark} {} {}",
-        name(&message.timestamp),
-        name(&message.from)
-    );
-    match &message.description {
-        Some(description) => vec![format!("{head} {}", title(description))],
-        None => {
-            let summary = message
-                .summary
-                .as_deref()
-                .map(|s| format!(": {}", title(s)))
-                .unwrap_or_default();
-            std::iter::once(format!("{head}{summary}"))
-                .chain(
-                    model_text::whole(&message.text)
-                        .lines()
-                        .map(|l| format!("    {l}")),
-                )
-                .collect()
-        }
-    }
-}
-
-/// `Sent to researcher, tester in team my-team as team-lead at 2026-...Z`.
-pub fn team_sent(sent: &TeamSendResult) -> String {
-    format!(
-        "Sent to {} in team {} as {} at {}",
-        sent.to.join(", "),
-        sent.team,
-        sent.from,
-        sent.timestamp
-    )
 }

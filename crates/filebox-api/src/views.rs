@@ -8,11 +8,6 @@ use filebox_core::{Envelope, Folder, Message};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The team verbs' results are declared beside the team-inbox format they describe.
-pub use filebox_bridge::teams::{
-    MemberView, TeamInboxResult, TeamMessageView, TeamSendResult, TeamView, TeamsResult,
-};
-
 /// A message as a listing shows it (from its header only).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct MessageSummary {

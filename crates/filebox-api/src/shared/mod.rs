@@ -3,6 +3,7 @@
 //! Code keeps its teams. A verb's own arguments, result and text live in its file under
 //! `verbs/`; the types several verbs return are in `views.rs`, their shared text in `render.rs`.
 
+pub(crate) mod claude;
 pub(crate) mod question;
 pub(crate) mod transition;
 pub(crate) mod warnings;

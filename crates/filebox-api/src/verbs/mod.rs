@@ -15,18 +15,21 @@ pub(crate) mod get_thread;
 mod hold_message;
 mod list_agents;
 pub(crate) mod list_messages;
+mod list_teams;
 mod list_threads;
 mod message_status;
 mod open_questions;
 mod read_message;
+mod read_team_inbox;
 mod reindex;
 mod reject_message;
 mod reply_message;
 mod resolve_message;
 mod search_messages;
 mod send_message;
+mod send_team_message;
 mod task_finish;
-mod teams;
+mod team_inbox;
 mod wait_for_messages;
 mod work_report;
 
@@ -42,18 +45,23 @@ pub use get_thread::{GetThread, ThreadArgs, ThreadNodeView, ThreadResult};
 pub use hold_message::{HoldArgs, HoldMessage};
 pub use list_agents::{AgentInfo, AgentsResult, FolderCounts, ListAgents, ListAgentsArgs};
 pub use list_messages::{ListArgs, ListMessages, ListResult};
+pub use list_teams::{ListTeams, ListTeamsArgs, MemberView, TeamView, TeamsResult};
 pub use list_threads::{ListThreads, ThreadSummary, ThreadsArgs, ThreadsResult};
 pub use message_status::{MessageStatus, RecipientView, StatusArgs, StatusResult};
 pub use open_questions::{OpenQuestion, OpenQuestions, OpenQuestionsArgs, OpenQuestionsResult};
 pub use read_message::{ReadArgs, ReadMessage, ReadResult};
+pub use read_team_inbox::{ReadTeamInbox, ReadTeamInboxArgs};
 pub use reindex::{Reindex, ReindexArgs, ReindexResult, ReindexedMailbox};
 pub use reject_message::{RejectArgs, RejectMessage};
 pub use reply_message::{ReplyArgs, ReplyMessage};
 pub use resolve_message::{ResolveArgs, ResolveMessage};
 pub use search_messages::{SearchArgs, SearchHit, SearchMessages, SearchResult};
 pub use send_message::{SendArgs, SendMessage, SendResult};
+pub use send_team_message::{
+    SendTeamMessage, SendTeamMessageArgs, SendTeamMessageLine, TeamSendResult,
+};
 pub use task_finish::{ReportArgs, TaskFinish};
-pub use teams::{ListTeams, ReadTeamInbox, SendTeamMessage, TeamInbox};
+pub use team_inbox::{TeamInbox, TeamInboxArgs, TeamInboxResult, TeamMessageView};
 pub use wait_for_messages::{MessageFormat, WaitArgs, WaitForMessages, WaitResult};
 pub use work_report::WorkReport;
 
