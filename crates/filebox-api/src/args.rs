@@ -1,9 +1,7 @@
-//! Verb arguments, one struct per verb, named as the MCP tools and RPC methods name them.
-//! Each is also the verb's command-line arguments (`clap::Args`): a field's doc comment is its
-//! JSON Schema description and its `--help`, and a struct's doc comment (left out of the
-//! schemas) is the subcommand's help. `#[arg]` says where the command line spells a field
-//! otherwise (a positional argument, `--type`, a flag for a boolean, a value to read from
-//! standard input or a file: see [`crate::command_line`]).
+//! The argument types several verbs take: [`Recipients`] (`send_message`, `fork_thread`) and
+//! [`AttachmentArg`] (`send_message`, `reply_message`). A verb's own argument struct lives in its
+//! file under `verbs/`; the command line's spelling of these values is in
+//! [`crate::command_line`].
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -1,9 +1,10 @@
 //! Every FileBox verb declared once, for every surface: the CLI's text and `--json`, the MCP
 //! tools and the hub's JSON-RPC methods.
 //!
-//! A verb is a [`Verb`] implementation: names, [`Effect`], typed arguments ([`args`]) and
-//! result ([`views`]) whose doc comments become the JSON Schema, what it does on a
-//! [`filebox_core::Mailroom`], and its text ([`render`]). [`verbs::TABLE`] lists them all as
+//! A verb is a [`Verb`] implementation in its own file under `verbs/`: names, [`Effect`], typed
+//! arguments and result whose doc comments become the JSON Schema, what it does on a
+//! [`filebox_core::Mailroom`], and its text. What several verbs share is in `args.rs`,
+//! `views.rs`, [`render`] and `shared/`. [`verbs::TABLE`] lists them all as
 //! [`VerbInfo`]s, which a JSON surface calls by name ([`verbs::call`]). Results are
 //! [`Outcome`]s: the value and warnings about what was left out. [`advice`] says what a
 //! caller should do about each error.

@@ -1,9 +1,12 @@
-//! The text of each view, one function per view, shared by the CLI's text output and MCP
-//! text content (and anything else that shows a result to a person or a model). What a
-//! message's header or words hold (titles, senders, types, ids, snippets, a team message's
-//! text) is shown through [`model_text`], since a model may be the reader; the listing lines
-//! of `list` and `wait` on the command line and the CLI's `read` are the exceptions, kept as
-//! the file says for scripts (their model forms are [`brief_lines`] and `model_text::whole`).
+//! The text several verbs share, for the CLI's text output and MCP text content: the words for
+//! a status, listing lines and their short model form, recipients, and how a header's values
+//! are shown. Each verb's own text is its `Verb::render` and `Verb::brief`, in its file under
+//! `verbs/`; the three texts other crates show without calling the verb are forwarded here.
+//! What a message's header or words hold (titles, senders, types, ids, snippets, a team
+//! message's text) is shown through [`model_text`], since a model may be the reader; the
+//! listing lines of `list` and `wait` on the command line and the CLI's `read` are the
+//! exceptions, kept as the file says for scripts (their model forms are [`brief_lines`] and
+//! `model_text::whole`).
 
 /// A question's outcome as a model reads it, declared with `get_answer`.
 pub use crate::verbs::get_answer::question;

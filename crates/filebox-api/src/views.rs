@@ -1,5 +1,7 @@
-//! What verbs return: plain serde structs, the same for `--json`, MCP structured content and
-//! JSON-RPC results.
+//! The result types several verbs share, plain serde structs, the same for `--json`, MCP
+//! structured content and JSON-RPC results: a message as listings show it and whole, a move out
+//! of the inbox, a question's outcome, and the results of the setup commands (`init`, `agents
+//! add`). A verb's own result lives in its file under `verbs/`.
 
 use std::collections::BTreeMap;
 
@@ -159,7 +161,7 @@ impl MessageDetail {
     }
 }
 
-/// The result of `resolved`, `reject` and `onhold`.
+/// The result of `resolve_message`, `reject_message` and `hold_message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TransitionResult {
     pub id: String,

@@ -3,10 +3,18 @@
 //! builds a subcommand from each ([`VerbInfo::command`]) and calls
 //! [`VerbInfo::call_command_line`].
 //!
-//! To add a verb: its argument and result structs (`args.rs`, `views.rs`), a unit struct that
-//! implements [`Verb`](crate::Verb) in one of these modules, and a line in [`TABLE`]. Every
-//! surface picks it up from there: MCP, the hub, and the CLI, whose subcommands are generated
-//! from this table.
+//! One file per verb, named by the verb (`list_messages.rs`, `send_message.rs`, ...): its
+//! argument struct (serde, `JsonSchema` and `clap::Args`: the MCP input schema, the JSON-RPC
+//! params and the CLI's arguments at once), its result, the unit struct that implements
+//! [`Verb`](crate::Verb), and its text (`Verb::render`, `Verb::brief`). What several verbs share
+//! is elsewhere: argument types in `args.rs`, result types in `views.rs`, text in `render.rs`,
+//! the rest in `shared/`. A verb file may use another verb's (`reply_message` runs
+//! `send_message`); this file uses them all, so none of them uses this file.
+//!
+//! To add a verb: write `verbs/<name>.rs`, declare it here (`mod <name>;`) and give it a line in
+//! [`TABLE`] (a `pub use` as well when another crate names its types). Every surface picks it up
+//! from there: MCP, the hub, and the CLI, whose subcommands are generated from this table.
+//! ARCHITECTURE.md has a worked example.
 
 mod ask_question;
 mod fork_thread;
