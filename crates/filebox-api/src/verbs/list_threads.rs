@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::outcome::Outcome;
 use crate::render::{name, title};
+use crate::shared::warnings::unusable_warnings;
 use crate::verb::{Effect, Verb, VerbContext};
 
 /// List my threads, most recently active first.
@@ -22,8 +23,8 @@ pub struct ThreadsArgs {
 pub struct ThreadSummary {
     pub thread: String,
     pub title: String,
-    /// Messages of the thread in my mailbox and the replies in their conversations (the nodes
-    /// `get_thread` draws from my mailbox).
+    /// The thread's entries: its messages and the replies in their conversations, in every
+    /// mailbox within my reach (the nodes `get_thread` draws), not only those my copies hold.
     pub messages: usize,
     pub last_activity: String,
 }
@@ -56,17 +57,34 @@ impl Verb for ListThreads {
         let threads = cx
             .mailroom
             .threads(args.limit.unwrap_or(DEFAULT_THREADS_LIMIT))?;
-        Ok(Outcome::clean(ThreadsResult {
-            threads: threads
-                .into_iter()
-                .map(|t| ThreadSummary {
+        let mut unusable = Vec::new();
+        let threads = threads
+            .into_iter()
+            .map(|t| {
+                // My copies may hold none of the thread's replies (they went to whoever the
+                // message's Reply To named): count what the thread's tree draws. A thread whose
+                // first message is in no mailbox within reach keeps my mailbox's count.
+                let messages = match cx.mailroom.thread(&t.thread) {
+                    Ok(whole) => {
+                        unusable.extend(whole.unusable);
+                        whole.nodes.len()
+                    }
+                    Err(_) => t.messages,
+                };
+                ThreadSummary {
                     thread: t.thread,
                     title: t.title,
-                    messages: t.messages,
+                    messages,
                     last_activity: t.last_activity,
-                })
-                .collect(),
-        }))
+                }
+            })
+            .collect();
+        unusable.sort_by(|a, b| a.agent.cmp(&b.agent));
+        unusable.dedup_by(|a, b| a.agent == b.agent);
+        Ok(Outcome::with_warnings(
+            ThreadsResult { threads },
+            unusable_warnings(&unusable),
+        ))
     }
 
     /// My threads, most recently active first.

@@ -47,7 +47,10 @@ pub struct StatusResult {
     #[serde(rename = "type")]
     pub kind: String,
     pub title: String,
+    /// Who wrote last (its `Sender`: a reply rewrites it).
     pub sender: String,
+    /// Who wrote the message: `Original Sender`, else (a hand-written file) `Sender`.
+    pub original_sender: String,
     pub thread: String,
     /// Who sent it: agent (the default), human, system or external.
     pub source_type: SourceType,
@@ -72,6 +75,13 @@ impl From<&filebox_core::StatusReport> for StatusResult {
             kind: h.kind.clone(),
             title: h.title.clone(),
             sender: get(field::SENDER).unwrap_or_default(),
+            // As `filebox_core::copy::sender` reads a whole message, from the header alone.
+            original_sender: [field::ORIGINAL_SENDER, field::SENDER]
+                .into_iter()
+                .filter_map(|key| h.get(key).map(str::trim))
+                .find(|name| !name.is_empty())
+                .unwrap_or_default()
+                .to_owned(),
             thread: h.thread_id(),
             source_type: get(field::SOURCE_TYPE)
                 .and_then(|s| SourceType::parse(&s))
@@ -136,7 +146,7 @@ impl Verb for MessageStatus {
             s.folder,
             file_name(&s.file),
             name(&s.thread),
-            name(&s.sender),
+            writers(s),
             s.source_type,
             s.priority
         );
@@ -161,5 +171,17 @@ impl Verb for MessageStatus {
             }
         }
         text
+    }
+}
+
+/// `qa`, the message's sender, and `qa, last written by lead` when someone else answered last.
+fn writers(s: &StatusResult) -> String {
+    match s.sender == s.original_sender || s.sender.is_empty() {
+        true => name(&s.original_sender),
+        false => format!(
+            "{}, last written by {}",
+            name(&s.original_sender),
+            name(&s.sender)
+        ),
     }
 }
