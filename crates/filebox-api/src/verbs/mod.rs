@@ -11,10 +11,11 @@
 //! the rest in `shared/`. A verb file may use another verb's (`reply_message` runs
 //! `send_message`); this file uses them all, so none of them uses this file.
 //!
-//! To add a verb: write `verbs/<name>.rs`, declare it here (`mod <name>;`) and give it a line in
-//! [`TABLE`] (a `pub use` as well when another crate names its types). Every surface picks it up
-//! from there: MCP, the hub, and the CLI, whose subcommands are generated from this table.
-//! ARCHITECTURE.md has a worked example.
+//! To add a verb: write `verbs/<name>.rs`, declare it here (`mod <name>;` and a `pub use` of its
+//! verb, arguments and result) and give it a line in [`TABLE`]. Every surface picks it up from
+//! there: MCP, the hub, and the CLI, whose subcommands are generated from this table.
+//! ARCHITECTURE.md has a worked example (`count_messages`), which compiles as it stands once its
+//! `run` is written.
 
 mod ask_question;
 mod fork_thread;
