@@ -1,182 +1,21 @@
-//! The human channel: `ask_question` and `task_finish` (also `work_report`) send a question to
-//! the agent's human and block until the answer reaches the agent's own inbox; `get_answer`
-//! looks once; `open_questions` is what a human's page shows. The protocol (ask, wait, withdraw,
-//! take the answer) is the core's (`filebox_core::question`); these verbs map arguments onto it
-//! and its results onto views.
+//! What the human channel's verbs share: `ask_question` and `task_finish` (also `work_report`)
+//! send a question to the agent's human and block until the answer reaches the agent's own
+//! inbox, `get_answer` looks once; each maps the core's protocol (ask, wait, withdraw, take the
+//! answer: `filebox_core::question`) onto a [`QuestionResult`]. Here too are the steps a
+//! surface that waits in steps (an MCP task) or asks in the host's own form takes.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use filebox_core::{
-    Answer, AnswerWait, Asked, Mailroom, MessageRef, QuestionKind, QuestionRequest, QuestionState,
-    Result,
+    Answer, AnswerWait, Asked, Mailroom, MessageRef, QuestionRequest, QuestionState, Result,
 };
 
-use crate::advice::Surface;
-use crate::args::{AskArgs, GetAnswerArgs, OpenQuestionsArgs, ReportArgs};
 use crate::outcome::Outcome;
-use crate::render;
-use crate::verb::{CallError, Effect, Reply, Verb, VerbContext, model_reply};
-use crate::views::{
-    AnswerView, AttachmentView, OpenQuestion, OpenQuestions as OpenQuestionsResult, QuestionResult,
-    QuestionStatus,
-};
+use crate::verb::VerbContext;
+use crate::views::{AnswerView, AttachmentView, QuestionResult, QuestionStatus};
 
 /// How long a question waits for its answer when the caller does not say, in seconds.
 pub use filebox_core::question::DEFAULT_TIMEOUT_SECS;
-
-/// Ask the human and wait for the answer.
-#[derive(Debug)]
-pub struct AskQuestion;
-
-impl Verb for AskQuestion {
-    const NAME: &'static str = "ask_question";
-    const CLI: &'static str = "ask";
-    const TITLE: &'static str = "Ask the human";
-    const DESCRIPTION: &'static str = "Ask your human instead of guessing and wait for the answer (text, images, audio, files); timed out: get_answer.";
-    const EFFECT: Effect = Effect::Updating;
-    const WAITS: bool = true;
-    type Args = AskArgs;
-    type Output = QuestionResult;
-
-    fn run(cx: &VerbContext<'_>, args: AskArgs) -> Result<Outcome<QuestionResult>> {
-        let request = QuestionRequest {
-            kind: QuestionKind::Question,
-            project_directory: args.project_directory,
-            text: args.question,
-            options: args.options.unwrap_or_default(),
-            client: cx.client.map(str::to_owned),
-            asked_by: cx.asked_by.cloned().unwrap_or_default(),
-        };
-        ask_and_wait(cx, &request, args.timeout)
-    }
-
-    fn render(result: &QuestionResult) -> String {
-        render::question_for(result, Surface::CommandLine)
-    }
-
-    fn brief(result: &QuestionResult) -> String {
-        render::question(result)
-    }
-}
-
-/// Report finished work and wait for the human's reply.
-#[derive(Debug)]
-pub struct TaskFinish;
-
-impl Verb for TaskFinish {
-    const NAME: &'static str = "task_finish";
-    const CLI: &'static str = "report";
-    const TITLE: &'static str = "Report finished work";
-    const DESCRIPTION: &'static str = "Report a finished task to your human and wait for approval, corrections or the next task; timeout: no objection.";
-    const EFFECT: Effect = Effect::Updating;
-    const WAITS: bool = true;
-    type Args = ReportArgs;
-    type Output = QuestionResult;
-
-    fn run(cx: &VerbContext<'_>, args: ReportArgs) -> Result<Outcome<QuestionResult>> {
-        let request = QuestionRequest {
-            kind: QuestionKind::WorkReport,
-            project_directory: args.project_directory,
-            text: args.summary,
-            options: Vec::new(),
-            client: cx.client.map(str::to_owned),
-            asked_by: cx.asked_by.cloned().unwrap_or_default(),
-        };
-        ask_and_wait(cx, &request, args.timeout)
-    }
-
-    fn render(result: &QuestionResult) -> String {
-        render::question_for(result, Surface::CommandLine)
-    }
-
-    fn brief(result: &QuestionResult) -> String {
-        render::question(result)
-    }
-}
-
-/// `task_finish` under the name Agent Assistant moved to ("finish" made models stop): the
-/// same call and result, offered to models too (its description points to `task_finish`'s).
-#[derive(Debug)]
-pub struct WorkReport;
-
-impl Verb for WorkReport {
-    const NAME: &'static str = "work_report";
-    const CLI: &'static str = "work-report";
-    const TITLE: &'static str = "Report work";
-    const DESCRIPTION: &'static str = "Same as task_finish.";
-    const EFFECT: Effect = Effect::Updating;
-    const WAITS: bool = true;
-    type Args = ReportArgs;
-    type Output = QuestionResult;
-
-    fn run(cx: &VerbContext<'_>, args: ReportArgs) -> Result<Outcome<QuestionResult>> {
-        TaskFinish::run(cx, args)
-    }
-
-    fn render(result: &QuestionResult) -> String {
-        render::question_for(result, Surface::CommandLine)
-    }
-
-    fn brief(result: &QuestionResult) -> String {
-        render::question(result)
-    }
-}
-
-/// A question's answer, or its status, at once.
-#[derive(Debug)]
-pub struct GetAnswer;
-
-impl Verb for GetAnswer {
-    const NAME: &'static str = "get_answer";
-    const CLI: &'static str = "answer";
-    const TITLE: &'static str = "Get an answer";
-    const DESCRIPTION: &'static str =
-        "A timed-out ask_question or task_finish: its answer, else open or withdrawn.";
-    const EFFECT: Effect = Effect::Updating;
-    type Args = GetAnswerArgs;
-    type Output = QuestionResult;
-
-    fn run(cx: &VerbContext<'_>, args: GetAnswerArgs) -> Result<Outcome<QuestionResult>> {
-        let asked = cx.mailroom.look_for_answer(&MessageRef::parse(&args.id)?)?;
-        result(cx.mailroom, asked).map(Outcome::clean)
-    }
-
-    fn render(result: &QuestionResult) -> String {
-        render::question_for(result, Surface::CommandLine)
-    }
-
-    fn brief(result: &QuestionResult) -> String {
-        render::question(result)
-    }
-}
-
-/// The questions and work reports waiting for me (a human).
-#[derive(Debug)]
-pub struct OpenQuestions;
-
-impl Verb for OpenQuestions {
-    const NAME: &'static str = "open_questions";
-    const CLI: &'static str = "questions";
-    const TITLE: &'static str = "Open questions";
-    const DESCRIPTION: &'static str = "The questions and work reports in my inbox (and hold) \
-        that wait for an answer, oldest first, with who asks, the project directory and the \
-        quick answers offered.";
-    const EFFECT: Effect = Effect::ReadOnly;
-    const FOR_MODELS: bool = false;
-    type Args = OpenQuestionsArgs;
-    type Output = OpenQuestionsResult;
-
-    fn run(cx: &VerbContext<'_>, _args: OpenQuestionsArgs) -> Result<Outcome<OpenQuestionsResult>> {
-        let questions = cx.mailroom.open_questions()?;
-        Ok(Outcome::clean(OpenQuestionsResult {
-            questions: questions.into_iter().map(open_question).collect(),
-        }))
-    }
-
-    fn render(open: &OpenQuestionsResult) -> String {
-        render::open_questions(open)
-    }
-}
 
 /// How a client that shows an answer by kind of content (MCP's text, image, audio, embedded
 /// resource) presents an attached file, by its MIME type.
@@ -214,40 +53,6 @@ pub fn answer_timeout(mailroom: &Mailroom, timeout_secs: Option<u64>) -> Duratio
     mailroom.answer_timeout(timeout_secs.map(Duration::from_secs))
 }
 
-/// A question I asked, looked at once by a surface that waits in steps (an MCP task at each
-/// poll): the reply `ask_question` or `task_finish` gives, its answer taken if it just arrived,
-/// or, still open after `waited`, the one the blocking call gives at its timeout.
-pub fn look_for_answer(
-    cx: &VerbContext<'_>,
-    id: &str,
-    waited: Duration,
-) -> Result<Reply, CallError> {
-    let asked = cx.mailroom.look_for_answer(&MessageRef::parse(id)?)?;
-    let mut looked = result(cx.mailroom, asked)?;
-    looked.waited_secs = waited.as_secs();
-    model_reply::<GetAnswer>(Outcome::clean(looked))
-}
-
-/// Wait for the answer to question `id` I asked at `asked`, as the asking call does once it
-/// asked (a surface that also asks in the host's own form waits here meanwhile): the reply
-/// `ask_question` gives.
-pub fn wait_for_answer(
-    cx: &VerbContext<'_>,
-    id: &str,
-    asked: Instant,
-    timeout_secs: Option<u64>,
-) -> Result<Reply, CallError> {
-    let wait = AnswerWait {
-        timeout: timeout_secs.map(Duration::from_secs),
-        cancelled: cx.cancelled,
-        stopping: cx.stopping,
-    };
-    let waited = cx
-        .mailroom
-        .wait_for_answer(&MessageRef::parse(id)?, asked, &wait)?;
-    model_reply::<AskQuestion>(Outcome::clean(result(cx.mailroom, waited)?))
-}
-
 /// My human's answer to question `id`, given in my own host (MCP elicitation): their reply
 /// in the files, as the page would write it; refused as already handled when another answer
 /// came first.
@@ -264,7 +69,7 @@ pub fn withdraw_question(mailroom: &Mailroom, id: &str) -> Result<QuestionStatus
 }
 
 /// Ask, wait as the context says, and give the result.
-fn ask_and_wait(
+pub(crate) fn ask_and_wait(
     cx: &VerbContext<'_>,
     request: &QuestionRequest,
     timeout_secs: Option<u64>,
@@ -278,7 +83,8 @@ fn ask_and_wait(
     result(cx.mailroom, asked).map(Outcome::clean)
 }
 
-fn result(mailroom: &Mailroom, asked: Asked) -> Result<QuestionResult> {
+/// The view of where question `asked` stands, its answer's attachments named where they are.
+pub(crate) fn result(mailroom: &Mailroom, asked: Asked) -> Result<QuestionResult> {
     let (status, answer) = match asked.state {
         QuestionState::Open => (QuestionStatus::Open, None),
         QuestionState::Withdrawn(_) => (QuestionStatus::Withdrawn, None),
@@ -317,24 +123,6 @@ fn answer_view(mailroom: &Mailroom, answer: Answer) -> Result<AnswerView> {
     })
 }
 
-fn open_question(question: filebox_core::OpenQuestion) -> OpenQuestion {
-    let asked_by = question.asked_by();
-    OpenQuestion {
-        from: question.asker().to_owned(),
-        project_directory: question.project_directory().map(str::to_owned),
-        client: question.client().map(str::to_owned),
-        agent_name: asked_by.agent_name,
-        reasoning_model: asked_by.reasoning_model,
-        sent_at: asked_by.sent_at,
-        options: question.options(),
-        asked_at: question.asked_at().to_owned(),
-        id: question.header.id().to_owned(),
-        kind: question.header.kind,
-        title: question.header.title,
-        body: question.body,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -342,7 +130,11 @@ mod tests {
     use filebox_core::{AgentEntry, AgentId, AgentKind, Config, ConfigFile, Folder, SendRequest};
 
     use super::*;
-    use crate::args::AskArgs;
+    use crate::verb::Verb;
+    use crate::verbs::{
+        AskArgs, AskQuestion, GetAnswer, GetAnswerArgs, OpenQuestions, OpenQuestionsArgs,
+        OpenQuestionsResult, ReportArgs, TaskFinish, look_for_answer,
+    };
 
     fn mailroom(dir: &std::path::Path, me: &str) -> Mailroom {
         let mut agents = BTreeMap::new();
