@@ -19,6 +19,8 @@ use super::wire::{Dialect, Incoming};
 
 /// The type of a message that comes in through A2A: a request.
 const REQUEST_TYPE: &str = "ER";
+/// The body of a message that came with files and no text.
+const FILES_ONLY: &str = "Files from an A2A client (attached).";
 /// `ListTasks`' page when the call names none, and the most it gives.
 const PAGE_SIZE: usize = 50;
 const MAX_PAGE_SIZE: usize = 100;
@@ -106,9 +108,12 @@ fn deliver(
     incoming: &Incoming,
     key: IdempotencyKey,
 ) -> Result<String, A2aError> {
-    let body = incoming.body();
+    let mut body = incoming.body();
+    if body.trim().is_empty() {
+        // Only files: a body still says what the message is.
+        body = FILES_ONLY.to_owned();
+    }
     let request = SendRequest {
-        title: body.trim().is_empty().then(|| "files from an A2A client".to_owned()),
         source_type: Some(SourceType::External),
         attachments: incoming.files.clone(),
         idempotency_key: Some(key),
