@@ -45,8 +45,8 @@ function message(text, taskId = "") {
 test("a send and a stream through @a2a-js/sdk", async () => {
   const hub = startHub();
   try {
-    const url = await hub.url;
-    const client = await new ClientFactory().createFromUrl(`${url}/a2a/dev`);
+    const url = (await hub.url).replace(/\/$/, "");
+    const client = await new ClientFactory().createFromUrl(`${url}/a2a/dev/`) // the trailing slash: the SDK resolves the card path relative to it;
     const sent = await client.sendMessage(message("Hello from JavaScript"));
     const task = sent.payload?.value ?? sent;
     assert.equal(task.status.state, TaskState.TASK_STATE_SUBMITTED, JSON.stringify(sent));

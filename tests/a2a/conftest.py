@@ -39,7 +39,7 @@ class Hub:
             stderr=subprocess.PIPE,
             text=True,
         )
-        self.url = self.process.stdout.readline().strip()
+        self.url = self.process.stdout.readline().strip().rstrip("/")
         assert self.url.startswith("http://"), self.process.stderr.read()
 
     def filebox(self, *args: str) -> str:
