@@ -188,7 +188,11 @@ async fn the_0_3_method_names_answer_in_the_0_3_shapes() {
     let task = call(&hub, "dev", "message/send", params).await;
     assert_eq!(task["kind"], "task");
     assert_eq!(task["status"]["state"], "submitted");
-    assert_eq!(task["history"][0]["parts"][0], json!({ "kind": "text", "text": "hello from 0.3" }));
+    let first = &task["history"][0]["parts"][0];
+    assert_eq!(first["kind"], "text");
+    // The body as delivered: the text, then the link the core wrote to the attachment.
+    let text = first["text"].as_str().unwrap();
+    assert!(text.starts_with("hello from 0.3") && text.contains("a.txt"), "{text}");
     let id = task["id"].as_str().unwrap();
     let got = call(&hub, "dev", "tasks/get", json!({ "id": id })).await;
     assert_eq!(got["id"], id);
