@@ -14,6 +14,7 @@ use filebox_core::{
 use serde_json::{Value, json};
 
 use super::error::A2aError;
+use crate::hub::Hub;
 use super::task::{AGENT_FIELD, CALLER_FIELD, CANCELED, MESSAGE_ID_FIELD, State, Task};
 use super::wire::{Dialect, Incoming};
 
@@ -36,6 +37,18 @@ pub(crate) struct Cx {
 }
 
 impl Cx {
+    /// The call's context: the config now, and the caller if it may act for `agent`.
+    pub(crate) fn open(
+        hub: &Hub,
+        authorization: Option<&str>,
+        agent: &str,
+        dialect: Dialect,
+    ) -> Result<Cx, A2aError> {
+        let config = hub.config()?;
+        let caller = hub.caller(&config, authorization)?;
+        Cx::new(config, caller, agent, dialect)
+    }
+
     /// The call, if the access policy lets this caller act for `agent` and `agent` is one
     /// the hub serves over A2A: checked before anything is written.
     pub(crate) fn new(

@@ -185,7 +185,7 @@ async fn endpoint(
     }
     let id = call.id.clone();
     let done = tokio::task::spawn_blocking(move || {
-        let cx = open(&hub, authorization.as_deref(), &agent, call.dialect)?;
+        let cx = Cx::open(&hub, authorization.as_deref(), &agent, call.dialect)?;
         run(&cx, call.method, &call.params)
     })
     .await
@@ -194,13 +194,6 @@ async fn endpoint(
         Ok(result) => answer(&json!({ "jsonrpc": "2.0", "id": id, "result": result }), false),
         Err(error) => answer(&error.answer(&id), error.unauthorized),
     }
-}
-
-/// The call's context: the config now, and the caller if it may act for `agent`.
-fn open(hub: &Hub, authorization: Option<&str>, agent: &str, dialect: Dialect) -> Result<Cx, A2aError> {
-    let config = hub.config()?;
-    let caller = hub.caller(&config, authorization)?;
-    Cx::new(config, caller, agent, dialect)
 }
 
 /// A unary method's result.

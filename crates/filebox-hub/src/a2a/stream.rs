@@ -59,7 +59,7 @@ pub(super) async fn answer(
     let first = {
         let (hub, authorization, agent) = (hub.clone(), authorization.clone(), agent.clone());
         tokio::task::spawn_blocking(move || {
-            let cx = super::open(&hub, authorization.as_deref(), &agent, dialect)?;
+            let cx = super::methods::Cx::open(&hub, authorization.as_deref(), &agent, dialect)?;
             if send {
                 return super::methods::send(&cx, &params);
             }
@@ -166,7 +166,7 @@ impl Follow {
             self.dialect,
         );
         let now = tokio::task::spawn_blocking(move || {
-            let cx = super::open(&hub, authorization.as_deref(), &agent, dialect)?;
+            let cx = super::methods::Cx::open(&hub, authorization.as_deref(), &agent, dialect)?;
             super::methods::get(&cx, &json!({ "id": last.id }))
         })
         .await
