@@ -303,9 +303,13 @@ async fn bad_input_gets_its_error_and_writes_nothing() {
     let no_parts = json!({ "jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": { "message": { "messageId": "x-7", "role": "ROLE_USER", "parts": [] } } });
     let (_, empty) = a2a_call(&hub, "dev", &dev_auth, no_parts.to_string().as_bytes()).await;
     assert_eq!(empty["error"]["code"], -32602, "{empty}");
-    let push = json!({ "jsonrpc": "2.0", "id": 1, "method": "CreateTaskPushNotificationConfig", "params": { "taskId": "t", "url": "http://127.0.0.1:9/hook" } });
-    let (_, push) = a2a_call(&hub, "dev", &dev_auth, push.to_string().as_bytes()).await;
-    assert_eq!(push["error"]["code"], -32003, "{push}");
+    // A push URL the config's `hub.callback_allow` does not name: refused before the send.
+    let mut pushed = send("x-8", "with a push");
+    pushed["params"]["configuration"] = json!({ "taskPushNotificationConfig": { "url": "http://127.0.0.1:9/hook" } });
+    let (_, push) = a2a_call(&hub, "dev", &dev_auth, pushed.to_string().as_bytes()).await;
+    assert_eq!(push["error"]["code"], -32602, "{push}");
+    assert!(push["error"]["message"].as_str().unwrap().contains("callback_allow"), "{push}");
+    assert!(!hub.dir.path().join(".filebox/a2a/push").exists(), "a refused push config was kept");
 
     for agent in ["dev", "qa", "me"] {
         for folder in ["inbox", "outbox"] {
@@ -331,4 +335,67 @@ fn base64_of(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+/// A local receiver of push notifications: each POST's headers and JSON body.
+async fn push_receiver() -> (String, tokio::sync::mpsc::UnboundedReceiver<(axum::http::HeaderMap, Value)>) {
+    let (sink, received) = tokio::sync::mpsc::unbounded_channel();
+    let app = axum::Router::new().fallback(axum::routing::post(
+        move |headers: axum::http::HeaderMap, axum::Json(body): axum::Json<Value>| {
+            let sink = sink.clone();
+            async move {
+                let _ = sink.send((headers, body));
+                "ok"
+            }
+        },
+    ));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, received)
+}
+
+async fn next_push(received: &mut tokio::sync::mpsc::UnboundedReceiver<(axum::http::HeaderMap, Value)>) -> (axum::http::HeaderMap, Value) {
+    tokio::time::timeout(support::GIVE_UP, received.recv()).await.expect("a push in time").unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn push_configs_are_kept_and_each_state_is_delivered_to_the_allowed_url() {
+    let (url, mut received) = push_receiver().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = support::write_config(dir.path(), &[("me", "human"), ("dev", "agent")]);
+    Config::update(&config, |file| {
+        file.extra.insert("hub".into(), json!({ "callback_allow": [url.clone()] }));
+        Ok(())
+    })
+    .unwrap();
+    let hub = TestHub::start_in(dir, config).await;
+    let sent = call(&hub, "dev", "SendMessage", text_message("p-1", "Tell me when done")).await;
+    let id = sent["task"]["id"].as_str().unwrap().to_owned();
+    let hook = format!("{url}a2a-hook");
+    let created = call(&hub, "dev", "CreateTaskPushNotificationConfig", json!({
+        "taskId": id, "id": "cfg-1", "url": hook, "token": "secret-1",
+        "authentication": { "scheme": "Bearer", "credentials": "push-cred" },
+    })).await;
+    assert_eq!(created, json!({ "id": "cfg-1", "taskId": id, "url": hook, "token": "secret-1", "authentication": { "scheme": "Bearer" } }));
+    let listed = call(&hub, "dev", "ListTaskPushNotificationConfigs", json!({ "taskId": id })).await;
+    assert_eq!(listed["configs"][0]["id"], "cfg-1");
+    let got = call(&hub, "dev", "GetTaskPushNotificationConfig", json!({ "taskId": id, "id": "cfg-1" })).await;
+    assert_eq!(got["url"], hook.as_str());
+
+    let (headers, first): (axum::http::HeaderMap, Value) = next_push(&mut received).await;
+    assert_eq!(first["task"]["status"]["state"], "TASK_STATE_SUBMITTED", "{first}");
+    assert_eq!(headers["x-a2a-notification-token"], "secret-1");
+    assert_eq!(headers["authorization"], "Bearer push-cred");
+    mailroom(&hub, "dev")
+        .transition(Transition::Resolve, &MessageRef::Id(id.clone()), "all done")
+        .unwrap();
+    let (_, done): (axum::http::HeaderMap, Value) = next_push(&mut received).await;
+    assert_eq!(done["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{done}");
+    assert_eq!(done["task"]["artifacts"][0]["parts"][0]["text"], "all done");
+
+    call(&hub, "dev", "DeleteTaskPushNotificationConfig", json!({ "taskId": id, "id": "cfg-1" })).await;
+    let listed = call(&hub, "dev", "ListTaskPushNotificationConfigs", json!({ "taskId": id })).await;
+    assert_eq!(listed["configs"], json!([]));
+    hub.stop().await.unwrap();
 }

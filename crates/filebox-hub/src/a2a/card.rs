@@ -52,7 +52,7 @@ pub(crate) fn agent_card(config: &Config, agent: &AgentId, base: &str) -> Option
         ],
         "provider": { "organization": "FileBox", "url": base },
         "version": env!("CARGO_PKG_VERSION"),
-        "capabilities": { "streaming": true, "pushNotifications": false },
+        "capabilities": { "streaming": true, "pushNotifications": true },
         "defaultInputModes": ["text/plain", "application/json", "application/octet-stream"],
         "defaultOutputModes": ["text/plain"],
         "skills": skills(),
@@ -103,7 +103,7 @@ pub(crate) fn hub_card(config: &Config, base: &str) -> Value {
         Some(card) => card,
         None => json!({
             "supportedInterfaces": [],
-            "capabilities": { "streaming": true, "pushNotifications": false },
+            "capabilities": { "streaming": true, "pushNotifications": true },
             "defaultInputModes": ["text/plain"],
             "defaultOutputModes": ["text/plain"],
             "version": env!("CARGO_PKG_VERSION"),

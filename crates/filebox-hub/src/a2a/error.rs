@@ -1,6 +1,6 @@
 //! A2A's JSON-RPC errors: the protocol's own codes (specification §5.4: task not found
-//! -32001, not cancelable -32002, push notifications not supported -32003, unsupported
-//! operation -32004, no extended card -32007) with a `google.rpc.ErrorInfo` detail naming the reason, and the hub's
+//! -32001, not cancelable -32002, unsupported operation -32004, no extended card -32007) with
+//! a `google.rpc.ErrorInfo` detail naming the reason, and the hub's
 //! JSON-RPC errors (malformed calls, refusals of the access policy, the core's failures).
 
 use serde::Serialize;
@@ -10,7 +10,6 @@ use crate::rpc::RpcError;
 
 const TASK_NOT_FOUND: (i64, &str) = (-32001, "TASK_NOT_FOUND");
 const TASK_NOT_CANCELABLE: (i64, &str) = (-32002, "TASK_NOT_CANCELABLE");
-const PUSH_NOT_SUPPORTED: (i64, &str) = (-32003, "PUSH_NOTIFICATION_NOT_SUPPORTED");
 const UNSUPPORTED_OPERATION: (i64, &str) = (-32004, "UNSUPPORTED_OPERATION");
 const EXTENDED_CARD_NOT_CONFIGURED: (i64, &str) = (-32007, "EXTENDED_AGENT_CARD_NOT_CONFIGURED");
 
@@ -51,15 +50,6 @@ impl A2aError {
         A2aError::a2a(
             TASK_NOT_CANCELABLE,
             format!("task {id} is {state}: only a task that is not finished can be canceled"),
-        )
-    }
-
-    pub(crate) fn push_not_supported() -> A2aError {
-        A2aError::a2a(
-            PUSH_NOT_SUPPORTED,
-            "this hub sends no push notifications yet: stream the task (SendStreamingMessage, \
-             SubscribeToTask) or poll GetTask"
-                .into(),
         )
     }
 

@@ -3,11 +3,12 @@
 //! endpoint at `/a2a/<agent>`; a message sent there is a file in the agent's inbox and the
 //! task's state is the message's (`task.rs` has the table). `card.rs` the cards, `wire.rs` the
 //! shapes of both dialects, `methods.rs` the calls, `stream.rs` the SSE answers driven by the
-//! change feed, `error.rs` A2A's error codes.
+//! change feed, `push.rs` push-notification configs and their deliveries, `error.rs` A2A's error codes.
 
 mod card;
 mod error;
 mod methods;
+pub(crate) mod push;
 mod stream;
 mod task;
 mod wire;
@@ -36,7 +37,10 @@ enum Method {
     List,
     Cancel,
     Subscribe,
-    PushConfig,
+    CreatePush,
+    GetPush,
+    ListPush,
+    DeletePush,
     ExtendedCard,
 }
 
@@ -48,10 +52,10 @@ const METHODS: &[(&str, Method, Dialect)] = &[
     ("ListTasks", Method::List, Dialect::V1),
     ("CancelTask", Method::Cancel, Dialect::V1),
     ("SubscribeToTask", Method::Subscribe, Dialect::V1),
-    ("CreateTaskPushNotificationConfig", Method::PushConfig, Dialect::V1),
-    ("GetTaskPushNotificationConfig", Method::PushConfig, Dialect::V1),
-    ("ListTaskPushNotificationConfigs", Method::PushConfig, Dialect::V1),
-    ("DeleteTaskPushNotificationConfig", Method::PushConfig, Dialect::V1),
+    ("CreateTaskPushNotificationConfig", Method::CreatePush, Dialect::V1),
+    ("GetTaskPushNotificationConfig", Method::GetPush, Dialect::V1),
+    ("ListTaskPushNotificationConfigs", Method::ListPush, Dialect::V1),
+    ("DeleteTaskPushNotificationConfig", Method::DeletePush, Dialect::V1),
     ("GetExtendedAgentCard", Method::ExtendedCard, Dialect::V1),
     ("message/send", Method::Send, Dialect::V03),
     ("message/stream", Method::Stream, Dialect::V03),
@@ -59,10 +63,10 @@ const METHODS: &[(&str, Method, Dialect)] = &[
     ("tasks/list", Method::List, Dialect::V03),
     ("tasks/cancel", Method::Cancel, Dialect::V03),
     ("tasks/resubscribe", Method::Subscribe, Dialect::V03),
-    ("tasks/pushNotificationConfig/set", Method::PushConfig, Dialect::V03),
-    ("tasks/pushNotificationConfig/get", Method::PushConfig, Dialect::V03),
-    ("tasks/pushNotificationConfig/list", Method::PushConfig, Dialect::V03),
-    ("tasks/pushNotificationConfig/delete", Method::PushConfig, Dialect::V03),
+    ("tasks/pushNotificationConfig/set", Method::CreatePush, Dialect::V03),
+    ("tasks/pushNotificationConfig/get", Method::GetPush, Dialect::V03),
+    ("tasks/pushNotificationConfig/list", Method::ListPush, Dialect::V03),
+    ("tasks/pushNotificationConfig/delete", Method::DeletePush, Dialect::V03),
     ("agent/getAuthenticatedExtendedCard", Method::ExtendedCard, Dialect::V03),
 ];
 
@@ -202,7 +206,17 @@ fn run(cx: &Cx, method: Method, params: &Value) -> Result<Value, A2aError> {
     let task = |task: task::Task| task.to_json(cx.dialect, history);
     match method {
         Method::Send => {
-            let sent = task(methods::send(cx, params)?);
+            // A push config given with the message is checked before the message is sent.
+            let push = params
+                .pointer("/configuration/taskPushNotificationConfig")
+                .or_else(|| params.pointer("/configuration/pushNotificationConfig"))
+                .map(|config| push::parse(cx, config))
+                .transpose()?;
+            let sent = methods::send(cx, params)?;
+            if let Some(config) = push {
+                push::keep(cx, &sent, config)?;
+            }
+            let sent = task(sent);
             Ok(match cx.dialect {
                 Dialect::V1 => json!({ "task": sent }),
                 Dialect::V03 => sent,
@@ -211,7 +225,10 @@ fn run(cx: &Cx, method: Method, params: &Value) -> Result<Value, A2aError> {
         Method::Get => Ok(task(methods::get(cx, params)?)),
         Method::Cancel => Ok(task(methods::cancel(cx, params)?)),
         Method::List => methods::list(cx, params),
-        Method::PushConfig => Err(A2aError::push_not_supported()),
+        Method::CreatePush => push::create(cx, params),
+        Method::GetPush => push::get(cx, params),
+        Method::ListPush => push::list(cx, params),
+        Method::DeletePush => push::delete(cx, params),
         Method::ExtendedCard => Err(A2aError::extended_card_not_configured()),
         Method::Stream | Method::Subscribe => Err(A2aError::internal("a stream is answered as SSE")),
     }
