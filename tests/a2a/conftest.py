@@ -20,7 +20,7 @@ def filebox_bin() -> str:
 
 
 class Hub:
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, configure=None):
         self.root = root
         self.config = root / ".filebox" / "config.json"
         self.env = dict(os.environ, FILEBOX_CONFIG=str(self.config), HOME=str(root))
@@ -30,6 +30,8 @@ class Hub:
             self.filebox("agents", "add", agent, "--mailbox", str(root / "mailboxes" / agent))
         config = json.loads(self.config.read_text())
         config["agents"]["me"]["kind"] = "human"
+        if configure:
+            configure(config)
         self.config.write_text(json.dumps(config))
         self.process = subprocess.Popen(
             [filebox_bin(), "serve", "--listen", "127.0.0.1:0"],
@@ -58,8 +60,20 @@ class Hub:
 
 
 @pytest.fixture
-def hub(tmp_path: Path):
-    running = Hub(tmp_path)
-    yield running
-    if running.process.poll() is None:
-        assert running.stop() == 0
+def start_hub(tmp_path: Path):
+    """Start a hub; `configure(config)` may change the config (a dict) before it starts."""
+    started = []
+
+    def start(configure=None) -> Hub:
+        started.append(Hub(tmp_path, configure))
+        return started[-1]
+
+    yield start
+    for running in started:
+        if running.process.poll() is None:
+            assert running.stop() == 0
+
+
+@pytest.fixture
+def hub(start_hub):
+    return start_hub()

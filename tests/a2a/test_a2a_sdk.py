@@ -1,9 +1,13 @@
 """The official A2A Python SDK (`a2a-sdk`) against a real `filebox serve`: the card resolver,
-send, get, list, stream, cancel, the error codes, and the 0.3 method names (the SDK's own
+send, get, list, stream, cancel, push to a local receiver, the error codes, and the 0.3 method names (the SDK's own
 0.3 transport, chosen by a card that offers only 0.3)."""
 
 import asyncio
+import json
+import queue
 import subprocess
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
 import sys
 import uuid
 from pathlib import Path
@@ -15,11 +19,13 @@ from a2a.types import (
     AgentInterface,
     CancelTaskRequest,
     GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
     ListTasksRequest,
     Message,
     Part,
     Role,
     SendMessageRequest,
+    TaskPushNotificationConfig,
     TaskState,
 )
 from a2a.utils.errors import TaskNotCancelableError, TaskNotFoundError
@@ -142,3 +148,53 @@ def test_the_readme_example_runs_as_written(hub):
     assert done.returncode == 0, done.stderr
     assert "TASK_STATE_SUBMITTED" in done.stdout, done.stdout
     assert len(hub.files("dev", "inbox")) == 1
+
+
+class Receiver:
+    """A local HTTP server that keeps each push notification's headers and JSON body."""
+
+    def __init__(self):
+        received = self.received = queue.Queue()
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                received.put((dict(self.headers), json.loads(body)))
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = HTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def next(self):
+        return self.received.get(timeout=20)
+
+
+def test_push_notifications_reach_a_local_receiver_the_allow_list_names(start_hub):
+    receiver = Receiver()
+    hub = start_hub(lambda config: config.setdefault("hub", {}).update(callback_allow=[receiver.url]))
+
+    async def run():
+        client = await create_client(f"{hub.url}/a2a/dev", ClientConfig(streaming=False))
+        task = await first_task(client, message("Ping me when it is done."))
+        config = await client.create_task_push_notification_config(
+            TaskPushNotificationConfig(task_id=task.id, url=f"{receiver.url}hook", token="tok-1")
+        )
+        assert config.task_id == task.id and config.id
+        listed = await client.list_task_push_notification_configs(
+            ListTaskPushNotificationConfigsRequest(task_id=task.id)
+        )
+        assert [c.id for c in listed.configs] == [config.id]
+        headers, first = await asyncio.to_thread(receiver.next)
+        assert headers["X-A2A-Notification-Token"] == "tok-1"
+        assert first["task"]["status"]["state"] == "TASK_STATE_SUBMITTED"
+        await asyncio.to_thread(hub.filebox, "--agent", "dev", "resolved", task.id, "Done.")
+        _, done = await asyncio.to_thread(receiver.next)
+        assert done["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+        await client.close()
+
+    asyncio.run(run())
