@@ -159,7 +159,7 @@ class Receiver:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers["Content-Length"]))
-                received.put((dict(self.headers), json.loads(body)))
+                received.put(({k.lower(): v for k, v in self.headers.items()}, json.loads(body)))
                 self.send_response(200)
                 self.end_headers()
 
@@ -190,7 +190,7 @@ def test_push_notifications_reach_a_local_receiver_the_allow_list_names(start_hu
         )
         assert [c.id for c in listed.configs] == [config.id]
         headers, first = await asyncio.to_thread(receiver.next)
-        assert headers["X-A2A-Notification-Token"] == "tok-1"
+        assert headers["x-a2a-notification-token"] == "tok-1"
         assert first["task"]["status"]["state"] == "TASK_STATE_SUBMITTED"
         await asyncio.to_thread(hub.filebox, "--agent", "dev", "resolved", task.id, "Done.")
         _, done = await asyncio.to_thread(receiver.next)
