@@ -1,6 +1,6 @@
 //! `hub`: the real hub (`filebox serve --listen 127.0.0.1:0`) loaded with `email.send`, then
 //! `email.reply` (the answer path: a move), and A2A `SendMessage` to dev's endpoint beside
-//! `email.send` (the same delivery through the A2A surface), over loopback HTTP JSON-RPC by 1, 16 and 64
+//! `email.send` with and without an idempotency key (A2A's `messageId` is one), over loopback HTTP JSON-RPC by 1, 16 and 64
 //! clients for a bounded time, with the hub's CPU per call (counted until the hub is idle
 //! again, so the work the calls leave behind is theirs and the next case starts on a settled
 //! hub); with `--baseline OLD_FILEBOX` the same against a hub of that build, in the same
@@ -56,6 +56,8 @@ enum Call {
     Send,
     /// `email.reply` by dev to a message qa sent it just before (that send not counted).
     Reply,
+    /// `email.send` with a new `idempotencyKey` each: the keyed send A2A's `messageId` makes.
+    SendKeyed,
     /// A2A `SendMessage` to dev's endpoint (`/a2a/dev`), each with a new `messageId`: the
     /// same delivery as `email.send`, through the A2A surface (this build only).
     A2aSend,
@@ -75,6 +77,7 @@ impl Case {
             Case::Hub(Call::Send, _, Build::Baseline) => "baseline hub: email.send",
             Case::Hub(Call::Reply, _, Build::This) => "hub: email.reply (a move)",
             Case::Hub(Call::Reply, _, Build::Baseline) => "baseline hub: email.reply",
+            Case::Hub(Call::SendKeyed, _, _) => "hub: email.send with an idempotencyKey",
             Case::Hub(Call::A2aSend, _, _) => "hub: A2A SendMessage over HTTP JSON-RPC",
             Case::Cli(_) => "CLI: filebox send, a process per send",
             Case::Floor(_, DirSync::Private) => "floor: write+fsync+rename+dir fsync",
@@ -154,13 +157,15 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         &[Build::This]
     };
 
-    let hub_cases = [Call::Send, Call::A2aSend, Call::Reply]
+    let hub_cases = [Call::Send, Call::SendKeyed, Call::A2aSend, Call::Reply]
         .into_iter()
         .flat_map(|call| {
             CLIENTS.iter().flat_map(move |&n| {
                 builds
                     .iter()
-                    .filter(move |&&build| call != Call::A2aSend || build == Build::This)
+                    .filter(move |&&build| {
+                        !matches!(call, Call::A2aSend | Call::SendKeyed) || build == Build::This
+                    })
                     .map(move |&build| Case::Hub(call, n, build))
             })
         });
@@ -350,9 +355,11 @@ fn print_ratios(cases: &[Case], tallies: &[Tally]) {
             _ => "-".to_owned(),
         };
         let a2a = hub(Call::A2aSend, Build::This).unwrap_or(0.0);
+        let keyed = hub(Call::SendKeyed, Build::This).unwrap_or(0.0);
         rows.push(vec![
             n.to_string(),
             format!("{:.2}×", a2a / send),
+            format!("{:.2}×", a2a / keyed),
             format!("{:.1}×", send / cli),
             format!("{:.0}%", 200.0 * send / private),
             against(Call::Send),
@@ -365,6 +372,7 @@ fn print_ratios(cases: &[Case], tallies: &[Tally]) {
         &[
             "clients",
             "A2A SendMessage / email.send (throughput)",
+            "A2A SendMessage / keyed email.send",
             "hub send / CLI (same clients)",
             "hub send files / 16-writer floor files (2 per send)",
             "send: this / baseline",
@@ -413,6 +421,12 @@ fn hub_client(address: SocketAddr, call: Call, body: &str, deadline: Instant) ->
                     "parts": [{ "text": body }],
                 } });
                 rpc_at(open, "/a2a/dev", "SendMessage", &message)?;
+                return Ok(());
+            }
+            if call == Call::SendKeyed {
+                let mut keyed = send.clone();
+                keyed["idempotencyKey"] = json!(format!("bench-{client}-{sent_count}"));
+                rpc(open, "email.send", &keyed)?;
                 return Ok(());
             }
             let sent = rpc(open, "email.send", &send)?;
