@@ -471,7 +471,11 @@ async fn every_surface_asks_the_one_policy() {
     assert_eq!((status, code.as_str()), (401, "unauthenticated"));
     // A2A: an agent's endpoint takes a message from whoever may act for that agent; the hub's
     // own mailboxes are no A2A agents.
-    for (agent, wanted) in [("dev", ONLY_OWN), ("ops", &[Caller::Nobody][..]), ("system", &[][..])] {
+    for (agent, wanted) in [
+        ("dev", ONLY_OWN),
+        ("ops", &[Caller::Nobody][..]),
+        ("system", &[][..]),
+    ] {
         for caller in CALLERS {
             let params = json!({ "message": {
                 "messageId": format!("access-{agent}-{caller:?}"), "role": "ROLE_USER",
@@ -479,7 +483,12 @@ async fn every_surface_asks_the_one_policy() {
             } });
             let path = format!("/a2a/{agent}");
             let answer = world.rpc_at(&path, caller, "SendMessage", params).await;
-            check(format!("A2A SendMessage to {agent}"), caller, answer.get("result").is_some(), wanted);
+            check(
+                format!("A2A SendMessage to {agent}"),
+                caller,
+                answer.get("result").is_some(),
+                wanted,
+            );
         }
     }
     // /ws (the origin's human client): only the human's token logs in; an agent's token is

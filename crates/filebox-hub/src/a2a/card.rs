@@ -23,10 +23,30 @@ pub(crate) fn endpoint_path(agent: &AgentId) -> String {
 /// What an agent's card offers: the kinds of mail FileBox knows.
 fn skills() -> Value {
     json!([
-        skill("request", "A request", "Work for the agent: it answers, asks back, or resolves it.", &["request", "ER"]),
-        skill("bug-report", "A bug report", "A defect for the agent to look into.", &["bug", "BR"]),
-        skill("question", "A question", "A question the agent answers.", &["question", "DIS"]),
-        skill("status-update", "A status update", "News the agent should know of.", &["status", "SU"]),
+        skill(
+            "request",
+            "A request",
+            "Work for the agent: it answers, asks back, or resolves it.",
+            &["request", "ER"]
+        ),
+        skill(
+            "bug-report",
+            "A bug report",
+            "A defect for the agent to look into.",
+            &["bug", "BR"]
+        ),
+        skill(
+            "question",
+            "A question",
+            "A question the agent answers.",
+            &["question", "DIS"]
+        ),
+        skill(
+            "status-update",
+            "A status update",
+            "News the agent should know of.",
+            &["status", "SU"]
+        ),
     ])
 }
 

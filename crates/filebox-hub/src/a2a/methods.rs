@@ -14,9 +14,9 @@ use filebox_core::{
 use serde_json::{Value, json};
 
 use super::error::A2aError;
-use crate::hub::Hub;
 use super::task::{AGENT_FIELD, CALLER_FIELD, CANCELED, MESSAGE_ID_FIELD, State, Task};
 use super::wire::{Dialect, Incoming};
+use crate::hub::Hub;
 
 /// The type of a message that comes in through A2A: a request.
 const REQUEST_TYPE: &str = "ER";

@@ -52,10 +52,26 @@ const METHODS: &[(&str, Method, Dialect)] = &[
     ("ListTasks", Method::List, Dialect::V1),
     ("CancelTask", Method::Cancel, Dialect::V1),
     ("SubscribeToTask", Method::Subscribe, Dialect::V1),
-    ("CreateTaskPushNotificationConfig", Method::CreatePush, Dialect::V1),
-    ("GetTaskPushNotificationConfig", Method::GetPush, Dialect::V1),
-    ("ListTaskPushNotificationConfigs", Method::ListPush, Dialect::V1),
-    ("DeleteTaskPushNotificationConfig", Method::DeletePush, Dialect::V1),
+    (
+        "CreateTaskPushNotificationConfig",
+        Method::CreatePush,
+        Dialect::V1,
+    ),
+    (
+        "GetTaskPushNotificationConfig",
+        Method::GetPush,
+        Dialect::V1,
+    ),
+    (
+        "ListTaskPushNotificationConfigs",
+        Method::ListPush,
+        Dialect::V1,
+    ),
+    (
+        "DeleteTaskPushNotificationConfig",
+        Method::DeletePush,
+        Dialect::V1,
+    ),
     ("GetExtendedAgentCard", Method::ExtendedCard, Dialect::V1),
     ("message/send", Method::Send, Dialect::V03),
     ("message/stream", Method::Stream, Dialect::V03),
@@ -63,11 +79,31 @@ const METHODS: &[(&str, Method, Dialect)] = &[
     ("tasks/list", Method::List, Dialect::V03),
     ("tasks/cancel", Method::Cancel, Dialect::V03),
     ("tasks/resubscribe", Method::Subscribe, Dialect::V03),
-    ("tasks/pushNotificationConfig/set", Method::CreatePush, Dialect::V03),
-    ("tasks/pushNotificationConfig/get", Method::GetPush, Dialect::V03),
-    ("tasks/pushNotificationConfig/list", Method::ListPush, Dialect::V03),
-    ("tasks/pushNotificationConfig/delete", Method::DeletePush, Dialect::V03),
-    ("agent/getAuthenticatedExtendedCard", Method::ExtendedCard, Dialect::V03),
+    (
+        "tasks/pushNotificationConfig/set",
+        Method::CreatePush,
+        Dialect::V03,
+    ),
+    (
+        "tasks/pushNotificationConfig/get",
+        Method::GetPush,
+        Dialect::V03,
+    ),
+    (
+        "tasks/pushNotificationConfig/list",
+        Method::ListPush,
+        Dialect::V03,
+    ),
+    (
+        "tasks/pushNotificationConfig/delete",
+        Method::DeletePush,
+        Dialect::V03,
+    ),
+    (
+        "agent/getAuthenticatedExtendedCard",
+        Method::ExtendedCard,
+        Dialect::V03,
+    ),
 ];
 
 /// The route group: the hub's card, each agent's card, each agent's endpoint.
@@ -90,7 +126,9 @@ fn base_url(hub: &Hub, headers: &HeaderMap) -> String {
 
 async fn hub_card(State(hub): State<Hub>, headers: HeaderMap) -> Response {
     match hub.config() {
-        Ok(config) => axum::Json(card::hub_card(&config, &base_url(&hub, &headers))).into_response(),
+        Ok(config) => {
+            axum::Json(card::hub_card(&config, &base_url(&hub, &headers))).into_response()
+        }
         Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")).into_response(),
     }
 }
@@ -175,7 +213,12 @@ async fn endpoint(
 ) -> Response {
     let body = match read_body(body, hub.body_limit()).await {
         Ok(body) => body,
-        Err(e) => return answer(&A2aError::invalid_request(e.to_string()).answer(&Value::Null), false),
+        Err(e) => {
+            return answer(
+                &A2aError::invalid_request(e.to_string()).answer(&Value::Null),
+                false,
+            );
+        }
     };
     let call = match parse_call(&body) {
         Ok(call) => call,
@@ -185,7 +228,16 @@ async fn endpoint(
         .get(header::AUTHORIZATION)
         .map(|v| v.to_str().unwrap_or_default().to_owned());
     if matches!(call.method, Method::Stream | Method::Subscribe) {
-        return stream::answer(hub, authorization, agent, call.id, call.method == Method::Stream, call.dialect, call.params).await;
+        return stream::answer(
+            hub,
+            authorization,
+            agent,
+            call.id,
+            call.method == Method::Stream,
+            call.dialect,
+            call.params,
+        )
+        .await;
     }
     let id = call.id.clone();
     let done = tokio::task::spawn_blocking(move || {
@@ -195,7 +247,10 @@ async fn endpoint(
     .await
     .unwrap_or_else(|panic| Err(A2aError::internal(format!("the call failed: {panic}"))));
     match done {
-        Ok(result) => answer(&json!({ "jsonrpc": "2.0", "id": id, "result": result }), false),
+        Ok(result) => answer(
+            &json!({ "jsonrpc": "2.0", "id": id, "result": result }),
+            false,
+        ),
         Err(error) => answer(&error.answer(&id), error.unauthorized),
     }
 }
@@ -230,7 +285,9 @@ fn run(cx: &Cx, method: Method, params: &Value) -> Result<Value, A2aError> {
         Method::ListPush => push::list(cx, params),
         Method::DeletePush => push::delete(cx, params),
         Method::ExtendedCard => Err(A2aError::extended_card_not_configured()),
-        Method::Stream | Method::Subscribe => Err(A2aError::internal("a stream is answered as SSE")),
+        Method::Stream | Method::Subscribe => {
+            Err(A2aError::internal("a stream is answered as SSE"))
+        }
     }
 }
 

@@ -101,14 +101,21 @@ fn write(path: &Path, kept: &Kept) -> Result<(), A2aError> {
 /// `pushNotificationConfig`), checked against the allow-list before anything is written.
 pub(crate) fn parse(cx: &Cx, params: &Value) -> Result<Config, A2aError> {
     let given = params.get("pushNotificationConfig").unwrap_or(params);
-    let text = |key: &str| given.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let text = |key: &str| {
+        given
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
     let url = text("url").ok_or_else(|| A2aError::invalid_params("url", "is required"))?;
     post::check_endpoint(url).map_err(|e| A2aError::invalid_params("url", e))?;
     let hub = HubSection::of(&cx.config).map_err(A2aError::internal)?;
     if !hub.allows_callback(url) {
         return Err(A2aError::invalid_params(
             "url",
-            format!("{url} is not under an entry of hub.callback_allow in the config: add it there first"),
+            format!(
+                "{url} is not under an entry of hub.callback_allow in the config: add it there first"
+            ),
         ));
     }
     let authentication = given.get("authentication").map(|auth| {
@@ -118,7 +125,10 @@ pub(crate) fn parse(cx: &Cx, params: &Value) -> Result<Config, A2aError> {
             .or_else(|| auth.get("schemes").and_then(|s| s.get(0)))
             .and_then(Value::as_str)
             .unwrap_or("Bearer");
-        let credentials = auth.get("credentials").and_then(Value::as_str).unwrap_or_default();
+        let credentials = auth
+            .get("credentials")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         (scheme.to_owned(), credentials.to_owned())
     });
     let id = match text("id") {
@@ -176,7 +186,11 @@ fn view(dialect: Dialect, task_id: &str, config: &Config) -> Value {
 fn task_of(cx: &Cx, params: &Value) -> Result<Task, A2aError> {
     let id = params
         .get("taskId")
-        .or_else(|| params.get("id").filter(|_| params.get("pushNotificationConfigId").is_some()))
+        .or_else(|| {
+            params
+                .get("id")
+                .filter(|_| params.get("pushNotificationConfigId").is_some())
+        })
         .and_then(Value::as_str)
         .ok_or_else(|| A2aError::invalid_params("taskId", "is required"))?;
     Task::load(&cx.system()?, &cx.agent, id)
@@ -206,7 +220,12 @@ pub(crate) fn get(cx: &Cx, params: &Value) -> Result<Value, A2aError> {
         .iter()
         .find(|c| c.id == wanted)
         .map(|c| view(cx.dialect, &task.id, c))
-        .ok_or_else(|| A2aError::invalid_params("id", format!("task {} has no push config {wanted:?}", task.id)))
+        .ok_or_else(|| {
+            A2aError::invalid_params(
+                "id",
+                format!("task {} has no push config {wanted:?}", task.id),
+            )
+        })
 }
 
 /// `ListTaskPushNotificationConfigs` / `tasks/pushNotificationConfig/list`.
@@ -256,7 +275,11 @@ fn owed(hub: &Hub) -> Result<Vec<Owed>, A2aError> {
     let mut owed = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
-        let Some(task_id) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".json")) else {
+        let Some(task_id) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".json"))
+        else {
             continue;
         };
         let kept = read(&path)?;
@@ -268,9 +291,20 @@ fn owed(hub: &Hub) -> Result<Vec<Owed>, A2aError> {
             continue;
         };
         let state = task.state.name(Dialect::V1).to_owned();
-        let payload = json!({ "task": task.to_json(Dialect::V1, None) }).to_string().into_bytes();
-        for c in kept.configs.iter().filter(|c| c.delivered.as_deref() != Some(state.as_str())) {
-            owed.push(Owed { path: path.clone(), config: c.clone(), state: state.clone(), payload: payload.clone() });
+        let payload = json!({ "task": task.to_json(Dialect::V1, None) })
+            .to_string()
+            .into_bytes();
+        for c in kept
+            .configs
+            .iter()
+            .filter(|c| c.delivered.as_deref() != Some(state.as_str()))
+        {
+            owed.push(Owed {
+                path: path.clone(),
+                config: c.clone(),
+                state: state.clone(),
+                payload: payload.clone(),
+            });
         }
     }
     Ok(owed)
@@ -291,14 +325,20 @@ async fn send(hub: &Hub, owed: &Owed) -> Result<(), String> {
     // Asked again at each try: an entry taken out of the allow-list stops the deliveries.
     let section = hub.config().ok().and_then(|c| HubSection::of(&c).ok());
     if !section.is_some_and(|s| s.allows_callback(&owed.config.url)) {
-        return Err(format!("{} is no longer in hub.callback_allow", owed.config.url));
+        return Err(format!(
+            "{} is no longer in hub.callback_allow",
+            owed.config.url
+        ));
     }
     let mut headers = Vec::new();
     if let Some(token) = &owed.config.token {
         headers.push(("X-A2A-Notification-Token".to_owned(), token.clone()));
     }
     if let Some((scheme, credentials)) = &owed.config.authentication {
-        headers.push(("Authorization".to_owned(), format!("{scheme} {credentials}")));
+        headers.push((
+            "Authorization".to_owned(),
+            format!("{scheme} {credentials}"),
+        ));
     }
     let answer = post::post(&owed.config.url, &headers, owed.payload.clone()).await?;
     match answer.status {
@@ -320,18 +360,30 @@ pub(crate) async fn supervise(hub: Hub, mut changes: broadcast::Receiver<HubEven
         for owed in pass.ok().and_then(Result::ok).unwrap_or_default() {
             match send(&hub, &owed).await {
                 Ok(()) => {
-                    let (path, id, state) = (owed.path.clone(), owed.config.id.clone(), owed.state.clone());
-                    let recorded = tokio::task::spawn_blocking(move || delivered(&path, &id, &state)).await;
+                    let (path, id, state) = (
+                        owed.path.clone(),
+                        owed.config.id.clone(),
+                        owed.state.clone(),
+                    );
+                    let recorded =
+                        tokio::task::spawn_blocking(move || delivered(&path, &id, &state)).await;
                     failed |= !matches!(recorded, Ok(Ok(())));
                 }
                 Err(why) => {
-                    eprintln!("filebox serve: A2A push to {}: {why} (tried again)", owed.config.url);
+                    eprintln!(
+                        "filebox serve: A2A push to {}: {why} (tried again)",
+                        owed.config.url
+                    );
                     failed = true;
                 }
             }
         }
         let wait = if failed { Some(retry) } else { None };
-        retry = if failed { (retry * 2).min(MAX_RETRY) } else { FIRST_RETRY };
+        retry = if failed {
+            (retry * 2).min(MAX_RETRY)
+        } else {
+            FIRST_RETRY
+        };
         tokio::select! {
             _ = stop.cancelled() => return,
             _ = KEPT.notified() => {}

@@ -110,10 +110,11 @@ impl Task {
         }
         // The agent's copy, when the file is not (back) in the hub's own hands.
         let theirs = match envelope.folder {
-            Folder::Outbox => match system
-                .mailbox_to_read(agent)?
-                .speaking_copy_named(envelope.header.id(), &envelope.file, &Folder::ALL)
-            {
+            Folder::Outbox => match system.mailbox_to_read(agent)?.speaking_copy_named(
+                envelope.header.id(),
+                &envelope.file,
+                &Folder::ALL,
+            ) {
                 Ok(found) => Some(found),
                 Err(filebox_core::Error::NotFound { .. }) => None,
                 Err(e) => return Err(e.into()),
@@ -121,7 +122,10 @@ impl Task {
             _ => None,
         };
         let (state, latest) = match &theirs {
-            Some((copy, message)) => (state_of_agent_copy(copy.folder, copy, message, agent), message),
+            Some((copy, message)) => (
+                state_of_agent_copy(copy.folder, copy, message, agent),
+                message,
+            ),
             None => (state_of_own_copy(envelope.folder, &message), &message),
         };
         Ok(Task::from_message(state, latest, agent))
@@ -137,15 +141,21 @@ impl Task {
             text: message.body.clone(),
         };
         let history: Vec<Turn> = std::iter::once(first)
-            .chain(message.conversation.iter().enumerate().map(|(n, entry)| Turn {
-                message_id: format!("{id}-{}", n + 1),
-                role: if entry.from == agent.as_str() {
-                    Role::Agent
-                } else {
-                    Role::User
-                },
-                text: entry.body.clone(),
-            }))
+            .chain(
+                message
+                    .conversation
+                    .iter()
+                    .enumerate()
+                    .map(|(n, entry)| Turn {
+                        message_id: format!("{id}-{}", n + 1),
+                        role: if entry.from == agent.as_str() {
+                            Role::Agent
+                        } else {
+                            Role::User
+                        },
+                        text: entry.body.clone(),
+                    }),
+            )
             .collect();
         let last_line = message.processing.last();
         let status_message = match state {
@@ -201,11 +211,7 @@ impl Task {
                 .collect::<Vec<_>>(),
         });
         if !self.artifacts.is_empty() {
-            task["artifacts"] = self
-                .artifacts
-                .iter()
-                .map(|a| dialect.artifact(a))
-                .collect();
+            task["artifacts"] = self.artifacts.iter().map(|a| dialect.artifact(a)).collect();
         }
         if dialect == Dialect::V03 {
             task["kind"] = json!("task");

@@ -93,7 +93,8 @@ impl Incoming {
             let bytes = base64::engine::general_purpose::STANDARD
                 .decode(encoded.as_bytes())
                 .map_err(|e| A2aError::invalid_params(field, format!("not base64: {e}")))?;
-            self.files.push(filebox_core::Attachment { name, mime, bytes });
+            self.files
+                .push(filebox_core::Attachment { name, mime, bytes });
             return Ok(());
         }
         if let Some(url) = text(file, url_key) {
