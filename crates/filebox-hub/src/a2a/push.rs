@@ -28,8 +28,9 @@ const FIRST_RETRY: Duration = Duration::from_millis(500);
 const MAX_RETRY: Duration = Duration::from_secs(30);
 
 /// Told when a config is kept, so its first delivery goes without waiting for a change of the
-/// files. Process-wide: in a process with several hubs (tests) each one's deliverer just looks
-/// once more.
+/// files. `notify_one` keeps a permit when the deliverer is busy with a pass, so a config kept
+/// meanwhile is not missed. Process-wide: a process runs one hub (`filebox serve`; nextest
+/// runs each test in a process of its own).
 static KEPT: std::sync::LazyLock<tokio::sync::Notify> =
     std::sync::LazyLock::new(tokio::sync::Notify::new);
 
@@ -157,7 +158,7 @@ pub(crate) fn keep(cx: &Cx, task: &Task, config: Config) -> Result<Value, A2aErr
     let answer = view(cx.dialect, &task.id, &config);
     kept.configs.push(config);
     write(&path, &kept)?;
-    KEPT.notify_waiters();
+    KEPT.notify_one();
     Ok(answer)
 }
 
