@@ -8,6 +8,7 @@
 //! it names; the hub keeps no state that is not on disk (it re-reads the config for every
 //! request), so it can be killed at any instant and started again.
 
+mod a2a;
 mod assistant_ws;
 mod bridges;
 mod connect;

@@ -121,6 +121,10 @@ impl Server {
         let tasks = vec![
             tokio::spawn(runner::supervise(hub.clone(), hub.events().live())),
             tokio::spawn(webhook::supervise(hub.clone(), hub.events().live())),
+            tokio::spawn(crate::a2a::push::supervise(
+                hub.clone(),
+                hub.events().live(),
+            )),
             tokio::spawn(indexer::keep_indexes(hub.clone(), hub.events().live())),
             tokio::spawn(prompts::keep_watch(hub.clone(), hub.events().live())),
             tokio::spawn(events::follow(hub.clone(), follower)),
