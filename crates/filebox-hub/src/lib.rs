@@ -34,6 +34,7 @@ mod settings;
 mod tasks;
 mod webhook;
 
+pub use a2a::check_a2a_remote;
 pub use filebox_api::access::{TOKEN_FIELD, new_token, sha256_hex};
 pub use hub::Hub;
 pub use human::{PAGE_ASSETS, PageAsset};

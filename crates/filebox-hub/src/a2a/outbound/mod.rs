@@ -1,0 +1,241 @@
+//! A2A out of a mailbox: mail to an agent entry that names a remote A2A agent (`"a2a":
+//! {"url", "token"}`) waits in its stand-in's inbox (the outgoing spool, `spool.rs`); this task
+//! hands each turn over as `SendMessage` (`client.rs`; the Message ID as `messageId`, the
+//! thread as `contextId`), tried again with backoff while the remote is down, and follows the
+//! remote task (`remote_task.rs`) until it asks back or ends, writing what it says through the
+//! verbs as the stand-in agent: working = on hold, input-required = a reply to the sender,
+//! completed = a reply with the artifacts, failed/rejected/canceled = rejected with the
+//! reason, a refused send = `Mailroom::record_refusal`. Everything it knows is in the files
+//! (processing-history lines on the spool copy), so a restarted hub picks up where it was.
+
+mod client;
+mod remote_task;
+mod spool;
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use filebox_core::{A2aRemote, AgentId, Config, Mailroom, MessageRef, SendRequest, Transition};
+use serde_json::{Value, json};
+
+use super::wire::{Dialect, Role, Turn};
+use crate::hub::Hub;
+use crate::tasks::{self, Run, keep_running};
+use client::Failure;
+use remote_task::{Phase, RemoteTask};
+use spool::{Spooled, Work};
+
+/// How often the spools are looked at (and each remote task followed).
+const LOOK_EVERY: Duration = Duration::from_millis(300);
+/// The first wait after an unreachable remote; it doubles up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
+
+/// Hand mail to remote A2A agents and bring their answers back until the hub stops.
+pub(crate) async fn supervise(hub: Hub) {
+    keep_running(hub.clone(), "a2a-out".into(), |run| send(hub.clone(), run)).await;
+}
+
+/// When each message may be tried again after its remote was unreachable (in memory: a
+/// restarted hub tries at once, which the `messageId` makes harmless).
+type Backoff = HashMap<String, (Instant, Duration)>;
+
+async fn send(hub: Hub, run: Run) -> anyhow::Result<()> {
+    let stop = hub.sessions();
+    let mut backoff = Backoff::new();
+    run.up();
+    loop {
+        let config = hub.config().context("reading the config for A2A out")?;
+        for (agent, remote) in remotes(&config) {
+            let config = config.clone();
+            let mailroom = tasks::blocking({
+                let agent = agent.clone();
+                move || Ok(Mailroom::new(config, Some(&agent))?)
+            })
+            .await?;
+            let owed = {
+                let mailroom = mailroom.clone();
+                tasks::blocking(move || Ok(spool::owed(&mailroom.my_mailbox()?)?)).await?
+            };
+            for spooled in owed {
+                let id = spooled.message.header.id().to_owned();
+                if backoff.get(&id).is_some_and(|(at, _)| Instant::now() < *at) {
+                    continue;
+                }
+                match step(&mailroom, &remote, spooled).await {
+                    Ok(()) => {
+                        backoff.remove(&id);
+                    }
+                    // Why is not written down: the copy stays `pending` until it goes, and
+                    // a line per try would grow the file for as long as the remote is down.
+                    Err(_unreachable) => {
+                        let wait = backoff
+                            .get(&id)
+                            .map_or(FIRST_BACKOFF, |(_, w)| (*w * 2).min(MAX_BACKOFF));
+                        backoff.insert(id, (Instant::now() + wait, wait));
+                    }
+                }
+            }
+        }
+        tokio::select! {
+            () = stop.cancelled() => return Ok(()),
+            () = tokio::time::sleep(LOOK_EVERY) => {}
+        }
+    }
+}
+
+/// The agents of the config that stand for a remote A2A agent.
+fn remotes(config: &Config) -> Vec<(AgentId, A2aRemote)> {
+    config
+        .file
+        .agents
+        .iter()
+        .filter_map(|(id, entry)| Some((id.clone(), entry.a2a()?)))
+        .collect()
+}
+
+/// One piece of work on one spool copy; `Err` when the remote could not be reached (tried
+/// again later).
+async fn step(mailroom: &Mailroom, remote: &A2aRemote, spooled: Spooled) -> Result<(), String> {
+    let answer = match &spooled.work {
+        Work::Send { task } => {
+            let params = json!({ "message": outgoing(&spooled, task.as_deref()) });
+            client::call(remote, "SendMessage", params).await
+        }
+        Work::Follow { task } => client::call(remote, "GetTask", json!({ "id": task })).await,
+    };
+    let mailroom = mailroom.clone();
+    let applied = tasks::blocking(move || Ok(apply(&mailroom, &spooled, answer)?)).await;
+    match applied {
+        Ok(Some(unreachable)) => Err(unreachable),
+        Ok(None) => Ok(()),
+        Err(e) => Err(format!("{e:#}")),
+    }
+}
+
+/// The A2A message of the copy's latest turn.
+fn outgoing(spooled: &Spooled, task: Option<&str>) -> Value {
+    let message = &spooled.message;
+    let turn = Turn {
+        message_id: spool::message_id(message),
+        role: Role::User,
+        text: spool::latest_text(message).to_owned(),
+    };
+    let mut outgoing =
+        Dialect::V1.message(&turn, task.unwrap_or_default(), &spool::context_id(message));
+    if task.is_none()
+        && let Some(object) = outgoing.as_object_mut()
+    {
+        object.remove("taskId");
+    }
+    outgoing
+}
+
+/// Write what the remote answered into the files; `Some(why)` when it could not be reached.
+fn apply(
+    mailroom: &Mailroom,
+    spooled: &Spooled,
+    answer: Result<Value, Failure>,
+) -> filebox_core::Result<Option<String>> {
+    let message = &spooled.message;
+    let id = message.header.id();
+    let reference = MessageRef::Id(id.to_owned());
+    let me = mailroom.me().clone();
+    let result = match answer {
+        Ok(result) => result,
+        Err(Failure::Unreachable(why)) => return Ok(Some(why)),
+        Err(Failure::Refused(why)) => {
+            match spooled.work {
+                Work::Send { .. } => {
+                    let conversation = message.conversation.len();
+                    mailroom.record_refusal(&me, id, conversation, &why)?;
+                }
+                Work::Follow { .. } => {
+                    mailroom.transition(Transition::Reject, &reference, &why)?;
+                }
+            }
+            return Ok(None);
+        }
+    };
+    let Some(task) = RemoteTask::parse(&result) else {
+        return Ok(Some(
+            "the A2A agent answered neither a task nor a message".into(),
+        ));
+    };
+    if let Work::Send { .. } = spooled.work {
+        let turn = message.conversation.len();
+        mailroom.annotate(
+            &reference,
+            spool::SENT,
+            me.as_str(),
+            &spool::sent_details(&task.id, turn),
+        )?;
+        mailroom.record_receipt(&me, id, turn, Some(&spooled.envelope.file))?;
+    }
+    let in_inbox = spooled.envelope.folder == filebox_core::Folder::Inbox;
+    match task.phase {
+        Phase::Working if in_inbox => {
+            let note = format!("the A2A agent's task {} is {}", task.id, task.state);
+            mailroom.transition(Transition::Hold, &reference, &note)?;
+        }
+        Phase::Working => {}
+        Phase::InputRequired => answer_sender(mailroom, message, &task, "asks")?,
+        Phase::Completed => {
+            let ended = format!("task {} {}", task.id, task.state);
+            mailroom.annotate(&reference, spool::ENDED, me.as_str(), &ended)?;
+            answer_sender(mailroom, message, &task, "completed")?;
+        }
+        Phase::Ended => {
+            let said = task.said.body();
+            let reason = match said.trim() {
+                "" => format!("the A2A agent's task {} {}", task.id, task.state),
+                said => format!(
+                    "the A2A agent's task {} {}: {}",
+                    task.id,
+                    task.state,
+                    one_line(said)
+                ),
+            };
+            mailroom.annotate(
+                &reference,
+                spool::ENDED,
+                me.as_str(),
+                &format!("task {} {}", task.id, task.state),
+            )?;
+            mailroom.transition(Transition::Reject, &reference, &reason)?;
+        }
+    }
+    Ok(None)
+}
+
+/// The remote's words (and files) as a reply to whoever wrote the latest turn.
+fn answer_sender(
+    mailroom: &Mailroom,
+    message: &filebox_core::Message,
+    task: &RemoteTask,
+    what: &str,
+) -> filebox_core::Result<()> {
+    let asker = spool::asker(message).ok_or_else(|| {
+        filebox_core::Error::invalid(
+            "sender",
+            filebox_core::copy::sender(message),
+            "not an agent of this config",
+        )
+    })?;
+    let mut body = task.said.body();
+    if body.trim().is_empty() {
+        body = format!("(the A2A agent's task {} {what}, with no text)", task.id);
+    }
+    let kind = filebox_core::MessageType::new(&message.header.kind)?;
+    mailroom.send(&SendRequest {
+        reply_to: Some(MessageRef::Id(message.header.id().to_owned())),
+        attachments: task.said.files.clone(),
+        ..SendRequest::new(asker.as_str(), kind, body)
+    })?;
+    Ok(())
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
