@@ -32,7 +32,13 @@ pub(super) async fn call(
         .await
         .map_err(Failure::Unreachable)?;
     let body: Option<Value> = serde_json::from_slice(&answer.body).ok();
-    if let Some(error) = body.as_ref().and_then(|b| b.get("error")) {
+    // A JSON-RPC error is an object; a server's own `{"error": "..."}` beside JSON-RPC is
+    // judged by its HTTP status.
+    if let Some(error) = body
+        .as_ref()
+        .and_then(|b| b.get("error"))
+        .filter(|e| e.is_object())
+    {
         let message = error.get("message").and_then(Value::as_str).unwrap_or("");
         let code = error
             .get("code")
