@@ -28,17 +28,20 @@ use spool::{Spooled, Work};
 
 /// How often the spools are looked at (and each remote task followed).
 const LOOK_EVERY: Duration = Duration::from_millis(300);
-/// The first wait after an unreachable remote; it doubles up to [`MAX_BACKOFF`].
+/// The first wait after an unreachable remote, or before a working task is asked again; it
+/// doubles up to [`MAX_BACKOFF`] (unreachable) or [`MAX_FOLLOW`] (working).
 const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
+const MAX_FOLLOW: Duration = Duration::from_secs(5);
 
 /// Hand mail to remote A2A agents and bring their answers back until the hub stops.
 pub(crate) async fn supervise(hub: Hub) {
     keep_running(hub.clone(), "a2a-out".into(), |run| send(hub.clone(), run)).await;
 }
 
-/// When each message may be tried again after its remote was unreachable (in memory: a
-/// restarted hub tries at once, which the `messageId` makes harmless).
+/// When each message may be tried again after its remote was unreachable, or its task asked
+/// again while it works (in memory: a restarted hub tries at once, which the `messageId`
+/// makes harmless).
 type Backoff = HashMap<String, (Instant, Duration)>;
 
 async fn send(hub: Hub, run: Run) -> anyhow::Result<()> {
@@ -63,19 +66,20 @@ async fn send(hub: Hub, run: Run) -> anyhow::Result<()> {
                 if backoff.get(&id).is_some_and(|(at, _)| Instant::now() < *at) {
                     continue;
                 }
-                match step(&mailroom, &remote, spooled).await {
-                    Ok(()) => {
+                let longest = match step(&mailroom, &remote, spooled).await {
+                    Applied::Settled => {
                         backoff.remove(&id);
+                        continue;
                     }
+                    Applied::Working => MAX_FOLLOW,
                     // Why is not written down: the copy stays `pending` until it goes, and
                     // a line per try would grow the file for as long as the remote is down.
-                    Err(_unreachable) => {
-                        let wait = backoff
-                            .get(&id)
-                            .map_or(FIRST_BACKOFF, |(_, w)| (*w * 2).min(MAX_BACKOFF));
-                        backoff.insert(id, (Instant::now() + wait, wait));
-                    }
-                }
+                    Applied::Unreachable(_why) => MAX_BACKOFF,
+                };
+                let wait = backoff
+                    .get(&id)
+                    .map_or(FIRST_BACKOFF, |(_, w)| (*w * 2).min(longest));
+                backoff.insert(id, (Instant::now() + wait, wait));
             }
         }
         tokio::select! {
@@ -95,9 +99,18 @@ fn remotes(config: &Config) -> Vec<(AgentId, A2aRemote)> {
         .collect()
 }
 
-/// One piece of work on one spool copy; `Err` when the remote could not be reached (tried
-/// again later).
-async fn step(mailroom: &Mailroom, remote: &A2aRemote, spooled: Spooled) -> Result<(), String> {
+/// What a piece of work came to.
+enum Applied {
+    /// Written into the files: nothing to wait for.
+    Settled,
+    /// The remote task works on: ask again later.
+    Working,
+    /// The remote could not be reached, or the files not written: try again later.
+    Unreachable(String),
+}
+
+/// One piece of work on one spool copy.
+async fn step(mailroom: &Mailroom, remote: &A2aRemote, spooled: Spooled) -> Applied {
     let answer = match &spooled.work {
         Work::Send { task } => {
             let params = json!({ "message": outgoing(&spooled, task.as_deref()) });
@@ -107,11 +120,7 @@ async fn step(mailroom: &Mailroom, remote: &A2aRemote, spooled: Spooled) -> Resu
     };
     let mailroom = mailroom.clone();
     let applied = tasks::blocking(move || Ok(apply(&mailroom, &spooled, answer)?)).await;
-    match applied {
-        Ok(Some(unreachable)) => Err(unreachable),
-        Ok(None) => Ok(()),
-        Err(e) => Err(format!("{e:#}")),
-    }
+    applied.unwrap_or_else(|e| Applied::Unreachable(format!("{e:#}")))
 }
 
 /// The A2A message of the copy's latest turn.
@@ -132,19 +141,19 @@ fn outgoing(spooled: &Spooled, task: Option<&str>) -> Value {
     outgoing
 }
 
-/// Write what the remote answered into the files; `Some(why)` when it could not be reached.
+/// Write what the remote answered into the files.
 fn apply(
     mailroom: &Mailroom,
     spooled: &Spooled,
     answer: Result<Value, Failure>,
-) -> filebox_core::Result<Option<String>> {
+) -> filebox_core::Result<Applied> {
     let message = &spooled.message;
     let id = message.header.id();
     let reference = MessageRef::Id(id.to_owned());
     let me = mailroom.me().clone();
     let result = match answer {
         Ok(result) => result,
-        Err(Failure::Unreachable(why)) => return Ok(Some(why)),
+        Err(Failure::Unreachable(why)) => return Ok(Applied::Unreachable(why)),
         Err(Failure::Refused(why)) => {
             match spooled.work {
                 Work::Send { .. } => {
@@ -155,11 +164,11 @@ fn apply(
                     mailroom.transition(Transition::Reject, &reference, &why)?;
                 }
             }
-            return Ok(None);
+            return Ok(Applied::Settled);
         }
     };
     let Some(task) = RemoteTask::parse(&result) else {
-        return Ok(Some(
+        return Ok(Applied::Unreachable(
             "the A2A agent answered neither a task nor a message".into(),
         ));
     };
@@ -178,8 +187,9 @@ fn apply(
         Phase::Working if in_inbox => {
             let note = format!("the A2A agent's task {} is {}", task.id, task.state);
             mailroom.transition(Transition::Hold, &reference, &note)?;
+            return Ok(Applied::Working);
         }
-        Phase::Working => {}
+        Phase::Working => return Ok(Applied::Working),
         Phase::InputRequired => answer_sender(mailroom, message, &task, "asks")?,
         Phase::Completed => {
             let ended = format!("task {} {}", task.id, task.state);
@@ -206,7 +216,7 @@ fn apply(
             mailroom.transition(Transition::Reject, &reference, &reason)?;
         }
     }
-    Ok(None)
+    Ok(Applied::Settled)
 }
 
 /// The remote's words (and files) as a reply to whoever wrote the latest turn.
