@@ -1,6 +1,7 @@
 //! A2A out of a mailbox against an in-process fake A2A agent: what the hub sends (the Message
-//! ID as `messageId`, the thread as `contextId`, the bearer token, `A2A-Version: 1.0`), a
-//! working task as `processing`, and a task that fails as a failed copy with the reason.
+//! ID as `messageId`, the thread as `contextId`, the bearer token, `A2A-Version: 1.0`, the
+//! attachments as file parts), a working task as `processing`, and a task that fails as a
+//! failed copy with the reason.
 
 mod support;
 
@@ -97,7 +98,14 @@ async fn a_send_goes_as_send_message_and_a_failed_task_fails_the_copy_with_the_r
     let hub = TestHub::start_in(dir, config).await;
     let kind = MessageType::new("ER").unwrap();
     let sent = mailroom(&hub, "dev")
-        .send(&SendRequest::new("planner", kind, "plan the release"))
+        .send(&SendRequest {
+            attachments: vec![filebox_core::Attachment {
+                name: "notes.txt".into(),
+                mime: Some("text/plain".into()),
+                bytes: b"ship it".to_vec(),
+            }],
+            ..SendRequest::new("planner", kind, "plan the release")
+        })
         .unwrap();
     assert_eq!(sent.queued_for, [AgentId::new("planner").unwrap()]);
 
@@ -111,6 +119,11 @@ async fn a_send_goes_as_send_message_and_a_failed_task_fails_the_copy_with_the_r
         assert_eq!(message["contextId"], sent.id.as_str(), "a new thread's id");
         assert_eq!(message["parts"][0]["text"], "plan the release");
         assert!(message.get("taskId").is_none(), "{message}");
+        assert_eq!(
+            message["parts"][1],
+            json!({ "raw": "c2hpcCBpdA==", "filename": "notes.txt", "mediaType": "text/plain" }),
+            "the attachment as an inline file part"
+        );
         assert_eq!(headers["authorization"], "Bearer tok");
         assert_eq!(headers["a2a-version"], "1.0");
     }

@@ -16,6 +16,8 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use base64::Engine as _;
+use filebox_core::attachment::AttachmentRef;
 use filebox_core::{A2aRemote, AgentId, Config, Mailroom, MessageRef, SendRequest, Transition};
 use serde_json::{Value, json};
 
@@ -112,8 +114,9 @@ enum Applied {
 /// One piece of work on one spool copy.
 async fn step(mailroom: &Mailroom, remote: &A2aRemote, spooled: Spooled) -> Applied {
     let answer = match &spooled.work {
-        Work::Send { task } => {
-            let params = json!({ "message": outgoing(&spooled, task.as_deref()) });
+        Work::Send { task, text, files } => {
+            let message = outgoing(&spooled.message, task.as_deref(), text, files);
+            let params = json!({ "message": message });
             client::call(remote, "SendMessage", params).await
         }
         Work::Follow { task } => client::call(remote, "GetTask", json!({ "id": task })).await,
@@ -123,13 +126,18 @@ async fn step(mailroom: &Mailroom, remote: &A2aRemote, spooled: Spooled) -> Appl
     applied.unwrap_or_else(|e| Applied::Unreachable(format!("{e:#}")))
 }
 
-/// The A2A message of the copy's latest turn.
-fn outgoing(spooled: &Spooled, task: Option<&str>) -> Value {
-    let message = &spooled.message;
+/// The A2A message of the copy's latest turn: its text, then its attachments as inline file
+/// parts.
+fn outgoing(
+    message: &filebox_core::Message,
+    task: Option<&str>,
+    text: &str,
+    files: &[(AttachmentRef, Vec<u8>)],
+) -> Value {
     let turn = Turn {
         message_id: spool::message_id(message),
         role: Role::User,
-        text: spool::latest_text(message).to_owned(),
+        text: text.to_owned(),
     };
     let mut outgoing =
         Dialect::V1.message(&turn, task.unwrap_or_default(), &spool::context_id(message));
@@ -137,6 +145,18 @@ fn outgoing(spooled: &Spooled, task: Option<&str>) -> Value {
         && let Some(object) = outgoing.as_object_mut()
     {
         object.remove("taskId");
+    }
+    if let Some(parts) = outgoing["parts"].as_array_mut() {
+        if text.is_empty() && !files.is_empty() {
+            parts.clear();
+        }
+        for (file, bytes) in files {
+            parts.push(json!({
+                "raw": base64::engine::general_purpose::STANDARD.encode(bytes),
+                "filename": file.name,
+                "mediaType": file.mime,
+            }));
+        }
     }
     outgoing
 }

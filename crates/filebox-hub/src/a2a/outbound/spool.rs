@@ -3,6 +3,7 @@
 //! or the sender's reply to an ask-back: a follow-up in the same task); a copy in `inbox/` or
 //! `hold/` whose latest turn was sent follows the remote task until it asks back or ends.
 
+use filebox_core::attachment::{AttachmentRef, split_links};
 use filebox_core::message::field;
 use filebox_core::{AgentId, Envelope, Folder, Mailbox, Message};
 
@@ -21,14 +22,19 @@ pub(super) struct Spooled {
 }
 
 pub(super) enum Work {
-    /// Hand the latest turn over as `SendMessage`, in `task` when it continues one.
-    Send { task: Option<String> },
+    /// Hand the latest turn over as `SendMessage`, in `task` when it continues one: its text
+    /// without the attachment links, and the attachments it links to, read.
+    Send {
+        task: Option<String>,
+        text: String,
+        files: Vec<(AttachmentRef, Vec<u8>)>,
+    },
     /// Follow the remote task `task` (`GetTask`).
     Follow { task: String },
 }
 
-/// Every copy of `agent`'s stand-in that calls for work (unreadable files are skipped: they
-/// are reported by `list` like anywhere else).
+/// Every copy of the stand-in `mailbox` that calls for work (unreadable files are skipped:
+/// they are reported by `list` like anywhere else).
 pub(super) fn owed(mailbox: &Mailbox) -> filebox_core::Result<Vec<Spooled>> {
     let mut owed = Vec::new();
     for folder in [Folder::Inbox, Folder::Hold] {
@@ -36,7 +42,9 @@ pub(super) fn owed(mailbox: &Mailbox) -> filebox_core::Result<Vec<Spooled>> {
             let Ok(message) = mailbox.read(&envelope) else {
                 continue;
             };
-            if let Some(work) = work(folder, &message) {
+            // A copy whose attachment cannot be read stays where it is, `pending`: sent
+            // without it, the remote would get less than was written.
+            if let Ok(Some(work)) = work(mailbox, folder, &message) {
                 owed.push(Spooled {
                     envelope,
                     message,
@@ -48,16 +56,26 @@ pub(super) fn owed(mailbox: &Mailbox) -> filebox_core::Result<Vec<Spooled>> {
     Ok(owed)
 }
 
-fn work(folder: Folder, message: &Message) -> Option<Work> {
+fn work(
+    mailbox: &Mailbox,
+    folder: Folder,
+    message: &Message,
+) -> filebox_core::Result<Option<Work>> {
     let turn = message.conversation.len();
-    match last_sent(message) {
-        Some(sent) if sent.turn == turn => Some(Work::Follow { task: sent.task }),
-        _ if folder != Folder::Inbox => None,
-        Some(sent) if !ended(message, &sent.task) => Some(Work::Send {
-            task: Some(sent.task),
-        }),
-        _ => Some(Work::Send { task: None }),
+    let task = match last_sent(message) {
+        Some(sent) if sent.turn == turn => return Ok(Some(Work::Follow { task: sent.task })),
+        _ if folder != Folder::Inbox => return Ok(None),
+        Some(sent) if !ended(message, &sent.task) => Some(sent.task),
+        _ => None,
+    };
+    let id = message.header.id();
+    let (text, links) = split_links(latest_text(message), id);
+    let mut files = Vec::with_capacity(links.len());
+    for link in links {
+        let bytes = mailbox.read_attachment(id, &link.name)?;
+        files.push((link, bytes));
     }
+    Ok(Some(Work::Send { task, text, files }))
 }
 
 /// A turn handed over: the remote task it went to, and the conversation length then.
@@ -100,7 +118,7 @@ pub(super) fn message_id(message: &Message) -> String {
 }
 
 /// The text of the latest turn: the body, or the latest conversation entry.
-pub(super) fn latest_text(message: &Message) -> &str {
+fn latest_text(message: &Message) -> &str {
     message
         .conversation
         .last()
