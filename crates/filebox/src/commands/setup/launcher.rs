@@ -14,17 +14,17 @@ const LAUNCHER_VAR: &str = "FILEBOX_LAUNCHER";
 
 /// What decides the launcher besides the executable's path: the environment's say.
 #[derive(Debug, Default)]
-pub(crate) struct Surroundings {
+struct Surroundings {
     /// `FILEBOX_LAUNCHER`.
-    pub(crate) launcher: Option<OsString>,
+    launcher: Option<OsString>,
     /// `UV_CACHE_DIR`, `XDG_CACHE_HOME` and `HOME`: where uv keeps the environments `uvx` runs.
-    pub(crate) uv_cache_dir: Option<PathBuf>,
-    pub(crate) xdg_cache_home: Option<PathBuf>,
-    pub(crate) home: Option<PathBuf>,
+    uv_cache_dir: Option<PathBuf>,
+    xdg_cache_home: Option<PathBuf>,
+    home: Option<PathBuf>,
 }
 
 impl Surroundings {
-    pub(crate) fn of_this_process() -> Surroundings {
+    fn of_this_process() -> Surroundings {
         let path = |name: &str| {
             std::env::var_os(name)
                 .filter(|v| !v.is_empty())
@@ -83,7 +83,7 @@ pub(crate) fn of_this_process() -> anyhow::Result<Launcher> {
 }
 
 /// What starts `exe` (a canonical path) for a host, in `surroundings`.
-pub(crate) fn launcher(exe: &Path, surroundings: &Surroundings) -> Launcher {
+fn launcher(exe: &Path, surroundings: &Surroundings) -> Launcher {
     if launched_by_npx(exe, surroundings) {
         Launcher::words("npx", &["-y", "filebox"])
     } else if surroundings
