@@ -69,6 +69,8 @@ def binary_package(project: Project, platform: Platform, binary: Path, into: Pat
         "files": ["bin/filebox"],
         # Yarn's Plug'n'Play must unpack a package whose file is executed.
         "preferUnplugged": True,
+        # A scoped package is published private unless it says otherwise.
+        "publishConfig": {"access": "public"},
     }
     folder = write(into / f"cli-{platform.name}", manifest, project)
     (folder / "bin").mkdir()
