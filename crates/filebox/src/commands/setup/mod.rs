@@ -7,9 +7,9 @@ mod document;
 mod entries;
 mod hosts;
 mod jsonc;
+mod launcher;
 mod toml;
 
-use anyhow::Context;
 use serde::Serialize;
 
 use self::document::{Document, State};
@@ -33,11 +33,7 @@ pub(crate) fn run(global: &Global, args: &SetupArgs) -> anyhow::Result<Outcome> 
     // The project is where the host is started: the folder setup runs in.
     let places = Places::new(cwd()?)?;
     let invocation = Invocation {
-        program: std::env::current_exe()
-            .and_then(|exe| exe.canonicalize())
-            .context("cannot tell where this filebox binary is")?
-            .display()
-            .to_string(),
+        launcher: launcher::of_this_process()?,
         config: config_path.display().to_string(),
         agent: mailroom.me().to_string(),
     };
