@@ -116,7 +116,7 @@ async fn run_runners(
         let config = hub.config().context("reading the config for the runners")?;
         match runners.refresh(&config) {
             Ok(added) => start_waiting(&hub, &runners, &config, added, true).await?,
-            Err(error) => eprintln!("filebox serve: runners kept as they were: {error}"),
+            Err(error) => tracing::warn!("runners kept as they were: {error}"),
         }
         let Some(event) = event else {
             // Mail a full queue turned away is still in the inbox: run it once there is room.

@@ -111,7 +111,7 @@ where
         if stop.is_cancelled() {
             return;
         }
-        eprintln!("filebox serve: {name} failed (tried again): {error}");
+        tracing::warn!("{name} failed (tried again): {error}");
         if matches!(
             tasks.set(&name, State::Down(error)),
             State::Up | State::Degraded(_)

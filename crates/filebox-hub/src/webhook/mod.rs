@@ -266,7 +266,7 @@ async fn deliver(hub: &Hub, owner: &AgentId, message: (&str, &FileName), webhook
             Ok(Ok(Next::Try(attempt))) => attempt,
             Ok(Ok(Next::Done)) => return,
             Ok(Err(e)) => {
-                eprintln!("filebox serve: webhook {webhook_id}: {e}");
+                tracing::warn!(webhook = %webhook_id, "{e}");
                 return;
             }
             Err(_) => return,
@@ -317,7 +317,7 @@ async fn deliver(hub: &Hub, owner: &AgentId, message: (&str, &FileName), webhook
             }
         };
         if let Err(e) = record(hub, owner, &attempt.copy, action, &details).await {
-            eprintln!("filebox serve: webhook {webhook_id}: recording the attempt: {e}");
+            tracing::warn!(webhook = %webhook_id, "recording the attempt: {e}");
             return;
         }
         let Some(wait) = retry else { return };
