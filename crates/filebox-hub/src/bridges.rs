@@ -21,7 +21,8 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::hub::Hub;
-use crate::tasks::{self, Run, keep_running};
+use crate::task_states::Run;
+use crate::tasks::{self, keep_running};
 
 /// One entry of the config's `bridges`.
 #[derive(Debug, Clone, Deserialize)]

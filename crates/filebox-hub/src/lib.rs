@@ -30,6 +30,7 @@ mod rpc;
 mod runner;
 mod server;
 mod settings;
+mod task_states;
 mod tasks;
 mod webhook;
 

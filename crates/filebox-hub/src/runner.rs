@@ -33,7 +33,8 @@ use crate::email::wire::{ReplyParams, TransitionParams};
 use crate::events::HubEvent;
 use crate::hub::Hub;
 use crate::rpc::{Ctx, RpcError};
-use crate::tasks::{Run, keep_running};
+use crate::task_states::Run;
+use crate::tasks::keep_running;
 
 /// The processing-history details a runner's claim writes; a hold with them is resumed.
 const CLAIMED: &str = "runner: started";

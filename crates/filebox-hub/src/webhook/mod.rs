@@ -34,7 +34,8 @@ use crate::email::view::{agent_email, parse_callback};
 use crate::events::HubEvent;
 use crate::hub::Hub;
 use crate::settings::HubSection;
-use crate::tasks::{Run, keep_running};
+use crate::task_states::Run;
+use crate::tasks::keep_running;
 
 /// The longest wait between two tries.
 const MAX_BACKOFF: Duration = Duration::from_secs(3600);
