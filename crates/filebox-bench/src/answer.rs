@@ -14,10 +14,10 @@ use prost::Message as _;
 use serde_json::json;
 use tungstenite::{Message, WebSocket};
 
-use crate::Options;
 use crate::fixture::{Fixture, Result, filebox_binary};
 use crate::http::Connection;
 use crate::hub::{Hub, load_average};
+use crate::options::Options;
 use crate::report::{Samples, ms, table};
 
 /// The frames this client sends and reads: the fields of the origin's `WebsocketMessage` it
