@@ -4,21 +4,12 @@
 use std::collections::BTreeSet;
 
 use filebox_api::{CallError, Effect, VerbContext, verbs};
-use filebox_core::{AgentId, Config, ConfigFile, Mailroom};
+use filebox_core::Mailroom;
 use serde_json::{Value, json};
 
 /// A config with agents `qa` and `dev` (mailboxes under a temp dir), acting as `me`.
 fn mailroom(dir: &tempfile::TempDir, me: &str) -> Mailroom {
-    let path = dir.path().join("config.json");
-    let config = Config::update(&path, |file: &mut ConfigFile| {
-        for agent in ["qa", "dev"] {
-            let id = AgentId::new(agent)?;
-            file.set_mailbox(&id, dir.path().join(agent));
-        }
-        Ok(())
-    })
-    .unwrap();
-    Mailroom::new(config, Some(&AgentId::new(me).unwrap())).unwrap()
+    filebox_testkit::mailroom(dir.path(), &[("qa", "agent"), ("dev", "agent")], me)
 }
 
 fn call(mailroom: &Mailroom, name: &str, args: Value) -> Result<filebox_api::Reply, CallError> {
