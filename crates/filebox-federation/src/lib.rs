@@ -23,8 +23,8 @@ use std::time::Duration;
 
 use filebox_core::LiveConfig;
 use tokio::task::JoinHandle;
-use tracing::Instrument as _;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
 
 pub use settings::{Settings, Tls};
 

@@ -198,7 +198,8 @@ fn raise_open_file_limit() {
     if let Err(e) = setrlimit(Resource::Nofile, raised) {
         tracing::warn!(
             "could not raise the open-file limit from {:?} to {:?}: {e}",
-            limit.current, limit.maximum
+            limit.current,
+            limit.maximum
         );
     }
 }

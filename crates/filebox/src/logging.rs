@@ -88,7 +88,11 @@ where
             let level = metadata.level().as_str().to_ascii_lowercase();
             write!(writer, "{level} {}: ", metadata.target())?;
         }
-        for span in context.event_scope().into_iter().flat_map(|scope| scope.from_root()) {
+        for span in context
+            .event_scope()
+            .into_iter()
+            .flat_map(|scope| scope.from_root())
+        {
             write!(writer, "{}", span.name())?;
             if let Some(fields) = span.extensions().get::<FormattedFields<N>>()
                 && !fields.is_empty()
@@ -97,7 +101,9 @@ where
             }
             writer.write_str(": ")?;
         }
-        context.field_format().format_fields(writer.by_ref(), event)?;
+        context
+            .field_format()
+            .format_fields(writer.by_ref(), event)?;
         writeln!(writer)
     }
 }

@@ -258,7 +258,11 @@ fn debug_logging_goes_to_stderr_and_stdout_carries_only_json_rpc() {
     // The answer to tools/list, then the session is closed as a client closes it.
     while !said.iter().any(|line: &String| line.contains(r#""id":1"#)) {
         // A hang guard, not a synchronisation: the answer comes long before.
-        said.push(lines.recv_timeout(Duration::from_secs(120)).expect("an answer"));
+        said.push(
+            lines
+                .recv_timeout(Duration::from_secs(120))
+                .expect("an answer"),
+        );
     }
     drop(stdin);
     let output = child.wait_with_output().unwrap();
