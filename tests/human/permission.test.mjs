@@ -12,7 +12,7 @@ import { once } from "node:events";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { filebox, mailroom, serve, start, stop } from "./support.mjs";
+import { channelSession, filebox, mailroom, nextFrom, relayPrompt, sendTo, serve, stop } from "./support.mjs";
 
 const here = new URL(".", import.meta.url).pathname;
 const out = process.env.FILEBOX_TEST_OUT || join(here, "out");
@@ -24,42 +24,10 @@ let url;
 let browser;
 let session;
 
-/** Write one JSON-RPC message to a session's server (the suite's own unless told). */
-const send = (message, to = session) => to.stdin.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n");
-
-/** The next message from a session's server that `wanted` accepts (others skipped). */
-async function next(wanted, from = session) {
-  for (;;) {
-    const message = JSON.parse(await from.nextLine());
-    if (wanted(message)) return message;
-  }
-}
-
-/** Relay a prompt to run `command` with Bash, as Claude Code does. */
-function prompt(requestId, description, command, to = session) {
-  send({
-    method: "notifications/claude/channel/permission_request",
-    params: { request_id: requestId, tool_name: "Bash", description, input_preview: JSON.stringify({ command }) },
-  }, to);
-}
-
-/** A `filebox mcp` session of `qa` as Claude Code opens one, `claude/channel` declared. */
-async function openSession() {
-  const opened = start(filebox, ["mcp"], { ...env, FILEBOX_AGENT: "qa" });
-  send({
-    id: 1,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-06-18",
-      capabilities: { experimental: { "claude/channel": {} } },
-      clientInfo: { name: "claude-code", version: "2.1.81" },
-    },
-  }, opened);
-  const init = await next((m) => m.id === 1, opened);
-  assert.deepEqual(Object.keys(init.result.capabilities.experimental).sort(), ["claude/channel", "claude/channel/permission"]);
-  send({ method: "notifications/initialized" }, opened);
-  return opened;
-}
+const send = (message, to = session) => sendTo(to, message);
+const next = (wanted, from = session) => nextFrom(from, wanted);
+const prompt = (requestId, description, command, to = session) => relayPrompt(to, requestId, description, command);
+const openSession = () => channelSession(env);
 
 const cli = (agent, ...args) =>
   execFileSync(filebox, args, { env: { ...env, FILEBOX_AGENT: agent }, encoding: "utf8" }).trim();

@@ -22,6 +22,10 @@ npm_deps
 cd "$here"
 echo "== the page in Chromium, a Python MCP client asking"
 node --test --test-concurrency=1 page.test.mjs
+echo "== the waiting questions: loading, order, answers shown, the tab's title, notifications"
+node --test --test-concurrency=1 waiting.test.mjs
+echo "== reading mail: tables, plain titles, unread and urgent marks, the reader's header"
+node --test --test-concurrency=1 reading.test.mjs
 echo "== permission prompts relayed by a channel session, answered on the page"
 node --test --test-concurrency=1 permission.test.mjs
 echo "== hostile attachments: none runs as the page, clicked or opened in a tab"

@@ -1,5 +1,6 @@
 // What the human channel's suites share: the binary under test, a temp config with an agent
-// `qa` and a human `me`, line-reading child processes, and `filebox serve` started on it.
+// `qa` and a human `me`, line-reading child processes, `filebox serve` started on it, and a
+// `filebox mcp` channel session that relays permission prompts as Claude Code does.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -64,4 +65,49 @@ export async function serve(env, listen = "127.0.0.1:0") {
   const url = await hub.nextLine();
   assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
   return { hub, url };
+}
+
+/** Write one JSON-RPC message to a `filebox mcp` session. */
+export const sendTo = (session, message) => session.stdin.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n");
+
+/** The next message from a session's server that `wanted` accepts (others skipped). */
+export async function nextFrom(session, wanted) {
+  for (;;) {
+    const message = JSON.parse(await session.nextLine());
+    if (wanted(message)) return message;
+  }
+}
+
+/** Relay a prompt to run `command` with Bash through `session`, as Claude Code does. */
+export function relayPrompt(session, requestId, description, command) {
+  sendTo(session, {
+    method: "notifications/claude/channel/permission_request",
+    params: { request_id: requestId, tool_name: "Bash", description, input_preview: JSON.stringify({ command }) },
+  });
+}
+
+/** A `filebox mcp` session of `agent` as Claude Code opens one, `claude/channel` declared. */
+export async function channelSession(env, agent = "qa") {
+  const opened = start(filebox, ["mcp"], { ...env, FILEBOX_AGENT: agent });
+  sendTo(opened, {
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: { experimental: { "claude/channel": {} } },
+      clientInfo: { name: "claude-code", version: "2.1.81" },
+    },
+  });
+  const init = await nextFrom(opened, (m) => m.id === 1);
+  assert.deepEqual(Object.keys(init.result.capabilities.experimental).sort(), ["claude/channel", "claude/channel/permission"]);
+  sendTo(opened, { method: "notifications/initialized" });
+  return opened;
+}
+
+/** Debian's Chromium, headless, driven by playwright-core (`extraArgs` added). */
+export function launchChromium(chromium, extraArgs = []) {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", ...extraArgs],
+  });
 }

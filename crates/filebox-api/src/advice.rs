@@ -6,42 +6,8 @@
 
 use filebox_core::Error;
 
-/// Who reads a next step, and so how a verb is named in it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Surface {
-    /// A model or program calling tools and methods (MCP, JSON-RPC, Connect): `list_agents`.
-    Tools,
-    /// A person or script at the command line: `` `filebox agents` ``.
-    CommandLine,
-}
-
-impl Surface {
-    /// The verb `name` (its tool name), with its message or question `id` when the step is
-    /// about one: `get_answer {"id": "ID"}`, or `` `filebox answer ID` ``.
-    pub fn verb(self, name: &str, id: Option<&str>) -> String {
-        match self {
-            Surface::Tools => match id {
-                Some(id) => format!("{name} {{\"id\": \"{id}\"}}"),
-                None => name.to_owned(),
-            },
-            Surface::CommandLine => {
-                let command = crate::verbs::find(name).map_or(name, |verb| verb.cli);
-                match id {
-                    Some(id) => format!("`filebox {command} {id}`"),
-                    None => format!("`filebox {command}`"),
-                }
-            }
-        }
-    }
-
-    /// How a sentence asks for a verb: "Call" a tool, "Run" a command.
-    pub fn call(self) -> &'static str {
-        match self {
-            Surface::Tools => "Call",
-            Surface::CommandLine => "Run",
-        }
-    }
-}
+pub use crate::surface::Surface;
+use crate::verbs::{ForkThread, GetThread, ListAgents, ListMessages, ReplyMessage, SendMessage};
 
 /// A stable, snake_case name for the kind of error (MCP text, JSON-RPC `data.kind`).
 pub fn kind(error: &Error) -> &'static str {
@@ -78,18 +44,17 @@ pub fn advice(error: &Error) -> String {
 /// The sentence that tells the caller what to do next, naming verbs as `surface` calls them.
 pub fn next_step(error: &Error, surface: Surface) -> String {
     let call = surface.call();
-    let verb = |name| surface.verb(name, None);
     match error {
         Error::Invalid { .. } => "Correct that argument and call again.".to_owned(),
         Error::UnknownAgent(_) => {
             format!(
                 "{call} {} to see the agents you can write to.",
-                verb("list_agents")
+                surface.verb::<ListAgents>(None)
             )
         }
         Error::NotFound { .. } => format!(
             "{call} {} (folder inbox, hold, outbox, done or cancel) to find the message's id.",
-            verb("list_messages")
+            surface.verb::<ListMessages>(None)
         ),
         Error::Ambiguous { .. } => {
             "Give the whole Message ID or the file name instead of the short id.".to_owned()
@@ -97,7 +62,7 @@ pub fn next_step(error: &Error, surface: Surface) -> String {
         Error::AlreadyHandled { .. } => format!(
             "Nothing more to do for it; {} {} to see what is left in your inbox.",
             call.to_lowercase(),
-            verb("list_messages")
+            surface.verb::<ListMessages>(None)
         ),
         Error::Unapproved { .. } => "Leave it to the human: they answer it on the FileBox page, \
             with their token, or from the command line."
@@ -105,25 +70,25 @@ pub fn next_step(error: &Error, surface: Surface) -> String {
         Error::NotMine { .. } => format!(
             "Its recipient handles it; to add to it, {} {} on it (or {} to start over).",
             call.to_lowercase(),
-            verb("reply_message"),
-            verb("fork_thread")
+            surface.verb::<ReplyMessage>(None),
+            surface.verb::<ForkThread>(None)
         ),
         Error::NotInThread { .. } => format!(
             "{call} {} on that thread to pick a node of it, or leave out the thread argument.",
-            verb("get_thread")
+            surface.verb::<GetThread>(None)
         ),
         Error::NotParticipant { .. } => format!(
             "Start a new thread with {} instead, or ask an agent of that thread to fork it.",
-            verb("send_message")
+            surface.verb::<SendMessage>(None)
         ),
         Error::NoReplyTarget { .. } => format!(
             "Use {} with reply_to and name the recipient in to yourself.",
-            verb("send_message")
+            surface.verb::<SendMessage>(None)
         ),
         Error::NotSent { .. } => format!(
             "Nothing was written; {} {} to check the recipients' mailboxes before sending again.",
             call.to_lowercase(),
-            verb("list_agents")
+            surface.verb::<ListAgents>(None)
         ),
         Error::Undelivered { .. } => "Do not send it again (the others already have it); tell the \
             human who runs FileBox which mailboxes failed."
@@ -149,7 +114,7 @@ pub fn next_step(error: &Error, surface: Surface) -> String {
         Error::Index { .. } => format!(
             "The search index failed; {} still works. If it persists, tell the human who runs \
              FileBox (`filebox reindex` rebuilds it).",
-            verb("list_messages")
+            surface.verb::<ListMessages>(None)
         ),
         Error::Io { .. } => {
             "Try again; if it keeps failing, tell the human who runs FileBox.".to_owned()
@@ -215,7 +180,7 @@ mod tests {
             "Run `filebox agents` to see the agents you can write to."
         );
         assert_eq!(
-            Surface::CommandLine.verb("get_answer", Some("abc")),
+            Surface::CommandLine.verb::<crate::verbs::GetAnswer>(Some("abc")),
             "`filebox answer abc`"
         );
     }

@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 use filebox_core::message::field;
 use filebox_core::{AgentId, AgentKind, Config, Envelope, Message, Problem, SourceType};
 
-use crate::advice::Surface;
 use crate::model_text::{self, NAME_CHARS, TITLE_CHARS};
+use crate::surface::Surface;
+use crate::verbs::{ListMessages, ReadMessage, ReplyMessage};
 
 /// At most this many lines of the newest words are shown.
 const BODY_LINES: usize = 12;
@@ -165,8 +166,8 @@ impl Notice {
             }
             content.push('\n');
         }
-        let read = surface.verb("read_message", Some(&short));
-        let reply = surface.verb("reply_message", None);
+        let read = surface.verb::<ReadMessage>(Some(&short));
+        let reply = surface.verb::<ReplyMessage>(None);
         if left > 0 {
             content.push_str(&format!("[cut: {left} more characters] "));
         }
@@ -242,7 +243,7 @@ impl Digest {
         }
         let left = notices.len() - shown.len();
         if left > 0 {
-            let list = surface.verb("list_messages", None);
+            let list = surface.verb::<ListMessages>(None);
             text.push_str(&format!(
                 "{left} more not shown: {list} with unread lists them.\n"
             ));
@@ -275,7 +276,7 @@ fn skipped_lines(unreadable: &[Problem], surface: Surface) -> String {
         text.push_str(&format!(
             "Skipped {} more that cannot be read: {} names them.\n",
             unreadable.len() - SKIPPED_NAMED,
-            surface.verb("list_messages", None)
+            surface.verb::<ListMessages>(None)
         ));
     }
     text

@@ -1,9 +1,10 @@
 //! Every FileBox verb declared once, for every surface: the CLI's text and `--json`, the MCP
 //! tools and the hub's JSON-RPC methods.
 //!
-//! A verb is a [`Verb`] implementation: names, [`Effect`], typed arguments ([`args`]) and
-//! result ([`views`]) whose doc comments become the JSON Schema, what it does on a
-//! [`filebox_core::Mailroom`], and its text ([`render`]). [`verbs::TABLE`] lists them all as
+//! A verb is a [`Verb`] implementation in its own file under `verbs/`: names, [`Effect`], typed
+//! arguments and result whose doc comments become the JSON Schema, what it does on a
+//! [`filebox_core::Mailroom`], and its text. What several verbs share is in `args.rs`,
+//! `views.rs`, [`render`] and `shared/`. [`verbs::TABLE`] lists them all as
 //! [`VerbInfo`]s, which a JSON surface calls by name ([`verbs::call`]). Results are
 //! [`Outcome`]s: the value and warnings about what was left out. [`advice`] says what a
 //! caller should do about each error.
@@ -18,6 +19,8 @@ mod error_chain;
 mod outcome;
 pub mod render;
 mod schema;
+mod shared;
+mod surface;
 mod verb;
 pub mod verbs;
 mod views;
@@ -33,4 +36,16 @@ pub use error_chain::describe;
 pub use outcome::{Outcome, text_with_warnings};
 pub use schema::schema_settings;
 pub use verb::{CallError, Effect, Reply, Standalone, Verb, VerbContext, VerbInfo};
+/// Each verb's arguments and result, declared in its file under `verbs/`, by name at the root as
+/// the surfaces use them.
+pub use verbs::{
+    AgentInfo, AgentsResult, AskArgs, FolderCounts, ForkArgs, ForkResult, GetAnswerArgs, HoldArgs,
+    ListAgentsArgs, ListArgs, ListResult, ListTeamsArgs, MemberView, MessageFormat, OpenQuestion,
+    OpenQuestionsArgs, OpenQuestionsResult, ReadArgs, ReadResult, ReadTeamInboxArgs, RecipientView,
+    ReindexArgs, ReindexResult, ReindexedMailbox, RejectArgs, ReplyArgs, ReportArgs, ResolveArgs,
+    SearchArgs, SearchHit, SearchResult, SendArgs, SendResult, SendTeamMessageArgs,
+    SendTeamMessageLine, StatusArgs, StatusResult, TeamInboxArgs, TeamInboxResult, TeamMessageView,
+    TeamSendResult, TeamView, TeamsResult, ThreadArgs, ThreadNodeView, ThreadResult, ThreadSummary,
+    ThreadsArgs, ThreadsResult, WaitArgs, WaitResult,
+};
 pub use views::*;

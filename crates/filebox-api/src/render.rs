@@ -1,20 +1,24 @@
-//! The text of each view, one function per view, shared by the CLI's text output and MCP
-//! text content (and anything else that shows a result to a person or a model). What a
-//! message's header or words hold (titles, senders, types, ids, snippets, a team message's
-//! text) is shown through [`model_text`], since a model may be the reader; the listing lines
-//! of `list` and `wait` on the command line and the CLI's `read` are the exceptions, kept as
-//! the file says for scripts (their model forms are [`brief_lines`] and `model_text::whole`).
+//! The text several verbs share, for the CLI's text output and MCP text content: the words for
+//! a status, listing lines and their short model form, recipients, and how a header's values
+//! are shown. Each verb's own text is its `Verb::render` and `Verb::brief`, in its file under
+//! `verbs/`; the three texts other crates show without calling the verb are forwarded here.
+//! What a message's header or words hold (titles, senders, types, ids, snippets, a team
+//! message's text) is shown through [`model_text`], since a model may be the reader; the
+//! listing lines of `list` and `wait` on the command line and the CLI's `read` are the
+//! exceptions, kept as the file says for scripts (their model forms are [`brief_lines`] and
+//! `model_text::whole`).
+
+/// A question's outcome as a model reads it, declared with `get_answer`.
+pub use crate::verbs::get_answer::question;
+/// A thread's text (the `filebox://thread/{id}` resource's), declared with `get_thread`.
+pub use crate::verbs::get_thread::thread;
+/// The `filebox://inbox` resource's text, declared with `list_messages`.
+pub use crate::verbs::list_messages::inbox;
 
 use filebox_core::{Folder, Status};
 
-use crate::advice::Surface;
 use crate::model_text;
-use crate::views::{
-    AgentsResult, ForkResult, ListResult, MessageSummary, OpenQuestions, QuestionResult,
-    QuestionStatus, ReindexResult, SearchHit, SearchResult, SendResult, StatusResult,
-    TeamInboxResult, TeamMessageView, TeamSendResult, TeamsResult, ThreadNodeView, ThreadResult,
-    ThreadsResult, TransitionResult,
-};
+use crate::views::MessageSummary;
 
 /// What happened to a copy, in words: the status (the JSON's `status`) read with the folder
 /// the copy is in. `replied` is `resolved` in done/ and `answered` elsewhere,
@@ -48,59 +52,6 @@ pub fn message_lines(messages: &[MessageSummary], none: &str) -> String {
         .join("\n")
 }
 
-/// A listing for people: one line per message and, when the page left some out, a last line
-/// saying how many and how to see them (on stdout, after the messages, so a script's stderr
-/// stays for warnings).
-pub fn listing_text(listing: &ListResult) -> String {
-    let mut text = message_lines(&listing.messages, "No messages.");
-    let shown = listing.messages.len();
-    let after = listing.total.saturating_sub(listing.offset + shown);
-    if shown > 0 && after > 0 {
-        let next = if listing.offset.is_multiple_of(shown) {
-            format!("--page {}", listing.offset / shown + 2)
-        } else {
-            format!("--offset {}", listing.offset + shown)
-        };
-        text.push_str(&format!(
-            "\n… {after} more: {next} for the next {shown}, --all for every one"
-        ));
-    }
-    text
-}
-
-/// A listing for a model: what the page holds, one short line per message, and how to get
-/// the rest.
-pub fn listing_brief(listing: &ListResult) -> String {
-    let shown = listing.messages.len();
-    if shown == 0 {
-        return match listing.total {
-            0 => "No messages.".to_owned(),
-            total => format!("No messages at offset {} (of {total}).", listing.offset),
-        };
-    }
-    let first = listing.offset + 1;
-    let last = listing.offset + shown;
-    let order = if listing.newest_first {
-        "newest first"
-    } else {
-        "oldest first"
-    };
-    let mut text = if shown == listing.total {
-        format!("{shown} in {}, {order} (* unread):\n", listing.folder)
-    } else {
-        format!(
-            "{first}-{last} of {} in {}, {order} (* unread):\n",
-            listing.total, listing.folder
-        )
-    };
-    text.push_str(&brief_lines(&listing.messages, ""));
-    let after = listing.total.saturating_sub(last);
-    if after > 0 {
-        text.push_str(&format!("\n{after} more: list again with offset={last}"));
-    }
-    text
-}
-
 /// One short line per message, for a model: unread mark, short id (which every verb accepts),
 /// type, sender, age, title (`* 60bd0e69 ER dev 3h Title`).
 pub fn brief_lines(messages: &[MessageSummary], none: &str) -> String {
@@ -120,7 +71,7 @@ pub fn brief_lines(messages: &[MessageSummary], none: &str) -> String {
 
 /// `60bd0e69 ER dev 3h Title`: a message for a model, without its unread mark; `age` is how
 /// long ago it was sent.
-fn brief_line(m: &MessageSummary, age: &str) -> String {
+pub(crate) fn brief_line(m: &MessageSummary, age: &str) -> String {
     format!(
         "{} {} {} {age} {}",
         short_id(&m.id),
@@ -130,74 +81,37 @@ fn brief_line(m: &MessageSummary, age: &str) -> String {
     )
 }
 
-/// My inbox for a model (the `filebox://inbox` resource), oldest first as `listing` holds it:
-/// a heading, then a list item per message, [`brief_lines`]' line ending with its file name
-/// (which every verb accepts too).
-pub fn inbox(me: &str, listing: &ListResult) -> String {
-    let age = ages();
-    let lines: Vec<String> = listing
-        .messages
-        .iter()
-        .map(|m| {
-            format!(
-                "- {} ({})",
-                brief_line(m, &age(&m.timestamp)),
-                file_name(&m.file)
-            )
-        })
-        .collect();
-    format!("# Inbox of {}\n\n{}\n", name(me), lines.join("\n"))
-}
-
 /// How long ago a header's timestamp was (`3h`; `-` if it is not a time), every one from the
 /// same moment.
-fn ages() -> impl Fn(&str) -> String {
+pub(crate) fn ages() -> impl Fn(&str) -> String {
     let now = filebox_core::time::now();
     move |timestamp| filebox_core::time::age(timestamp, now).unwrap_or_else(|| "-".into())
 }
 
 /// The length of a short id, the id's first characters that `MessageRef` accepts.
 const SHORT_ID: usize = 8;
-/// At most this many characters of a search hit's snippet as shown (the index cuts a snippet
-/// to about 120; a character shown as `<U+XXXX>` takes eight).
-const SNIPPET_CHARS: usize = 200;
 /// A file name's bound (a file name has at most 255 bytes).
 const FILE_CHARS: usize = 255;
 
 /// A message's short id as a model may read it (the header's id may say anything).
-fn short_id(id: &str) -> String {
+pub(crate) fn short_id(id: &str) -> String {
     let short: String = id.chars().take(SHORT_ID).collect();
     model_text::one_line(&short, model_text::NAME_CHARS)
 }
 
 /// A sender, recipient, type, id or time from a message's header, as a model may read it.
-fn name(text: &str) -> String {
+pub(crate) fn name(text: &str) -> String {
     model_text::one_line(text, model_text::NAME_CHARS)
 }
 
 /// A message's title as a model may read it.
-fn title(text: &str) -> String {
+pub(crate) fn title(text: &str) -> String {
     model_text::one_line(text, model_text::TITLE_CHARS)
 }
 
 /// A file's name as a model may read it (no control characters, but any other character).
-fn file_name(text: &str) -> String {
+pub(crate) fn file_name(text: &str) -> String {
     model_text::one_line(text, FILE_CHARS)
-}
-
-/// A search hit's snippet (the message's words) on its own line, indented and quoted.
-fn snippet(text: &str) -> String {
-    format!("    > {}", model_text::one_line(text, SNIPPET_CHARS))
-}
-
-/// `Sent 0a1b… to dev, ops (file.md)`; `Sent 0a1b… to dev, queued for bob@ci-1 (file.md)`.
-pub fn sent(verb: &str, sent: &SendResult) -> String {
-    format!(
-        "{verb} {} {} ({})",
-        sent.id,
-        recipients(&sent.delivered_to, &sent.queued_for),
-        sent.file
-    )
 }
 
 /// `to dev, ops`, `to dev, queued for bob@ci-1`, `queued for bob@ci-1`: recipients of another
@@ -210,426 +124,4 @@ pub fn recipients(delivered: &[String], queued: &[String]) -> String {
         .chain(queued)
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// `0a1b… -> done/file.md`.
-pub fn moved(moved: &TransitionResult) -> String {
-    format!("{} -> {}/{}", moved.id, moved.folder, moved.file)
-}
-
-/// A table, one row per agent, columns aligned; `(you)` marks the agent acting, `human` a
-/// person's mailbox:
-///
-/// ```text
-/// AGENT     KIND   INBOX  HOLD  DONE  OUTBOX  CANCEL  MAILBOX
-/// dev       agent      1     0     3       2       0  /work/dev/mailbox
-/// qa (you)  agent      0     0     0       1       0  /work/qa/mailbox
-/// ```
-pub fn agents(agents: &AgentsResult) -> String {
-    let names: Vec<String> = agents
-        .agents
-        .iter()
-        .map(|a| {
-            if a.current {
-                format!("{} (you)", a.id)
-            } else {
-                a.id.clone()
-            }
-        })
-        .collect();
-    let width = names
-        .iter()
-        .map(|n| n.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max("AGENT".len());
-    let mut rows = vec![format!(
-        "{:<width$}  KIND   INBOX  HOLD  DONE  OUTBOX  CANCEL  MAILBOX",
-        "AGENT"
-    )];
-    for (agent, name) in agents.agents.iter().zip(&names) {
-        let kind = agent.kind.as_str();
-        let counts = match &agent.counts {
-            Some(c) => format!(
-                "{:>5}  {:>4}  {:>4}  {:>6}  {:>6}",
-                c.inbox, c.hold, c.done, c.outbox, c.cancel
-            ),
-            // Unusable (a warning says why), or not the caller's to look into.
-            None => format!("{:<33}", "(not counted)"),
-        };
-        rows.push(format!(
-            "{name:<width$}  {kind:<5}  {counts}  {}",
-            agent.mailbox_path
-        ));
-    }
-    rows.join("\n")
-}
-
-/// One hit: `2025-06-27T15:30:00Z ER Title [delivered] (qa/inbox, file.md)`, then the snippet.
-fn hit(hit: &SearchHit) -> String {
-    format!(
-        "{} {} {} [{}] ({}/{}, {})\n{}",
-        name(&hit.last_activity),
-        name(&hit.kind),
-        title(&hit.title),
-        status_word(hit.status, Some(hit.folder)),
-        hit.mailbox,
-        hit.folder,
-        file_name(&hit.file),
-        snippet(&hit.snippet)
-    )
-}
-
-/// Search hits, newest activity first.
-pub fn search(found: &SearchResult) -> String {
-    if found.hits.is_empty() {
-        return "No messages match.".to_owned();
-    }
-    found.hits.iter().map(hit).collect::<Vec<_>>().join("\n")
-}
-
-/// Search hits for a model: per hit the short id (every verb takes it), type, sender, age of
-/// its latest activity, title, status and where the copy is, then the text around the match;
-/// the full id, file name and timestamps are the command line's (`search`).
-pub fn search_brief(found: &SearchResult) -> String {
-    if found.hits.is_empty() {
-        return "No messages match.".to_owned();
-    }
-    let age = ages();
-    found
-        .hits
-        .iter()
-        .map(|hit| {
-            let age = age(&hit.last_activity);
-            format!(
-                "{} {} {} {age} {} [{}] {}/{}\n{}",
-                short_id(&hit.id),
-                name(&hit.kind),
-                name(&hit.sender),
-                title(&hit.title),
-                status_word(hit.status, Some(hit.folder)),
-                hit.mailbox,
-                hit.folder,
-                snippet(&hit.snippet)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// Where a message stands, then each recipient's copy.
-pub fn status(s: &StatusResult) -> String {
-    // For a message I sent, the overall status is the least advanced recipient's; failed
-    // because another machine's hub refused it reads `refused`.
-    let overall = s.recipients.iter().find(|r| r.status == s.status);
-    let overall_folder = overall.map_or(Some(s.folder), |r| r.folder);
-    let overall_word = match overall {
-        Some(r) if r.refused.is_some() => "refused",
-        _ => status_word(s.status, overall_folder),
-    };
-    let mut text = format!(
-        "{} {} \"{}\" is {} (your copy: {} in {}, {}; thread {}; from {}, source {}, priority {})",
-        name(&s.kind),
-        name(&s.id),
-        title(&s.title),
-        overall_word,
-        status_word(s.copy_status, Some(s.folder)),
-        s.folder,
-        file_name(&s.file),
-        name(&s.thread),
-        name(&s.sender),
-        s.source_type,
-        s.priority
-    );
-    if let Some(reply_to) = &s.reply_to {
-        text.push_str(&format!("\nreplies go to {}", name(reply_to)));
-    }
-    for r in &s.recipients {
-        let agent = name(&r.agent);
-        if let Some(why) = &r.refused {
-            text.push_str(&format!("\n- {agent}: refused by its hub: {}", title(why)));
-            continue;
-        }
-        match r.folder {
-            Some(folder) => text.push_str(&format!(
-                "\n- {agent}: {} ({folder})",
-                status_word(r.status, Some(folder))
-            )),
-            None => text.push_str(&format!(
-                "\n- {agent}: {} (no copy)",
-                status_word(r.status, None)
-            )),
-        }
-    }
-    text
-}
-
-/// A thread as Markdown: a heading, then one nested list item per node in tree order (replies
-/// under what they answer, forks under their fork point), each with its id.
-pub fn thread(thread: &ThreadResult) -> String {
-    let heading = thread
-        .nodes
-        .first()
-        .map_or("(no messages)".to_owned(), |root| title(&root.title));
-    let mut text = format!(
-        "# Thread: {heading}\n\nThread ID: {}\n",
-        name(&thread.thread)
-    );
-    for node in &thread.nodes {
-        text.push('\n');
-        text.push_str(&"  ".repeat(node.depth));
-        text.push_str("- ");
-        text.push_str(&thread_node(node));
-    }
-    text
-}
-
-/// `2025-06-27T15:30:00Z qa → dev ER **Title** [delivered] (id …; qa's inbox, file.md)`, with
-/// fork, obsolete and missing-parent marks.
-fn thread_node(node: &ThreadNodeView) -> String {
-    let mut line = format!(
-        "{} {} → {} {} **{}** [{}] (id {}; {}'s {}, {})",
-        name(&node.timestamp),
-        name(&node.from),
-        name(&node.to),
-        name(&node.kind),
-        title(&node.title),
-        status_word(node.status, Some(node.folder)),
-        name(&node.id),
-        node.mailbox,
-        node.folder,
-        file_name(&node.file)
-    );
-    if let Some(reason) = node.fork_reason {
-        line.push_str(&format!(" — fork: {reason}"));
-    }
-    if node.obsolete {
-        line.push_str(" — obsolete");
-    }
-    if node.parent_missing {
-        let parent = name(node.parent.as_deref().unwrap_or_default());
-        line.push_str(&format!(" — answers {parent}, which no mailbox holds"));
-    }
-    line
-}
-
-/// My threads, most recently active first.
-pub fn threads(listed: &ThreadsResult) -> String {
-    if listed.threads.is_empty() {
-        return "No threads.".to_owned();
-    }
-    listed
-        .threads
-        .iter()
-        .map(|t| {
-            format!(
-                "{} {} ({}) [thread {}]",
-                name(&t.last_activity),
-                title(&t.title),
-                count(t.messages, "message", "messages"),
-                name(&t.thread)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// `1 message`, `3 messages`.
-fn count(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// The new message and what it made obsolete.
-pub fn fork(fork: &ForkResult) -> String {
-    let obsoleted = if fork.obsoleted.is_empty() {
-        "nothing".to_owned()
-    } else {
-        fork.obsoleted.join(", ")
-    };
-    format!(
-        "Forked thread {} from {} ({}): new message {} {} ({}). Now obsolete: {obsoleted}.",
-        fork.thread,
-        fork.forked_from,
-        fork.reason,
-        fork.id,
-        recipients(&fork.delivered_to, &fork.queued_for),
-        fork.file
-    )
-}
-
-/// One line per rebuilt index.
-pub fn reindex(result: &ReindexResult) -> String {
-    result
-        .mailboxes
-        .iter()
-        .map(|m| format!("{}: {} messages indexed", m.agent, m.indexed))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// A question's outcome, for an agent asking through tools (MCP, the hub's Connect answers).
-pub fn question(result: &QuestionResult) -> String {
-    question_for(result, Surface::Tools)
-}
-
-/// A question's outcome, for the asking agent: the answer, or what to do next, naming the
-/// verbs as `surface` calls them (`get_answer {"id": ..}`, or `filebox answer ID`).
-pub fn question_for(result: &QuestionResult, surface: Surface) -> String {
-    let id = &result.id;
-    let report = result.kind == filebox_core::message::WORK_REPORT;
-    let get_answer = surface.verb("get_answer", Some(id));
-    let wait = surface.verb("wait_for_messages", None);
-    let call = surface.call();
-    match (&result.status, &result.answer) {
-        (QuestionStatus::Answered, Some(answer)) => {
-            let mut text = model_text::whole(&answer.text);
-            for attached in &answer.attachments {
-                text.push_str(&format!(
-                    "\n[attached: {} ({}) at {}]",
-                    file_name(&attached.name),
-                    name(&attached.mime_type),
-                    attached.path
-                ));
-            }
-            if text.trim().is_empty() {
-                text = "(an empty answer)".to_owned();
-            }
-            text
-        }
-        (QuestionStatus::Withdrawn, _) => format!(
-            "Question {id} was withdrawn: you stopped waiting, so the human no longer sees it as \
-             open."
-        ),
-        _ if report => format!(
-            "No objection within {} s to work report {id}: carry on. A later reply arrives in \
-             your inbox; {get_answer} returns it.",
-            result.waited_secs
-        ),
-        _ if result.waited_secs > 0 => format!(
-            "No answer yet: question {id} is still open after {} s. Carry on with what does not \
-             depend on it; the answer will arrive in your inbox. {call} {get_answer} (returns \
-             at once) or {wait} to get it.",
-            result.waited_secs
-        ),
-        _ => format!(
-            "Question {id} is still open. {call} {get_answer} again later, or {wait}: the \
-             answer arrives in your inbox."
-        ),
-    }
-}
-
-/// The questions waiting for a human, one block each.
-pub fn open_questions(open: &OpenQuestions) -> String {
-    if open.questions.is_empty() {
-        return "No open questions.".to_owned();
-    }
-    open.questions
-        .iter()
-        .map(|q| {
-            let mut block = format!(
-                "{} {} from {} in {} ({})\n{}",
-                q.asked_at,
-                q.kind,
-                q.from,
-                q.project_directory.as_deref().unwrap_or("?"),
-                q.id,
-                q.body.trim_end()
-            );
-            if !q.options.is_empty() {
-                block.push_str(&format!("\noptions: {}", q.options.join(" | ")));
-            }
-            block
-        })
-        .collect::<Vec<_>>()
-        .join("\n\n")
-}
-
-/// Each team (a session team said to be one), then its members: `  researcher (3 messages,
-/// 1 unread)`.
-pub fn teams(listed: &TeamsResult) -> String {
-    if listed.teams.is_empty() {
-        return format!("No teams in {}.", listed.teams_dir);
-    }
-    let mut lines = Vec::new();
-    for team in &listed.teams {
-        let session = if team.session {
-            " (session team: ends with its Claude Code session)"
-        } else {
-            ""
-        };
-        let team_name = name(&team.name);
-        lines.push(match &team.description {
-            Some(d) => format!("{team_name}{session} — {}", title(d)),
-            None => format!("{team_name}{session}"),
-        });
-        lines.extend(team.members.iter().map(|m| {
-            format!(
-                "  {} ({} messages, {} unread)",
-                name(&m.name),
-                m.messages,
-                m.unread
-            )
-        }));
-    }
-    lines.join("\n")
-}
-
-/// A team inbox, a message per line: `* 2026-04-01T10:30:00.000Z researcher: summary`
-/// (`*` = unread), then its text indented; a structured message's kind and details stay on
-/// its line.
-pub fn team_inbox(inbox: &TeamInboxResult) -> String {
-    if inbox.messages.is_empty() {
-        let unread = if inbox.marked_read.is_some() {
-            "unread "
-        } else {
-            ""
-        };
-        return format!(
-            "No {unread}messages for {} in team {}.",
-            inbox.member, inbox.team
-        );
-    }
-    inbox
-        .messages
-        .iter()
-        .flat_map(team_message_lines)
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn team_message_lines(message: &TeamMessageView) -> Vec<String> {
-    let mark = if message.read { ' ' } else { '*' };
-    let head = format!(
-        "{mark} {} {}",
-        name(&message.timestamp),
-        name(&message.from)
-    );
-    match &message.description {
-        Some(description) => vec![format!("{head} {}", title(description))],
-        None => {
-            let summary = message
-                .summary
-                .as_deref()
-                .map(|s| format!(": {}", title(s)))
-                .unwrap_or_default();
-            std::iter::once(format!("{head}{summary}"))
-                .chain(
-                    model_text::whole(&message.text)
-                        .lines()
-                        .map(|l| format!("    {l}")),
-                )
-                .collect()
-        }
-    }
-}
-
-/// `Sent to researcher, tester in team my-team as team-lead at 2026-...Z`.
-pub fn team_sent(sent: &TeamSendResult) -> String {
-    format!(
-        "Sent to {} in team {} as {} at {}",
-        sent.to.join(", "),
-        sent.team,
-        sent.from,
-        sent.timestamp
-    )
 }

@@ -1,19 +1,14 @@
-//! What verbs return: plain serde structs, the same for `--json`, MCP structured content and
-//! JSON-RPC results.
+//! The result types several verbs share, plain serde structs, the same for `--json`, MCP
+//! structured content and JSON-RPC results: a message as listings show it and whole, a move out
+//! of the inbox, a question's outcome, and the results of the setup commands (`init`, `agents
+//! add`). A verb's own result lives in its file under `verbs/`.
 
 use std::collections::BTreeMap;
 
 use filebox_core::message::field;
-use filebox_core::{
-    AgentKind, Envelope, Folder, ForkReason, Message, Priority, SourceType, Status,
-};
+use filebox_core::{Envelope, Folder, Message};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-
-/// The team verbs' results are declared beside the team-inbox format they describe.
-pub use filebox_bridge::teams::{
-    MemberView, TeamInboxResult, TeamMessageView, TeamSendResult, TeamView, TeamsResult,
-};
 
 /// A message as a listing shows it (from its header only).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -50,20 +45,25 @@ impl MessageSummary {
             line: envelope.listing_line(),
         }
     }
+
+    /// The messages of `folder` a verb lists, each with its unread mark.
+    pub(crate) fn listed(
+        mailbox: &filebox_core::Mailbox,
+        folder: Folder,
+        messages: &[Envelope],
+    ) -> filebox_core::Result<Vec<MessageSummary>> {
+        let unread = mailbox.unread_flags(folder, messages)?;
+        Ok(messages
+            .iter()
+            .zip(unread)
+            .map(|(m, unread)| MessageSummary::new(m, unread))
+            .collect())
+    }
 }
 
-/// The result of `list` (files that could not be read are warnings): one page of the
-/// matching messages, newest first unless asked otherwise.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ListResult {
-    pub folder: Folder,
-    pub messages: Vec<MessageSummary>,
-    /// How many messages match the filters, shown or not.
-    pub total: usize,
-    /// How many matching messages come before the first one shown.
-    pub offset: usize,
-    /// The page's order: newest first, else oldest first.
-    pub newest_first: bool,
+/// Agent ids as the views carry them.
+pub(crate) fn names(agents: &[filebox_core::AgentId]) -> Vec<String> {
+    agents.iter().map(ToString::to_string).collect()
 }
 
 /// A reply in the conversation history.
@@ -161,316 +161,13 @@ impl MessageDetail {
     }
 }
 
-/// The result of `read`: the parsed message and its Markdown.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ReadResult {
-    #[serde(flatten)]
-    pub message: MessageDetail,
-    /// The whole file as it is on disk.
-    pub markdown: String,
-}
-
-/// The result of `send`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct SendResult {
-    /// The Message ID (for a reply: the id of the message answered).
-    pub id: String,
-    pub file: String,
-    /// Recipients of this machine: the file is in their mailbox.
-    pub delivered_to: Vec<String>,
-    /// Recipients on another machine: pending until their hub has the file.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub queued_for: Vec<String>,
-}
-
-/// The result of `resolved`, `reject` and `onhold`.
+/// The result of `resolve_message`, `reject_message` and `hold_message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TransitionResult {
     pub id: String,
     pub file: String,
     /// Where the message is now: done, cancel or hold.
     pub folder: Folder,
-}
-
-/// Message counts of one mailbox.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct FolderCounts {
-    pub inbox: usize,
-    pub outbox: usize,
-    pub done: usize,
-    pub cancel: usize,
-    pub hold: usize,
-}
-
-impl FolderCounts {
-    pub fn new(per_folder: &[(filebox_core::Folder, usize)]) -> Self {
-        use filebox_core::Folder;
-        let mut counts = FolderCounts::default();
-        for &(folder, n) in per_folder {
-            *match folder {
-                Folder::Inbox => &mut counts.inbox,
-                Folder::Outbox => &mut counts.outbox,
-                Folder::Done => &mut counts.done,
-                Folder::Cancel => &mut counts.cancel,
-                Folder::Hold => &mut counts.hold,
-            } = n;
-        }
-        counts
-    }
-}
-
-/// An agent of the config.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct AgentInfo {
-    pub id: String,
-    /// An agent, or a human whose mailbox a person reads.
-    pub kind: AgentKind,
-    pub mailbox_path: String,
-    /// Whether this is the current agent ("me").
-    pub current: bool,
-    /// Messages per folder; null when the mailbox is unusable (a warning says why) or not
-    /// yours to look into (it has a token you did not present).
-    pub counts: Option<FolderCounts>,
-}
-
-/// The result of `list_agents`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct AgentsResult {
-    pub me: String,
-    pub agents: Vec<AgentInfo>,
-}
-
-/// A message a search found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct SearchHit {
-    pub id: String,
-    pub file: String,
-    pub folder: Folder,
-    /// Whose mailbox holds this copy.
-    pub mailbox: String,
-    pub title: String,
-    /// Text around the first match.
-    pub snippet: String,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub sender: String,
-    pub receiver: String,
-    pub timestamp: String,
-    /// The latest of the timestamp and its conversation's entries.
-    pub last_activity: String,
-    pub status: Status,
-    pub thread: String,
-}
-
-impl From<filebox_core::index::Hit> for SearchHit {
-    fn from(hit: filebox_core::index::Hit) -> Self {
-        SearchHit {
-            id: hit.id,
-            file: hit.file,
-            folder: hit.folder,
-            mailbox: hit.mailbox.to_string(),
-            title: hit.title,
-            snippet: hit.snippet,
-            kind: hit.kind,
-            sender: hit.sender,
-            receiver: hit.receiver,
-            timestamp: hit.timestamp,
-            last_activity: hit.activity,
-            status: hit.status,
-            thread: hit.thread,
-        }
-    }
-}
-
-/// The result of `search`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct SearchResult {
-    pub hits: Vec<SearchHit>,
-}
-
-/// Where one recipient's copy of a message is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct RecipientView {
-    pub agent: String,
-    /// The folder its copy is in; null when it holds none.
-    pub folder: Option<Folder>,
-    pub status: Status,
-    /// When another machine's hub refused the mail (status failed): why.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub refused: Option<String>,
-}
-
-/// The result of `status`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct StatusResult {
-    pub id: String,
-    /// pending, delivered, read, processing, replied, failed or obsolete: for a message in my
-    /// outbox, how far its recipients got (the least advanced); else my copy's.
-    pub status: Status,
-    /// The folder my copy is in.
-    pub folder: Folder,
-    pub file: String,
-    /// My copy's own status.
-    pub copy_status: Status,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub title: String,
-    pub sender: String,
-    pub thread: String,
-    /// Who sent it: agent (the default), human, system or external.
-    pub source_type: SourceType,
-    /// normal (the default) or urgent.
-    pub priority: Priority,
-    /// Where replies go instead of the sender (its Reply To), when set.
-    pub reply_to: Option<String>,
-    /// For a message in my outbox: each recipient's copy.
-    pub recipients: Vec<RecipientView>,
-}
-
-impl From<&filebox_core::StatusReport> for StatusResult {
-    fn from(report: &filebox_core::StatusReport) -> Self {
-        let h = &report.envelope.header;
-        let get = |key| h.get(key).map(str::to_owned);
-        StatusResult {
-            id: h.id().to_owned(),
-            status: report.status,
-            folder: report.envelope.folder,
-            file: report.envelope.file.to_string(),
-            copy_status: report.copy_status,
-            kind: h.kind.clone(),
-            title: h.title.clone(),
-            sender: get(field::SENDER).unwrap_or_default(),
-            thread: h.thread_id(),
-            source_type: get(field::SOURCE_TYPE)
-                .and_then(|s| SourceType::parse(&s))
-                .unwrap_or(SourceType::Agent),
-            priority: get(field::PRIORITY)
-                .and_then(|p| Priority::parse(&p))
-                .unwrap_or(Priority::Normal),
-            reply_to: get(field::REPLY_TO),
-            recipients: report
-                .recipients
-                .iter()
-                .map(|r| RecipientView {
-                    agent: r.agent.to_string(),
-                    folder: r.folder,
-                    status: r.status,
-                    refused: r.refused.clone(),
-                })
-                .collect(),
-        }
-    }
-}
-
-/// One mailbox's rebuilt index.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ReindexedMailbox {
-    pub agent: String,
-    /// Message files indexed.
-    pub indexed: usize,
-}
-
-/// The result of `reindex`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ReindexResult {
-    pub mailboxes: Vec<ReindexedMailbox>,
-}
-
-/// A message or conversation entry in a thread.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ThreadNodeView {
-    /// A Message ID, or `id#n` for the n-th reply in that message's conversation.
-    pub id: String,
-    /// The node this answers or forks from (null for a root).
-    pub parent: Option<String>,
-    /// True when `parent` is in no mailbox of the config.
-    pub parent_missing: bool,
-    pub from: String,
-    pub to: String,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub title: String,
-    pub timestamp: String,
-    pub status: Status,
-    pub obsolete: bool,
-    /// Why the thread was forked here, on the first message of a fork.
-    pub fork_reason: Option<ForkReason>,
-    /// Whose mailbox holds the copy shown, the folder and the file.
-    pub mailbox: String,
-    pub folder: Folder,
-    pub file: String,
-    /// Depth in the tree; nodes are listed depth-first, children by time.
-    pub depth: usize,
-}
-
-/// The result of `thread`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ThreadResult {
-    pub thread: String,
-    pub nodes: Vec<ThreadNodeView>,
-}
-
-impl From<filebox_core::Thread> for ThreadResult {
-    fn from(thread: filebox_core::Thread) -> Self {
-        ThreadResult {
-            thread: thread.id,
-            nodes: thread
-                .nodes
-                .into_iter()
-                .map(|n| ThreadNodeView {
-                    id: n.id,
-                    parent: n.parent,
-                    parent_missing: n.parent_missing,
-                    from: n.from,
-                    to: n.to,
-                    kind: n.kind,
-                    title: n.title,
-                    timestamp: n.timestamp,
-                    status: n.status,
-                    obsolete: n.obsolete,
-                    fork_reason: n.fork_reason.as_deref().and_then(ForkReason::parse),
-                    mailbox: n.mailbox.to_string(),
-                    folder: n.folder,
-                    file: n.file,
-                    depth: n.depth,
-                })
-                .collect(),
-        }
-    }
-}
-
-/// A thread of my mailbox.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ThreadSummary {
-    pub thread: String,
-    pub title: String,
-    /// Messages of the thread in my mailbox and the replies in their conversations (the nodes
-    /// `get_thread` draws from my mailbox).
-    pub messages: usize,
-    pub last_activity: String,
-}
-
-/// The result of `threads`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ThreadsResult {
-    pub threads: Vec<ThreadSummary>,
-}
-
-/// The result of `fork`: the new message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ForkResult {
-    pub id: String,
-    pub file: String,
-    pub thread: String,
-    pub forked_from: String,
-    pub reason: ForkReason,
-    /// The nodes the fork made obsolete (those whose files could not be marked are warnings;
-    /// the fork still lists them).
-    pub obsoleted: Vec<String>,
-    pub delivered_to: Vec<String>,
-    /// Recipients on another machine: pending until their hub has the file.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub queued_for: Vec<String>,
 }
 
 /// What `filebox init` set up.
@@ -487,17 +184,6 @@ pub struct InitResult {
 pub struct AgentAdded {
     pub agent: String,
     pub mailbox: String,
-}
-
-/// The result of `wait`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct WaitResult {
-    /// The messages that arrived in my inbox since the last wait (oldest first); empty when
-    /// the wait timed out or was cancelled.
-    pub messages: Vec<MessageSummary>,
-    /// With `format: "xml"`: those messages whole, as `<teammate-message>` blocks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub xml: Option<String>,
 }
 
 /// Where a question stands.
@@ -547,38 +233,4 @@ pub struct AttachmentView {
     pub mime_type: String,
     /// Where the file is.
     pub path: String,
-}
-
-/// An open question in a human's inbox, for a page.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct OpenQuestion {
-    pub id: String,
-    /// `ASK` (a question) or `RPT` (a work report).
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// The asking agent.
-    pub from: String,
-    pub title: String,
-    /// The question or summary, in Markdown.
-    pub body: String,
-    pub project_directory: Option<String>,
-    /// The asking program (MCP client name).
-    pub client: Option<String>,
-    /// The asking agent's own name, its model, and when its program sent the question (by
-    /// its clock), when the program said.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent_name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reasoning_model: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sent_at: Option<String>,
-    pub options: Vec<String>,
-    /// When it was asked (ISO 8601 UTC).
-    pub asked_at: String,
-}
-
-/// The open questions of my inbox (and hold), oldest first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct OpenQuestions {
-    pub questions: Vec<OpenQuestion>,
 }

@@ -9,7 +9,13 @@ use serde_json::{Value, json};
 
 /// A config with agents `qa` and `dev` (mailboxes under a temp dir), acting as `me`.
 fn mailroom(dir: &tempfile::TempDir, me: &str) -> Mailroom {
-    filebox_testkit::mailroom(dir.path(), &[("qa", "agent"), ("dev", "agent")], me)
+    mailroom_among(dir, &["qa", "dev"], me)
+}
+
+/// A config with these agents (and any it had), acting as `me`.
+fn mailroom_among(dir: &tempfile::TempDir, agents: &[&str], me: &str) -> Mailroom {
+    let agents: Vec<(&str, &str)> = agents.iter().map(|agent| (*agent, "agent")).collect();
+    filebox_testkit::mailroom(dir.path(), &agents, me)
 }
 
 fn call(mailroom: &Mailroom, name: &str, args: Value) -> Result<filebox_api::Reply, CallError> {
@@ -358,4 +364,56 @@ fn a_keyed_send_or_reply_repeated_by_name_writes_once() {
         }
         other => panic!("expected an invalid key, got {other:?}"),
     }
+}
+
+/// The README's thread: qa asks dev, answers to go to lead; dev answers (to lead), lead answers
+/// back (to dev). Three entries, none of them in qa's copy. Returns the mailrooms of qa and dev
+/// and the message's id.
+fn answered_elsewhere(dir: &tempfile::TempDir) -> (Mailroom, Mailroom, String) {
+    let qa = mailroom_among(dir, &["qa", "dev", "lead"], "qa");
+    let dev = mailroom_among(dir, &["qa", "dev", "lead"], "dev");
+    let lead = mailroom_among(dir, &["qa", "dev", "lead"], "lead");
+    let asked = json!({"to": "dev", "type": "ER", "content": "Export users as CSV",
+        "reply_to_agent": "lead"});
+    let sent = call(&qa, "send_message", asked).unwrap();
+    let id = sent.value["id"].as_str().unwrap().to_owned();
+    call(
+        &dev,
+        "reply_message",
+        json!({"id": id, "content": "Done, see PR 12"}),
+    )
+    .unwrap();
+    call(
+        &lead,
+        "reply_message",
+        json!({"id": id, "content": "Thanks; also XLSX?"}),
+    )
+    .unwrap();
+    (qa, dev, id)
+}
+
+#[test]
+fn a_thread_counts_its_entries_wherever_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let (qa, _dev, id) = answered_elsewhere(&dir);
+    let drawn = call(&qa, "get_thread", json!({"id": id})).unwrap();
+    assert_eq!(drawn.value["nodes"].as_array().unwrap().len(), 3);
+    let listed = call(&qa, "list_threads", json!({})).unwrap();
+    assert_eq!(
+        listed.value["threads"][0]["messages"], 3,
+        "{}",
+        listed.value
+    );
+    assert!(listed.text.contains("(3 messages)"), "{}", listed.text);
+}
+
+#[test]
+fn status_says_who_sent_the_message_not_who_wrote_last() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_qa, dev, id) = answered_elsewhere(&dir);
+    let status = call(&dev, "message_status", json!({"id": id})).unwrap();
+    assert!(status.text.contains("; from qa,"), "{}", status.text);
+    assert_eq!(status.value["original_sender"], "qa", "{}", status.value);
+    // The last writer is its own field.
+    assert_eq!(status.value["sender"], "lead", "{}", status.value);
 }

@@ -1,5 +1,6 @@
 //! `hub`: the real hub (`filebox serve --listen 127.0.0.1:0`) loaded with `email.send`, then
-//! `email.reply` (the answer path: a move), over loopback HTTP JSON-RPC by 1, 16 and 64
+//! `email.reply` (the answer path: a move), and A2A `SendMessage` to dev's endpoint beside
+//! `email.send` with and without an idempotency key (A2A's `messageId` is one), over loopback HTTP JSON-RPC by 1, 16 and 64
 //! clients for a bounded time, with the hub's CPU per call (counted until the hub is idle
 //! again, so the work the calls leave behind is theirs and the next case starts on a settled
 //! hub); with `--baseline OLD_FILEBOX` the same against a hub of that build, in the same
@@ -55,6 +56,11 @@ enum Call {
     Send,
     /// `email.reply` by dev to a message qa sent it just before (that send not counted).
     Reply,
+    /// `email.send` with a new `idempotencyKey` each: the keyed send A2A's `messageId` makes.
+    SendKeyed,
+    /// A2A `SendMessage` to dev's endpoint (`/a2a/dev`), each with a new `messageId`: the
+    /// same delivery as `email.send`, through the A2A surface (this build only).
+    A2aSend,
 }
 
 /// Which `filebox` a hub runs.
@@ -71,6 +77,8 @@ impl Case {
             Case::Hub(Call::Send, _, Build::Baseline) => "baseline hub: email.send",
             Case::Hub(Call::Reply, _, Build::This) => "hub: email.reply (a move)",
             Case::Hub(Call::Reply, _, Build::Baseline) => "baseline hub: email.reply",
+            Case::Hub(Call::SendKeyed, _, _) => "hub: email.send with an idempotencyKey",
+            Case::Hub(Call::A2aSend, _, _) => "hub: A2A SendMessage over HTTP JSON-RPC",
             Case::Cli(_) => "CLI: filebox send, a process per send",
             Case::Floor(_, DirSync::Private) => "floor: write+fsync+rename+dir fsync",
             Case::Floor(_, DirSync::Grouped) => "floor, group-committed dir fsync",
@@ -149,11 +157,18 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         &[Build::This]
     };
 
-    let hub_cases = [Call::Send, Call::Reply].into_iter().flat_map(|call| {
-        CLIENTS
-            .iter()
-            .flat_map(move |&n| builds.iter().map(move |&build| Case::Hub(call, n, build)))
-    });
+    let hub_cases = [Call::Send, Call::SendKeyed, Call::A2aSend, Call::Reply]
+        .into_iter()
+        .flat_map(|call| {
+            CLIENTS.iter().flat_map(move |&n| {
+                builds
+                    .iter()
+                    .filter(move |&&build| {
+                        !matches!(call, Call::A2aSend | Call::SendKeyed) || build == Build::This
+                    })
+                    .map(move |&build| Case::Hub(call, n, build))
+            })
+        });
     let cases: Vec<Case> = hub_cases
         .chain(CLIENTS.iter().map(|&n| Case::Cli(n)))
         .chain([
@@ -339,8 +354,12 @@ fn print_ratios(cases: &[Case], tallies: &[Tally]) {
             (Some(this), Some(old)) => format!("{:.2}×", this / old),
             _ => "-".to_owned(),
         };
+        let a2a = hub(Call::A2aSend, Build::This).unwrap_or(0.0);
+        let keyed = hub(Call::SendKeyed, Build::This).unwrap_or(0.0);
         rows.push(vec![
             n.to_string(),
+            format!("{:.2}×", a2a / send),
+            format!("{:.2}×", a2a / keyed),
             format!("{:.1}×", send / cli),
             format!("{:.0}%", 200.0 * send / private),
             against(Call::Send),
@@ -352,6 +371,8 @@ fn print_ratios(cases: &[Case], tallies: &[Tally]) {
         "Ratios (same run)",
         &[
             "clients",
+            "A2A SendMessage / email.send (throughput)",
+            "A2A SendMessage / keyed email.send",
             "hub send / CLI (same clients)",
             "hub send files / 16-writer floor files (2 per send)",
             "send: this / baseline",
@@ -379,14 +400,35 @@ fn hub_client(address: SocketAddr, call: Call, body: &str, deadline: Instant) ->
         "body": body,
         "sourceType": "agent",
     });
+    // Unique across clients and runs: the client's start time and a counter.
+    let client = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let mut sent_count = 0u64;
     while Instant::now() < deadline {
         let mut started = Instant::now();
+        sent_count += 1;
         let outcome = (|| -> Result<()> {
             let open = match connection.take() {
                 Some(open) => open,
                 None => Connection::open(address)?,
             };
             let open = connection.insert(open);
+            if call == Call::A2aSend {
+                let message = json!({ "message": {
+                    "messageId": format!("bench-{client}-{sent_count}"),
+                    "role": "ROLE_USER",
+                    "parts": [{ "text": body }],
+                } });
+                rpc_at(open, "/a2a/dev", "SendMessage", &message)?;
+                return Ok(());
+            }
+            if call == Call::SendKeyed {
+                let mut keyed = send.clone();
+                keyed["idempotencyKey"] = json!(format!("bench-{client}-{sent_count}"));
+                rpc(open, "email.send", &keyed)?;
+                return Ok(());
+            }
             let sent = rpc(open, "email.send", &send)?;
             if call == Call::Reply {
                 let id = sent.get("id").and_then(Value::as_str).ok_or("no id sent")?;
@@ -409,8 +451,13 @@ fn hub_client(address: SocketAddr, call: Call, body: &str, deadline: Instant) ->
 
 /// One JSON-RPC call on `connection`: its result, or the answer as an error.
 fn rpc(connection: &mut Connection, method: &str, params: &Value) -> Result<Value> {
+    rpc_at(connection, "/rpc", method, params)
+}
+
+/// [`rpc`] at another endpoint (an A2A agent's).
+fn rpc_at(connection: &mut Connection, path: &str, method: &str, params: &Value) -> Result<Value> {
     let request = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let response = connection.post_json("/rpc", request.to_string().as_bytes())?;
+    let response = connection.post_json(path, request.to_string().as_bytes())?;
     let mut answer: Value = serde_json::from_slice(&response.body)?;
     match answer.get_mut("result") {
         Some(result) if response.status == 200 => Ok(result.take()),

@@ -4,8 +4,8 @@
 use crate::agent::AgentId;
 use crate::folder::Folder;
 use crate::index::Record;
+use crate::mail::thread::{self, Thread, ThreadCopy};
 use crate::message::Message;
-use crate::thread::{self, Thread, ThreadCopy};
 
 /// Build the thread `thread_id` from copies of messages held by agents in folders, as
 /// `Mailroom::thread` does once the index has found the copies: each copy's row is derived

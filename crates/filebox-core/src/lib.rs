@@ -2,81 +2,80 @@
 //!
 //! Adapters (CLI, MCP, hub) call [`Mailroom`]; nothing here knows about async runtimes,
 //! HTTP, MCP or JSON wire types.
+//!
+//! The code is in wings, each a folder with one job (its `mod.rs` says it). A file uses its
+//! own wing and the wings below it, never one above (`scripts/check-layers` reads this line):
+//!
+//! Layers, lowest first: fs < message < store < mailbox < mailroom < index < feed < mail < human
+//!
+//! - `fs`: paths resolved beneath a folder, what a device promises, durable names, shared
+//!   fsyncs, files other programs keep.
+//! - `message`: the file format (header, structure, parsing, rendering, names, limits) and text
+//!   put in front of a model.
+//! - `store`: the only writer: staging, publishing, safe reads, moves and rewrites, recovery,
+//!   locks, the change journal.
+//! - `mailbox`: one mailbox's folders and listings, a message's copies and which speaks,
+//!   attachments, what a copy's folder says of its status.
+//! - `mailroom`: the config, its live copy, the current agent and its reach, client info.
+//! - `index`: the search index, search, finding a message by reference and its copies.
+//! - `feed`: the change feed, marks, the wait cursor, waiting, read receipts, read marks.
+//! - `mail`: send and reply, idempotency, transitions, annotations, forks, foreign and
+//!   travelled mail, threads, the status report.
+//! - `human`: questions and work reports to a person, permission prompts and their leases.
+//!
+//! The leaf files beside them (`error`, `agent`, `choice`, `folder`, `time`) sit below every
+//! wing; `fuzzing` (the fuzz targets' entry points) above them all.
 
 mod agent;
-mod annotate;
-pub mod attachment;
-mod beneath;
-mod checked_dirs;
 mod choice;
-pub mod client_info;
-pub mod config;
-pub mod confined;
-pub mod copy;
-mod cursor;
-mod durable_names;
 mod error;
 mod feed;
-mod file_system;
 mod folder;
-mod foreign;
-mod fork;
+mod fs;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
-pub mod group_commit;
-mod held_here;
-pub mod idempotency;
+mod human;
 pub mod index;
-mod journal;
-mod live_config;
+mod mail;
 mod mailbox;
 mod mailroom;
-mod mark;
 pub mod message;
-pub mod model_text;
-mod parallel;
-pub mod permission;
-mod prompt_lease;
-pub mod question;
-mod read_marks;
-pub mod receipt;
-mod reply;
-mod search;
-mod send;
-mod status;
 mod store;
-#[cfg(test)]
-mod test_mailroom;
-mod thread;
 pub mod time;
-mod transition;
-pub mod travelled;
-mod watch;
+
+// The modules other crates name by path, where they live now.
+pub use feed::receipt;
+pub use fs::{confined, group_commit};
+pub use human::{permission, question};
+pub use mail::{idempotency, travelled};
+pub use mailbox::{attachment, copy};
+pub use mailroom::{client_info, config};
+pub use message::model_text;
 
 pub use agent::AgentId;
-pub use attachment::{Attachment, AttachmentRef};
 pub use choice::{AgentKind, Choice};
-pub use config::{AgentEntry, Config, ConfigFile};
-pub use cursor::Claim;
 pub use error::{Error, Result};
+pub use feed::cursor::{Arrivals, Claim};
+pub use feed::receipt::Receipt;
+pub use feed::watch::InboxWatch;
 pub use feed::{Change, ChangeKind, Feed, Wake};
 pub use folder::Folder;
-pub use foreign::{ForeignDelivery, ForeignMessage};
-pub use fork::{ForkReason, ForkReceipt, ForkRequest};
-pub use idempotency::IdempotencyKey;
-pub use live_config::LiveConfig;
-pub use mailbox::{Envelope, Listing, Mailbox, MessageRef, Problem};
-pub use mailroom::{Approvals, Mailroom, Reach, Unusable};
-pub use message::{ConversationEntry, Message, MessageType, ProcessingEntry};
-pub use question::{
+pub use human::question::{
     Answer, AnswerWait, Asked, AskedBy, OpenQuestion, QuestionKind, QuestionRequest, QuestionState,
 };
-pub use receipt::Receipt;
-pub use reply::{REPLIER_COPY_FOLDERS, SYSTEM_MAILBOX, replier_copy_folder};
-pub use send::{Priority, SendReceipt, SendRequest, SourceType, derive_title};
-pub use status::{RecipientStatus, Status, StatusReport, copy_status};
+pub use mail::foreign::{ForeignDelivery, ForeignMessage};
+pub use mail::fork::{ForkReason, ForkReceipt, ForkRequest};
+pub use mail::idempotency::IdempotencyKey;
+pub use mail::reply::{REPLIER_COPY_FOLDERS, SYSTEM_MAILBOX, SourceType, replier_copy_folder};
+pub use mail::send::{Priority, SendReceipt, SendRequest, derive_title};
+pub use mail::status::{RecipientStatus, StatusReport, copy_status};
+pub use mail::thread::{ENTRY_SEPARATOR, Thread, ThreadNode};
+pub use mail::transition::{Transition, TransitionReceipt};
+pub use mail::travelled::Travelled;
+pub use mailbox::attachment::{Attachment, AttachmentRef};
+pub use mailbox::{Envelope, Listing, Mailbox, MessageRef, Problem, Status};
+pub use mailroom::config::{AgentEntry, Config, ConfigFile};
+pub use mailroom::live_config::LiveConfig;
+pub use mailroom::{Approvals, Mailroom, Reach, Unusable};
+pub use message::{ConversationEntry, Message, MessageType, ProcessingEntry};
 pub use store::{Recovery, Unsynced};
-pub use thread::{ENTRY_SEPARATOR, Thread, ThreadNode};
-pub use transition::{Transition, TransitionReceipt};
-pub use travelled::Travelled;
-pub use watch::{Arrivals, InboxWatch};

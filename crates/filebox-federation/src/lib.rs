@@ -26,7 +26,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
-pub use settings::{Settings, Tls};
+pub use settings::{Settings, Tls, check_remote_agent};
 
 /// How long the publisher waits before starting again after a failure.
 const RESTART_DELAY: Duration = Duration::from_secs(2);

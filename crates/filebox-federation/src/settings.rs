@@ -155,8 +155,8 @@ pub(crate) fn check_hub_name(hub: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// An agent on another hub is named `name@hub` after the hub it lives on.
-fn check_remote_agent(agent: &AgentId, hub: &str) -> anyhow::Result<()> {
+/// An agent on another hub is named `name@hub` after the hub it lives on (a valid hub name).
+pub fn check_remote_agent(agent: &AgentId, hub: &str) -> anyhow::Result<()> {
     check_hub_name(hub)?;
     match agent.as_str().split_once('@') {
         Some((_, domain)) if domain == hub => Ok(()),

@@ -189,9 +189,13 @@ pub fn render(report: &Report) -> String {
             Some(age) => format!(" · {} owed a receipt, the oldest for {age} s", hub.owed),
             None => String::new(),
         };
+        let agents = match hub.agents {
+            1 => "1 agent".to_owned(),
+            n => format!("{n} agents"),
+        };
         lines.push(format!(
-            "{}{me}: {} agents known here · {waiting} · {} queued here{owed}{consumer}",
-            hub.hub, hub.agents, hub.queued
+            "{}{me}: {agents} known here · {waiting} · {} queued here{owed}{consumer}",
+            hub.hub, hub.queued
         ));
     }
     if report.refused > 0 {

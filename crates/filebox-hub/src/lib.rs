@@ -8,6 +8,7 @@
 //! it names; the hub keeps no state that is not on disk (it re-reads the config for every
 //! request), so it can be killed at any instant and started again.
 
+mod a2a;
 mod assistant_ws;
 mod bridges;
 mod connect;
@@ -46,4 +47,4 @@ pub mod proto {
 pub use filebox_api::access::{TOKEN_FIELD, new_token, sha256_hex};
 pub use hub::Hub;
 pub use human::{PAGE_ASSETS, PageAsset};
-pub use server::{Options, SOCKET_NAME, Server, run, run_with, socket_path};
+pub use server::{Options, SOCKET_NAME, Server, check_hub_section, run, run_with, socket_path};

@@ -8,7 +8,7 @@ use axum::response::Response;
 use tracing::Instrument as _;
 
 use crate::hub::Hub;
-use crate::{assistant_ws, connect, events, guard, health, human, mcp, rpc};
+use crate::{a2a, assistant_ws, connect, events, guard, health, human, mcp, rpc};
 
 /// A route group: the routes of one surface, with the hub as their state.
 pub type RouteGroup = fn(&Hub) -> Router;
@@ -22,6 +22,7 @@ pub const GROUPS: &[RouteGroup] = &[
     human::routes,
     connect::routes,
     assistant_ws::routes,
+    a2a::routes,
 ];
 
 /// The hub's router: `groups` merged, behind the Host/Origin check, each request in its span.

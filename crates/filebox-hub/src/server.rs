@@ -121,6 +121,10 @@ impl Server {
         let tasks = vec![
             tokio::spawn(runner::supervise(hub.clone(), hub.events().live())),
             tokio::spawn(webhook::supervise(hub.clone(), hub.events().live())),
+            tokio::spawn(crate::a2a::push::supervise(
+                hub.clone(),
+                hub.events().live(),
+            )),
             tokio::spawn(indexer::keep_indexes(hub.clone(), hub.events().live())),
             tokio::spawn(prompts::keep_watch(hub.clone(), hub.events().live())),
             tokio::spawn(events::follow(hub.clone(), follower)),
@@ -229,6 +233,12 @@ fn bind_socket(path: &Path) -> anyhow::Result<UnixListener> {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
         .with_context(|| format!("making {} private (0600)", path.display()))?;
     Ok(listener)
+}
+
+/// Whether `config`'s `hub` section is one a hub starts with (what `filebox hub set` checks
+/// before it writes one).
+pub fn check_hub_section(config: &Config) -> anyhow::Result<()> {
+    check_section(config).map(drop)
 }
 
 /// The `hub` section must be readable, its bounds sane and a webhook secret usable, before

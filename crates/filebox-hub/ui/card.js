@@ -1,10 +1,11 @@
 // One question card: drawn from the #card template, answered with an option, a quick reply, text
-// and files, and closed with a banner once answered (here or elsewhere), withdrawn or refused.
-// Its "waiting" counter runs only while the card is open.
+// and files, and closed with a banner once answered (here or elsewhere: with the answer given),
+// withdrawn or refused. Its "waiting" counter runs only while the card is open.
 
 import { $, el, onCtrlEnter } from "./dom.js";
 import { markdown } from "./markdown.js";
 import { answerFiles } from "./answer-files.js";
+import { kindName } from "./kinds.js";
 
 /** How a card can close: its banner's text and tone. */
 const OUTCOMES = {
@@ -27,13 +28,15 @@ export function questionCard(question, { hub, human, relist, dismissed }) {
   let closed = false;
   let sending = false;
 
-  const close = (outcome, keptText) => {
+  // `answer`: the answer the question got (here or elsewhere); `kept`: this page's refused text.
+  const close = ({ outcome, answer }, kept) => {
     closed = true;
     stopCounter();
     node.classList.add("closed");
     $(".banner", node)?.remove();
     node.append(el("div", { className: `banner ${outcome.tone}` }, outcome.text, " ", dismissButton(node, dismissed)));
-    if (keptText !== undefined) node.append(el("pre", { textContent: keptText }));
+    if (answer !== undefined) node.append(el("div", { className: "given" }, el("div", { className: "muted", textContent: "The answer:" }), markdown(answer)));
+    if (kept !== undefined) node.append(el("pre", { textContent: kept }));
   };
 
   const send = async (text) => {
@@ -47,7 +50,7 @@ export function questionCard(question, { hub, human, relist, dismissed }) {
     try {
       await sendAnswer(hub, human, question, text, await files.encoded());
       status.textContent = "";
-      close(OUTCOMES.sent);
+      close({ outcome: OUTCOMES.sent, answer: text.trim() || `(${files.count()} attached)` });
     } catch (error) {
       sending = false;
       // Refused as already handled: this send says what happened, so the listing below (which
@@ -60,7 +63,7 @@ export function questionCard(question, { hub, human, relist, dismissed }) {
         status.textContent = "";
         // Withdrawn (a permission prompt whose session is gone says why), else answered first.
         const gone = await outcomeElsewhere(hub, human, question.id);
-        close(gone === OUTCOMES.answeredElsewhere ? OUTCOMES.refused : gone, text);
+        close(gone.outcome === OUTCOMES.answeredElsewhere ? { ...gone, outcome: OUTCOMES.refused } : gone, text);
       } else {
         status.textContent = `Not sent: ${error.message}`;
         status.className = "status error";
@@ -82,19 +85,18 @@ export function questionCard(question, { hub, human, relist, dismissed }) {
   };
 }
 
-/** The pill of each question type: a work report, a tool-use approval a host relayed, a question. */
-const KINDS = { RPT: "work report", PRM: "permission" };
-
 function fill(node, question, context) {
   node.dataset.id = question.id;
   node.classList.toggle("report", question.type === "RPT");
   node.classList.toggle("permission", question.type === "PRM");
   $(".from", node).textContent = question.from;
-  $(".kind", node).textContent = KINDS[question.type] || "question";
+  $(".kind", node).textContent = kindName(question.type);
   $(".client", node).textContent = question.client ? `via ${question.client}` : "";
   $(".asker", node).textContent = askedBy(question);
   $(".project", node).textContent = question.project_directory || "";
-  $(".body", node).replaceWith(question.type === "PRM" ? toolInput(question.body) : markdown(question.body, context));
+  const body = question.type === "PRM" ? toolInput(question.body) : markdown(question.body, context);
+  body.classList.add("body");
+  $(".body", node).replaceWith(body);
 }
 
 /** A permission's text as it is, never read as Markdown: it holds the tool input that Allow
@@ -160,18 +162,19 @@ function setButtonsDisabled(node, disabled) {
 }
 
 /** Withdrawn when the human's copy is in cancel/ (saying why, for a relayed permission prompt),
- * else answered elsewhere. */
+ * else answered elsewhere, with the answer: the human's last reply in the copy's conversation. */
 async function outcomeElsewhere(hub, human, id) {
   try {
     const copy = await hub.call("email.read", { agent: human.id, id });
     if (copy.folder === "cancel") {
       const withdrawn = (copy.history || []).filter((line) => line.action === "Withdrawn").pop();
-      return copy.type === "PRM" && withdrawn ? OUTCOMES.withdrawnBecause(withdrawn.details) : OUTCOMES.withdrawn;
+      return { outcome: copy.type === "PRM" && withdrawn ? OUTCOMES.withdrawnBecause(withdrawn.details) : OUTCOMES.withdrawn };
     }
+    const answer = (copy.replies || []).filter((reply) => reply.from === human.id).pop();
+    return { outcome: OUTCOMES.answeredElsewhere, answer: answer?.body };
   } catch {
-    /* keep the general wording */
+    return { outcome: OUTCOMES.answeredElsewhere }; // the general wording
   }
-  return OUTCOMES.answeredElsewhere;
 }
 
 // A closed card stays until its reader dismisses it (so a page that was away sees what happened).

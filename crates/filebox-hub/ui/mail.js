@@ -1,11 +1,17 @@
 // The mailboxes: a button per agent, the chosen one's folders, and the folder's listing, newest
 // first and a page at a time ("Show older"), or the mailbox's search hits; a row opens the message.
+// A row marks unread (bold, a dot) and urgent mail, and shows its date, type, title (plain text,
+// cut on characters), sender and status; at phone width the same on two lines.
 
 import { $, el } from "./dom.js";
-import { titleNodes } from "./markdown.js";
+import { plainTitle } from "./markdown.js";
+import { shortDate, timeNode } from "./dates.js";
+import { kindName } from "./kinds.js";
 
 const FOLDERS = ["inbox", "outbox", "done", "cancel", "hold"];
 const PAGE = 100;
+/** The characters of a title a row shows; the whole title is its tooltip. */
+const TITLE_CHARS = 120;
 
 /** The mail section over `agents`, starting on `first`'s inbox; `open(agent, id)` reads a
  * message. `refreshSoon()` redraws the listing after live events (a burst of them draws once). */
@@ -105,12 +111,33 @@ function navButton(text, current, onclick) {
 }
 
 function listingRow(message, onclick) {
-  const when = (message.createdAt || message.timestamp || "").replace("T", " ").slice(0, 16);
-  const row = el("div", { className: "row", onclick },
-    el("span", { className: "when muted", textContent: when }),
-    el("span", { className: "kind pill", textContent: message.type || message.kind || "" }),
-    el("span", { className: "title" }, ...titleNodes(message.subject || message.title), ` — ${message.from || message.sender || ""}`),
-    el("span", { className: "muted", textContent: message.status || message.folder || "" }));
+  const created = message.createdAt || message.timestamp;
+  const title = plainTitle(message.subject || message.title);
+  const type = message.type || message.kind || "";
+  // Unread: in the holder's inbox, not yet put in front of its reader (`read` once it was).
+  const unread = message.folder === "inbox" && message.status === "delivered";
+  const urgent = message.priority === "urgent";
+  const row = el("div", { className: `row${unread ? " unread" : ""}${urgent ? " urgent" : ""}`, onclick },
+    el("span", { className: "marks" }, unread ? mark("dot", "unread", "") : null, urgent ? mark("urgent-mark", "urgent", "!") : null),
+    el("span", { className: "when muted" }, timeNode(created, shortDate(created))),
+    el("span", { className: "kind pill", textContent: kindName(type), title: type }),
+    el("span", { className: "title", textContent: cut(title, TITLE_CHARS), title }),
+    el("span", { className: "from muted", textContent: message.from || message.sender || "" }),
+    el("span", { className: "state muted", textContent: message.status || message.folder || "" }));
   Object.assign(row.dataset, { id: message.id, file: message.file || "" });
   return row;
+}
+
+/** A row's mark: a symbol with its name for screen readers and as a tooltip. */
+function mark(className, name, symbol) {
+  const node = el("span", { className, textContent: symbol, title: name });
+  node.setAttribute("role", "img");
+  node.setAttribute("aria-label", name);
+  return node;
+}
+
+/** `text` cut to `max` characters (never inside one), ending in an ellipsis when it was cut. */
+function cut(text, max) {
+  const characters = [...text];
+  return characters.length > max ? `${characters.slice(0, max - 1).join("").trimEnd()}…` : text;
 }

@@ -1,8 +1,9 @@
 // Markdown, safely: blocks and inline spans become elements with text content only, so raw HTML
 // in a message is shown as text, never interpreted. Attachments are drawn or offered for download,
-// never given a URL the page's origin serves (see `attachmentNode`).
+// never given a URL the page's origin serves (see `attachmentNode`). GFM tables: `table.js`.
 
 import { el } from "./dom.js";
+import { tableAt, tableStarts } from "./table.js";
 
 const FENCE = /^```/;
 const HEADING = /^#{1,6}\s/;
@@ -17,10 +18,10 @@ export function markdown(text, context) {
   const root = el("div", { className: "md" });
   const lines = text.replace(/\r\n/g, "\n").split("\n");
   let i = 0;
-  // Takes the lines from i on while `test` holds, mapped by `take`.
+  // Takes the lines from i on while `test(line, index)` holds, mapped by `take`.
   const run = (test, take = (line) => line) => {
     const taken = [];
-    for (; i < lines.length && test(lines[i]); i++) taken.push(take(lines[i]));
+    for (; i < lines.length && test(lines[i], i); i++) taken.push(take(lines[i]));
     return taken;
   };
   while (i < lines.length) {
@@ -42,10 +43,14 @@ export function markdown(text, context) {
     } else if (QUOTE.test(line)) {
       const quote = run((l) => QUOTE.test(l), (l) => l.replace(/^>\s?/, ""));
       root.append(el("blockquote", {}, ...inline(quote.join(" "), context)));
+    } else if (tableStarts(lines, i)) {
+      const table = tableAt(lines, i, (cell) => inline(cell, context));
+      root.append(table.node);
+      i = table.end;
     } else if (line.trim() === "") {
       i++;
     } else {
-      const paragraph = run((l) => l.trim() !== "" && !BLOCK_START.test(l));
+      const paragraph = run((l, at) => l.trim() !== "" && !BLOCK_START.test(l) && !tableStarts(lines, at));
       root.append(el("p", {}, ...inline(paragraph.join("\n"), context)));
     }
   }
@@ -68,11 +73,14 @@ function inline(text, context) {
   return out;
 }
 
-// A title is the first line of Markdown: drawn with its inline marks where the page draws
-// elements, and without them where only text goes (a notification, the thread graph).
-export const titleNodes = (text) => inline(text || "", null);
-export const plainTitle = (text) => (text || "").replace(INLINE, (whole, link, label, url, title, code, strong, em) =>
-  link ? label : code ? code.slice(1, -1) : strong ? strong.slice(2, -2) : em.slice(1, -1));
+/** A title (the first line of a message's Markdown) as plain text, as every place that shows
+ * one draws it: its inline marks taken out, and so is a mark that a cut title left open
+ * (`clashes with *Jenkins…`, `see [the log](https://ci.exa…`). */
+export const plainTitle = (text) => (text || "")
+  .replace(INLINE, (whole, link, label, url, title, code, strong, em) =>
+    link ? label : code ? code.slice(1, -1) : strong ? strong.slice(2, -2) : em.slice(1, -1))
+  .replace(/!?\[([^\]]*)\]\([^)]*$/, "$1…")
+  .replace(/(^|\s)(\*{1,3}|`+|!?\[)(?=\S)/g, "$1");
 
 // A link to an attachment (`../attachments/<id>/<name>`) is an attachment node; other links
 // only when http(s).

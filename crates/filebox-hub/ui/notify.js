@@ -1,20 +1,31 @@
-// Telling the human that a question arrived: a short tone and, once allowed, a notification.
+// Telling the human that a question arrived: a short tone, and a browser notification while the
+// page is in a background tab, once the person allowed it with the "Notify me" button (the
+// browser's permission prompt only ever follows that click; the button goes once answered).
 
 import { plainTitle } from "./markdown.js";
 
-/** The "Notify me" button asks the browser's permission to notify, and plays the tone. */
+const supported = () => "Notification" in window;
+
+/** Offers `button` while the browser has not been told whether the page may notify; a click
+ * asks it (and plays the tone, so the person knows what a question sounds like). */
 export function offerNotifications(button) {
+  const offer = () => {
+    button.hidden = !supported() || Notification.permission !== "default";
+  };
+  offer();
   button.onclick = async () => {
-    if ("Notification" in window) await Notification.requestPermission();
     beep();
+    if (supported()) await Notification.requestPermission();
+    offer();
   };
 }
 
-/** Tells of a new `question`. */
+/** Tells of a new `question`: the tone, and a notification when the page is not in view. */
 export function announce(question) {
   beep();
-  if ("Notification" in window && Notification.permission === "granted") {
-    new Notification(`${question.from} asks`, { body: plainTitle(question.title), tag: question.id });
+  if (document.hidden && supported() && Notification.permission === "granted") {
+    const notification = new Notification(`${question.from} asks`, { body: plainTitle(question.title), tag: question.id });
+    notification.onclick = () => window.focus();
   }
 }
 

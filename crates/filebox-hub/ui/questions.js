@@ -1,22 +1,51 @@
 // The open questions: listed (questions.open) when the page loads, on every live event of the
 // human's mailbox and after every reconnect; a card each, closed when the question leaves the
-// human's inbox, announced when it arrives while the page is open.
+// human's inbox, announced when it arrives while the page is open. Questions and permission
+// prompts that hold an agent up come first, then the rest; newest first within each. Until the
+// first listing has come the section says it is looking, never "No open questions"; the tab's
+// title counts the questions waiting ("(2) FileBox").
 
 import { $ } from "./dom.js";
 import { questionCard } from "./card.js";
+import { isBlocking } from "./kinds.js";
 import { announce } from "./notify.js";
+
+const NONE = "No open questions. New ones appear here at once.";
+
+/** Whether question `a` is shown above `b`: blocking first, then the newer one. */
+const before = (a, b) =>
+  isBlocking(a.type) !== isBlocking(b.type) ? isBlocking(a.type) : Date.parse(a.asked_at) >= Date.parse(b.asked_at);
 
 /** The "Waiting for you" section of `human` (null: there is none, and nothing is listed). */
 export function questionsPanel(hub, human) {
-  const cards = new Map(); // question id -> its card
+  const cards = new Map(); // question id -> { card, question }
+  const pageTitle = document.title;
   let listedBefore = false;
   const showNone = () => {
+    $("#none").textContent = NONE;
     $("#none").hidden = cards.size > 0;
   };
 
+  // Each new card goes above the first card it comes before, so no open card moves (one being
+  // typed into keeps its focus). Listed oldest first, so of two asked in the same second the
+  // later one ends up above.
+  function place(node, question) {
+    const next = [...$("#questions").children].find((shown) => {
+      const other = cards.get(shown.dataset.id);
+      return other && before(question, other.question);
+    });
+    $("#questions").insertBefore(node, next || null);
+  }
+
   async function relist() {
-    if (!human) return;
-    const questions = await openQuestions(hub, human);
+    if (!human) return showNone();
+    let questions;
+    try {
+      questions = await openQuestions(hub, human);
+    } catch (error) {
+      if (!listedBefore) $("#none").hidden = true; // the problem says why nothing is listed
+      throw error;
+    }
     for (const question of questions.filter((q) => !cards.has(q.id))) {
       const card = questionCard(question, {
         hub,
@@ -27,14 +56,15 @@ export function questionsPanel(hub, human) {
           showNone();
         },
       });
-      cards.set(question.id, card);
-      $("#questions").append(card.node);
+      place(card.node, question);
+      cards.set(question.id, { card, question });
       if (listedBefore) announce(question);
     }
     const open = new Set(questions.map((q) => q.id));
-    for (const [id, card] of cards) if (!open.has(id)) card.closeAsGone();
+    for (const [id, { card }] of cards) if (!open.has(id)) card.closeAsGone();
     listedBefore = true;
     $("#count").textContent = questions.length ? String(questions.length) : "";
+    document.title = questions.length ? `(${questions.length}) ${pageTitle}` : pageTitle;
     showNone();
   }
   return { relist };

@@ -1,8 +1,10 @@
-// Reading a message: its header line, body and conversation, "Show thread", and a reply box when
-// the mailbox is the human's own.
+// Reading a message: its header (type, who to whom, when, the file as a small detail), body and
+// conversation, "Show thread", and a reply box when the mailbox is the human's own.
 
 import { $, el, onCtrlEnter } from "./dom.js";
-import { markdown, titleNodes } from "./markdown.js";
+import { markdown, plainTitle } from "./markdown.js";
+import { dayAndTime, timeNode } from "./dates.js";
+import { kindName } from "./kinds.js";
 import { threadGraph } from "./thread.js";
 
 /** `read(agent, id)`: shows `agent`'s message `id` in the #reader. */
@@ -31,13 +33,18 @@ export function messageReader(hub, human) {
 }
 
 function messageNodes(message, context) {
-  const about = `${message.from} → ${message.to.join(", ")} · ${message.createdAt} · ${message.status} · ${message.folder}/${message.file}`;
   return [
-    el("h3", {}, `${message.type}: `, ...titleNodes(message.subject)),
-    el("div", { className: "muted", textContent: about }),
+    el("h3", { textContent: plainTitle(message.subject) }),
+    el("div", { className: "about" },
+      el("span", { className: "kind pill", textContent: kindName(message.type), title: message.type }),
+      message.priority === "urgent" ? el("span", { className: "pill urgent-pill", textContent: "urgent" }) : null,
+      el("span", {}, el("strong", { textContent: message.from }), ` → ${message.to.join(", ")}`),
+      el("span", { className: "muted" }, timeNode(message.createdAt, dayAndTime(message.createdAt)), ` · ${message.status}`)),
+    el("div", { className: "file muted", textContent: `${message.folder}/${message.file}` }),
     markdown(message.body, context),
     ...(message.replies || []).map((reply) => el("div", { className: "entry" },
-      el("div", { className: "muted", textContent: `${reply.createdAt} · ${reply.from} → ${reply.to} (${reply.type})` }),
+      el("div", { className: "muted" }, el("strong", { textContent: reply.from }), ` → ${reply.to} · ${kindName(reply.type)} · `,
+        timeNode(reply.createdAt, dayAndTime(reply.createdAt))),
       markdown(reply.body, context))),
   ];
 }

@@ -76,10 +76,23 @@ pub(crate) fn command() -> clap::Command {
         let path: Vec<&str> = verb.cli.split(' ').collect();
         command = with_subcommand(command, &path, verb.command().display_order(order));
     }
-    EXTENDED.iter().fold(command, |command, (name, extend)| {
+    let command = EXTENDED.iter().fold(command, |command, (name, extend)| {
         command.mut_subcommand(name, extend)
+    });
+    ALSO_NAMED.iter().fold(command, |command, (other, name)| {
+        command
+            .mut_subcommand(other, |other| other.hide(true))
+            .mut_subcommand(name, |named| {
+                let about = named.get_about().map(ToString::to_string);
+                named.about(format!("{} (also: {other})", about.unwrap_or_default()))
+            })
     })
 }
+
+/// Verbs that are another name for a verb (`work_report` for `task_finish`, as Agent
+/// Assistant renamed it): the other name still runs, and `--help` lists the verb once, saying
+/// `(also: OTHER)`.
+const ALSO_NAMED: [(&str, &str); 1] = [("work-report", "report")];
 
 /// The settings of the root command, whole tree or narrowed.
 fn root(command: clap::Command) -> clap::Command {
@@ -156,6 +169,16 @@ pub(crate) fn parse() -> Result<(Global, Invocation), clap::Error> {
         Some(Err(_)) | None => {}
     }
     parse_matches(&command().try_get_matches_from(&args)?)
+}
+
+/// Parse a command line given as words (`filebox quickstart` runs its steps so), against the
+/// whole tree.
+pub(crate) fn parse_from<I, T>(args: I) -> anyhow::Result<(Global, Invocation)>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    Ok(parse_matches(&command().try_get_matches_from(args)?)?)
 }
 
 /// The input a value parser could not read (a file, standard input), when that is the error.
@@ -248,6 +271,9 @@ pub(crate) enum Command {
     /// Hubs on several machines, federated over NATS JetStream (the config's `federation`
     /// section; agents of other hubs are `name@hub`, `"hub": "NAME"` in `agents`).
     Federation(FederationArgs),
+    /// The config's `hub` section: where webhooks may go (`callback_allow`) and the key they
+    /// are signed with (`webhook_secret`).
+    Hub(HubArgs),
     /// Show FileBox working with no setup: two agents in a throwaway folder walk an
     /// enhancement-request exchange, printing each step.
     Quickstart(QuickstartArgs),
@@ -299,24 +325,35 @@ pub(crate) struct InitArgs {
 // since a doc comment would replace the help of `agents`.
 #[derive(Debug, Subcommand)]
 pub(crate) enum AgentsAction {
-    /// Add an agent or a person (or change its mailbox or kind) and create its mailbox folders.
-    Add {
-        /// The agent id: letters, digits, `_`, `-`, `.`
-        id: String,
-        /// Its mailbox folder [default: ./mailboxes/<ID>]
-        #[arg(long, value_name = "PATH")]
-        mailbox: Option<PathBuf>,
-        /// An agent, or a human: a person's mailbox, who `filebox ask` asks [default: agent,
-        /// or the kind it has]
-        #[arg(long, value_parser = choice::<AgentKind>())]
-        kind: Option<AgentKind>,
-    },
+    /// Add an agent or a person (or change its mailbox or kind) and create its mailbox
+    /// folders; with --hub, an agent of another machine's hub (`bob@ci-1 --hub ci-1`), whose
+    /// mail waits in its local stand-in mailbox (`remote/bob@ci-1/`) for the federation.
+    Add(AgentsAddArgs),
     /// Give an agent a new bearer token for the hub, printed once; the config keeps only its
     /// SHA-256 (`token_sha256`). The agent's old token stops working.
     Token {
         /// The agent id
         id: String,
     },
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct AgentsAddArgs {
+    /// The agent id: letters, digits, `_`, `-`, `.`; `NAME@HUB` for an agent of another hub
+    pub(crate) id: String,
+    /// Its mailbox folder [default: ./mailboxes/<ID>]
+    #[arg(long, value_name = "PATH", conflicts_with = "hub")]
+    pub(crate) mailbox: Option<PathBuf>,
+    /// The federated hub the agent lives on (the id must then be NAME@HUB): no mailbox here
+    #[arg(long, value_name = "HUB")]
+    pub(crate) hub: Option<String>,
+    /// An agent, or a human: a person's mailbox, who `filebox ask` asks [default: agent,
+    /// or the kind it has]
+    #[arg(long, value_parser = choice::<AgentKind>())]
+    pub(crate) kind: Option<AgentKind>,
+    /// Print the change to the config as a diff and write nothing
+    #[arg(long)]
+    pub(crate) dry_run: bool,
 }
 
 // What `teams` does besides the team verbs (`teams`, `teams inbox`, `read`, `send`); a `//`
@@ -491,6 +528,74 @@ pub(crate) enum FederationAction {
     /// what this hub has not handed to the stream yet (queued), and refused messages.
     /// Exit code 1 when NATS cannot be reached.
     Status,
+    /// Write the config's `federation` section: the options given replace those fields, the
+    /// others stay (the first time, --nats and --hub are needed). The hub reads it at start.
+    Set(FederationSetArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct FederationSetArgs {
+    /// The NATS server(s) with JetStream: one URL, or several separated by commas
+    #[arg(long, value_name = "URL")]
+    pub(crate) nats: Option<String>,
+    /// This machine's hub name, unique in the cluster (agents here are NAME@HUB elsewhere)
+    #[arg(long, value_name = "NAME")]
+    pub(crate) hub: Option<String>,
+    /// A NATS .creds file (relative: to the config's project folder)
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["nkey", "user"])]
+    pub(crate) credentials: Option<PathBuf>,
+    /// A file holding this hub's NKey seed
+    #[arg(long, value_name = "FILE", conflicts_with = "user")]
+    pub(crate) nkey: Option<PathBuf>,
+    /// This hub's NATS user name (with --password)
+    #[arg(long, value_name = "NAME", requires = "password")]
+    pub(crate) user: Option<String>,
+    /// This hub's NATS password (with --user)
+    #[arg(long, value_name = "PASSWORD", requires = "user")]
+    pub(crate) password: Option<String>,
+    /// Seconds mail may go without its receipt before it is published again
+    #[arg(long, value_name = "SECONDS")]
+    pub(crate) resend_after_secs: Option<u64>,
+    /// How many NATS servers keep each message of the stream this hub creates (1 to 5)
+    #[arg(long, value_name = "N")]
+    pub(crate) replicas: Option<u64>,
+    /// Print the change to the config as a diff and write nothing
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct HubArgs {
+    #[command(subcommand)]
+    pub(crate) action: HubAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum HubAction {
+    /// Write the config's `hub` section: the options given are set, the others stay. A
+    /// running hub reads it when it starts again.
+    Set(HubSetArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct HubSetArgs {
+    /// Let callbacks go to URLs under this one (`callback_allow`; repeatable; added to the
+    /// entries already there), e.g. http://127.0.0.1:9000/hooks/
+    #[arg(long = "allow", value_name = "URL")]
+    pub(crate) allow: Vec<String>,
+    /// The key webhooks are signed with (`webhook_secret`): `whsec_` + base64, as Standard
+    /// Webhooks writes it, or any other text, which is the key itself
+    #[arg(long, value_name = "SECRET")]
+    pub(crate) secret: Option<String>,
+    /// How many times a webhook is tried before it is given up (`webhook_attempts`)
+    #[arg(long, value_name = "N")]
+    pub(crate) webhook_attempts: Option<u32>,
+    /// The wait after the first failed try, doubling after each (`webhook_first_retry_ms`)
+    #[arg(long, value_name = "MS")]
+    pub(crate) webhook_first_retry_ms: Option<u64>,
+    /// Print the change to the config as a diff and write nothing
+    #[arg(long)]
+    pub(crate) dry_run: bool,
 }
 
 #[derive(Debug, Args)]

@@ -36,7 +36,7 @@ pub(super) fn from_index(mailbox: &Mailbox, folder: Folder) -> Result<Option<Lis
     };
     let dir = mailbox.folder_path(folder);
     // One `stat` per file, on a few threads as a listing reads (the time is system calls).
-    let reads = crate::parallel::map_chunks(&rows, |part| {
+    let reads = crate::mailbox::parallel::map_chunks(&rows, |part| {
         part.iter()
             .map(|row| row.read(mailbox, folder, &dir))
             .collect()

@@ -1,7 +1,11 @@
 //! The search index of one mailbox: a SQLite database (FTS5) at `.filebox/index.db`, derived
 //! from the files and brought up to date before every query (see `sync.rs`), so it can be
-//! deleted at any time and never hides a message that a listing shows.
+//! deleted at any time and never hides a message that a listing shows; and what runs through
+//! it: search over one or every mailbox (`search.rs`), finding a message by reference
+//! (`find.rs`) and the copy that speaks for it (`copies.rs`).
 
+mod copies;
+mod find;
 mod fts_writes;
 mod kept;
 mod listed;
@@ -10,6 +14,7 @@ mod lookup;
 mod page;
 mod query;
 mod record;
+mod search;
 mod segment;
 mod sync;
 
@@ -20,9 +25,9 @@ use std::time::Duration;
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 
-use crate::beneath::Place;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
+use crate::fs::beneath::Place;
 use crate::mailbox::Mailbox;
 use crate::store;
 
@@ -352,12 +357,14 @@ pub fn rebuild(mailbox: &Mailbox) -> Result<Index> {
             Opened::Stale => remove_database(&path)?,
         }
         // The emptied index lists every folder; the journals start again from there.
-        crate::journal::remove_all(&state).map_err(|e| Error::io(&state, e))
+        crate::store::journal::remove_all(&state).map_err(|e| Error::io(&state, e))
     })?;
     // A folder changed a moment ago (a bulk import just ended) would be listed now, but its
     // mtime recorded as untrusted, and every later command would list it again until a change
     // came: a wait of at most a moment spares a listing of the whole folder later.
-    crate::journal::wait_until_settled(Folder::ALL.map(|folder| mailbox.folder_path(folder)));
+    crate::store::journal::wait_until_settled(
+        Folder::ALL.map(|folder| mailbox.folder_path(folder)),
+    );
     Index::open(mailbox)
 }
 

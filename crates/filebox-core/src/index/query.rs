@@ -10,7 +10,7 @@ use super::{Index, segment};
 use crate::agent::AgentId;
 use crate::error::Result;
 use crate::folder::Folder;
-use crate::status::Status;
+use crate::mailbox::Status;
 
 /// Characters of context on each side of the first match in a snippet.
 const SNIPPET_CONTEXT: usize = 40;

@@ -2,8 +2,8 @@
 //! threads link by, its derived status, and its text.
 
 use crate::folder::Folder;
+use crate::mailbox::Status;
 use crate::message::{Message, field};
-use crate::status::Status;
 use crate::time;
 
 /// `,original sender,author of each reply,` without repeats, for an exact match of one id

@@ -21,10 +21,10 @@ use super::record::{ACTIVITY_SHIFT, Record, activity_key};
 use super::{CACHE_KIB, Index, SYNC_CACHE_KIB, segment};
 use crate::error::{Error, IoContext, Result};
 use crate::folder::Folder;
-use crate::journal::{self, Entry, Kind, Since};
 use crate::mailbox::{Mailbox, parse_bytes};
 use crate::message::FileName;
 use crate::store;
+use crate::store::journal::{self, Entry, Kind, Since};
 
 impl Index {
     /// Bring the index up to date with the mailbox's folders.

@@ -66,7 +66,7 @@ fn set_mtime(mailbox: &Mailbox, folder: Folder, ns: i64) {
 }
 
 fn mtime(mailbox: &Mailbox, folder: Folder) -> i64 {
-    crate::journal::mtime_ns(&fs::metadata(mailbox.folder_path(folder)).unwrap())
+    crate::store::journal::mtime_ns(&fs::metadata(mailbox.folder_path(folder)).unwrap())
 }
 
 /// Let the folder's last change be an hour old and the index catch up with it: a listing then

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 pub const QUESTION: &str = "ASK";
 /// The message type of a work report to a human (`task_finish` / `work_report`).
 pub const WORK_REPORT: &str = "RPT";
-/// The message type of a tool-use approval a host relayed to a human (`crate::permission`).
+/// The message type of a tool-use approval a host relayed to a human (`crate::human::permission`).
 pub const PERMISSION: &str = "PRM";
 
 /// Whether messages of this type are questions to a human, answered once.
@@ -85,7 +85,7 @@ impl fmt::Display for MessageType {
 
 impl MessageType {
     /// Refuse type `PRM` from any verb: only the permission relay writes one, holding its
-    /// lease (`crate::permission`).
+    /// lease (`crate::human::permission`).
     pub(crate) fn refuse_reserved(&self) -> crate::error::Result<()> {
         if self.as_str() != PERMISSION {
             return Ok(());

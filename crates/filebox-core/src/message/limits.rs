@@ -2,7 +2,7 @@
 //! made from what a caller or another tool hands FileBox (`send` and everything built on it:
 //! a fork, a question, the hub's `email.send`; a foreign delivery). So every header the store
 //! acknowledges is one every reader reads: a listing reads at most the first MiB of a file
-//! for its header (`mailbox::HEADER_LIMIT`) and skips a file whose header is longer.
+//! for its header ([`HEADER_LIMIT`]) and skips a file whose header is longer.
 
 use super::header::Header;
 use crate::error::{Error, Result};
@@ -19,7 +19,12 @@ pub const FIELD_BYTES: usize = 64 * 1024;
 /// never comes near the point where readers give up on a file.
 pub const HEADER_BYTES: usize = 256 * 1024;
 
-const _: () = assert!(4 * HEADER_BYTES <= crate::mailbox::HEADER_LIMIT);
+/// How much of a file a reader (a listing, `crate::mailbox`) reads at most to find a header that
+/// did not fit in its first read: a header is a few lines, so a file without one (a log, a huge
+/// file) is not read whole.
+pub(crate) const HEADER_LIMIT: usize = 1024 * 1024;
+
+const _: () = assert!(4 * HEADER_BYTES <= HEADER_LIMIT);
 const _: () = assert!(4 * TITLE_CHARS + FIELD_BYTES <= HEADER_BYTES);
 
 /// Refuse a header over any bound, naming the field and its limit.

@@ -5,6 +5,7 @@ mod file_name;
 mod header;
 mod kind;
 pub mod limits;
+pub mod model_text;
 mod parse;
 mod render;
 #[cfg(test)]

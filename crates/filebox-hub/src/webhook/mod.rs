@@ -11,7 +11,7 @@
 
 mod flights;
 mod ledger;
-mod post;
+pub(crate) mod post;
 mod rpc;
 mod sign;
 

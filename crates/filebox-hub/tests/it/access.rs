@@ -1,7 +1,7 @@
 //! The authorization matrix: one table of (surface × verb × caller) → allowed or refused, run
 //! against a real hub on every surface (JSON-RPC over TCP and the Unix socket, the verbs by
 //! their names and the `email.*` aliases, `/events`, `/mcp`, Connect, attachments, the origin's
-//! human client at `/ws`). Every verb
+//! human client at `/ws`, A2A's agent endpoints). Every verb
 //! of the table must have a row, so a new verb cannot ship unchecked.
 //!
 //! The config: `me` (human), `dev` and `qa` (agents) hold tokens; `ops` has none and is the
@@ -92,6 +92,11 @@ impl World {
 
     /// A JSON-RPC call over TCP: the answer's body.
     async fn rpc(&self, caller: Caller, method: &str, params: Value) -> Value {
+        self.rpc_at("/rpc", caller, method, params).await
+    }
+
+    /// [`World::rpc`] at another endpoint (an A2A agent's, `/a2a/<agent>`).
+    async fn rpc_at(&self, path: &str, caller: Caller, method: &str, params: Value) -> Value {
         let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
         let bearer = self.bearer(caller);
         let headers: Vec<(&str, &str)> = bearer
@@ -100,7 +105,7 @@ impl World {
             .collect();
         let response = self
             .hub
-            .post("/rpc", &headers, body.to_string().as_bytes())
+            .post(path, &headers, body.to_string().as_bytes())
             .await;
         serde_json::from_str(&response.body)
             .unwrap_or_else(|e| panic!("{method}: {e}: {}", response.body))
@@ -464,6 +469,28 @@ async fn every_surface_asks_the_one_policy() {
     }
     let (status, code) = world.connect_ask("not-a-token").await;
     assert_eq!((status, code.as_str()), (401, "unauthenticated"));
+    // A2A: an agent's endpoint takes a message from whoever may act for that agent; the hub's
+    // own mailboxes are no A2A agents.
+    for (agent, wanted) in [
+        ("dev", ONLY_OWN),
+        ("ops", &[Caller::Nobody][..]),
+        ("system", &[][..]),
+    ] {
+        for caller in CALLERS {
+            let params = json!({ "message": {
+                "messageId": format!("access-{agent}-{caller:?}"), "role": "ROLE_USER",
+                "parts": [{ "text": "from A2A" }],
+            } });
+            let path = format!("/a2a/{agent}");
+            let answer = world.rpc_at(&path, caller, "SendMessage", params).await;
+            check(
+                format!("A2A SendMessage to {agent}"),
+                caller,
+                answer.get("result").is_some(),
+                wanted,
+            );
+        }
+    }
     // /ws (the origin's human client): only the human's token logs in; an agent's token is
     // not a human's, and no token may not act as `me`, who has one.
     for caller in CALLERS {

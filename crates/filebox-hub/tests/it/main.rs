@@ -4,6 +4,7 @@
 
 mod support;
 
+mod a2a;
 mod access;
 mod attachments;
 mod auth;

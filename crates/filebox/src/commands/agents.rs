@@ -1,53 +1,82 @@
-//! `filebox agents add` and `filebox agents token` (`filebox agents` alone is the verb
-//! `list_agents`).
+//! `filebox agents add` (also of an agent on another hub) and `filebox agents token`
+//! (`filebox agents` alone is the verb `list_agents`).
 
 use filebox_api::AgentAdded;
-use filebox_core::{AgentId, AgentKind, Config, Mailbox, config};
+use filebox_core::config::{self, HUB_FIELD};
+use filebox_core::{AgentId, AgentKind, Config, ConfigFile, Mailbox};
 
-use super::cwd;
-use crate::cli::{AgentsAction, Global};
+use super::config_edit::ConfigEdit;
+use super::{config_path, cwd};
+use crate::cli::{AgentsAction, AgentsAddArgs, Global};
 use crate::output::{self, Outcome};
 
 pub(crate) fn run(global: &Global, action: AgentsAction) -> anyhow::Result<Outcome> {
     match action {
-        AgentsAction::Add { id, mailbox, kind } => add(global, &id, mailbox, kind),
+        AgentsAction::Add(args) => add(global, &args),
         AgentsAction::Token { id } => token(global, &id),
     }
 }
 
-/// Add an agent, or point an existing one at another mailbox or kind (its other settings
-/// stay), and create the mailbox's folders.
-fn add(
-    global: &Global,
-    id: &str,
-    mailbox: Option<std::path::PathBuf>,
-    kind: Option<AgentKind>,
-) -> anyhow::Result<Outcome> {
+/// Add an agent, or point an existing one at another mailbox, kind or hub (its other settings
+/// stay), and create the mailbox's folders (for an agent of another hub, its stand-in).
+fn add(global: &Global, args: &AgentsAddArgs) -> anyhow::Result<Outcome> {
     let cwd = cwd()?;
-    let id = AgentId::new(id)?;
-    let path =
-        Config::locate(global.config.as_deref(), &cwd).ok_or(filebox_core::Error::NoConfig)?;
-    let mailbox = config::absolute(&mailbox.unwrap_or_else(|| default_mailbox(&id)), &cwd);
-    let config = Config::update(&path, |file| {
+    let id = AgentId::new(&args.id)?;
+    let path = config_path(global)?;
+    let mailbox = match &args.hub {
+        Some(_) => std::path::PathBuf::new(),
+        None => config::absolute(
+            &args.mailbox.clone().unwrap_or_else(|| default_mailbox(&id)),
+            &cwd,
+        ),
+    };
+    let edit = ConfigEdit {
+        path: &path,
+        dry_run: args.dry_run,
+    };
+    let change = |file: &mut ConfigFile| {
         file.set_mailbox(&id, mailbox.clone());
-        if let (Some(kind), Some(entry)) = (kind, file.agents.get_mut(&id)) {
+        let entry = file
+            .agents
+            .get_mut(&id)
+            .ok_or_else(|| filebox_core::Error::UnknownAgent(id.to_string()))?;
+        match &args.hub {
+            Some(hub) => entry
+                .extra
+                .insert(HUB_FIELD.to_owned(), hub.as_str().into()),
+            None => entry.extra.remove(HUB_FIELD),
+        };
+        if let Some(kind) = args.kind {
             entry.kind = Some(kind);
         }
         Ok(())
-    })?;
-    Mailbox::open(id.clone(), config.mailbox_path(&id)?)?;
+    };
+    let check = |_: &Config| match &args.hub {
+        Some(hub) => filebox_federation::check_remote_agent(&id, hub),
+        None => Ok(()),
+    };
+    let Some(config) = edit.apply(change, check)? else {
+        return Ok(Outcome::Success);
+    };
+    let opened = Mailbox::open(id.clone(), config.mailbox_path(&id)?)?;
     let human = config.agent(&id)?.kind == Some(AgentKind::Human);
     let added = AgentAdded {
         agent: id.to_string(),
-        mailbox: mailbox.display().to_string(),
+        mailbox: opened.root().display().to_string(),
     };
     output::either(global.json, &added, |added| {
-        vec![format!(
-            "added {} {} with mailbox {}",
-            if human { "human" } else { "agent" },
-            added.agent,
-            added.mailbox
-        )]
+        let what = if human { "human" } else { "agent" };
+        vec![match &args.hub {
+            Some(hub) => format!(
+                "added {what} {} on hub {hub}; mail to it waits in {} until this hub hands it \
+                 to the federation",
+                added.agent, added.mailbox
+            ),
+            None => format!(
+                "added {what} {} with mailbox {}",
+                added.agent, added.mailbox
+            ),
+        }]
     })?;
     Ok(Outcome::Success)
 }
@@ -60,8 +89,7 @@ pub(super) fn default_mailbox(id: &AgentId) -> std::path::PathBuf {
 /// `agents token ID`: a new token, printed once; only its SHA-256 is stored.
 fn token(global: &Global, id: &str) -> anyhow::Result<Outcome> {
     let id = AgentId::new(id)?;
-    let path =
-        Config::locate(global.config.as_deref(), &cwd()?).ok_or(filebox_core::Error::NoConfig)?;
+    let path = config_path(global)?;
     let token = filebox_hub::new_token()?;
     let hash = filebox_hub::sha256_hex(&token);
     Config::update(&path, |file| {

@@ -2,11 +2,13 @@
 //! other commands have a module each.
 
 mod agents;
+mod config_edit;
 mod email;
 mod export;
 mod federation;
 mod handoff;
 mod hook;
+mod hub;
 mod init;
 mod mcp;
 mod quickstart;
@@ -45,6 +47,7 @@ pub(crate) fn run(global: &Global, invocation: Invocation) -> anyhow::Result<Out
             Command::Render(args) => render::run(global, &args),
             Command::Serve(args) => serve::run(global, &args),
             Command::Federation(args) => federation::run(global, &args),
+            Command::Hub(args) => hub::run(global, &args),
             Command::Quickstart(args) => quickstart::run(global, &args),
             Command::Email(action) => email::run(global, action),
             Command::Setup(args) => setup::run(global, &args),
@@ -199,6 +202,25 @@ pub(crate) fn mailroom(global: &Global) -> anyhow::Result<Mailroom> {
 
 /// The config, acting as `agent` (else the config's current agent).
 fn mailroom_as(global: &Global, agent: Option<&AgentId>) -> anyhow::Result<Mailroom> {
-    let config = Config::discover(global.config.as_deref(), &cwd()?)?;
-    Ok(Mailroom::new(config, agent)?)
+    Ok(Mailroom::new(discover(global)?, agent)?)
+}
+
+/// The config every command finds (`Config::locate`), loaded.
+fn discover(global: &Global) -> anyhow::Result<Config> {
+    Ok(Config::load(&config_path(global)?)?)
+}
+
+/// Where the config every command finds is: `--config` (or `FILEBOX_CONFIG`), else the
+/// nearest `.filebox/config.json` upward, else the user's; none is an error that says where
+/// it looked.
+fn config_path(global: &Global) -> anyhow::Result<PathBuf> {
+    let cwd = cwd()?;
+    Config::locate(global.config.as_deref(), &cwd).ok_or_else(|| {
+        let user = filebox_core::config::user_config_path()
+            .map_or(String::new(), |path| format!(", nor at {}", path.display()));
+        anyhow::Error::from(filebox_core::Error::NoConfig).context(format!(
+            "no .filebox/config.json in {} or any folder above it{user}",
+            cwd.display()
+        ))
+    })
 }

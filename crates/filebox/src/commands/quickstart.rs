@@ -1,17 +1,23 @@
 //! `filebox quickstart`: an exchange between a QA agent and a dev agent (send, list, read,
-//! reply, resolve), run for real in a throwaway folder, each step printed as the command that
-//! does it.
+//! reply, resolve) in a throwaway folder, each step printed as the command line that does it
+//! and run as that very command line, so what it prints is what a user can type there.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use filebox_api::verbs::{ListMessages, ReadMessage, ResolveMessage, SendMessage};
-use filebox_api::{ListArgs, ReadArgs, ResolveArgs, SendArgs, Verb, VerbContext};
+use filebox_api::verbs::ListMessages;
+use filebox_api::{ListArgs, Verb, VerbContext};
 use filebox_core::config::{FILE_NAME, PROJECT_DIR};
-use filebox_core::{AgentId, Config, Folder, Mailroom, MessageType};
+use filebox_core::{AgentId, Config, Folder, Mailroom};
 
+use super::setup::shell_quote;
 use crate::cli::{Global, QuickstartArgs};
 use crate::output::{self, Outcome};
+
+/// The request qa sends.
+const REQUEST: &str = "# Batch import for user management
+
+Admins need to add 200 users at once. Please accept a CSV upload.";
 
 pub(crate) fn run(_global: &Global, args: &QuickstartArgs) -> anyhow::Result<Outcome> {
     let dir = match &args.dir {
@@ -19,6 +25,9 @@ pub(crate) fn run(_global: &Global, args: &QuickstartArgs) -> anyhow::Result<Out
         None => std::env::temp_dir().join(format!("filebox-quickstart-{}", std::process::id())),
     };
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let dir = dir
+        .canonicalize()
+        .with_context(|| format!("cannot resolve {}", dir.display()))?;
     let config_path = dir.join(PROJECT_DIR).join(FILE_NAME);
     let (qa, dev) = (AgentId::new("qa")?, AgentId::new("dev")?);
     let config = Config::update(&config_path, |file| {
@@ -28,64 +37,40 @@ pub(crate) fn run(_global: &Global, args: &QuickstartArgs) -> anyhow::Result<Out
         file.current_agent_id = Some(qa.clone());
         Ok(())
     })?;
-    let as_qa = Mailroom::new(config.clone(), Some(&qa))?;
     let as_dev = Mailroom::new(config, Some(&dev))?;
-    let step = |who: &str, command: &str| {
-        output::lines([String::new(), format!("$ filebox --agent {who} {command}")])
-    };
-
     output::lines([
-        format!("FileBox quickstart in {}", dir.display()),
-        format!("config: {}", config_path.display()),
-    ])?;
-    step(
-        "qa",
-        "send dev ER \"# Batch import for user management ...\"",
-    )?;
-    let sent = SendMessage::run(
-        &VerbContext::new(&as_qa),
-        SendArgs::new(
-            "dev",
-            MessageType::new("ER")?,
-            "# Batch import for user management\n\nAdmins need to add 200 users at once. Please accept a CSV upload.\n",
+        format!(
+            "FileBox quickstart: agents qa and dev, config {}",
+            config_path.display()
         ),
-    )?
-    .value;
-    output::lines([&sent.id])?;
+        "Every command below runs as printed in that folder:".to_owned(),
+        String::new(),
+        format!("$ cd {}", shell_quote(&dir.display().to_string())),
+    ])?;
+    let step = |words: &[&str]| step(&config_path, words);
 
-    step("dev", "list inbox")?;
-    list(&as_dev, Folder::Inbox)?;
-    let short = &sent.id[..8];
-    step("dev", &format!("read inbox {short}"))?;
-    read(&as_dev, Folder::Inbox, short)?;
-
-    step(
+    step(&["--agent", "qa", "send", "dev", "ER", REQUEST])?;
+    let short = newest_in_inbox(&as_dev)?;
+    let short = &short[..8];
+    step(&["--agent", "dev", "list", "inbox"])?;
+    step(&["--agent", "dev", "read", short])?;
+    step(&[
+        "--agent",
         "dev",
-        &format!("send qa DIS \"Which columns must the CSV have?\" --reply_to {short}"),
-    )?;
-    reply(&as_dev, "qa", "Which columns must the CSV have?", short)?;
-    step("qa", "list inbox")?;
-    list(&as_qa, Folder::Inbox)?;
-    step(
-        "qa",
-        &format!("send dev DIS \"name, email, role\" --reply_to {short}"),
-    )?;
-    reply(&as_qa, "dev", "name, email, role", short)?;
-
-    step(
+        "reply",
+        short,
+        "Which columns must the CSV have?",
+    ])?;
+    step(&["--agent", "qa", "list", "inbox"])?;
+    step(&["--agent", "qa", "reply", short, "name, email, role"])?;
+    step(&[
+        "--agent",
         "dev",
-        &format!("resolved {short} \"CSV import shipped in v1.2\""),
-    )?;
-    let done = ResolveMessage::run(
-        &VerbContext::new(&as_dev),
-        ResolveArgs {
-            id: short.into(),
-            details: "CSV import shipped in v1.2".into(),
-        },
-    )?;
-    output::lines([ResolveMessage::render(&done.value)])?;
-    step("dev", &format!("read done {short}"))?;
-    read(&as_dev, Folder::Done, short)?;
+        "resolved",
+        short,
+        "CSV import shipped in v1.2",
+    ])?;
+    step(&["--agent", "dev", "read", "done", short])?;
     output::lines([
         String::new(),
         format!(
@@ -98,6 +83,35 @@ pub(crate) fn run(_global: &Global, args: &QuickstartArgs) -> anyhow::Result<Out
     Ok(Outcome::Success)
 }
 
+/// Print `words` as the command line `filebox WORDS`, then run that command line as the
+/// command line runs it, with the demo's config.
+fn step(config: &Path, words: &[&str]) -> anyhow::Result<()> {
+    let shown: Vec<String> = words.iter().map(|word| shell_quote(word)).collect();
+    output::lines([String::new(), format!("$ filebox {}", shown.join(" "))])?;
+    let argv = std::iter::once("filebox").chain(words.iter().copied());
+    let (mut global, invocation) = crate::cli::parse_from(argv)?;
+    global.config = Some(config.to_owned());
+    super::run(&global, invocation)?;
+    Ok(())
+}
+
+/// The id of the newest message in the inbox of `mailroom`'s agent.
+fn newest_in_inbox(mailroom: &Mailroom) -> anyhow::Result<String> {
+    let listing = ListMessages::run(
+        &VerbContext::new(mailroom),
+        ListArgs {
+            folder: Some(Folder::Inbox),
+            ..ListArgs::default()
+        },
+    )?;
+    let newest = listing
+        .value
+        .messages
+        .first()
+        .context("the request did not arrive")?;
+    Ok(newest.id.clone())
+}
+
 /// How to run this very binary again: its path (`cargo run` does not put `filebox` on PATH).
 fn this_program() -> String {
     std::env::current_exe()
@@ -107,33 +121,4 @@ fn this_program() -> String {
 
 fn mailbox_dir(dir: &Path, agent: &AgentId) -> PathBuf {
     dir.join("mailboxes").join(agent.as_str())
-}
-
-fn list(mailroom: &Mailroom, folder: Folder) -> anyhow::Result<()> {
-    let listing = ListMessages::run(
-        &VerbContext::new(mailroom),
-        ListArgs {
-            folder: Some(folder),
-            ..ListArgs::default()
-        },
-    )?;
-    output::lines([ListMessages::render(&listing.value)])
-}
-
-fn read(mailroom: &Mailroom, folder: Folder, id: &str) -> anyhow::Result<()> {
-    let read = ReadMessage::run(
-        &VerbContext::new(mailroom),
-        ReadArgs {
-            id: id.into(),
-            folder: Some(folder),
-        },
-    )?;
-    output::text(&ReadMessage::render(&read.value))
-}
-
-fn reply(mailroom: &Mailroom, to: &str, content: &str, id: &str) -> anyhow::Result<()> {
-    let mut args = SendArgs::new(to, MessageType::new("DIS")?, content);
-    args.reply_to = Some(id.into());
-    let sent = SendMessage::run(&VerbContext::new(mailroom), args)?;
-    output::lines([SendMessage::brief(&sent.value)])
 }

@@ -36,6 +36,7 @@ mod safety;
 mod search;
 mod serve;
 mod setup;
+mod setup_config;
 mod team_bridge;
 mod teams;
 mod threads;

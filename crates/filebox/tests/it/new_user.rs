@@ -403,3 +403,100 @@ fn a_config_named_by_a_bare_file_name_is_written_in_the_working_directory() {
         .collect();
     assert_eq!(staged, Vec::<String>::new());
 }
+
+/// The quickstart's steps, as printed: each `$ filebox ...` command line (a quoted argument
+/// may span lines) and what it printed after it.
+fn quickstart_steps(out: &str) -> Vec<(String, String)> {
+    let mut steps: Vec<(String, String)> = Vec::new();
+    let mut lines = out.lines();
+    while let Some(line) = lines.next() {
+        if line.starts_with("The files are in ") {
+            break;
+        }
+        let Some(command) = line.strip_prefix("$ filebox ") else {
+            if let Some((_, printed)) = steps.last_mut() {
+                printed.push_str(line);
+                printed.push('\n');
+            }
+            continue;
+        };
+        let mut command = format!("filebox {command}");
+        while command.matches('\'').count() % 2 == 1 {
+            command.push('\n');
+            command.push_str(lines.next().expect("a quoted argument ends"));
+        }
+        steps.push((command, String::new()));
+    }
+    steps
+}
+
+#[test]
+fn quickstart_prints_the_real_command_lines_and_what_each_prints() {
+    let t = Test::new().agents(["qa", "dev"]);
+    let demo = t.path().join("demo");
+    let out = t
+        .run()
+        .args(["quickstart", "--dir"])
+        .args([&demo])
+        .success();
+    let steps = quickstart_steps(&out);
+    assert_eq!(steps.len(), 8, "{out}");
+    // Typed into a shell in another project with the same agents, each command prints what
+    // the quickstart printed (but for the new message's id, the times and the folder).
+    let binary = std::path::Path::new(env!("CARGO_BIN_EXE_filebox"));
+    let path = format!(
+        "{}:{}",
+        binary.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = |command: &str| {
+        let done = std::process::Command::new("bash")
+            .args(["-c", command])
+            .current_dir(t.path())
+            .env("PATH", &path)
+            .env("FILEBOX_CONFIG", t.config_path())
+            .env("HOME", t.path())
+            .env_remove("FILEBOX_AGENT")
+            .output()
+            .unwrap();
+        assert!(done.status.success(), "{command}: {done:?}");
+        String::from_utf8(done.stdout).unwrap()
+    };
+    let (send, sent) = &steps[0];
+    let (demo_id, id) = (sent.trim().to_owned(), run(send).trim().to_owned());
+    let same = |text: &str, folder: &std::path::Path| {
+        text.replace(&demo_id, "ID")
+            .replace(&id, "ID")
+            .replace(&demo_id[..8], "ID")
+            .replace(&id[..8], "ID")
+            .replace(&folder.display().to_string(), "FOLDER")
+            .chars()
+            .map(|c| if c.is_ascii_digit() { '0' } else { c })
+            .collect::<String>()
+            .trim_end()
+            .to_owned()
+    };
+    for (command, printed) in &steps[1..] {
+        let typed = run(&command.replace(&demo_id[..8], &id[..8]));
+        assert_eq!(
+            same(&typed, t.path()),
+            same(printed, &demo),
+            "`{command}` prints otherwise than the quickstart showed"
+        );
+    }
+}
+
+#[test]
+fn help_lists_report_once_and_work_report_still_runs() {
+    let t = Test::new().agents(["qa"]);
+    let help = t.run().args(["--help"]).success();
+    let listed: Vec<&str> = help
+        .lines()
+        .map(str::trim_start)
+        .filter(|line| line.starts_with("report ") || line.starts_with("work-report "))
+        .collect();
+    assert_eq!(listed.len(), 1, "{help}");
+    assert!(listed[0].contains("(also:"), "{help}");
+    let usage = t.run().args(["work-report", "--help"]).success();
+    assert!(usage.contains("Usage: filebox work-report"), "{usage}");
+}

@@ -36,7 +36,7 @@ fn claude_code_gets_the_server_and_the_hooks_and_a_second_run_changes_nothing() 
     assert!(out.contains("Claude Code: start `claude`"), "{out}");
     assert!(
         out.contains(
-            "never by a tokenless `POST /rpc` (README: what protects a permission answer)"
+            "never by a tokenless `POST /rpc` (docs/wake.md: what protects a permission answer)"
         ),
         "setup says what protects a permission answer: {out}"
     );

@@ -329,20 +329,24 @@ fn the_claude_folder_comes_from_claude_config_dir_else_home() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("\"Boom_UI\""));
 }
 
-/// The README's "Try it" block runs as written, from the repository's folder (only its
-/// `/tmp/claude-demo` moves into the test's folder).
+/// The teams page's "More on the fixture team" block runs as written, from the repository's
+/// folder, on a copy of the fixture team (the story test, `readme.rs`, runs it after the rest
+/// of the story; this runs it alone).
 #[test]
 fn the_readme_team_example_runs_as_written() {
-    let readme = include_str!("../../../../README.md");
-    let block = readme
-        .split("Try it on the repository's fixture team")
+    let page = include_str!("../../../../docs/teams.md");
+    let block = page
+        .split("More on the fixture team")
         .nth(1)
         .and_then(|rest| rest.split("```sh\n").nth(1))
         .and_then(|rest| rest.split("```").next())
-        .expect("the README's team example");
+        .expect("the teams page's example");
     let t = Test::new();
     let demo = t.path().join("claude-demo");
-    let script = block.replace("/tmp/claude-demo", &demo.display().to_string());
+    let script = format!(
+        "cp -r tests/bridges/fixtures/claude '{0}' && export CLAUDE_CONFIG_DIR='{0}'\n{block}",
+        demo.display()
+    );
     let binary = Path::new(env!("CARGO_BIN_EXE_filebox"));
     let path = format!(
         "{}:{}",

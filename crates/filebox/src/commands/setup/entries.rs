@@ -125,7 +125,7 @@ pub(crate) fn is_filebox_hook(element: &Value, flavour: &str) -> bool {
 }
 
 /// `word` as one shell word: as it is when it holds nothing a shell reads, else quoted.
-fn shell_quote(word: &str) -> String {
+pub(crate) fn shell_quote(word: &str) -> String {
     let plain = !word.is_empty()
         && word
             .chars()

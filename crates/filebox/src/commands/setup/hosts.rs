@@ -122,7 +122,7 @@ pub(crate) const HOSTS: &[Host] = &[
         next: "start `claude` in the project folder and approve the `filebox` server; a \
                tool-use prompt it relays to the human (`--channel`) is answered only on the \
                hub's page, with the human's token or by `filebox reply` on this machine, never \
-               by a tokenless `POST /rpc` (README: what protects a permission answer)",
+               by a tokenless `POST /rpc` (docs/wake.md: what protects a permission answer)",
     },
     Host {
         name: "cursor",

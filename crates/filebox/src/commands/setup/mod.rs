@@ -19,6 +19,7 @@ use super::{cwd, mailroom};
 use crate::cli::{Global, SetupArgs};
 use crate::output::{self, Outcome};
 
+pub(crate) use self::entries::shell_quote;
 pub(crate) use self::hosts::STOP_WAIT_SECONDS;
 
 /// The host names, for the command line's value parser.
