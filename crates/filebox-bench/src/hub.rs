@@ -25,12 +25,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::Options;
+use crate::bare::{DirSync, publish_bare};
 use crate::fixture::{Fixture, Result, filebox_binary};
 use crate::http::Connection;
+use crate::options::Options;
 use crate::process::{cpu_time, until_idle};
 use crate::report::{self, Samples, ms};
-use crate::send::{DirSync, publish_bare};
 
 const BODY_BYTES: usize = 1024;
 const CLIENTS: [usize; 3] = [1, 16, 64];

@@ -12,7 +12,7 @@ use filebox_core::{AgentId, Config, LiveConfig};
 use crate::events::ring::EventLog;
 use crate::limits::Bound;
 use crate::settings::HubSection;
-use crate::tasks::Tasks;
+use crate::task_states::Tasks;
 use tokio_util::sync::CancellationToken;
 
 /// Cheap to clone; every route group gets one.

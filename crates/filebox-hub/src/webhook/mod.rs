@@ -34,7 +34,8 @@ use crate::email::view::{agent_email, parse_callback};
 use crate::events::HubEvent;
 use crate::hub::Hub;
 use crate::settings::HubSection;
-use crate::tasks::{Run, keep_running};
+use crate::task_states::Run;
+use crate::tasks::keep_running;
 
 /// The longest wait between two tries.
 const MAX_BACKOFF: Duration = Duration::from_secs(3600);
@@ -266,7 +267,7 @@ async fn deliver(hub: &Hub, owner: &AgentId, message: (&str, &FileName), webhook
             Ok(Ok(Next::Try(attempt))) => attempt,
             Ok(Ok(Next::Done)) => return,
             Ok(Err(e)) => {
-                eprintln!("filebox serve: webhook {webhook_id}: {e}");
+                tracing::warn!(webhook = %webhook_id, "{e}");
                 return;
             }
             Err(_) => return,
@@ -317,7 +318,7 @@ async fn deliver(hub: &Hub, owner: &AgentId, message: (&str, &FileName), webhook
             }
         };
         if let Err(e) = record(hub, owner, &attempt.copy, action, &details).await {
-            eprintln!("filebox serve: webhook {webhook_id}: recording the attempt: {e}");
+            tracing::warn!(webhook = %webhook_id, "recording the attempt: {e}");
             return;
         }
         let Some(wait) = retry else { return };

@@ -267,6 +267,9 @@ impl Run<'_> {
             .current_dir(self.test.path())
             .env("FILEBOX_CONFIG", self.test.config_path())
             .env_remove("FILEBOX_AGENT")
+            // Logging as the test asks, not as the shell that runs the tests does.
+            .env_remove("FILEBOX_LOG")
+            .env_remove("RUST_LOG")
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("CODEX_HOME")
             .env("HOME", self.test.path())

@@ -2,7 +2,7 @@
 //! agent and reads only its mailbox and the threads it takes part in. A permission prompt is
 //! answered only with the human's token or from the page, and raised by no verb.
 
-mod support;
+use crate::support;
 
 use filebox_core::permission::{Behavior, PermissionRequest, RelayWait, Relayed};
 use serde_json::{Value, json};

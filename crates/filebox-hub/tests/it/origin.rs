@@ -4,7 +4,7 @@
 //! the hub's own origins (its port on the loopback names, an `--allow-host` on its port or the
 //! default ones) pass.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::{Events, TestHub, write_config};

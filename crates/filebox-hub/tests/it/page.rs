@@ -2,7 +2,7 @@
 //! Content Security Policy and `nosniff`, byte for byte as embedded; every file the page or a
 //! module names is in the table.
 
-mod support;
+use crate::support;
 
 use filebox_hub::PAGE_ASSETS;
 use support::TestHub;

@@ -4,7 +4,7 @@
 //! overrides the target in every case. Each answer carries the status and the times
 //! (`createdAt`, `deliveredAt`, `repliedAt`).
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::TestHub;

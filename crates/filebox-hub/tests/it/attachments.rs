@@ -2,7 +2,7 @@
 //! picture) is served as a file to save, sandboxed and not sniffed, to a `GET` with the token in
 //! `Authorization` and to the page's download form that posts it; a refusal is sandboxed too.
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::{Response, TestHub, give_token, request};

@@ -2,7 +2,7 @@
 //! task state as the files say it, the SSE stream, the 0.3 method names, and every bad input
 //! answered with its JSON-RPC or A2A error and nothing written.
 
-mod support;
+use crate::support;
 
 use filebox_core::{AgentId, Config, Mailroom, MessageRef, MessageType, SendRequest, Transition};
 use serde_json::{Value, json};

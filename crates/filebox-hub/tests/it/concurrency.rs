@@ -2,7 +2,7 @@
 //! share their directory fsyncs (group commit), and still every acknowledged message is there
 //! exactly once, in the inbox and in the sender's outbox, with nothing left in `tmp/`.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 

@@ -1,7 +1,7 @@
 //! The hub in-process on port 0: the email.* methods over JSON-RPC, batches, error
 //! codes, the browser guards, the body limit and the Unix socket.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::TestHub;

@@ -2,7 +2,7 @@
 //! Markdown, FILEBOX_* in the environment); stdout becomes the reply, a failure or a timeout
 //! rejects the message with the stderr tail; mail waiting when the hub starts is run too.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! writing through the core) arrive as Server-Sent Events; `Last-Event-ID` resumes, and an id
 //! the hub cannot resume from gets a `resync` first.
 
-mod support;
+use crate::support;
 
 use filebox_core::{Config, Mailroom, MessageType, SendRequest};
 use serde_json::{Value, json};

@@ -1,7 +1,7 @@
 //! A symlink planted inside a mailbox (at `attachments/`, `attachments/<id>`, a folder, `tmp/`
 //! or `.filebox/`) takes no read and no write of the hub out of the mailbox.
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::os::unix::fs::symlink;

@@ -5,7 +5,7 @@
 //! called, even when a file names one. A person's request (its answer lands in their done/,
 //! beside the outbox record) is followed the same way.
 
-mod support;
+use crate::support;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};

@@ -9,7 +9,7 @@
 //! of an agent elsewhere) have none and are the hub's own mailboxes. `dev` sent `qa` a message, so the thread
 //! is held only in token-protected mailboxes; `ops` sent `me` one.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::{TestHub, give_token, write_config, ws};

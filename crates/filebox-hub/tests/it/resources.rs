@@ -4,7 +4,7 @@
 //! in, and is closed if it never does); a batch is bounded in length and answer size; the
 //! event follower comes back after a fault and `/healthz` says when it is down.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;
