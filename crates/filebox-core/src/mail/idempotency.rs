@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::mailbox::attachment::Attachment;
 use crate::mailbox::{Envelope, Mailbox};
-use crate::message::field;
+use crate::message::{FileName, field};
 use crate::store;
 
 /// How long a key keeps its first result: a repeat later than this after the first write is
@@ -113,25 +113,42 @@ pub(crate) fn lock_path(mailbox: &Mailbox, key: &IdempotencyKey) -> PathBuf {
         .join(format!("idempotency-{:016x}.lock", hash.0))
 }
 
+/// Where [`find_earlier`] looks in each folder.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Look<'a> {
+    /// Only the file of this name: the one a record says the keyed write published.
+    Named(&'a FileName),
+    /// Every file written up to this instant: those a record cannot speak for.
+    WrittenUntil(SystemTime),
+}
+
 /// An earlier write of mine with `key` within [`WINDOW`] in `folders` of `mailbox` (my
 /// record: my `outbox/`, or `done/` for an answered question; a recipient's `inbox/`): a file
 /// written (published: every store write is a new file) since then, whose header says I wrote
-/// its latest version with this key. Read from the files themselves; only the headers of the
-/// files of the window are read.
+/// its latest version with this key. Read from the files themselves: the named one, or the
+/// headers of those written within the window up to the instant `look` gives.
 pub(crate) fn find_earlier(
     mailbox: &Mailbox,
     folders: &[Folder],
     me: &AgentId,
     key: &IdempotencyKey,
+    look: Look,
 ) -> Result<Option<Envelope>> {
     let since = SystemTime::now()
         .checked_sub(WINDOW)
         .unwrap_or(SystemTime::UNIX_EPOCH);
     for &folder in folders {
-        let (entries, _not_messages) = mailbox.file_entries_unsorted(folder)?;
         let dir = mailbox.folder_path(folder);
-        for (name, _) in entries {
-            if store::modified(&dir.join(name.as_str())).is_none_or(|written| written < since) {
+        let (names, until) = match look {
+            Look::Named(name) => (vec![name.clone()], SystemTime::now()),
+            Look::WrittenUntil(until) => {
+                let (entries, _not_messages) = mailbox.file_entries_unsorted(folder)?;
+                (entries.into_iter().map(|(name, _)| name).collect(), until)
+            }
+        };
+        for name in names {
+            let written = store::modified(&dir.join(name.as_str()));
+            if written.is_none_or(|written| written < since || written > until) {
                 continue;
             }
             let envelope = match mailbox.envelope(folder, &name) {

@@ -1,0 +1,101 @@
+//! The derived record of a keyed write in `.filebox/`, so that a repeat finds its earlier
+//! write by one file name instead of reading the headers of the whole outbox. The key's lock
+//! file holds the name of the file its last keyed write published, written (and synced)
+//! under the lock before that write publishes anything; a marker, created once, says when
+//! this store of records began. The files still decide: a record is believed only when the
+//! file it names carries the key, and for a key without a believable record the files
+//! written before the marker (within the window) are read, as before there were records. A
+//! deleted `.filebox/` makes a new marker, so a day of writes is read again: slower, not
+//! wrong.
+
+use std::io::ErrorKind;
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use crate::error::{Error, IoContext, Result};
+use crate::fs::beneath::Place;
+use crate::mail::idempotency::{self, IdempotencyKey, WINDOW};
+use crate::mailbox::Mailbox;
+use crate::message::FileName;
+use crate::store;
+
+/// The marker's name in `.filebox/`: its modification time is when records began.
+const MARKER: &str = "idempotency-records-since";
+
+/// The longest record read back: a file name and its newline.
+const MAX_RECORD_BYTES: usize = 512;
+
+/// A keyed write in progress: the key's lock, held until dropped, and its record.
+pub(crate) struct KeyedWrite {
+    lock: store::Lock,
+    path: PathBuf,
+    /// When this mailbox's records began: every keyed write published since has one.
+    records_since: SystemTime,
+    stamp: String,
+}
+
+impl KeyedWrite {
+    /// Take the lock of `key` in `mailbox` (mine), after making sure the marker exists, so
+    /// that every record written under the lock is younger than the marker.
+    pub(crate) fn take(mailbox: &Mailbox, key: &IdempotencyKey, stamp: String) -> Result<Self> {
+        let path = idempotency::lock_path(mailbox, key);
+        let lock = store::Lock::take(Place::new(mailbox.root(), &path))?;
+        let records_since = records_since(mailbox)?;
+        Ok(KeyedWrite {
+            lock,
+            path,
+            records_since,
+            stamp,
+        })
+    }
+
+    /// The `Idempotency Key` header value every copy of this write carries.
+    pub(crate) fn stamp(&self) -> &str {
+        &self.stamp
+    }
+
+    /// The file the last keyed write with this key (or one sharing its hash) said it would
+    /// publish; `None` without a whole record (never written, or cut short by a crash).
+    pub(crate) fn recorded(&self) -> Result<Option<FileName>> {
+        let mut bytes = vec![0; MAX_RECORD_BYTES];
+        let read = self.lock.file().read_at(&mut bytes, 0).at(&self.path)?;
+        let text = std::str::from_utf8(&bytes[..read]).unwrap_or_default();
+        Ok(text
+            .strip_suffix('\n')
+            .filter(|name| !name.contains('\n'))
+            .and_then(|name| FileName::new(name).ok()))
+    }
+
+    /// Say, durably, that this write publishes `name`: called before its first copy is
+    /// published, so a write that a crash cut short is found by its name, or was never seen.
+    pub(crate) fn record(&self, name: &FileName) -> Result<()> {
+        let file = self.lock.file();
+        let record = format!("{}\n", name.as_str());
+        file.set_len(0).at(&self.path)?;
+        file.write_all_at(record.as_bytes(), 0).at(&self.path)?;
+        file.sync_data().at(&self.path)
+    }
+
+    /// For a key without a believable record, the files that may hold its earlier write
+    /// without a record are those written up to this instant (the marker's), within the
+    /// window; `None` once the marker is older than the window: then there are none.
+    pub(crate) fn unrecorded_until(&self) -> Option<SystemTime> {
+        let window_start = SystemTime::now().checked_sub(WINDOW)?;
+        (self.records_since >= window_start).then_some(self.records_since)
+    }
+}
+
+/// When this mailbox's records began: the marker's modification time, the marker made now
+/// when missing (written once; two processes making it at once share the first one's).
+fn records_since(mailbox: &Mailbox) -> Result<SystemTime> {
+    let path = mailbox.state_dir().join(MARKER);
+    store::create_private_file(&path)?;
+    store::modified(&path).ok_or_else(|| {
+        let gone = std::io::Error::new(
+            ErrorKind::NotFound,
+            "the marker of when idempotency records began vanished as it was made; retry",
+        );
+        Error::io(path, gone)
+    })
+}
