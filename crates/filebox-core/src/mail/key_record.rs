@@ -99,3 +99,101 @@ fn records_since(mailbox: &Mailbox) -> Result<SystemTime> {
         Error::io(path, gone)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::agent::AgentId;
+    use crate::{Folder, Mailroom, MessageType, SendRequest};
+
+    fn dev_and_qa(dir: &std::path::Path) -> Mailroom {
+        crate::mailroom::test_mailroom::dev_and_qa_as(dir, "dev")
+    }
+
+    fn keyed(key: &str, body: &str) -> SendRequest {
+        SendRequest {
+            idempotency_key: Some(IdempotencyKey::new(key).unwrap()),
+            ..SendRequest::new("qa", MessageType::new("ER").unwrap(), body)
+        }
+    }
+
+    /// How many files each of (dev's outbox, qa's inbox) holds.
+    fn files(dev: &Mailroom) -> (usize, usize) {
+        let count = |agent: &str, folder| {
+            let mailbox = dev.mailbox(&AgentId::new(agent).unwrap()).unwrap();
+            mailbox.file_names(folder).unwrap().0.len()
+        };
+        (count("dev", Folder::Outbox), count("qa", Folder::Inbox))
+    }
+
+    /// Make `key`'s record in dev's mailbox name `name`.
+    fn plant_record(dev: &Mailroom, key: &str, name: &str) {
+        let mailbox = dev.my_mailbox().unwrap();
+        let path = idempotency::lock_path(&mailbox, &IdempotencyKey::new(key).unwrap());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, format!("{name}\n")).unwrap();
+    }
+
+    /// The record names the earlier write, so the other files of the window are not read:
+    /// two hundred files older than the records, each claiming the key for other content,
+    /// would make a scan refuse the repeat (`KeyReused`).
+    #[test]
+    fn a_recorded_repeat_is_found_without_reading_the_outbox() {
+        let dir = tempfile::tempdir().unwrap();
+        let dev = dev_and_qa(dir.path());
+        let first = dev.send(&keyed("k1", "build it")).unwrap();
+        let outbox = dev.my_mailbox().unwrap().folder_path(Folder::Outbox);
+        let bytes = std::fs::read_to_string(outbox.join(&first.file)).unwrap();
+        let (stamp_line, _) = bytes.split_once("k1 ").unwrap();
+        let impostor = format!(
+            "{stamp_line}k1 00000000deadbeef{}",
+            &bytes[stamp_line.len() + 19..]
+        );
+        let an_hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        for n in 0..200 {
+            let path = outbox.join(format!("20260101-000000-ER-other-{n:08x}.md"));
+            std::fs::write(&path, &impostor).unwrap();
+            std::fs::File::open(&path)
+                .unwrap()
+                .set_modified(an_hour_ago)
+                .unwrap();
+        }
+        assert_eq!(dev.send(&keyed("k1", "build it")).unwrap(), first);
+    }
+
+    /// A writer killed after its record and before its first copy wrote nothing: the retry
+    /// writes the message once.
+    #[test]
+    fn a_record_naming_no_file_is_a_write_that_never_happened() {
+        let dir = tempfile::tempdir().unwrap();
+        let dev = dev_and_qa(dir.path());
+        plant_record(&dev, "k1", "20260101-000000-ER-build-it-0123abcd.md");
+        let first = dev.send(&keyed("k1", "build it")).unwrap();
+        assert!(first.written.is_some());
+        assert_eq!(files(&dev), (1, 1));
+        assert_eq!(dev.send(&keyed("k1", "build it")).unwrap(), first);
+        assert_eq!(files(&dev), (1, 1));
+    }
+
+    /// A record is believed only when its file carries the key: one naming another message
+    /// (a hash shared with another key, a hand-made record) is not that key's earlier write.
+    #[test]
+    fn a_record_naming_a_file_without_the_key_is_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let dev = dev_and_qa(dir.path());
+        let plain = dev
+            .send(&SendRequest::new(
+                "qa",
+                MessageType::new("ER").unwrap(),
+                "build it",
+            ))
+            .unwrap();
+        plant_record(&dev, "k1", &plain.file);
+        let keyed_send = dev.send(&keyed("k1", "build it")).unwrap();
+        assert_ne!(keyed_send.id, plain.id);
+        assert_eq!(files(&dev), (2, 2));
+        assert_eq!(dev.send(&keyed("k1", "build it")).unwrap(), keyed_send);
+    }
+}
