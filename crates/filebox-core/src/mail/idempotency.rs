@@ -2,9 +2,9 @@
 //! first result and writes nothing. The key lives in the files, not in `.filebox/`: every copy
 //! a keyed write makes carries an `Idempotency Key` header field (`KEY FINGERPRINT`), and a
 //! repeat finds the sender's own record of it (`outbox/`, or `done/` for an answered
-//! question) by reading the headers of the files written there within the window. So a hub
-//! killed after the write, a restart, or a deleted `.filebox/` cannot turn a retry into a
-//! second message. One lock per key in `.filebox/locks/` serialises the look and the write,
+//! question): the file a derived record names (`key_record.rs`), else by reading the headers
+//! of the files written there within the window before records began. So a hub killed after
+//! the write, a restart, or a deleted `.filebox/` cannot turn a retry into a second message. One lock per key in `.filebox/locks/` serialises the look and the write,
 //! so two writers with one key (threads or processes) make one message.
 
 use std::path::PathBuf;
