@@ -1,27 +1,24 @@
 //! The derived record of a keyed write in `.filebox/`, so that a repeat finds its earlier
 //! write by one file name instead of reading the headers of the whole outbox. The key's lock
 //! file holds the name of the file its last keyed write published, written (and synced)
-//! under the lock before that write publishes anything; a marker, created once, says when
-//! this store of records began. The files still decide: a record is believed only when the
-//! file it names carries the key, and for a key without a believable record the files
-//! written before the marker (within the window) are read, as before there were records. A
-//! deleted `.filebox/` makes a new marker, so a day of writes is read again: slower, not
-//! wrong.
+//! under the lock before that write publishes anything. The files still decide: a record is
+//! believed only when the file it names carries the key. When `.filebox/` has no records yet
+//! (a new or deleted one), the keyed files of the window are read once and recorded, and a
+//! marker says that was done: slower once, never wrong.
 
-use std::io::ErrorKind;
-use std::os::unix::fs::FileExt;
-use std::path::PathBuf;
-use std::time::SystemTime;
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
 
-use crate::error::{Error, IoContext, Result};
+use crate::error::{IoContext, Result};
 use crate::fs::beneath::Place;
-use crate::mail::idempotency::{self, IdempotencyKey, WINDOW};
+use crate::mail::idempotency::{self, IdempotencyKey};
 use crate::mailbox::Mailbox;
 use crate::message::FileName;
 use crate::store;
 
-/// The marker's name in `.filebox/`: its modification time is when records began.
-const MARKER: &str = "idempotency-records-since";
+/// The marker in `.filebox/`: present once the keyed files of the window have records.
+const MARKER: &str = "idempotency-records";
 
 /// The longest record read back: a file name and its newline.
 const MAX_RECORD_BYTES: usize = 512;
@@ -30,24 +27,45 @@ const MAX_RECORD_BYTES: usize = 512;
 pub(crate) struct KeyedWrite {
     lock: store::Lock,
     path: PathBuf,
-    /// When this mailbox's records began: every keyed write published since has one.
-    records_since: SystemTime,
     stamp: String,
 }
 
 impl KeyedWrite {
-    /// Take the lock of `key` in `mailbox` (mine), after making sure the marker exists, so
-    /// that every record written under the lock is younger than the marker.
-    pub(crate) fn take(mailbox: &Mailbox, key: &IdempotencyKey, stamp: String) -> Result<Self> {
+    /// Take the lock of `key` in `mailbox` (mine). Without the marker, first record every
+    /// keyed write of mine that `keyed_writes` finds in the files (key, file name), then make
+    /// the marker: from then on every keyed write has a record.
+    pub(crate) fn take(
+        mailbox: &Mailbox,
+        key: &IdempotencyKey,
+        stamp: String,
+        keyed_writes: impl FnOnce() -> Result<Vec<(String, FileName)>>,
+    ) -> Result<Self> {
         let path = idempotency::lock_path(mailbox, key);
         let lock = store::Lock::take(Place::new(mailbox.root(), &path))?;
-        let records_since = records_since(mailbox)?;
-        Ok(KeyedWrite {
-            lock,
-            path,
-            records_since,
-            stamp,
-        })
+        let marker = mailbox.state_dir().join(MARKER);
+        if store::modified(&marker).is_none() {
+            // Lock order: a key's lock, then this one; the files of other keys are written
+            // while their writers wait here.
+            let all = mailbox
+                .state_dir()
+                .join("locks")
+                .join("idempotency-records.lock");
+            store::with_lock(Place::new(mailbox.root(), &all), || {
+                if store::modified(&marker).is_some() {
+                    return Ok(());
+                }
+                for (key, name) in keyed_writes()? {
+                    // A key no write could have used (a hand-edited header) has no lock.
+                    let Ok(key) = IdempotencyKey::new(&key) else {
+                        continue;
+                    };
+                    let record = idempotency::lock_path(mailbox, &key);
+                    write_record(&open_record(&record)?, &record, &name)?;
+                }
+                store::create_private_file(&marker)
+            })?;
+        }
+        Ok(KeyedWrite { lock, path, stamp })
     }
 
     /// The `Idempotency Key` header value every copy of this write carries.
@@ -70,39 +88,30 @@ impl KeyedWrite {
     /// Say, durably, that this write publishes `name`: called before its first copy is
     /// published, so a write that a crash cut short is found by its name, or was never seen.
     pub(crate) fn record(&self, name: &FileName) -> Result<()> {
-        let file = self.lock.file();
-        let record = format!("{}\n", name.as_str());
-        file.set_len(0).at(&self.path)?;
-        file.write_all_at(record.as_bytes(), 0).at(&self.path)?;
-        file.sync_data().at(&self.path)
-    }
-
-    /// For a key without a believable record, the files that may hold its earlier write
-    /// without a record are those written up to this instant (the marker's), within the
-    /// window; `None` once the marker is older than the window: then there are none.
-    pub(crate) fn unrecorded_until(&self) -> Option<SystemTime> {
-        let window_start = SystemTime::now().checked_sub(WINDOW)?;
-        (self.records_since >= window_start).then_some(self.records_since)
+        write_record(self.lock.file(), &self.path, name)
     }
 }
 
-/// When this mailbox's records began: the marker's modification time, the marker made now
-/// when missing (written once; two processes making it at once share the first one's).
-fn records_since(mailbox: &Mailbox) -> Result<SystemTime> {
-    let path = mailbox.state_dir().join(MARKER);
-    store::create_private_file(&path)?;
-    store::modified(&path).ok_or_else(|| {
-        let gone = std::io::Error::new(
-            ErrorKind::NotFound,
-            "the marker of when idempotency records began vanished as it was made; retry",
-        );
-        Error::io(path, gone)
-    })
+fn open_record(path: &Path) -> Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .mode(0o600)
+        .open(path)
+        .at(path)
+}
+
+fn write_record(file: &File, path: &Path, name: &FileName) -> Result<()> {
+    let record = format!("{}\n", name.as_str());
+    file.set_len(0).at(path)?;
+    file.write_all_at(record.as_bytes(), 0).at(path)?;
+    file.sync_data().at(path)
 }
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
+    use std::time::{Duration, SystemTime};
 
     use super::*;
     use crate::agent::AgentId;
@@ -137,8 +146,8 @@ mod tests {
     }
 
     /// The record names the earlier write, so the other files of the window are not read:
-    /// two hundred files older than the records, each claiming the key for other content,
-    /// would make a scan refuse the repeat (`KeyReused`).
+    /// two hundred of them, each claiming the key for other content, would make a scan of
+    /// the outbox refuse the repeat (`KeyReused`), as main's did.
     #[test]
     fn a_recorded_repeat_is_found_without_reading_the_outbox() {
         let dir = tempfile::tempdir().unwrap();

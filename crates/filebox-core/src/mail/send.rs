@@ -6,7 +6,7 @@ use crate::choice::choice;
 use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::fs::beneath::Place;
-use crate::mail::idempotency::{self, Fingerprint, IdempotencyKey, Look};
+use crate::mail::idempotency::{self, Fingerprint, IdempotencyKey};
 use crate::mail::key_record::KeyedWrite;
 use crate::mail::reply::{REPLIER_COPY_FOLDERS, SourceType, replier_copy_folder};
 use crate::mailbox::Status;
@@ -15,8 +15,8 @@ use crate::mailbox::copy;
 use crate::mailbox::{Envelope, Mailbox, MessageRef, parse_bytes};
 use crate::mailroom::Mailroom;
 use crate::message::{
-    ConversationEntry, Header, Message, MessageType, field, file_name_for, is_question, limits,
-    render,
+    ConversationEntry, FileName, Header, Message, MessageType, field, file_name_for, is_question,
+    limits, render,
 };
 use crate::store::{self, Destination, Moved};
 use crate::time;
@@ -205,11 +205,16 @@ impl Mailroom {
             fingerprint.add(name).add(value);
         }
         let mine = self.my_mailbox()?;
-        let keyed = KeyedWrite::take(&mine, key, fingerprint.stamp(key))?;
+        let keyed = KeyedWrite::take(&mine, key, fingerprint.stamp(key), || {
+            self.keyed_writes(&mine)
+        })?;
         // A reply is one two-phase move that opening my mailbox finished or undid; a new
         // message may have reached recipients before a killed writer made my copy.
         let new_message = reply_to.is_none();
-        let earlier = self.earlier(&mine, &keyed, key, new_message.then_some(recipients))?;
+        let earlier = match keyed.recorded()? {
+            Some(name) => self.earlier(&mine, &name, key, new_message.then_some(recipients))?,
+            None => None,
+        };
         let Some(earlier) = earlier else {
             return write(Some(&keyed));
         };
@@ -229,37 +234,53 @@ impl Mailroom {
         ))
     }
 
-    /// The earlier write of mine with `key` (`keyed` holds its lock): the file its record
-    /// names, when that still carries the key; else one written before records began (none
-    /// once they are a day old). In my outbox and done/, then, for a new message
-    /// (`recipients` given), in the recipients' inboxes: a writer killed before my copy.
+    /// The earlier write of mine with `key`, in the file `name` its record names, when that
+    /// still carries the key: in my outbox or done/, then, for a new message (`recipients`
+    /// given), in a recipient's inbox (a writer killed before my copy).
     fn earlier(
         &self,
         mine: &Mailbox,
-        keyed: &KeyedWrite,
+        name: &FileName,
         key: &IdempotencyKey,
         recipients: Option<&[AgentId]>,
     ) -> Result<Option<Envelope>> {
-        let recorded = keyed.recorded()?;
-        let looks = recorded
-            .as_ref()
-            .map(Look::Named)
-            .into_iter()
-            .chain(keyed.unrecorded_until().map(Look::WrittenUntil));
-        for look in looks {
+        let found = idempotency::find_earlier(mine, &REPLIER_COPY_FOLDERS, self.me(), key, name)?;
+        if found.is_some() {
+            return Ok(found);
+        }
+        for recipient in recipients.unwrap_or_default() {
+            let Ok(mailbox) = self.mailbox(recipient) else {
+                continue;
+            };
             let found =
-                idempotency::find_earlier(mine, &REPLIER_COPY_FOLDERS, self.me(), key, look)?;
+                idempotency::find_earlier(&mailbox, &[Folder::Inbox], self.me(), key, name)?;
             if found.is_some() {
                 return Ok(found);
             }
-            if let Some(recipients) = recipients {
-                let found = self.interrupted(recipients, key, look)?;
-                if found.is_some() {
-                    return Ok(found);
-                }
-            }
         }
         Ok(None)
+    }
+
+    /// Every keyed write of mine of the window, from the files: my outbox and done/, then
+    /// the inboxes of every agent whose mailbox opens here (a new message whose writer was
+    /// killed before my copy), so that my own copies' records come last and stand.
+    fn keyed_writes(&self, mine: &Mailbox) -> Result<Vec<(String, FileName)>> {
+        let mut found = Vec::new();
+        for agent in self.agents() {
+            if let Ok(mailbox) = self.mailbox(agent) {
+                found.extend(idempotency::keyed_writes(
+                    &mailbox,
+                    &[Folder::Inbox],
+                    self.me(),
+                )?);
+            }
+        }
+        found.extend(idempotency::keyed_writes(
+            mine,
+            &REPLIER_COPY_FOLDERS,
+            self.me(),
+        )?);
+        Ok(found)
     }
 
     /// The Source Type a new message carries: the one asked for, else `human` when I am a
@@ -484,27 +505,6 @@ impl Mailroom {
             written: Some((envelope, message)),
             ..self.receipt(id, name.to_string(), delivered)
         })
-    }
-
-    /// A recipient's copy of a keyed new message of mine that my outbox lacks: its writer was
-    /// killed between the deliveries and my copy. A mailbox that cannot be opened holds none.
-    fn interrupted(
-        &self,
-        recipients: &[AgentId],
-        key: &IdempotencyKey,
-        look: Look,
-    ) -> Result<Option<Envelope>> {
-        for recipient in recipients {
-            let Ok(mailbox) = self.mailbox(recipient) else {
-                continue;
-            };
-            let found =
-                idempotency::find_earlier(&mailbox, &[Folder::Inbox], self.me(), key, look)?;
-            if found.is_some() {
-                return Ok(found);
-            }
-        }
-        Ok(None)
     }
 
     /// Finish what a killed writer began, from `delivered`, one recipient's copy: the same file
