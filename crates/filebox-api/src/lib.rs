@@ -14,6 +14,7 @@ mod args;
 pub mod command_line;
 mod decode;
 mod digest;
+mod extras;
 mod outcome;
 pub mod render;
 mod schema;
@@ -28,7 +29,10 @@ pub use filebox_core::model_text;
 pub use args::*;
 pub use decode::{ArgumentError, decode};
 pub use digest::{Digest, Notice, Origin};
+pub use extras::{Extras, Sent};
 pub use outcome::{Outcome, text_with_warnings};
 pub use schema::schema_settings;
-pub use verb::{CallError, Effect, Reply, Standalone, Verb, VerbContext, VerbInfo};
+pub use verb::{
+    CallError, CommandLineCall, Effect, Reply, Standalone, Verb, VerbContext, VerbInfo,
+};
 pub use views::*;

@@ -12,6 +12,20 @@ use crate::render;
 use crate::verb::{Effect, Verb, VerbContext};
 use crate::views::{ListResult, MessageDetail, MessageSummary, ReadResult, WaitResult};
 
+impl ListArgs {
+    /// Every message of `folder` (`None`: the inbox), oldest first as the folder sorts: the
+    /// listing a surface shows whole (`filebox://inbox`; `email.inbox` unless its params page
+    /// it or turn it).
+    pub fn whole_folder(folder: Option<Folder>) -> ListArgs {
+        ListArgs {
+            folder,
+            limit: Some(0),
+            newest_first: Some(false),
+            ..ListArgs::default()
+        }
+    }
+}
+
 /// A folder, oldest first, filtered.
 #[derive(Debug)]
 pub struct ListMessages;

@@ -1,7 +1,8 @@
 //! The verb table: every verb once, in the order surfaces list them. A surface enumerates
 //! [`TABLE`] (or looks one up with [`find`]) and calls [`VerbInfo::call`] with JSON; the CLI
-//! builds a subcommand from each ([`VerbInfo::command`]) and calls
-//! [`VerbInfo::call_command_line`].
+//! builds a subcommand from each ([`VerbInfo::command`]) and runs its
+//! [`VerbInfo::command_line_call`], handing the verbs that write mail to a running hub
+//! ([`VerbInfo::through_hub`]).
 //!
 //! To add a verb: its argument and result structs (`args.rs`, `views.rs`), a unit struct that
 //! implements [`Verb`](crate::Verb) in one of these modules, and a line in [`TABLE`]. Every
@@ -38,18 +39,18 @@ pub use transition::{HoldMessage, RejectMessage, ResolveMessage};
 pub static TABLE: &[VerbInfo] = &[
     VerbInfo::of::<ListMessages>(),
     VerbInfo::of::<ReadMessage>(),
-    VerbInfo::of::<SendMessage>(),
-    VerbInfo::of::<ReplyMessage>(),
-    VerbInfo::of::<ResolveMessage>(),
-    VerbInfo::of::<RejectMessage>(),
-    VerbInfo::of::<HoldMessage>(),
+    VerbInfo::of::<SendMessage>().through_hub(),
+    VerbInfo::of::<ReplyMessage>().through_hub(),
+    VerbInfo::of::<ResolveMessage>().through_hub(),
+    VerbInfo::of::<RejectMessage>().through_hub(),
+    VerbInfo::of::<HoldMessage>().through_hub(),
     VerbInfo::of::<ListAgents>(),
     VerbInfo::of::<WaitForMessages>(),
     VerbInfo::of::<SearchMessages>(),
     VerbInfo::of::<MessageStatus>(),
     VerbInfo::of::<ListThreads>(),
     VerbInfo::of::<GetThread>(),
-    VerbInfo::of::<ForkThread>(),
+    VerbInfo::of::<ForkThread>().through_hub(),
     VerbInfo::of::<AskQuestion>(),
     VerbInfo::of::<TaskFinish>(),
     VerbInfo::of::<WorkReport>(),

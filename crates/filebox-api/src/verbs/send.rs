@@ -6,10 +6,11 @@ use filebox_core::{
 
 use super::names;
 use crate::args::{AttachmentArg, Recipients, ReplyArgs, SendArgs};
+use crate::extras::{Extras, Sent};
 use crate::outcome::Outcome;
 use crate::render;
 use crate::verb::{Effect, Verb, VerbContext};
-use crate::views::SendResult;
+use crate::views::{MessageDetail, SendResult};
 
 /// A new message, or a reply with `reply_to`.
 #[derive(Debug)]
@@ -25,6 +26,31 @@ impl Verb for SendMessage {
     type Output = SendResult;
 
     fn run(cx: &VerbContext<'_>, args: SendArgs) -> Result<Outcome<SendResult>> {
+        Ok(SendMessage::run_with(cx, args, &Extras::default())?.outcome)
+    }
+
+    /// The Message ID alone: scripts keep it (`id=$(filebox send ...)`).
+    fn render(sent: &SendResult) -> String {
+        sent.id.clone()
+    }
+
+    fn brief(sent: &SendResult) -> String {
+        render::sent("Sent", sent)
+    }
+
+    /// `--file` is read here: the process that runs the send may be elsewhere.
+    fn self_contained(args: &mut SendArgs) -> Result<()> {
+        if let Some(path) = args.content_file.take() {
+            args.content = crate::command_line::file_text(&path)?;
+        }
+        Ok(())
+    }
+}
+
+impl SendMessage {
+    /// The verb with header fields no schema shows written into a new message (`extras`),
+    /// answering with the sender's copy as written beside the result.
+    pub fn run_with(cx: &VerbContext<'_>, args: SendArgs, extras: &Extras) -> Result<Sent> {
         let request = SendRequest {
             to: args.to.to_vec(),
             cc: args.cc.as_ref().map(Recipients::to_vec).unwrap_or_default(),
@@ -58,8 +84,23 @@ impl Verb for SendMessage {
                 .map(IdempotencyKey::new)
                 .transpose()?,
         };
-        let receipt = cx.mailroom.send(&request)?;
+        let receipt = match request.reply_to {
+            None => cx.mailroom.send_new_with(&request, &extras.fields())?,
+            // A reply continues its message's header: it takes no extras.
+            Some(_) => cx.mailroom.send(&request)?,
+        };
         let me = cx.mailroom.me();
+        let record = receipt.written.as_ref().map(|(envelope, message)| {
+            let record = MessageDetail::new(me, envelope, message);
+            match request.reply_to {
+                // My record of a new message stands for its recipients' copies, as written.
+                None => MessageDetail {
+                    status: receipt.status().to_string(),
+                    ..record
+                },
+                Some(_) => record,
+            }
+        });
         // Delivered all the same: a note, not a warning (nothing was left out).
         let mut notes = Vec::new();
         if receipt.delivered_to.contains(me) {
@@ -75,22 +116,14 @@ impl Verb for SendMessage {
                 receipt.id
             ));
         }
-        Ok(Outcome::clean(SendResult {
+        let outcome = Outcome::clean(SendResult {
             id: receipt.id,
             file: receipt.file,
             delivered_to: names(&receipt.delivered_to),
             queued_for: names(&receipt.queued_for),
         })
-        .noting(notes))
-    }
-
-    /// The Message ID alone: scripts keep it (`id=$(filebox send ...)`).
-    fn render(sent: &SendResult) -> String {
-        sent.id.clone()
-    }
-
-    fn brief(sent: &SendResult) -> String {
-        render::sent("Sent", sent)
+        .noting(notes);
+        Ok(Sent { outcome, record })
     }
 }
 
@@ -109,6 +142,25 @@ impl Verb for ReplyMessage {
     type Output = SendResult;
 
     fn run(cx: &VerbContext<'_>, args: ReplyArgs) -> Result<Outcome<SendResult>> {
+        Ok(ReplyMessage::run_recorded(cx, args)?.outcome)
+    }
+
+    /// `ID -> AGENT`: the Message ID and who got the answer (`AGENT (queued)` on another
+    /// machine).
+    fn render(sent: &SendResult) -> String {
+        let queued = sent.queued_for.iter().map(|q| format!("{q} (queued)"));
+        let to: Vec<String> = sent.delivered_to.iter().cloned().chain(queued).collect();
+        format!("{} -> {}", sent.id, to.join(", "))
+    }
+
+    fn brief(sent: &SendResult) -> String {
+        render::sent("Replied to", sent)
+    }
+}
+
+impl ReplyMessage {
+    /// The verb, answering with my copy of the message as the reply wrote it beside the result.
+    pub fn run_recorded(cx: &VerbContext<'_>, args: ReplyArgs) -> Result<Sent> {
         let target = cx.mailroom.reply_target(&MessageRef::parse(&args.id)?)?;
         let with_system;
         let cx = if target.as_str() == SYSTEM_MAILBOX {
@@ -128,18 +180,6 @@ impl Verb for ReplyMessage {
         send.reply_to = Some(args.id);
         send.attachments = args.attachments;
         send.idempotency_key = args.idempotency_key;
-        SendMessage::run(cx, send)
-    }
-
-    /// `ID -> AGENT`: the Message ID and who got the answer (`AGENT (queued)` on another
-    /// machine).
-    fn render(sent: &SendResult) -> String {
-        let queued = sent.queued_for.iter().map(|q| format!("{q} (queued)"));
-        let to: Vec<String> = sent.delivered_to.iter().cloned().chain(queued).collect();
-        format!("{} -> {}", sent.id, to.join(", "))
-    }
-
-    fn brief(sent: &SendResult) -> String {
-        render::sent("Replied to", sent)
+        SendMessage::run_with(cx, send, &Extras::default())
     }
 }

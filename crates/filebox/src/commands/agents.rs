@@ -4,7 +4,7 @@
 use filebox_api::AgentAdded;
 use filebox_core::{AgentId, AgentKind, Config, Mailbox, config};
 
-use super::cwd;
+use super::acting::cwd;
 use crate::cli::{AgentsAction, Global};
 use crate::output::{self, Outcome};
 

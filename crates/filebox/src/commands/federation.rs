@@ -3,7 +3,7 @@
 use anyhow::Context;
 use filebox_core::Config;
 
-use super::cwd;
+use super::acting::cwd;
 use crate::cli::{FederationAction, FederationArgs, Global};
 use crate::output::{self, Outcome};
 
