@@ -235,6 +235,27 @@ pub(crate) fn has_userinfo(url: &Url) -> bool {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_section_is_parsed_again_only_for_a_new_parse_of_the_config() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        std::fs::write(&path, r#"{"agents": {}, "hub": {"webhook_attempts": 3}}"#).unwrap();
+        let live = filebox_core::LiveConfig::load(&path).unwrap();
+        let cache = SettingsCache::default();
+        let (number, config) = live.current_numbered().unwrap();
+        let first = cache.of(number, &config);
+        let (again, config) = live.current_numbered().unwrap();
+        assert!(Arc::ptr_eq(&first, &cache.of(again, &config)));
+        std::fs::write(&path, r#"{"agents": {}, "hub": {"webhook_attempts": 12}}"#).unwrap();
+        let (number, config) = live.current_numbered().unwrap();
+        let section = cache.of(number, &config);
+        assert_eq!(section.as_ref().as_ref().unwrap().webhook_attempts, 12);
+        std::fs::write(&path, r#"{"agents": {}, "hub": {"webhook_attempts": "x"}}"#).unwrap();
+        let (number, config) = live.current_numbered().unwrap();
+        let broken = cache.of(number, &config);
+        assert!(broken.as_ref().as_ref().unwrap_err().contains("\"hub\" section"));
+    }
+
     fn allowing(entries: &[&str]) -> HubSection {
         let hub = serde_json::json!({ "callback_allow": entries });
         serde_json::from_value(hub).unwrap()
