@@ -253,7 +253,13 @@ mod tests {
         std::fs::write(&path, r#"{"agents": {}, "hub": {"webhook_attempts": "x"}}"#).unwrap();
         let (number, config) = live.current_numbered().unwrap();
         let broken = cache.of(number, &config);
-        assert!(broken.as_ref().as_ref().unwrap_err().contains("\"hub\" section"));
+        assert!(
+            broken
+                .as_ref()
+                .as_ref()
+                .unwrap_err()
+                .contains("\"hub\" section")
+        );
     }
 
     fn allowing(entries: &[&str]) -> HubSection {

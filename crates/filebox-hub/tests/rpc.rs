@@ -759,7 +759,10 @@ async fn a_reply_by_send_answers_with_the_repliers_copy_even_of_a_question() {
     assert_eq!(answered["folder"], "done", "{answered}");
     assert_eq!(answered["replies"][0]["body"], "8765", "{answered}");
     let read = hub
-        .call("email.read", json!({ "agent": "qa", "id": answered["file"] }))
+        .call(
+            "email.read",
+            json!({ "agent": "qa", "id": answered["file"] }),
+        )
         .await;
     assert_eq!(answered, read);
     hub.stop().await.unwrap();

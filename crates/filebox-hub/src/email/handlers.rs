@@ -81,7 +81,7 @@ pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
             ..SendArgs::new(p.to.join(","), kind, p.body)
         };
         let sent = SendMessage::run_with(&cx, args, &Extras::default())?;
-        return sent_copy(&mailroom, sent, &REPLIER_COPY_FOLDERS);
+        return reply_copy(&mailroom, sent);
     }
     if let Some(agent) = &p.reply_to {
         AgentId::new(agent).map_err(|e| RpcError::invalid_params("replyTo", e))?;
@@ -115,12 +115,12 @@ fn json_text(value: Option<&impl Serialize>) -> Result<Option<String>, RpcError>
     Ok(value.map(serde_json::to_string).transpose()?)
 }
 
-/// My copy of what a reply answered, as the reply wrote it (a keyed repeat wrote nothing:
-/// the copy as stored, found in `folders`).
-fn sent_copy(mailroom: &Mailroom, sent: Sent, folders: &[Folder]) -> Result<AgentEmail, RpcError> {
+/// My copy of what a reply answered, as the reply wrote it (a keyed repeat wrote nothing: the
+/// copy as stored, in a replier's folders).
+fn reply_copy(mailroom: &Mailroom, sent: Sent) -> Result<AgentEmail, RpcError> {
     match sent.record {
         Some(record) => email_of(mailroom, record),
-        None => stored_copy(mailroom, &sent.outcome.value.file, folders),
+        None => stored_copy(mailroom, &sent.outcome.value.file, &REPLIER_COPY_FOLDERS),
     }
 }
 
@@ -175,7 +175,7 @@ pub(crate) fn reply(ctx: &Ctx, p: ReplyParams) -> Result<AgentEmail, RpcError> {
         idempotency_key: p.idempotency_key,
     };
     let sent = ReplyMessage::run_recorded(&VerbContext::new(&mailroom), args)?;
-    sent_copy(&mailroom, sent, &REPLIER_COPY_FOLDERS)
+    reply_copy(&mailroom, sent)
 }
 
 pub(crate) fn threads(ctx: &Ctx, p: ThreadsParams) -> Result<ThreadsResult, RpcError> {

@@ -174,7 +174,10 @@ fn a_send_with_a_hub_running_is_written_by_the_hub_once() {
 #[test]
 fn every_writing_verb_with_a_hub_running_is_handed_to_the_hub() {
     let t = Test::new().agents(["dev", "qa"]);
-    let id = t.as_agent("qa").args(["send", "dev", "ER", "first"]).success();
+    let id = t
+        .as_agent("qa")
+        .args(["send", "dev", "ER", "first"])
+        .success();
     let id = id.trim();
     let _hub = hub(&t);
     let through_relay = |args: &[&str]| {
@@ -186,7 +189,11 @@ fn every_writing_verb_with_a_hub_running_is_handed_to_the_hub() {
             t.path().join("hub.sock"),
         )
         .unwrap();
-        (printed, json_body(&crossed.request), json_body(&crossed.answer))
+        (
+            printed,
+            json_body(&crossed.request),
+            json_body(&crossed.answer),
+        )
     };
 
     let (printed, call, answer) = through_relay(&["reply", id, "an answer"]);
@@ -195,7 +202,10 @@ fn every_writing_verb_with_a_hub_running_is_handed_to_the_hub() {
     assert_eq!(printed.trim(), format!("{id} -> qa"), "rendered as here");
     assert_eq!(answer["result"]["delivered_to"], serde_json::json!(["qa"]));
 
-    let id = t.as_agent("qa").args(["send", "dev", "ER", "second"]).success();
+    let id = t
+        .as_agent("qa")
+        .args(["send", "dev", "ER", "second"])
+        .success();
     let id = id.trim();
     let (printed, call, _) = through_relay(&["--json", "resolved", id, "done here"]);
     assert_eq!(call["method"], "resolve_message", "{call}");
