@@ -16,6 +16,7 @@ pub mod command_line;
 mod decode;
 mod digest;
 mod error_chain;
+mod extras;
 mod outcome;
 pub mod render;
 mod schema;
@@ -33,9 +34,12 @@ pub use args::*;
 pub use decode::{ArgumentError, decode};
 pub use digest::{Digest, Notice, Origin};
 pub use error_chain::describe;
+pub use extras::{Extras, Sent};
 pub use outcome::{Outcome, text_with_warnings};
 pub use schema::schema_settings;
-pub use verb::{CallError, Effect, Reply, Standalone, Verb, VerbContext, VerbInfo};
+pub use verb::{
+    CallError, CommandLineCall, Effect, Reply, Standalone, Verb, VerbContext, VerbInfo,
+};
 /// Each verb's arguments and result, declared in its file under `verbs/`, by name at the root as
 /// the surfaces use them.
 pub use verbs::{

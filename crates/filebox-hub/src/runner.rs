@@ -387,8 +387,10 @@ impl Job {
 
 /// Record how the command ended: reply, resolve or reject, as the runner's agent.
 fn finish(hub: &Hub, agent: &AgentId, id: &str, ending: Ending) -> Result<(), RpcError> {
+    let (config, settings) = hub.current()?;
     let ctx = Ctx {
-        config: hub.config()?,
+        config,
+        settings,
         caller: Caller::Agent(agent.clone()),
         waits: hub.waits().clone(),
     };

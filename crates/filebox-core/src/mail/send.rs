@@ -91,8 +91,9 @@ pub struct SendReceipt {
     /// Recipients on another machine (`name@hub`): the file is in this machine's outgoing
     /// spool, pending (in flight) until their hub sends its delivery receipt, as `status` says.
     pub queued_for: Vec<AgentId>,
-    /// My outbox copy of a new message, as this call wrote it; `None` for a reply, and for a
-    /// repeat of a keyed send that an earlier send answered.
+    /// My copy as this call wrote it: a new message's outbox record, a reply's copy of the
+    /// message it answered (in outbox/, or done/ for a question); `None` for a repeat of a
+    /// keyed send that an earlier send answered.
     pub written: Option<(Envelope, Message)>,
 }
 
@@ -573,6 +574,8 @@ impl Mailroom {
         let me = self.me().clone();
         let receiver = join(to);
         let copies = destinations.len();
+        // The version last rendered is the one every copy holds: my copy of it is the receipt's.
+        let written = std::cell::RefCell::new(None);
         let continue_from = |mut message: Message| -> Result<Vec<Vec<u8>>> {
             let grown = message.body.len()
                 + message
@@ -600,6 +603,7 @@ impl Mailroom {
                 message.header.set(field::IDEMPOTENCY_KEY, stamp);
             }
             let bytes = render(&message).into_bytes();
+            *written.borrow_mut() = Some(message);
             Ok(vec![bytes; copies])
         };
 
@@ -650,11 +654,24 @@ impl Mailroom {
                 }
             }
         })?;
-        Ok(self.receipt(
-            found.header.id().to_owned(),
-            found.file.to_string(),
-            recipients.to_vec(),
-        ))
+        let folder = replier_copy_folder(&found.header, self.me());
+        let written = written.into_inner().map(|message: Message| {
+            let envelope = Envelope {
+                folder,
+                path: mine.folder_path(folder).join(found.file.as_str()),
+                file: found.file.clone(),
+                header: message.header.clone(),
+            };
+            (envelope, message)
+        });
+        Ok(SendReceipt {
+            written,
+            ..self.receipt(
+                found.header.id().to_owned(),
+                found.file.to_string(),
+                recipients.to_vec(),
+            )
+        })
     }
 
     /// The receipt of a send whose copies reached `recipients`: those on another machine are

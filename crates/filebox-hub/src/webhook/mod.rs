@@ -33,7 +33,6 @@ pub(crate) use sign::Secret;
 use crate::email::view::{agent_email, parse_callback};
 use crate::events::HubEvent;
 use crate::hub::Hub;
-use crate::settings::HubSection;
 use crate::task_states::Run;
 use crate::tasks::keep_running;
 
@@ -337,8 +336,8 @@ fn prepare(
     (message_id, file): (&str, &FileName),
     webhook_id: &str,
 ) -> anyhow::Result<Next> {
-    let config = hub.config()?;
-    let mailroom = Mailroom::new(config.clone(), Some(owner))?;
+    let (config, settings) = hub.current()?;
+    let mailroom = Mailroom::new(config, Some(owner))?;
     let mailbox = mailroom.my_mailbox()?;
     let Some((copy, message)) = speaking_copy(&mailbox, message_id, file)? else {
         return Ok(Next::Done);
@@ -351,7 +350,10 @@ fn prepare(
     else {
         return Ok(Next::Done);
     };
-    let settings = HubSection::of(&config)?;
+    let settings = settings
+        .as_ref()
+        .as_ref()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let refusal = |why: String| -> anyhow::Result<Next> {
         mailroom.annotate(
             &reference,

@@ -740,6 +740,53 @@ async fn the_answer_to_a_send_is_the_record_as_read_afterwards() {
     hub.stop().await.unwrap();
 }
 
+/// A reply by `email.send` (`inReplyTo`) answers with the replier's copy as the reply wrote
+/// it, wherever the core keeps that copy: a question's answerer keeps it in done/, where the
+/// answer was once looked for in the outbox only (and the call failed after replying).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_by_send_answers_with_the_repliers_copy_even_of_a_question() {
+    let hub = TestHub::start().await;
+    let mut question = send_params("dev", "qa", "Which port?", "agent");
+    question["type"] = json!("ASK");
+    let asked = hub.call("email.send", question).await;
+    let answered = hub
+        .call(
+            "email.send",
+            json!({ "from": "qa", "to": ["dev"], "subject": "", "body": "8765", "sourceType": "agent", "inReplyTo": asked["id"] }),
+        )
+        .await;
+    assert_eq!(answered["mailbox"], "qa", "{answered}");
+    assert_eq!(answered["folder"], "done", "{answered}");
+    assert_eq!(answered["replies"][0]["body"], "8765", "{answered}");
+    let read = hub
+        .call(
+            "email.read",
+            json!({ "agent": "qa", "id": answered["file"] }),
+        )
+        .await;
+    assert_eq!(answered, read);
+    hub.stop().await.unwrap();
+}
+
+/// `metadata` is the sender's own: it comes back with the names it was given, not renamed into
+/// the wire's camelCase.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metadata_comes_back_with_the_names_the_sender_gave() {
+    let hub = TestHub::start().await;
+    let metadata = json!({ "ticket_id": 7, "nested": { "build_no": "a_b" } });
+    let mut params = send_params("dev", "qa", "with metadata", "agent");
+    params["metadata"] = metadata.clone();
+    let sent = hub.call("email.send", params).await;
+    assert_eq!(sent["metadata"], metadata, "{sent}");
+    let read = hub
+        .call("email.read", json!({ "agent": "qa", "id": sent["id"] }))
+        .await;
+    assert_eq!(read["metadata"], metadata, "{read}");
+    let listed = hub.call("email.inbox", json!({ "agent": "qa" })).await;
+    assert_eq!(listed[0]["metadata"], metadata, "{listed}");
+    hub.stop().await.unwrap();
+}
+
 /// Mail that came while no one used the index is in it once the mailbox has been quiet: the
 /// next look-up does not catch up the burst itself.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -2,7 +2,7 @@
 //! signing key, how often a webhook is tried), checked as `filebox serve` checks it at start.
 
 use super::config_edit::{ConfigEdit, set_fields};
-use super::config_path;
+use super::acting::config_path;
 use crate::cli::{Global, HubAction, HubArgs, HubSetArgs};
 use crate::output::{self, Outcome};
 

@@ -15,17 +15,12 @@ use serde::Serialize;
 use self::document::{Document, State};
 use self::entries::Invocation;
 use self::hosts::{HOSTS, Host, Places};
-use super::{cwd, mailroom};
+use super::acting::{cwd, mailroom};
 use crate::cli::{Global, SetupArgs};
 use crate::output::{self, Outcome};
 
 pub(crate) use self::entries::shell_quote;
-pub(crate) use self::hosts::STOP_WAIT_SECONDS;
-
-/// The host names, for the command line's value parser.
-pub(crate) fn host_names() -> Vec<&'static str> {
-    HOSTS.iter().map(|host| host.name).collect()
-}
+pub(crate) use self::hosts::{STOP_WAIT_SECONDS, host_names};
 
 pub(crate) fn run(global: &Global, args: &SetupArgs) -> anyhow::Result<Outcome> {
     let mailroom = mailroom(global)?;
