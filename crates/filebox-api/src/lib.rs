@@ -34,7 +34,7 @@ pub use args::*;
 pub use decode::{ArgumentError, decode};
 pub use digest::{Digest, Notice, Origin};
 pub use error_chain::describe;
-pub use extras::{Extras, Sent};
+pub use extras::Extras;
 pub use outcome::{Outcome, text_with_warnings};
 pub use schema::schema_settings;
 pub use verb::{
@@ -48,8 +48,8 @@ pub use verbs::{
     OpenQuestionsArgs, OpenQuestionsResult, ReadArgs, ReadResult, ReadTeamInboxArgs, RecipientView,
     ReindexArgs, ReindexResult, ReindexedMailbox, RejectArgs, ReplyArgs, ReportArgs, ResolveArgs,
     SearchArgs, SearchHit, SearchResult, SendArgs, SendResult, SendTeamMessageArgs,
-    SendTeamMessageLine, StatusArgs, StatusResult, TeamInboxArgs, TeamInboxResult, TeamMessageView,
-    TeamSendResult, TeamView, TeamsResult, ThreadArgs, ThreadNodeView, ThreadResult, ThreadSummary,
-    ThreadsArgs, ThreadsResult, WaitArgs, WaitResult,
+    SendTeamMessageLine, Sent, StatusArgs, StatusResult, TeamInboxArgs, TeamInboxResult,
+    TeamMessageView, TeamSendResult, TeamView, TeamsResult, ThreadArgs, ThreadNodeView,
+    ThreadResult, ThreadSummary, ThreadsArgs, ThreadsResult, WaitArgs, WaitResult,
 };
 pub use views::*;

@@ -66,7 +66,7 @@ pub use reject_message::{RejectArgs, RejectMessage};
 pub use reply_message::{ReplyArgs, ReplyMessage};
 pub use resolve_message::{ResolveArgs, ResolveMessage};
 pub use search_messages::{SearchArgs, SearchHit, SearchMessages, SearchResult};
-pub use send_message::{SendArgs, SendMessage, SendResult};
+pub use send_message::{SendArgs, SendMessage, SendResult, Sent};
 pub use send_team_message::{
     SendTeamMessage, SendTeamMessageArgs, SendTeamMessageLine, TeamSendResult,
 };

@@ -5,10 +5,10 @@ use filebox_core::{MessageRef, MessageType, Result, SYSTEM_MAILBOX};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::send_message::{SendArgs, SendMessage, SendResult, sent_text};
+use super::send_message::{SendArgs, SendMessage, SendResult, Sent, sent_text};
 use crate::args::AttachmentArg;
-use crate::extras::{Extras, Sent};
 use crate::command_line::{attachment_file, message_type, text_or_stdin};
+use crate::extras::Extras;
 use crate::outcome::Outcome;
 use crate::verb::{Effect, Verb, VerbContext};
 

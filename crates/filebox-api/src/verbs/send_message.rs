@@ -8,8 +8,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::args::{AttachmentArg, Recipients};
-use crate::extras::{Extras, Sent};
 use crate::command_line::{attachment_file, choice, message_type, recipients, text_or_stdin};
+use crate::extras::Extras;
 use crate::outcome::Outcome;
 use crate::render::recipients as recipient_words;
 use crate::verb::{Effect, Verb, VerbContext};
@@ -264,4 +264,14 @@ pub(crate) fn sent_text(verb: &str, sent: &SendResult) -> String {
         recipient_words(&sent.delivered_to, &sent.queued_for),
         sent.file
     )
+}
+
+/// A send's outcome and the sender's copy as the call wrote it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent {
+    pub outcome: Outcome<SendResult>,
+    /// A new message: my outbox record, its status how far the recipients got at that moment;
+    /// a reply: my copy of the message it answered. `None` for a repeat of a keyed send that
+    /// an earlier send answered (nothing was written: the caller reads the record).
+    pub record: Option<MessageDetail>,
 }

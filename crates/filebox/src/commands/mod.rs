@@ -41,7 +41,7 @@ pub(crate) fn run(global: &Global, invocation: Invocation) -> anyhow::Result<Out
             Command::Serve(args) => serve::run(global, &args),
             Command::Federation(args) => federation::run(global, &args),
             Command::Hub(args) => hub::run(global, &args),
-            Command::Quickstart(args) => quickstart::run(global, &args),
+            Command::Quickstart(args) => quickstart::run(global, &args, run),
             Command::Email(action) => email::run(global, action),
             Command::Setup(args) => setup::run(global, &args),
             Command::Hook(args) => hook::run(global, &args),
