@@ -7,7 +7,7 @@
 #![no_main]
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::Once;
 
 use filebox_core::{Config, ConfigFile};
 use libfuzzer_sys::fuzz_target;
@@ -21,17 +21,35 @@ const CODES: &[i64] = &[
     1010, 1011, 1012, 1013, 1020, 1021, 1022, 1023,
 ];
 
-/// A project folder holding only `.filebox/config.json` with no agents, made once per process.
-fn project() -> &'static Path {
-    static PROJECT: OnceLock<PathBuf> = OnceLock::new();
-    PROJECT.get_or_init(|| {
+/// A project folder holding only `.filebox/config.json` with no agents, made for one body and
+/// removed after it, so a run leaves nothing in the temp folder. On a panic no destructor runs
+/// (libfuzzer-sys's panic hook aborts the process), so a panic hook of ours removes it first.
+struct Project(PathBuf);
+
+impl Project {
+    fn new() -> Project {
+        static HOOK: Once = Once::new();
         let dir =
             std::env::temp_dir().join(format!("filebox-fuzz-json-rpc-{}", std::process::id()));
+        HOOK.call_once(|| {
+            let aborting = std::panic::take_hook();
+            let dir = dir.clone();
+            std::panic::set_hook(Box::new(move |info| {
+                let _ = std::fs::remove_dir_all(&dir);
+                aborting(info);
+            }));
+        });
         let config_dir = dir.join(".filebox");
         std::fs::create_dir_all(&config_dir).expect("the fuzz project folder");
         std::fs::write(config_dir.join("config.json"), "{}\n").expect("the fuzz config");
-        dir
-    })
+        Project(dir)
+    }
+}
+
+impl Drop for Project {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Every path under `dir`, with the size of each file.
@@ -93,7 +111,8 @@ fn check_error(answer: &Value, code: i64) {
 }
 
 fuzz_target!(|body: &[u8]| {
-    let project = project();
+    let guard = Project::new();
+    let project = guard.0.as_path();
     let before = tree(project);
     let config = Config {
         path: project.join(".filebox/config.json"),

@@ -1,79 +1,19 @@
-"""A `filebox serve` process over a temp config (a human `me`, agents `dev` and `qa`), started
-as a user would start it; its base URL is the first line it prints."""
+"""The A2A suite's fixtures: `hub` and `start_hub` from tests/hubproc.py, with the hub's URL
+without its trailing slash (the SDKs join paths to it)."""
 
-import json
-import os
-import signal
-import subprocess
+import sys
 from pathlib import Path
 
-import pytest
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-REPO = Path(__file__).resolve().parents[2]
-
-
-def filebox_bin() -> str:
-    path = Path(os.environ.get("FILEBOX_BIN", REPO / "target/debug/filebox")).resolve()
-    if not path.is_file():
-        raise RuntimeError(f"no filebox binary at {path}: build it or set FILEBOX_BIN")
-    return str(path)
+import hubproc  # noqa: E402
+from hubproc import REPO, hub_fixtures  # noqa: E402,F401
 
 
-class Hub:
+class Hub(hubproc.Hub):
     def __init__(self, root: Path, configure=None):
-        self.root = root
-        self.config = root / ".filebox" / "config.json"
-        self.env = dict(os.environ, FILEBOX_CONFIG=str(self.config), HOME=str(root))
-        self.env.pop("FILEBOX_AGENT", None)
-        self.filebox("--agent", "me", "init", "--mailbox", str(root / "mailboxes/me"))
-        for agent in ("dev", "qa"):
-            self.filebox("agents", "add", agent, "--mailbox", str(root / "mailboxes" / agent))
-        config = json.loads(self.config.read_text())
-        config["agents"]["me"]["kind"] = "human"
-        if configure:
-            configure(config)
-        self.config.write_text(json.dumps(config))
-        self.process = subprocess.Popen(
-            [filebox_bin(), "serve", "--listen", "127.0.0.1:0"],
-            env=self.env,
-            cwd=root,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        self.url = self.process.stdout.readline().strip().rstrip("/")
-        assert self.url.startswith("http://"), self.process.stderr.read()
-
-    def filebox(self, *args: str) -> str:
-        done = subprocess.run(
-            [filebox_bin(), *args], env=self.env, capture_output=True, text=True, timeout=30
-        )
-        assert done.returncode == 0, f"filebox {args} failed: {done.stderr}"
-        return done.stdout.strip()
-
-    def files(self, agent: str, folder: str) -> list[Path]:
-        return sorted((self.root / "mailboxes" / agent / folder).glob("*.md"))
-
-    def stop(self) -> int:
-        self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(timeout=30)
+        super().__init__(root, configure)
+        self.url = self.url.rstrip("/")
 
 
-@pytest.fixture
-def start_hub(tmp_path: Path):
-    """Start a hub; `configure(config)` may change the config (a dict) before it starts."""
-    started = []
-
-    def start(configure=None) -> Hub:
-        started.append(Hub(tmp_path, configure))
-        return started[-1]
-
-    yield start
-    for running in started:
-        if running.process.poll() is None:
-            assert running.stop() == 0
-
-
-@pytest.fixture
-def hub(start_hub):
-    return start_hub()
+start_hub, hub = hub_fixtures(Hub)

@@ -15,6 +15,8 @@ mod args;
 pub mod command_line;
 mod decode;
 mod digest;
+mod error_chain;
+mod extras;
 mod outcome;
 pub mod render;
 mod schema;
@@ -31,9 +33,13 @@ pub use filebox_core::model_text;
 pub use args::*;
 pub use decode::{ArgumentError, decode};
 pub use digest::{Digest, Notice, Origin};
+pub use error_chain::describe;
+pub use extras::Extras;
 pub use outcome::{Outcome, text_with_warnings};
 pub use schema::schema_settings;
-pub use verb::{CallError, Effect, Reply, Standalone, Verb, VerbContext, VerbInfo};
+pub use verb::{
+    CallError, CommandLineCall, Effect, Reply, Standalone, Verb, VerbContext, VerbInfo,
+};
 /// Each verb's arguments and result, declared in its file under `verbs/`, by name at the root as
 /// the surfaces use them.
 pub use verbs::{
@@ -42,8 +48,8 @@ pub use verbs::{
     OpenQuestionsArgs, OpenQuestionsResult, ReadArgs, ReadResult, ReadTeamInboxArgs, RecipientView,
     ReindexArgs, ReindexResult, ReindexedMailbox, RejectArgs, ReplyArgs, ReportArgs, ResolveArgs,
     SearchArgs, SearchHit, SearchResult, SendArgs, SendResult, SendTeamMessageArgs,
-    SendTeamMessageLine, StatusArgs, StatusResult, TeamInboxArgs, TeamInboxResult, TeamMessageView,
-    TeamSendResult, TeamView, TeamsResult, ThreadArgs, ThreadNodeView, ThreadResult, ThreadSummary,
-    ThreadsArgs, ThreadsResult, WaitArgs, WaitResult,
+    SendTeamMessageLine, Sent, StatusArgs, StatusResult, TeamInboxArgs, TeamInboxResult,
+    TeamMessageView, TeamSendResult, TeamView, TeamsResult, ThreadArgs, ThreadNodeView,
+    ThreadResult, ThreadSummary, ThreadsArgs, ThreadsResult, WaitArgs, WaitResult,
 };
 pub use views::*;

@@ -114,7 +114,7 @@ impl fmt::Debug for VerbContext<'_> {
 
 /// One verb, declared once: its names, effect, typed arguments and result (whose doc comments
 /// become the JSON Schema), what it does, and its one text rendering.
-pub trait Verb {
+pub trait Verb: 'static {
     /// The MCP tool name, also the JSON-RPC method the hub maps its `email.*` names onto.
     const NAME: &'static str;
     /// The CLI subcommand that runs it (`teams inbox`: `inbox` under `teams`), generated from
@@ -138,8 +138,8 @@ pub trait Verb {
     const ANSWER_IS_TEXT: bool = false;
 
     /// The arguments: JSON (serde), their JSON Schema, and the CLI's arguments (clap).
-    type Args: DeserializeOwned + JsonSchema + clap::Args;
-    type Output: Serialize + JsonSchema;
+    type Args: Serialize + DeserializeOwned + JsonSchema + clap::Args;
+    type Output: Serialize + DeserializeOwned + JsonSchema;
 
     fn run(cx: &VerbContext<'_>, args: Self::Args) -> filebox_core::Result<Outcome<Self::Output>>;
 
@@ -152,6 +152,13 @@ pub trait Verb {
     /// lines, a bare Message ID) and the same facts fit in fewer characters or words.
     fn brief(output: &Self::Output) -> String {
         Self::render(output)
+    }
+
+    /// Make the arguments self-contained, for a call another process runs (the command line
+    /// hands a writing verb to a running hub): what names a file of this machine is read into
+    /// them. Most arguments already are.
+    fn self_contained(_args: &mut Self::Args) -> filebox_core::Result<()> {
+        Ok(())
     }
 }
 
@@ -174,11 +181,15 @@ pub struct VerbInfo {
     pub waits: bool,
     /// [`Verb::ANSWER_IS_TEXT`].
     pub answer_is_text: bool,
+    /// Whether the command line hands the call to a hub serving the config, when one runs
+    /// (set with [`VerbInfo::through_hub`] for the verbs that write mail): the hub is then
+    /// the one writer of the files, and the command writes them itself only without one.
+    pub through_hub: bool,
     args_schema: fn() -> Map<String, Value>,
     output_schema: fn() -> Map<String, Value>,
     call: fn(&VerbContext<'_>, Value) -> Result<Reply, CallError>,
     command: fn() -> clap::Command,
-    call_command_line: fn(&VerbContext<'_>, &ArgMatches) -> Result<Reply, CallError>,
+    command_line_call: fn(&ArgMatches) -> Result<Box<dyn CommandLineCall>, CallError>,
     /// Set for a [`Standalone`] verb: run from the command line without a mailroom.
     call_standalone: Option<CallStandalone>,
 }
@@ -198,11 +209,12 @@ impl VerbInfo {
             for_models: V::FOR_MODELS,
             waits: V::WAITS,
             answer_is_text: V::ANSWER_IS_TEXT,
+            through_hub: false,
             args_schema: schema::input::<V::Args>,
             output_schema: schema::output::<Outcome<V::Output>>,
             call: call_erased::<V>,
             command: command_of::<V>,
-            call_command_line: call_command_line_erased::<V>,
+            command_line_call: command_line_call_erased::<V>,
             call_standalone: None,
         }
     }
@@ -212,6 +224,14 @@ impl VerbInfo {
         VerbInfo {
             call_standalone: Some(call_standalone_erased::<V>),
             ..VerbInfo::of::<V>()
+        }
+    }
+
+    /// The same verb, handed to a running hub by the command line ([`VerbInfo::through_hub`]).
+    pub const fn through_hub(self) -> VerbInfo {
+        VerbInfo {
+            through_hub: true,
+            ..self
         }
     }
 
@@ -245,17 +265,16 @@ impl VerbInfo {
         (self.command)()
     }
 
-    /// Run the verb with the parsed arguments of its subcommand. The reply's text is the
-    /// verb's [`Verb::render`], for people and scripts.
-    pub fn call_command_line(
+    /// The call the parsed arguments of its subcommand make, decoded once: run it here, or
+    /// hand its arguments to the hub and render the hub's answer ([`CommandLineCall`]).
+    pub fn command_line_call(
         &self,
-        cx: &VerbContext<'_>,
         matches: &ArgMatches,
-    ) -> Result<Reply, CallError> {
-        (self.call_command_line)(cx, matches)
+    ) -> Result<Box<dyn CommandLineCall>, CallError> {
+        (self.command_line_call)(matches)
     }
 
-    /// For a [`Standalone`] verb, [`VerbInfo::call_command_line`] without a mailroom; `None`
+    /// For a [`Standalone`] verb, its [`CommandLineCall`] run without a mailroom; `None`
     /// for a verb that needs one.
     pub fn call_standalone(&self, matches: &ArgMatches) -> Option<Result<Reply, CallError>> {
         self.call_standalone.map(|call| call(matches))
@@ -345,11 +364,51 @@ fn command_line_args<V: Verb>(matches: &ArgMatches) -> Result<V::Args, CallError
     })
 }
 
-fn call_command_line_erased<V: Verb>(
-    cx: &VerbContext<'_>,
+/// A verb's call from the command line, its arguments decoded once from its subcommand
+/// ([`VerbInfo::command_line_call`]). Its replies' text is the verb's [`Verb::render`], for
+/// people and scripts, wherever it ran.
+pub trait CommandLineCall {
+    /// The arguments as JSON for another process to run them with, made self-contained first
+    /// ([`Verb::self_contained`]: a run here afterwards uses them as made).
+    fn arguments(&mut self) -> Result<Value, CallError>;
+    /// Run the call here.
+    fn run(self: Box<Self>, cx: &VerbContext<'_>) -> Result<Reply, CallError>;
+    /// The reply of the call run elsewhere, from the [`Outcome`] it answered as JSON (kept as
+    /// it came, for `--json`).
+    fn answered(&self, outcome: Value) -> Result<Reply, serde_json::Error>;
+}
+
+/// [`CommandLineCall`] of `V`.
+struct Decoded<V: Verb>(V::Args);
+
+impl<V: Verb> CommandLineCall for Decoded<V> {
+    fn arguments(&mut self) -> Result<Value, CallError> {
+        V::self_contained(&mut self.0)?;
+        serde_json::to_value(&self.0).map_err(|e| CallError::Unencodable {
+            verb: V::NAME,
+            message: e.to_string(),
+        })
+    }
+
+    fn run(self: Box<Self>, cx: &VerbContext<'_>) -> Result<Reply, CallError> {
+        reply::<V>(V::run(cx, self.0)?, V::render)
+    }
+
+    fn answered(&self, outcome: Value) -> Result<Reply, serde_json::Error> {
+        let typed: Outcome<V::Output> = serde_json::from_value(outcome.clone())?;
+        Ok(Reply {
+            value: outcome,
+            text: V::render(&typed.value),
+            warnings: typed.warnings,
+            notes: typed.notes,
+        })
+    }
+}
+
+fn command_line_call_erased<V: Verb>(
     matches: &ArgMatches,
-) -> Result<Reply, CallError> {
-    reply::<V>(V::run(cx, command_line_args::<V>(matches)?)?, V::render)
+) -> Result<Box<dyn CommandLineCall>, CallError> {
+    Ok(Box::new(Decoded::<V>(command_line_args::<V>(matches)?)))
 }
 
 fn call_standalone_erased<V: Standalone>(matches: &ArgMatches) -> Result<Reply, CallError> {

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use filebox_api::{CallError, Effect, VerbContext, verbs};
-use filebox_core::{AgentId, Config, ConfigFile, Mailroom};
+use filebox_core::Mailroom;
 use serde_json::{Value, json};
 
 /// A config with agents `qa` and `dev` (mailboxes under a temp dir), acting as `me`.
@@ -14,16 +14,8 @@ fn mailroom(dir: &tempfile::TempDir, me: &str) -> Mailroom {
 
 /// A config with these agents (and any it had), acting as `me`.
 fn mailroom_among(dir: &tempfile::TempDir, agents: &[&str], me: &str) -> Mailroom {
-    let path = dir.path().join("config.json");
-    let config = Config::update(&path, |file: &mut ConfigFile| {
-        for agent in agents {
-            let id = AgentId::new(agent)?;
-            file.set_mailbox(&id, dir.path().join(agent));
-        }
-        Ok(())
-    })
-    .unwrap();
-    Mailroom::new(config, Some(&AgentId::new(me).unwrap())).unwrap()
+    let agents: Vec<(&str, &str)> = agents.iter().map(|agent| (*agent, "agent")).collect();
+    filebox_testkit::mailroom(dir.path(), &agents, me)
 }
 
 fn call(mailroom: &Mailroom, name: &str, args: Value) -> Result<filebox_api::Reply, CallError> {

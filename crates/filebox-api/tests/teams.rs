@@ -10,7 +10,6 @@ use filebox_api::{
     ListTeamsArgs, ReadTeamInboxArgs, SendTeamMessageArgs, Standalone, TeamInboxArgs, Verb,
     VerbContext, advice, verbs,
 };
-use filebox_core::{AgentId, Config, ConfigFile, Mailroom};
 use serde_json::{Value, json};
 
 /// `{dir}/teams/crew` with a roster of `team-lead`, `ann` and `bob`; returns the Claude folder.
@@ -153,12 +152,7 @@ fn a_team_that_does_not_exist_is_an_invalid_argument() {
 fn a_json_caller_cannot_choose_the_claude_folder() {
     let dir = tempfile::tempdir().unwrap();
     let claude = claude(&dir);
-    let config = Config::update(&dir.path().join("config.json"), |file: &mut ConfigFile| {
-        file.set_mailbox(&AgentId::new("qa")?, dir.path().join("qa"));
-        Ok(())
-    })
-    .unwrap();
-    let qa = Mailroom::new(config, Some(&AgentId::new("qa").unwrap())).unwrap();
+    let qa = filebox_testkit::mailroom(dir.path(), &[("qa", "agent")], "qa");
     let schema = verbs::find("list_teams").unwrap().args_schema();
     assert_eq!(schema.get("properties"), None, "{schema:?}");
     // An extra `claude_dir` is not an argument: the verb looks where Claude Code does.
@@ -176,12 +170,7 @@ fn a_json_caller_cannot_choose_the_claude_folder() {
 fn a_send_is_from_the_acting_agent_and_never_from_no_one() {
     let dir = tempfile::tempdir().unwrap();
     let claude = claude(&dir);
-    let config = Config::update(&dir.path().join("config.json"), |file: &mut ConfigFile| {
-        file.set_mailbox(&AgentId::new("qa")?, dir.path().join("qa"));
-        Ok(())
-    })
-    .unwrap();
-    let qa = Mailroom::new(config, Some(&AgentId::new("qa").unwrap())).unwrap();
+    let qa = filebox_testkit::mailroom(dir.path(), &[("qa", "agent")], "qa");
     let unnamed = SendTeamMessageArgs {
         from: None,
         ..send(&claude, "ann", "hello")

@@ -2,79 +2,26 @@
 //! origin's human client protocol (`/ws`, an `AskQuestionReply` frame) and, as the baseline in
 //! the same run, the way the page answers (JSON-RPC `email.reply`). The asker is
 //! `Mailroom::ask_and_wait` in this process, the call an MCP `ask_question` or a Connect
-//! `AskQuestion` blocks in; the /ws client (tungstenite, frames encoded with prost) learns each
-//! question from its push, and the clock runs from just before the answer is sent to the
-//! asker's return. Cases alternate question by question.
+//! `AskQuestion` blocks in; the /ws client (tungstenite, the hub's own frames from
+//! `filebox_hub::proto`) learns each question from its push, and the clock runs from just
+//! before the answer is sent to the asker's return. Cases alternate question by question.
 
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use filebox_core::{AnswerWait, AskedBy, QuestionKind, QuestionRequest};
+use filebox_hub::proto::{
+    AnswerResponse, AskQuestionRequest, McpResultContent, TextContent, WebsocketMessage, cmd,
+};
 use prost::Message as _;
 use serde_json::json;
 use tungstenite::{Message, WebSocket};
 
-use crate::Options;
 use crate::fixture::{Fixture, Result, filebox_binary};
 use crate::http::Connection;
 use crate::hub::{Hub, load_average};
+use crate::options::Options;
 use crate::report::{Samples, ms, table};
-
-/// The frames this client sends and reads: the fields of the origin's `WebsocketMessage` it
-/// needs, by their numbers.
-mod frame {
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub(super) struct WebsocketMessage {
-        #[prost(string, tag = "1")]
-        pub(super) cmd: String,
-        #[prost(message, optional, tag = "2")]
-        pub(super) ask_question_request: Option<Request>,
-        #[prost(message, optional, tag = "4")]
-        pub(super) ask_question_response: Option<Response>,
-        #[prost(string, tag = "18")]
-        pub(super) nickname: String,
-        #[prost(message, optional, tag = "23")]
-        pub(super) user_login_response: Option<LoginResponse>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub(super) struct LoginResponse {
-        #[prost(bool, tag = "2")]
-        pub(super) success: bool,
-        #[prost(string, tag = "3")]
-        pub(super) error_message: String,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub(super) struct Request {
-        #[prost(string, tag = "1")]
-        pub(super) id: String,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub(super) struct Response {
-        #[prost(string, tag = "1")]
-        pub(super) id: String,
-        #[prost(message, repeated, tag = "4")]
-        pub(super) contents: Vec<Content>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub(super) struct Content {
-        #[prost(int32, tag = "1")]
-        pub(super) kind: i32,
-        #[prost(message, optional, tag = "2")]
-        pub(super) text: Option<Text>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub(super) struct Text {
-        #[prost(string, tag = "1")]
-        pub(super) kind: String,
-        #[prost(string, tag = "2")]
-        pub(super) text: String,
-    }
-}
 
 #[derive(Clone, Copy)]
 enum Path {
@@ -191,13 +138,13 @@ impl Client {
     fn connect(hub: &Hub) -> Result<Client> {
         let (socket, _) = tungstenite::connect(format!("ws://{}/ws", hub.address))?;
         let mut client = Client { socket };
-        client.send(&frame::WebsocketMessage {
-            cmd: "UserLogin".into(),
+        client.send(&WebsocketMessage {
+            cmd: cmd::USER_LOGIN.into(),
             nickname: "bench".into(),
-            ..frame::WebsocketMessage::default()
+            ..WebsocketMessage::default()
         })?;
         let login = client
-            .next("UserLogin")?
+            .next(cmd::USER_LOGIN)?
             .user_login_response
             .unwrap_or_default();
         if !login.success {
@@ -206,17 +153,17 @@ impl Client {
         Ok(client)
     }
 
-    fn send(&mut self, message: &frame::WebsocketMessage) -> Result<()> {
+    fn send(&mut self, message: &WebsocketMessage) -> Result<()> {
         self.socket
             .send(Message::Binary(message.encode_to_vec().into()))?;
         Ok(())
     }
 
     /// The next frame of command `cmd`, the others skipped.
-    fn next(&mut self, cmd: &str) -> Result<frame::WebsocketMessage> {
+    fn next(&mut self, cmd: &str) -> Result<WebsocketMessage> {
         loop {
             if let Message::Binary(bytes) = self.socket.read()? {
-                let message = frame::WebsocketMessage::decode(bytes.as_ref())?;
+                let message = WebsocketMessage::decode(bytes.as_ref())?;
                 if message.cmd == cmd {
                     return Ok(message);
                 }
@@ -226,7 +173,7 @@ impl Client {
 
     /// The id of the next question pushed.
     fn next_question(&mut self) -> Result<String> {
-        let pushed = self.next("AskQuestion")?;
+        let pushed = self.next(cmd::ASK_QUESTION)?;
         Ok(pushed
             .ask_question_request
             .ok_or("a push without its request")?
@@ -234,20 +181,25 @@ impl Client {
     }
 
     fn answer(&mut self, id: &str) -> Result<()> {
-        self.send(&frame::WebsocketMessage {
-            cmd: "AskQuestionReply".into(),
-            ask_question_request: Some(frame::Request { id: id.to_owned() }),
-            ask_question_response: Some(frame::Response {
+        self.send(&WebsocketMessage {
+            cmd: cmd::ASK_QUESTION_REPLY.into(),
+            ask_question_request: Some(AskQuestionRequest {
                 id: id.to_owned(),
-                contents: vec![frame::Content {
+                ..AskQuestionRequest::default()
+            }),
+            ask_question_response: Some(AnswerResponse {
+                id: id.to_owned(),
+                contents: vec![McpResultContent {
                     kind: 1,
-                    text: Some(frame::Text {
+                    text: Some(TextContent {
                         kind: "text".into(),
                         text: "Yes.".into(),
                     }),
+                    ..McpResultContent::default()
                 }],
+                ..AnswerResponse::default()
             }),
-            ..frame::WebsocketMessage::default()
+            ..WebsocketMessage::default()
         })
     }
 }

@@ -25,10 +25,10 @@ use filebox_core::{AgentId, ChangeKind, Config, Feed, Folder, Mailbox, MessageRe
 use filebox_federation::local_nats::LocalNats;
 use serde_json::{Value, json};
 
-use crate::Options;
 use crate::fixture::{Result, filebox_binary};
 use crate::http::Connection;
 use crate::hub::{Hub, load_average};
+use crate::options::Options;
 use crate::process::until_idle;
 use crate::report::{self, Samples, ms};
 

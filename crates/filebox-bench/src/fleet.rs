@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::Options;
 use crate::fixture::{self, Fixture, Result};
 use crate::http::{Connection, EventStream};
 use crate::hub::{Hub, load_average};
+use crate::options::Options;
 use crate::process;
 use crate::push::Server;
 use crate::report::table;

@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use filebox_core::{MessageType, SendRequest};
 
-use crate::Options;
 use crate::fixture::{self, Fixture, Result};
+use crate::options::Options;
 use crate::report;
 use crate::wait::now_ns;
 

@@ -25,12 +25,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::Options;
+use crate::bare::{DirSync, publish_bare};
 use crate::fixture::{Fixture, Result, filebox_binary};
 use crate::http::Connection;
+use crate::options::Options;
 use crate::process::{cpu_time, until_idle};
 use crate::report::{self, Samples, ms};
-use crate::send::{DirSync, publish_bare};
 
 const BODY_BYTES: usize = 1024;
 const CLIENTS: [usize; 3] = [1, 16, 64];
@@ -59,7 +59,7 @@ enum Call {
     /// `email.send` with a new `idempotencyKey` each: the keyed send A2A's `messageId` makes.
     SendKeyed,
     /// A2A `SendMessage` to dev's endpoint (`/a2a/dev`), each with a new `messageId`: the
-    /// same delivery as `email.send`, through the A2A surface (this build only).
+    /// same delivery as `email.send`, through the A2A surface.
     A2aSend,
 }
 
@@ -77,8 +77,10 @@ impl Case {
             Case::Hub(Call::Send, _, Build::Baseline) => "baseline hub: email.send",
             Case::Hub(Call::Reply, _, Build::This) => "hub: email.reply (a move)",
             Case::Hub(Call::Reply, _, Build::Baseline) => "baseline hub: email.reply",
-            Case::Hub(Call::SendKeyed, _, _) => "hub: email.send with an idempotencyKey",
-            Case::Hub(Call::A2aSend, _, _) => "hub: A2A SendMessage over HTTP JSON-RPC",
+            Case::Hub(Call::SendKeyed, _, Build::This) => "hub: email.send with an idempotencyKey",
+            Case::Hub(Call::SendKeyed, _, Build::Baseline) => "baseline hub: keyed email.send",
+            Case::Hub(Call::A2aSend, _, Build::This) => "hub: A2A SendMessage over HTTP JSON-RPC",
+            Case::Hub(Call::A2aSend, _, Build::Baseline) => "baseline hub: A2A SendMessage",
             Case::Cli(_) => "CLI: filebox send, a process per send",
             Case::Floor(_, DirSync::Private) => "floor: write+fsync+rename+dir fsync",
             Case::Floor(_, DirSync::Grouped) => "floor, group-committed dir fsync",
@@ -160,14 +162,9 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let hub_cases = [Call::Send, Call::SendKeyed, Call::A2aSend, Call::Reply]
         .into_iter()
         .flat_map(|call| {
-            CLIENTS.iter().flat_map(move |&n| {
-                builds
-                    .iter()
-                    .filter(move |&&build| {
-                        !matches!(call, Call::A2aSend | Call::SendKeyed) || build == Build::This
-                    })
-                    .map(move |&build| Case::Hub(call, n, build))
-            })
+            CLIENTS
+                .iter()
+                .flat_map(move |&n| builds.iter().map(move |&build| Case::Hub(call, n, build)))
         });
     let cases: Vec<Case> = hub_cases
         .chain(CLIENTS.iter().map(|&n| Case::Cli(n)))

@@ -12,8 +12,8 @@ use std::time::Instant;
 use filebox_core::message::{MessageType, file_name_for, render};
 use filebox_core::time;
 
-use crate::Options;
 use crate::fixture::{Fixture, Generated, Result, filebox_binary, qa_to_dev};
+use crate::options::Options;
 use crate::process::{gnu_time_peak_kib, under_gnu_time};
 use crate::report::{self, Samples, ms};
 

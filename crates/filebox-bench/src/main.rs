@@ -25,6 +25,7 @@
 #![allow(clippy::print_stdout)]
 
 mod answer;
+mod bare;
 mod federation;
 mod fixture;
 mod fleet;
@@ -33,6 +34,7 @@ mod hook;
 mod http;
 mod hub;
 mod list;
+mod options;
 mod process;
 mod process_send;
 mod push;
@@ -46,22 +48,7 @@ mod wait;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// What every benchmark may be told on the command line.
-pub(crate) struct Options {
-    /// Where temp mailboxes go (`--dir`; default: the system temp folder).
-    pub(crate) dir: Option<PathBuf>,
-    /// Scale the message counts (`--quick` runs a tenth, to check the benchmarks work).
-    pub(crate) quick: bool,
-    /// How long `soak` runs (`--minutes`).
-    pub(crate) minutes: Option<u64>,
-    /// Where `soak` writes its SVG chart (`--chart`).
-    pub(crate) chart: Option<PathBuf>,
-    /// Another build's `filebox` (`--baseline FILEBOX`, e.g. main's) that `send`, `hub`,
-    /// `federation`, `growth` and `scale` measure beside this one's.
-    pub(crate) baseline: Option<PathBuf>,
-    /// The mailbox sizes `scale` measures (`--sizes 10000,100000`; default 10k, 100k, 1M).
-    pub(crate) sizes: Option<Vec<usize>>,
-}
+use options::Options;
 
 const USAGE: &str = "usage: filebox-bench [--dir DIR] [--quick] [--minutes N] [--chart SVG] [--baseline FILEBOX] [--sizes N,N] <all | send | send-process | list | search | wait | push | hook | hub | federation | answer | fleet | growth | soak | scale>";
 

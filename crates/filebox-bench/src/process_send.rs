@@ -9,11 +9,11 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::Options;
+use crate::bare::{DirSync, publish_bare};
 use crate::fixture::{Fixture, Result, filebox_binary};
 use crate::hub::Hub;
+use crate::options::Options;
 use crate::report;
-use crate::send::{DirSync, publish_bare};
 
 const BODY_BYTES: usize = 1024;
 const RUNS: usize = 5;

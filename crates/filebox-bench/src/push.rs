@@ -20,8 +20,8 @@ use std::time::Duration;
 use filebox_core::{MessageType, SendRequest};
 use serde_json::{Value, json};
 
-use crate::Options;
 use crate::fixture::{self, Fixture, Result};
+use crate::options::Options;
 use crate::process;
 use crate::report::{self, Samples};
 use crate::wait::now_ns;

@@ -24,8 +24,8 @@ use std::time::{Duration, Instant};
 use filebox_core::message::{MessageType, field, file_name_for, render};
 use filebox_core::{SendRequest, time};
 
-use crate::Options;
 use crate::fixture::{Generated, Result, filebox_binary, mailroom, qa_to_dev};
+use crate::options::Options;
 use crate::process::{gnu_time_peak_kib, under_gnu_time};
 use crate::report::{self, Samples, ms};
 

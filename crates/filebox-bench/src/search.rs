@@ -14,8 +14,8 @@ use filebox_core::SendRequest;
 use filebox_core::index::{Index, SearchQuery};
 use filebox_core::message::{Header, Message, MessageType, field, render};
 
-use crate::Options;
 use crate::fixture::{Fixture, Result};
+use crate::options::Options;
 use crate::report::{self, Samples};
 
 /// Distinct Latin words.

@@ -4,15 +4,15 @@
 //! (`process_send.rs`).
 
 use std::fs::{self, File};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
 use filebox_core::{MessageType, SendRequest};
 
-use crate::Options;
+use crate::bare::{DirSync, publish_bare};
 use crate::fixture::{Fixture, Result, mailroom};
+use crate::options::Options;
 use crate::report;
 
 /// The hidden subcommand a writer process runs.
@@ -133,37 +133,6 @@ fn sends(mode: Mode, config: &Path, agent: &str, count: usize, body: &str) -> Re
             Ok(start.elapsed())
         }
     }
-}
-
-/// How [`publish_bare`] makes the new name durable.
-#[derive(Clone, Copy)]
-pub(crate) enum DirSync {
-    /// Its own fsync of the directory.
-    Private,
-    /// `filebox_core::group_commit::sync_dir`, shared with concurrent writers in this process.
-    Grouped,
-}
-
-/// The floor of a durable delivery: write `name.part` in `tmp`, fsync it, rename it to
-/// `dir/name.md`, fsync `dir`.
-pub(crate) fn publish_bare(
-    tmp: &Path,
-    dir: &Path,
-    name: &str,
-    bytes: &[u8],
-    sync: DirSync,
-) -> Result<()> {
-    let staged = tmp.join(format!("{name}.part"));
-    let mut file = File::create(&staged).map_err(|e| format!("{}: {e}", staged.display()))?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    fs::rename(&staged, dir.join(format!("{name}.md")))
-        .map_err(|e| format!("rename {}: {e}", staged.display()))?;
-    match sync {
-        DirSync::Private => File::open(dir)?.sync_all()?,
-        DirSync::Grouped => filebox_core::group_commit::sync_dir(dir)?,
-    }
-    Ok(())
 }
 
 /// Run `PROCESSES` writer processes of `each` sends; returns the wall time from the moment they

@@ -17,10 +17,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::Options;
 use crate::fixture::{Fixture, Result, filebox_binary};
 use crate::http::Connection;
 use crate::hub::{Hub, load_average};
+use crate::options::Options;
 use crate::process;
 use crate::report;
 

@@ -21,8 +21,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use filebox_core::{MessageType, SendRequest};
 use rustix::time::{ClockId, clock_gettime};
 
-use crate::Options;
 use crate::fixture::{self, Fixture, Result};
+use crate::options::Options;
 use crate::report::{self, Samples};
 
 /// The sender process's subcommand.

@@ -6,6 +6,7 @@ use std::time::Duration;
 use anyhow::Context;
 use async_nats::jetstream::{self, stream};
 use futures_util::StreamExt;
+use tracing::Instrument as _;
 
 use crate::settings::Settings;
 use crate::wire::{PREFIX, STREAM};
@@ -27,8 +28,8 @@ pub(crate) async fn connect(
         options = options
             .retry_on_initial_connect()
             .event_callback(move |event| {
-                let hub = hub.clone();
-                async move { eprintln!("filebox serve: federation (hub {hub}): NATS {event}") }
+                let span = tracing::info_span!("federation", hub = %hub);
+                async move { tracing::info!("NATS {event}") }.instrument(span)
             });
     }
     if let Some(path) = &settings.credentials {

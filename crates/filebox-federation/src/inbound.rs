@@ -117,10 +117,7 @@ impl Inbound {
         while !stop.is_cancelled() {
             match self.consume(&mut gate, &stop).await {
                 Ok(()) => return,
-                Err(e) => eprintln!(
-                    "filebox serve: federation (hub {}): receiving stopped (starting again): {e:#}",
-                    self.me
-                ),
+                Err(e) => tracing::warn!("receiving stopped (starting again): {e:#}"),
             }
             tokio::select! {
                 _ = stop.cancelled() => return,
@@ -206,10 +203,7 @@ impl Inbound {
                 Ok(Some(receipt)) => answers.push(receipt.clone()),
                 Ok(None) | Err(Failure::Retry(_)) => {}
                 Err(Failure::Refused(e)) => {
-                    eprintln!(
-                        "filebox serve: federation (hub {}): refused {}: {e:#}",
-                        self.me, message.subject
-                    );
+                    tracing::warn!("refused {}: {e:#}", message.subject);
                     if let Some(Addressed::Mail { from, agent }) =
                         wire::addressed(&message.subject, &self.me)
                         && let Some(refusal) =
@@ -235,10 +229,7 @@ impl Inbound {
                     AckKind::Term
                 }
                 Some(Err(Failure::Retry(e))) => {
-                    eprintln!(
-                        "filebox serve: federation (hub {}): {} (will be redelivered): {e:#}",
-                        self.me, message.subject
-                    );
+                    tracing::warn!("{} (will be redelivered): {e:#}", message.subject);
                     gate.returned(*seq, Instant::now());
                     hand_back(message).await?;
                     continue;

@@ -24,6 +24,7 @@ use std::time::Duration;
 use filebox_core::LiveConfig;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
 
 pub use settings::{Settings, Tls, check_remote_agent};
 
@@ -76,24 +77,22 @@ pub async fn start(
         published,
         resend_after: Duration::from_secs(settings.resend_after_secs),
     };
-    let receiving = tokio::spawn(inbound.run(stop.clone()));
+    // Every line either half logs names this hub: the span carries it.
+    let span = tracing::info_span!("federation", hub = %settings.hub);
+    let receiving = tokio::spawn(inbound.run(stop.clone()).instrument(span.clone()));
+    let publishing_span = span.clone();
     let publishing = tokio::task::spawn_blocking(move || {
+        let _in_span = publishing_span.enter();
         let stopped = || stop.is_cancelled();
         while !stopped() {
             match outbound.run(&stopped) {
                 Ok(()) => return,
-                Err(e) => eprintln!(
-                    "filebox serve: federation (hub {}): publishing stopped (starting again): {e:#}",
-                    outbound.me
-                ),
+                Err(e) => tracing::warn!("publishing stopped (starting again): {e:#}"),
             }
             std::thread::sleep(RESTART_DELAY);
         }
     });
-    eprintln!(
-        "filebox serve: federation: hub {} through NATS at {}",
-        settings.hub, settings.nats
-    );
+    span.in_scope(|| tracing::info!(nats = %settings.nats, "federated through NATS"));
     Ok(Some(Running {
         tasks: vec![receiving, publishing],
     }))

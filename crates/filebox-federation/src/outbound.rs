@@ -333,19 +333,18 @@ impl Outbound {
                     Ok(items) => {
                         due.extend(items.into_iter().filter(|i| keys.insert(i.key.clone())))
                     }
-                    Err(e) => eprintln!(
-                        "filebox serve: federation: {}/{} of {}: {e:#}",
-                        c.folder, c.file, c.agent
+                    Err(e) => tracing::warn!(
+                        agent = %c.agent,
+                        "{}/{}: {e:#}",
+                        c.folder,
+                        c.file
                     ),
                 }
             }
             self.publish_all(&due, stop)?;
             if Instant::now() >= next_look {
                 if let Err(e) = self.resend_lost(&config, &mut sent, &mut owing, stop) {
-                    eprintln!(
-                        "filebox serve: federation (hub {}): looking for lost mail: {e:#}",
-                        self.me
-                    );
+                    tracing::warn!("looking for lost mail: {e:#}");
                 }
                 next_look = Instant::now() + look_every;
             }
@@ -397,9 +396,8 @@ impl Outbound {
             let lost = held < count;
             for o in late {
                 if lost {
-                    eprintln!(
-                        "filebox serve: federation: {} had no receipt for {}s and the stream \
-                         lost it: publishing it again",
+                    tracing::warn!(
+                        "{} had no receipt for {}s and the stream lost it: publishing it again",
                         o.mail().key,
                         o.age().as_secs()
                     );
@@ -463,7 +461,7 @@ impl Outbound {
                 break;
             }
             if let Err(e) = self.fits(item) {
-                eprintln!("filebox serve: federation: {}: {e:#}", item.key);
+                tracing::warn!("{}: {e:#}", item.key);
                 continue;
             }
             match self.runtime.block_on(self.send(item)) {
@@ -540,18 +538,15 @@ impl Outbound {
             match attempt {
                 Ok(_) => {
                     if reported {
-                        eprintln!(
-                            "filebox serve: federation: publishing to {} again",
-                            item.hub
-                        );
+                        tracing::info!(peer = %item.hub, "publishing to the peer again");
                     }
                     return Ok(());
                 }
                 Err(e) => {
                     if !reported {
-                        eprintln!(
-                            "filebox serve: federation: cannot publish to {} yet (trying again): {e:#}",
-                            item.hub
+                        tracing::warn!(
+                            peer = %item.hub,
+                            "cannot publish to the peer yet (trying again): {e:#}"
                         );
                         reported = true;
                     }

@@ -21,7 +21,8 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::hub::Hub;
-use crate::tasks::{self, Run, keep_running};
+use crate::task_states::Run;
+use crate::tasks::{self, keep_running};
 
 /// One entry of the config's `bridges`.
 #[derive(Debug, Clone, Deserialize)]
@@ -98,10 +99,10 @@ pub(crate) fn start(hub: &Hub, config: &Config, planned: Vec<Planned>) -> Vec<Jo
 /// refused any more. Each refusal says what is left unbridged.
 fn report_refused(label: &str, before: &[String], now: &[String]) {
     for refusal in now.iter().filter(|r| !before.contains(r)) {
-        eprintln!("filebox serve: {label}: {refusal}; looked at again every pass");
+        tracing::warn!("{label}: {refusal}; looked at again every pass");
     }
     if now.is_empty() && !before.is_empty() {
-        eprintln!("filebox serve: {label}: no team file is refused any more");
+        tracing::info!("{label}: no team file is refused any more");
     }
 }
 
@@ -110,10 +111,7 @@ fn bridge(config: &Config, plan: &Planned, label: &str, stop: &CancellationToken
     while !stop.is_cancelled() {
         match Bridge::new(config, &plan.claude_dir, plan.team.as_deref(), &plan.agent) {
             Ok(mut bridge) => {
-                eprintln!(
-                    "filebox serve: {label} started on team {}",
-                    bridge.team().name
-                );
+                tracing::info!("{label} started on team {}", bridge.team().name);
                 run.up();
                 let mut refused = Vec::new();
                 bridge.run(
@@ -122,10 +120,10 @@ fn bridge(config: &Config, plan: &Planned, label: &str, stop: &CancellationToken
                     &mut |pass| match pass {
                         Ok(report) => {
                             for notice in report.notices {
-                                eprintln!("filebox serve: {label}: {notice}");
+                                tracing::info!("{label}: {notice}");
                             }
                             for problem in report.problems {
-                                eprintln!("filebox serve: {label}: {problem}");
+                                tracing::warn!("{label}: {problem}");
                             }
                             report_refused(label, &refused, &report.refused);
                             match report.refused.is_empty() {
@@ -135,7 +133,7 @@ fn bridge(config: &Config, plan: &Planned, label: &str, stop: &CancellationToken
                             refused = report.refused;
                         }
                         Err(e) => {
-                            eprintln!("filebox serve: {label}: pass failed (tried again): {e}");
+                            tracing::warn!("{label}: pass failed (tried again): {e}");
                             run.degraded(format!("its last pass failed (tried again): {e}"));
                         }
                     },
@@ -144,7 +142,7 @@ fn bridge(config: &Config, plan: &Planned, label: &str, stop: &CancellationToken
             }
             Err(e) => {
                 if !waiting_reported {
-                    eprintln!("filebox serve: {label} waits: {e}");
+                    tracing::info!("{label} waits: {e}");
                     waiting_reported = true;
                 }
                 std::thread::sleep(POLL_INTERVAL);

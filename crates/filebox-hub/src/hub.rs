@@ -11,8 +11,8 @@ use filebox_core::{AgentId, Config, LiveConfig};
 
 use crate::events::ring::EventLog;
 use crate::limits::Bound;
-use crate::settings::HubSection;
-use crate::tasks::Tasks;
+use crate::settings::{HubSection, Settings, SettingsCache};
+use crate::task_states::Tasks;
 use tokio_util::sync::CancellationToken;
 
 /// Cheap to clone; every route group gets one.
@@ -24,6 +24,8 @@ pub struct Hub {
 #[derive(Debug)]
 struct Inner {
     config: Arc<LiveConfig>,
+    /// The config's `hub` section, parsed again only when the config file was.
+    settings: SettingsCache,
     listen: SocketAddr,
     mcp_agent: Option<AgentId>,
     allowed_hosts: Vec<String>,
@@ -53,6 +55,7 @@ impl Hub {
         Hub {
             inner: Arc::new(Inner {
                 config: live,
+                settings: SettingsCache::default(),
                 listen,
                 mcp_agent,
                 allowed_hosts,
@@ -70,6 +73,13 @@ impl Hub {
     /// The config as it is on disk now.
     pub fn config(&self) -> filebox_core::Result<Config> {
         self.inner.config.current()
+    }
+
+    /// The config as it is on disk now, and its `hub` section.
+    pub(crate) fn current(&self) -> filebox_core::Result<(Config, Settings)> {
+        let (number, config) = self.inner.config.current_numbered()?;
+        let settings = self.inner.settings.of(number, &config);
+        Ok((config, settings))
     }
 
     /// The handle that keeps the config current, shared with the federation.

@@ -93,15 +93,13 @@ async fn catch_up(hub: &Hub, agents: Option<BTreeSet<String>>) {
                 .and_then(|path| Mailbox::open(agent.clone(), path))
                 .and_then(|mailbox| filebox_core::index::with_index(&mailbox, |_| Ok(())));
             if let Err(error) = current {
-                eprintln!(
-                    "filebox serve: the index of {agent} was not brought up to date: {error}"
-                );
+                tracing::warn!("the index of {agent} was not brought up to date: {error}");
             }
         }
         Ok(())
     })
     .await;
     if let Err(error) = done {
-        eprintln!("filebox serve: the mailboxes' indexes were not brought up to date: {error}");
+        tracing::warn!("the mailboxes' indexes were not brought up to date: {error}");
     }
 }

@@ -31,8 +31,18 @@ mod rpc;
 mod runner;
 mod server;
 mod settings;
+mod task_states;
 mod tasks;
 mod webhook;
+
+/// The messages of the hub's binary protocols, for the clients outside this crate (tests, the
+/// benchmarks) to speak them with the hub's own definitions: `/ws`, Agent Assistant's human
+/// client (`WebsocketMessage`, one per binary frame, and its `cmd` names), and the Connect
+/// service's messages that `/ws` carries. Encode and decode with `prost::Message`.
+pub mod proto {
+    pub use crate::assistant_ws::proto::*;
+    pub use crate::connect::proto::*;
+}
 
 pub use a2a::check_a2a_remote;
 pub use filebox_api::access::{TOKEN_FIELD, new_token, sha256_hex};

@@ -61,7 +61,7 @@ async fn look(hub: &Hub, watched: &Watched, agent: Option<String>) {
     })
     .await;
     if let Err(error) = looked {
-        eprintln!("filebox serve: the open permission prompts were not looked at: {error}");
+        tracing::warn!("the open permission prompts were not looked at: {error}");
     }
 }
 
@@ -79,7 +79,7 @@ fn watch(mailroom: &Mailroom, watched: &Watched, id: &str) {
         .name("filebox-prompt".into())
         .spawn(move || {
             if let Err(error) = mailroom.withdraw_prompt_when_abandoned(&prompt) {
-                eprintln!("filebox serve: permission prompt {prompt} of {human}: {error}");
+                tracing::warn!("permission prompt {prompt} of {human}: {error}");
             }
             let mut watched = watched_by_thread
                 .lock()
@@ -87,7 +87,7 @@ fn watch(mailroom: &Mailroom, watched: &Watched, id: &str) {
             watched.remove(&prompt);
         });
     if let Err(error) = spawned {
-        eprintln!("filebox serve: no thread to watch a permission prompt: {error}");
+        tracing::warn!("no thread to watch a permission prompt: {error}");
         lock().remove(id);
     }
 }

@@ -2,6 +2,10 @@
 //! web page, Connect endpoints) adds its group to [`GROUPS`].
 
 use axum::Router;
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::Response;
+use tracing::Instrument as _;
 
 use crate::hub::Hub;
 use crate::{a2a, assistant_ws, connect, events, guard, health, human, mcp, rpc};
@@ -21,7 +25,7 @@ pub const GROUPS: &[RouteGroup] = &[
     a2a::routes,
 ];
 
-/// The hub's router: `groups` merged, behind the Host/Origin check.
+/// The hub's router: `groups` merged, behind the Host/Origin check, each request in its span.
 pub fn router(hub: &Hub, groups: &[RouteGroup]) -> Router {
     groups
         .iter()
@@ -30,4 +34,22 @@ pub fn router(hub: &Hub, groups: &[RouteGroup]) -> Router {
             hub.clone(),
             guard::check,
         ))
+        .layer(axum::middleware::from_fn(in_request_span))
+}
+
+/// Run a request in a `request` span (its method and path), so whatever it logs names the
+/// request, and log its status. Debug level: no cost per request unless asked for.
+async fn in_request_span(request: Request, next: Next) -> Response {
+    let span = tracing::debug_span!(
+        "request",
+        method = %request.method(),
+        path = %request.uri().path()
+    );
+    async move {
+        let response = next.run(request).await;
+        tracing::debug!(status = response.status().as_u16(), "answered");
+        response
+    }
+    .instrument(span)
+    .await
 }

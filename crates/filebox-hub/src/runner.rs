@@ -33,7 +33,8 @@ use crate::email::wire::{ReplyParams, TransitionParams};
 use crate::events::HubEvent;
 use crate::hub::Hub;
 use crate::rpc::{Ctx, RpcError};
-use crate::tasks::{Run, keep_running};
+use crate::task_states::Run;
+use crate::tasks::keep_running;
 
 /// The processing-history details a runner's claim writes; a hold with them is resumed.
 const CLAIMED: &str = "runner: started";
@@ -116,7 +117,7 @@ async fn run_runners(
         let config = hub.config().context("reading the config for the runners")?;
         match runners.refresh(&config) {
             Ok(added) => start_waiting(&hub, &runners, &config, added, true).await?,
-            Err(error) => eprintln!("filebox serve: runners kept as they were: {error}"),
+            Err(error) => tracing::warn!("runners kept as they were: {error}"),
         }
         let Some(event) = event else {
             // Mail a full queue turned away is still in the inbox: run it once there is room.
@@ -386,8 +387,10 @@ impl Job {
 
 /// Record how the command ended: reply, resolve or reject, as the runner's agent.
 fn finish(hub: &Hub, agent: &AgentId, id: &str, ending: Ending) -> Result<(), RpcError> {
+    let (config, settings) = hub.current()?;
     let ctx = Ctx {
-        config: hub.config()?,
+        config,
+        settings,
         caller: Caller::Agent(agent.clone()),
         waits: hub.waits().clone(),
     };

@@ -201,9 +201,10 @@ fn raise_open_file_limit() {
         maximum: limit.maximum,
     };
     if let Err(e) = setrlimit(Resource::Nofile, raised) {
-        eprintln!(
-            "filebox serve: could not raise the open-file limit from {:?} to {:?}: {e}",
-            limit.current, limit.maximum
+        tracing::warn!(
+            "could not raise the open-file limit from {:?} to {:?}: {e}",
+            limit.current,
+            limit.maximum
         );
     }
 }

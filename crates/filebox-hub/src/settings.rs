@@ -4,9 +4,36 @@
 //! `max_event_streams`, `max_waiting_calls`, read once at start) and, per agent, `kind` and
 //! `runner` (tokens are the access policy's, `filebox_api::access`).
 
+use std::sync::{Arc, Mutex};
+
 use filebox_core::Config;
 use serde::Deserialize;
 use url::Url;
+
+/// The `hub` section as read from one version of the config, or why it cannot be read.
+pub(crate) type Settings = Arc<Result<HubSection, String>>;
+
+/// The `hub` section parsed once per version of the config, not per request: it is parsed
+/// again when the live config parsed its file again (`LiveConfig::current_numbered`).
+#[derive(Debug, Default)]
+pub(crate) struct SettingsCache {
+    parsed: Mutex<Option<(u64, Settings)>>,
+}
+
+impl SettingsCache {
+    /// The section of `config`, parse number `number` of the config file.
+    pub(crate) fn of(&self, number: u64, config: &Config) -> Settings {
+        let mut parsed = self.parsed.lock().unwrap_or_else(|e| e.into_inner());
+        match parsed.as_ref() {
+            Some((seen, settings)) if *seen == number => Arc::clone(settings),
+            _ => {
+                let settings = Arc::new(HubSection::of(config).map_err(|e| e.to_string()));
+                *parsed = Some((number, Arc::clone(&settings)));
+                settings
+            }
+        }
+    }
+}
 
 /// The config's `hub` section.
 #[derive(Debug, Clone, Deserialize)]
@@ -207,6 +234,33 @@ pub(crate) fn has_userinfo(url: &Url) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_section_is_parsed_again_only_for_a_new_parse_of_the_config() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        std::fs::write(&path, r#"{"agents": {}, "hub": {"webhook_attempts": 3}}"#).unwrap();
+        let live = filebox_core::LiveConfig::load(&path).unwrap();
+        let cache = SettingsCache::default();
+        let (number, config) = live.current_numbered().unwrap();
+        let first = cache.of(number, &config);
+        let (again, config) = live.current_numbered().unwrap();
+        assert!(Arc::ptr_eq(&first, &cache.of(again, &config)));
+        std::fs::write(&path, r#"{"agents": {}, "hub": {"webhook_attempts": 12}}"#).unwrap();
+        let (number, config) = live.current_numbered().unwrap();
+        let section = cache.of(number, &config);
+        assert_eq!(section.as_ref().as_ref().unwrap().webhook_attempts, 12);
+        std::fs::write(&path, r#"{"agents": {}, "hub": {"webhook_attempts": "x"}}"#).unwrap();
+        let (number, config) = live.current_numbered().unwrap();
+        let broken = cache.of(number, &config);
+        assert!(
+            broken
+                .as_ref()
+                .as_ref()
+                .unwrap_err()
+                .contains("\"hub\" section")
+        );
+    }
 
     fn allowing(entries: &[&str]) -> HubSection {
         let hub = serde_json::json!({ "callback_allow": entries });

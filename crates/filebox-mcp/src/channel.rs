@@ -121,7 +121,7 @@ impl Channel {
         let params = match notification.params_as::<PermissionParams>() {
             Ok(Some(params)) => params,
             Ok(None) | Err(_) => {
-                eprintln!("filebox mcp: a permission request without its params was ignored");
+                tracing::warn!("a permission request without its params was ignored");
                 return;
             }
         };
@@ -173,7 +173,7 @@ fn push(mailroom: &Mailroom, peer: &Peer<RoleServer>, runtime: &Handle, stop: &C
     let mailbox = match mailroom.my_mailbox() {
         Ok(mailbox) => mailbox,
         Err(e) => {
-            eprintln!("filebox mcp: channel: cannot open the inbox: {e}");
+            tracing::warn!("channel: cannot open the inbox: {e}");
             return;
         }
     };
@@ -181,7 +181,7 @@ fn push(mailroom: &Mailroom, peer: &Peer<RoleServer>, runtime: &Handle, stop: &C
         match push_next(mailroom, &mailbox, peer, runtime, &stopped) {
             Ok(()) => {}
             Err(e) => {
-                eprintln!("filebox mcp: channel: {e}");
+                tracing::warn!("channel: {e}");
                 std::thread::sleep(RETRY);
             }
         }
@@ -199,8 +199,8 @@ fn push_next(
 ) -> filebox_core::Result<()> {
     let (arrived, mut claim) = mailbox.claim_mail(None, stopped)?;
     for problem in &arrived.unreadable {
-        eprintln!(
-            "filebox mcp: channel: skipped {}: {}",
+        tracing::warn!(
+            "channel: skipped {}: {}",
             problem.path.display(),
             problem.reason
         );
@@ -265,10 +265,7 @@ fn relay(
             send(peer, runtime, PERMISSION_DECISION, params);
         }
         Ok(Relayed::Withdrawn(_)) => {}
-        Err(e) => eprintln!(
-            "filebox mcp: permission request {}: {e}",
-            request.request_id
-        ),
+        Err(e) => tracing::warn!("permission request {}: {e}", request.request_id),
     }
 }
 

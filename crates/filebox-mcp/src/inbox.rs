@@ -34,7 +34,7 @@ impl InboxWatch {
                 .and_then(|inbox| feed.watch(&inbox, Folder::Inbox));
             let _ = ready.send(());
             if let Err(e) = watching {
-                eprintln!("filebox mcp: cannot watch the inbox: {e}");
+                tracing::warn!("cannot watch the inbox: {e}");
                 return;
             }
             follow(&mut feed, &sender, &|| stopped.is_cancelled());
@@ -71,7 +71,7 @@ fn follow(feed: &mut Feed, sender: &mpsc::Sender<Vec<FileName>>, stopped: &dyn F
                 }
             }
             Err(e) => {
-                eprintln!("filebox mcp: watching the inbox: {e}");
+                tracing::warn!("watching the inbox: {e}");
                 if feed.sleep(None, &|| stopped() || sender.is_closed()) != Wake::Look {
                     return;
                 }

@@ -83,11 +83,7 @@ pub(crate) async fn read(
     let markdown = match ResourceUri::parse(uri) {
         Some(ResourceUri::Inbox) => {
             blocking::run(Arc::clone(mailroom), |m| {
-                let all = ListArgs {
-                    limit: Some(0),
-                    newest_first: Some(false),
-                    ..ListArgs::default()
-                };
+                let all = ListArgs::whole_folder(None);
                 let listing = ListMessages::run(&VerbContext::new(&m), all)?;
                 Ok(render::inbox(m.me().as_str(), &listing.value))
             })

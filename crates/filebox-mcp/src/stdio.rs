@@ -31,6 +31,7 @@ where
     T: IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
+    tracing::debug!(agent = %mailroom.me(), ?channel, "MCP session starting");
     let channel = Arc::new(Channel::new(channel));
     let server = FileboxServer::new(fixed(mailroom)?, HostFiles::Offered, Tasks::default())
         .with_channel(Arc::clone(&channel));
@@ -40,6 +41,7 @@ where
         .context("starting the MCP session")?;
     let served = running.waiting().await.context("serving MCP");
     channel.end().await;
+    tracing::debug!("MCP session ended");
     served?;
     Ok(())
 }

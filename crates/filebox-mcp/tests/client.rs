@@ -12,14 +12,7 @@ use serde_json::{Value, json};
 
 /// A config with agents `qa` and `dev` under `dir`, acting as `me`.
 fn mailroom(dir: &tempfile::TempDir, me: &str) -> Mailroom {
-    let config = Config::update(&dir.path().join("config.json"), |file: &mut ConfigFile| {
-        for agent in ["qa", "dev"] {
-            file.set_mailbox(&AgentId::new(agent)?, dir.path().join(agent));
-        }
-        Ok(())
-    })
-    .unwrap();
-    Mailroom::new(config, Some(&AgentId::new(me).unwrap())).unwrap()
+    filebox_testkit::mailroom(dir.path(), &[("qa", "agent"), ("dev", "agent")], me)
 }
 
 /// A client connected to a FileBox MCP server that serves `qa`.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use filebox_api::{VerbContext, verbs};
-use filebox_core::{AgentId, AgentKind, Config, ConfigFile, Folder, Mailroom};
+use filebox_core::{Folder, Mailroom};
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
     ElicitationAction, Implementation,
@@ -18,17 +18,7 @@ use tokio::sync::Notify;
 
 /// A config with the agent `qa` and its human `me`, acting as `who`.
 fn mailroom(dir: &tempfile::TempDir, who: &str) -> Mailroom {
-    let config = Config::update(&dir.path().join("config.json"), |file: &mut ConfigFile| {
-        for agent in ["qa", "me"] {
-            file.set_mailbox(&AgentId::new(agent)?, dir.path().join(agent));
-        }
-        if let Some(me) = file.agents.get_mut(&AgentId::new("me")?) {
-            me.kind = Some(AgentKind::Human);
-        }
-        Ok(())
-    })
-    .unwrap();
-    Mailroom::new(config, Some(&AgentId::new(who).unwrap())).unwrap()
+    filebox_testkit::mailroom(dir.path(), &[("qa", "agent"), ("me", "human")], who)
 }
 
 /// A host that shows the form: answers `answer` at once, or (with none) waits until the form

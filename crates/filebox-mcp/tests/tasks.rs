@@ -4,7 +4,7 @@
 //! task outlives its server, because its state is the question's file.
 
 use filebox_api::{VerbContext, verbs};
-use filebox_core::{AgentId, AgentKind, Config, ConfigFile, Folder, Mailroom};
+use filebox_core::{Folder, Mailroom};
 use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig,
@@ -15,17 +15,8 @@ use serde_json::{Value, json};
 
 /// A config with the agent `qa`, its human `me`, and `dev`, acting as `who`.
 fn mailroom(dir: &tempfile::TempDir, who: &str) -> Mailroom {
-    let config = Config::update(&dir.path().join("config.json"), |file: &mut ConfigFile| {
-        for agent in ["qa", "me", "dev"] {
-            file.set_mailbox(&AgentId::new(agent)?, dir.path().join(agent));
-        }
-        if let Some(me) = file.agents.get_mut(&AgentId::new("me")?) {
-            me.kind = Some(AgentKind::Human);
-        }
-        Ok(())
-    })
-    .unwrap();
-    Mailroom::new(config, Some(&AgentId::new(who).unwrap())).unwrap()
+    let agents = [("qa", "agent"), ("me", "human"), ("dev", "agent")];
+    filebox_testkit::mailroom(dir.path(), &agents, who)
 }
 
 type Client = RunningService<RoleClient, ClientConfig>;

@@ -3,6 +3,7 @@
 
 mod cli;
 mod commands;
+mod logging;
 mod output;
 
 use std::process::ExitCode;
@@ -19,6 +20,7 @@ fn main() -> ExitCode {
         Ok(parsed) => parsed,
         Err(error) => return usage_failure(&error, json),
     };
+    logging::install(&invocation);
     match commands::run(&global, invocation) {
         Ok(outcome) => outcome.exit_code(),
         Err(error) if output::is_broken_pipe(&error) => ExitCode::SUCCESS,

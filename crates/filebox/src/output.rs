@@ -149,18 +149,7 @@ pub(crate) fn json_error(kind: &str, message: &str, advice: Option<String>) {
     eprintln!("{}", serde_json::json!({ "error": error }));
 }
 
-/// One sentence: the error and those of its causes it does not already quote (core errors
-/// name their cause in their own message).
+/// One sentence: the error and those of its causes it does not already quote.
 pub(crate) fn describe(error: &anyhow::Error) -> String {
-    let mut sentence = String::new();
-    for cause in error.chain().map(ToString::to_string) {
-        if sentence.contains(&cause) {
-            continue;
-        }
-        if !sentence.is_empty() {
-            sentence.push_str(": ");
-        }
-        sentence.push_str(&cause);
-    }
-    sentence
+    filebox_api::describe(error.as_ref())
 }

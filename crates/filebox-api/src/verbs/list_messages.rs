@@ -69,6 +69,18 @@ pub struct ListArgs {
 }
 
 impl ListArgs {
+    /// Every message of `folder` (`None`: the inbox), oldest first as the folder sorts: the
+    /// listing a surface shows whole (`filebox://inbox`; `email.inbox` unless its params page
+    /// it or turn it).
+    pub fn whole_folder(folder: Option<Folder>) -> ListArgs {
+        ListArgs {
+            folder,
+            limit: Some(0),
+            newest_first: Some(false),
+            ..ListArgs::default()
+        }
+    }
+
     /// How many messages a listing shows when no `limit` is given: enough for a page of
     /// work, few enough to spare a model's context.
     pub const DEFAULT_LIMIT: usize = 50;

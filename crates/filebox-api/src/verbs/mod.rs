@@ -1,7 +1,8 @@
 //! The verb table: every verb once, in the order surfaces list them. A surface enumerates
 //! [`TABLE`] (or looks one up with [`find`]) and calls [`VerbInfo::call`] with JSON; the CLI
-//! builds a subcommand from each ([`VerbInfo::command`]) and calls
-//! [`VerbInfo::call_command_line`].
+//! builds a subcommand from each ([`VerbInfo::command`]) and runs its
+//! [`VerbInfo::command_line_call`], handing the verbs that write mail to a running hub
+//! ([`VerbInfo::through_hub`]).
 //!
 //! One file per verb, named by the verb (`list_messages.rs`, `send_message.rs`, ...): its
 //! argument struct (serde, `JsonSchema` and `clap::Args`: the MCP input schema, the JSON-RPC
@@ -65,7 +66,7 @@ pub use reject_message::{RejectArgs, RejectMessage};
 pub use reply_message::{ReplyArgs, ReplyMessage};
 pub use resolve_message::{ResolveArgs, ResolveMessage};
 pub use search_messages::{SearchArgs, SearchHit, SearchMessages, SearchResult};
-pub use send_message::{SendArgs, SendMessage, SendResult};
+pub use send_message::{SendArgs, SendMessage, SendResult, Sent};
 pub use send_team_message::{
     SendTeamMessage, SendTeamMessageArgs, SendTeamMessageLine, TeamSendResult,
 };
@@ -78,18 +79,18 @@ pub use work_report::WorkReport;
 pub static TABLE: &[VerbInfo] = &[
     VerbInfo::of::<ListMessages>(),
     VerbInfo::of::<ReadMessage>(),
-    VerbInfo::of::<SendMessage>(),
-    VerbInfo::of::<ReplyMessage>(),
-    VerbInfo::of::<ResolveMessage>(),
-    VerbInfo::of::<RejectMessage>(),
-    VerbInfo::of::<HoldMessage>(),
+    VerbInfo::of::<SendMessage>().through_hub(),
+    VerbInfo::of::<ReplyMessage>().through_hub(),
+    VerbInfo::of::<ResolveMessage>().through_hub(),
+    VerbInfo::of::<RejectMessage>().through_hub(),
+    VerbInfo::of::<HoldMessage>().through_hub(),
     VerbInfo::of::<ListAgents>(),
     VerbInfo::of::<WaitForMessages>(),
     VerbInfo::of::<SearchMessages>(),
     VerbInfo::of::<MessageStatus>(),
     VerbInfo::of::<ListThreads>(),
     VerbInfo::of::<GetThread>(),
-    VerbInfo::of::<ForkThread>(),
+    VerbInfo::of::<ForkThread>().through_hub(),
     VerbInfo::of::<AskQuestion>(),
     VerbInfo::of::<TaskFinish>(),
     VerbInfo::of::<WorkReport>(),

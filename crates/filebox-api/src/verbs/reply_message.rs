@@ -5,9 +5,10 @@ use filebox_core::{MessageRef, MessageType, Result, SYSTEM_MAILBOX};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::send_message::{SendArgs, SendMessage, SendResult, sent_text};
+use super::send_message::{SendArgs, SendMessage, SendResult, Sent, sent_text};
 use crate::args::AttachmentArg;
 use crate::command_line::{attachment_file, message_type, text_or_stdin};
+use crate::extras::Extras;
 use crate::outcome::Outcome;
 use crate::verb::{Effect, Verb, VerbContext};
 
@@ -60,6 +61,25 @@ impl Verb for ReplyMessage {
     type Output = SendResult;
 
     fn run(cx: &VerbContext<'_>, args: ReplyArgs) -> Result<Outcome<SendResult>> {
+        Ok(ReplyMessage::run_recorded(cx, args)?.outcome)
+    }
+
+    /// `ID -> AGENT`: the Message ID and who got the answer (`AGENT (queued)` on another
+    /// machine).
+    fn render(sent: &SendResult) -> String {
+        let queued = sent.queued_for.iter().map(|q| format!("{q} (queued)"));
+        let to: Vec<String> = sent.delivered_to.iter().cloned().chain(queued).collect();
+        format!("{} -> {}", sent.id, to.join(", "))
+    }
+
+    fn brief(sent: &SendResult) -> String {
+        sent_text("Replied to", sent)
+    }
+}
+
+impl ReplyMessage {
+    /// The verb, answering with my copy of the message as the reply wrote it beside the result.
+    pub fn run_recorded(cx: &VerbContext<'_>, args: ReplyArgs) -> Result<Sent> {
         let target = cx.mailroom.reply_target(&MessageRef::parse(&args.id)?)?;
         let with_system;
         let cx = if target.as_str() == SYSTEM_MAILBOX {
@@ -79,18 +99,6 @@ impl Verb for ReplyMessage {
         send.reply_to = Some(args.id);
         send.attachments = args.attachments;
         send.idempotency_key = args.idempotency_key;
-        SendMessage::run(cx, send)
-    }
-
-    /// `ID -> AGENT`: the Message ID and who got the answer (`AGENT (queued)` on another
-    /// machine).
-    fn render(sent: &SendResult) -> String {
-        let queued = sent.queued_for.iter().map(|q| format!("{q} (queued)"));
-        let to: Vec<String> = sent.delivered_to.iter().cloned().chain(queued).collect();
-        format!("{} -> {}", sent.id, to.join(", "))
-    }
-
-    fn brief(sent: &SendResult) -> String {
-        sent_text("Replied to", sent)
+        SendMessage::run_with(cx, send, &Extras::default())
     }
 }

@@ -9,10 +9,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::args::{AttachmentArg, Recipients};
 use crate::command_line::{attachment_file, choice, message_type, recipients, text_or_stdin};
+use crate::extras::Extras;
 use crate::outcome::Outcome;
 use crate::render::recipients as recipient_words;
 use crate::verb::{Effect, Verb, VerbContext};
-use crate::views::names;
+use crate::views::{MessageDetail, names};
 
 /// Send a message, or with --reply_to answer one: the reply is appended to that message's
 /// conversation and the file moves to the recipient's inbox. Prints the Message ID alone
@@ -154,6 +155,31 @@ impl Verb for SendMessage {
     type Output = SendResult;
 
     fn run(cx: &VerbContext<'_>, args: SendArgs) -> Result<Outcome<SendResult>> {
+        Ok(SendMessage::run_with(cx, args, &Extras::default())?.outcome)
+    }
+
+    /// The Message ID alone: scripts keep it (`id=$(filebox send ...)`).
+    fn render(sent: &SendResult) -> String {
+        sent.id.clone()
+    }
+
+    fn brief(sent: &SendResult) -> String {
+        sent_text("Sent", sent)
+    }
+
+    /// `--file` is read here: the process that runs the send may be elsewhere.
+    fn self_contained(args: &mut SendArgs) -> Result<()> {
+        if let Some(path) = args.content_file.take() {
+            args.content = crate::command_line::file_text(&path)?;
+        }
+        Ok(())
+    }
+}
+
+impl SendMessage {
+    /// The verb with header fields no schema shows written into a new message (`extras`),
+    /// answering with the sender's copy as written beside the result.
+    pub fn run_with(cx: &VerbContext<'_>, args: SendArgs, extras: &Extras) -> Result<Sent> {
         let request = SendRequest {
             to: args.to.to_vec(),
             cc: args.cc.as_ref().map(Recipients::to_vec).unwrap_or_default(),
@@ -187,8 +213,23 @@ impl Verb for SendMessage {
                 .map(IdempotencyKey::new)
                 .transpose()?,
         };
-        let receipt = cx.mailroom.send(&request)?;
+        let receipt = match request.reply_to {
+            None => cx.mailroom.send_new_with(&request, &extras.fields())?,
+            // A reply continues its message's header: it takes no extras.
+            Some(_) => cx.mailroom.send(&request)?,
+        };
         let me = cx.mailroom.me();
+        let record = receipt.written.as_ref().map(|(envelope, message)| {
+            let record = MessageDetail::new(me, envelope, message);
+            match request.reply_to {
+                // My record of a new message stands for its recipients' copies, as written.
+                None => MessageDetail {
+                    status: receipt.status().to_string(),
+                    ..record
+                },
+                Some(_) => record,
+            }
+        });
         // Delivered all the same: a note, not a warning (nothing was left out).
         let mut notes = Vec::new();
         if receipt.delivered_to.contains(me) {
@@ -204,22 +245,14 @@ impl Verb for SendMessage {
                 receipt.id
             ));
         }
-        Ok(Outcome::clean(SendResult {
+        let outcome = Outcome::clean(SendResult {
             id: receipt.id,
             file: receipt.file,
             delivered_to: names(&receipt.delivered_to),
             queued_for: names(&receipt.queued_for),
         })
-        .noting(notes))
-    }
-
-    /// The Message ID alone: scripts keep it (`id=$(filebox send ...)`).
-    fn render(sent: &SendResult) -> String {
-        sent.id.clone()
-    }
-
-    fn brief(sent: &SendResult) -> String {
-        sent_text("Sent", sent)
+        .noting(notes);
+        Ok(Sent { outcome, record })
     }
 }
 
@@ -231,4 +264,14 @@ pub(crate) fn sent_text(verb: &str, sent: &SendResult) -> String {
         recipient_words(&sent.delivered_to, &sent.queued_for),
         sent.file
     )
+}
+
+/// A send's outcome and the sender's copy as the call wrote it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent {
+    pub outcome: Outcome<SendResult>,
+    /// A new message: my outbox record, its status how far the recipients got at that moment;
+    /// a reply: my copy of the message it answered. `None` for a repeat of a keyed send that
+    /// an earlier send answered (nothing was written: the caller reads the record).
+    pub record: Option<MessageDetail>,
 }

@@ -13,12 +13,8 @@ use filebox_core::{ENTRY_SEPARATOR, Mailroom, Message, ThreadNode};
 use super::MsgMdError;
 use super::attrs::{Attr, Note, quoted};
 use super::cell::Heading;
-use super::import::{CELL_HEADER, TRANSCRIPT_HEADER};
+use super::lineage::{CELL_HEADER, LINEAGE, TRANSCRIPT_HEADER};
 use super::transcript::{FileKind, Transcript};
-
-/// The footnote attributes that give a cell its place in the thread, which import rebuilds:
-/// the node it answers or forks from, a fork's reason, and whether a fork made it obsolete.
-pub(super) const LINEAGE: [&str; 3] = ["in_reply_to", "fork_reason", "obsolete"];
 
 /// Export the thread of `reference` (a thread id, message id, short id or file name).
 pub fn export(mailroom: &Mailroom, reference: &str) -> Result<String, MsgMdError> {

@@ -1,7 +1,7 @@
 //! A message file into FileBox: one message holding the preamble (frontmatter, or a Markdown
 //! file's text up to its message section), then one message per cell, all in one thread. A
 //! cell answers the one before, unless its footnote says where it sits (what FileBox's export
-//! writes, `super::export::LINEAGE`: the cell it answers or forks from, a fork's reason, an
+//! writes, `super::lineage::LINEAGE`: the cell it answers or forks from, a fork's reason, an
 //! obsolete mark), so an exported thread comes back with its forks. A cell message keeps the
 //! cell's exact text as its body, and its header says what was read from it (sender, time,
 //! type, cell id, cell type, history), so the file exports again byte for byte.
@@ -15,14 +15,10 @@ use serde::{Deserialize, Serialize};
 
 use super::MsgMdError;
 use super::cell::Cell;
-use super::export::LINEAGE;
+use super::lineage::{CELL_HEADER, LINEAGE, TRANSCRIPT_HEADER};
 use super::speaker::speaker;
 use super::transcript::{FileKind, Transcript};
 
-/// The header naming the file a thread was imported from (on its first message).
-pub(super) const TRANSCRIPT_HEADER: &str = "Transcript";
-/// The header carrying a cell's id (on each cell's message).
-pub(super) const CELL_HEADER: &str = "Transcript Cell";
 const CELL_TYPE_HEADER: &str = "Cell Type";
 const HISTORY_HEADER: &str = "History";
 /// The type of messages whose cell names no valid FileBox type.

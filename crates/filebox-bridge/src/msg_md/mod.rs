@@ -1,13 +1,14 @@
 //! Message files (the textcase project's Message File format, its `reqs/REQ010.md`): `.msg.md`
 //! transcripts in percent notation, and ordinary `.md` files whose last section holds the
 //! cells. `attrs` reads and writes footnote metadata, `cell` a cell, `transcript` a whole file,
-//! `speaker` who speaks in a cell; `export` writes a FileBox thread, `import` reads a file into
-//! FileBox mail.
+//! `speaker` who speaks in a cell, `lineage` the headers and attributes both directions agree
+//! on; `export` writes a FileBox thread, `import` reads a file into FileBox mail.
 
 mod attrs;
 mod cell;
 mod export;
 mod import;
+mod lineage;
 #[cfg(test)]
 mod round_trip_tests;
 mod speaker;

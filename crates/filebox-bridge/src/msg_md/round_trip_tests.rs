@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use filebox_core::{AgentId, Config, Mailroom, MessageType, SendRequest};
+use filebox_core::{AgentId, Mailroom, MessageType, SendRequest};
 use proptest::prelude::*;
 
 use super::*;
@@ -24,13 +24,8 @@ fn parse_fixture(name: &str) -> Transcript {
 /// A config with agents `qa` and `dev` in a temp dir, bound to `qa`.
 fn mailroom() -> (tempfile::TempDir, Mailroom) {
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("config.json");
-    std::fs::write(
-        &config,
-        r#"{"current_agent_id":"qa","agents":{"qa":{"mailbox_path":"qa"},"dev":{"mailbox_path":"dev"}}}"#,
-    )
-    .unwrap();
-    let mailroom = Mailroom::new(Config::load(&config).unwrap(), None).unwrap();
+    let mailroom =
+        filebox_testkit::mailroom(dir.path(), &[("qa", "agent"), ("dev", "agent")], "qa");
     (dir, mailroom)
 }
 

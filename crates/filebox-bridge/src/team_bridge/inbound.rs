@@ -11,7 +11,9 @@
 use filebox_core::message::field;
 use filebox_core::{ForeignDelivery, ForeignMessage, Mailroom, MessageType, derive_title};
 
-use super::{BridgeError, Carried, PassReport, derived_uuid, roster::member_agent};
+use super::derived_id::derived_uuid;
+use super::report::{BridgeError, Carried, PassReport};
+use super::roster::member_agent;
 use crate::team_inbox::{InboxError, Structured, Team, TeammateMessage};
 
 /// Header fields a bridged message carries besides the standard ones.

@@ -8,8 +8,9 @@
 use filebox_core::message::field;
 use filebox_core::{AgentId, Folder, Mailroom, MessageRef, Transition};
 
+use super::derived_id::derived_uuid;
+use super::report::{Carried, PassReport};
 use super::roster::{BridgedMember, reached_by_bridge};
-use super::{Carried, PassReport, derived_uuid};
 use crate::team_inbox::{Team, TeammateMessage, iso_millis, names};
 
 pub(super) fn push(

@@ -8,7 +8,7 @@
 
 use filebox_core::{AgentEntry, AgentId, Config, Mailbox, Mailroom};
 
-use super::BridgeError;
+use super::report::BridgeError;
 use crate::team_inbox::{Team, names};
 
 /// Where bridged members' mailboxes live, beside the config.

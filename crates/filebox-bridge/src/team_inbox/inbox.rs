@@ -18,37 +18,13 @@ use std::path::{Path, PathBuf};
 
 use filebox_core::confined::{self, ConfinedFile, NewFolders, Staged};
 
-use super::lock::{InboxLock, LockError};
+use super::inbox_error::{InboxError, MAX_TEAM_FILE_BYTES};
+use super::lock::InboxLock;
 use super::marking::MarkStyle;
-use super::message::{Identity, InboxFile, InboxParseError, TeammateMessage};
+use super::message::InboxFile;
 use super::schema;
-use super::team_file::{self, MAX_TEAM_FILE_BYTES, Refused};
-
-/// Why an inbox operation failed; each names the file.
-#[derive(Debug, thiserror::Error)]
-pub enum InboxError {
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: io::Error },
-    #[error(
-        "{path}: the inbox is not readable ({reason}); it was left as it is, fix or remove it by hand"
-    )]
-    Unreadable {
-        path: PathBuf,
-        reason: InboxParseError,
-    },
-    #[error(transparent)]
-    Refused(#[from] Refused),
-    #[error("{path}: {}", full(*.size))]
-    Full { path: PathBuf, size: usize },
-    #[error(transparent)]
-    Lock(#[from] LockError),
-    #[error("{path}: not written: Claude Code would refuse this entry: {reason}")]
-    Invalid { path: PathBuf, reason: String },
-    #[error("{path}: {reason}")]
-    Setting { path: PathBuf, reason: String },
-    #[error("team {name:?} has ended: its folder under {teams} is gone; nothing was written")]
-    TeamGone { name: String, teams: PathBuf },
-}
+use super::team_file;
+use super::teammate_message::{Identity, TeammateMessage};
 
 /// One agent's inbox file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -303,16 +279,6 @@ impl Inbox {
         }
         self.file().stage(bytes, None).map_err(team_file::refused)
     }
-}
-
-/// Why a change that would make an inbox `size` bytes was not written, and what happens next.
-pub(crate) fn full(size: usize) -> String {
-    format!(
-        "not written: the inbox would hold {size} bytes, more than the {} MiB FileBox reads; \
-         the message waits in FileBox and is tried again once Claude Code has taken (and \
-         pruned) what is there",
-        MAX_TEAM_FILE_BYTES >> 20
-    )
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //! the way the Claude Code that polls the inbox does: the setting [`SETTING`] when it is set,
 //! else what the file shows (see [`MarkStyle::detect`]).
 
-use super::message::InboxFile;
+use super::message::{Entry, InboxFile};
+use super::teammate_message::Identity;
 
 /// The environment variable that says how to mark: `flag` or `prune`.
 pub const SETTING: &str = "FILEBOX_CLAUDE_MARK_READ";
@@ -52,6 +53,32 @@ impl MarkStyle {
         } else {
             MarkStyle::Flag
         }
+    }
+}
+
+impl InboxFile {
+    /// Mark read the unread messages whose identity is in `identities`, the way `style` says
+    /// (flip `read`, or remove the entry); returns how many. Messages already gone are not
+    /// an error: a current Claude Code removes what it delivered.
+    pub fn mark_read(&mut self, identities: &[Identity], style: MarkStyle) -> usize {
+        let mut marked = 0;
+        self.entries.retain_mut(|entry| {
+            let Entry::Message(message) = entry else {
+                return true;
+            };
+            if message.is_read() || !identities.contains(&message.identity()) {
+                return true;
+            }
+            marked += 1;
+            match style {
+                MarkStyle::Flag => {
+                    message.read = Some(true);
+                    true
+                }
+                MarkStyle::Prune => false,
+            }
+        });
+        marked
     }
 }
 

@@ -3,7 +3,7 @@
 //! an entry that fails it, so FileBox never writes one, and reads one as something to keep
 //! but not as a message.
 
-use super::message::{ENTRY_TYPE, TeammateMessage};
+use super::teammate_message::{ENTRY_TYPE, TeammateMessage};
 
 /// Whether Claude Code would read this entry as a message: its `type`, when it has one, is
 /// `message` (the other fields are typed by [`TeammateMessage`] already).

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::inbox::{Inbox, InboxError};
+use super::inbox::Inbox;
+use super::inbox_error::InboxError;
 use super::lock::LockError;
 use super::names;
 use super::team_file;
@@ -125,7 +126,7 @@ impl From<TeamError> for filebox_core::Error {
             },
             TeamError::Inbox(InboxError::Full { path, size }) => Error::Foreign {
                 path,
-                reason: super::inbox::full(size),
+                reason: super::inbox_error::full(size),
             },
             TeamError::Inbox(InboxError::Unreadable { path, reason }) => Error::Foreign {
                 path,

@@ -5,39 +5,11 @@
 //! waited on), and at most [`MAX_TEAM_FILE_BYTES`] read, from the handle that was checked.
 //! Anything else is refused with the reason and left as it is.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use filebox_core::confined::{self, ConfinedFile, Kind};
 
-use super::inbox::InboxError;
-
-/// The largest team file read or written: Claude Code's inboxes are a few KiB to a few MiB
-/// (current versions prune what was delivered; one message is at most a FileBox body, 10 MiB
-/// by default), while the bridge reads every bridged inbox once a second, so a planted 300 MB
-/// file would cost its size in memory twice over on every pass.
-pub const MAX_TEAM_FILE_BYTES: u64 = 16 << 20;
-
-/// A team file FileBox would not read (or write): a link (at it or at a folder on the way), a
-/// FIFO, a device, a folder, or one larger than [`MAX_TEAM_FILE_BYTES`]. It is left as it is.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{path}: {}", self.explanation())]
-pub struct Refused {
-    pub path: PathBuf,
-    /// What the file is (`it is a FIFO, not a regular file`).
-    pub reason: String,
-}
-
-impl Refused {
-    /// The refusal without the path: why, and what to do.
-    pub fn explanation(&self) -> String {
-        format!(
-            "refused: {}; FileBox reads only a regular file of at most {} MiB, not through a \
-             link: replace it with Claude Code's file or remove it",
-            self.reason,
-            MAX_TEAM_FILE_BYTES >> 20
-        )
-    }
-}
+use super::inbox_error::{InboxError, MAX_TEAM_FILE_BYTES, Refused};
 
 /// The bytes of the team file at `path`, beneath the teams folder `root`; `None` when neither
 /// it nor a folder on the way exists.

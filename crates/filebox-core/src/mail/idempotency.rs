@@ -2,9 +2,9 @@
 //! first result and writes nothing. The key lives in the files, not in `.filebox/`: every copy
 //! a keyed write makes carries an `Idempotency Key` header field (`KEY FINGERPRINT`), and a
 //! repeat finds the sender's own record of it (`outbox/`, or `done/` for an answered
-//! question) by reading the headers of the files written there within the window. So a hub
-//! killed after the write, a restart, or a deleted `.filebox/` cannot turn a retry into a
-//! second message. One lock per key in `.filebox/locks/` serialises the look and the write,
+//! question): the file a derived record names (`key_record.rs`, made from the headers of the
+//! files written there within the window when `.filebox/` has none). So a hub killed after
+//! the write, a restart, or a deleted `.filebox/` cannot turn a retry into a second message. One lock per key in `.filebox/locks/` serialises the look and the write,
 //! so two writers with one key (threads or processes) make one message.
 
 use std::path::PathBuf;
@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::mailbox::attachment::Attachment;
 use crate::mailbox::{Envelope, Mailbox};
-use crate::message::field;
+use crate::message::{FileName, field};
 use crate::store;
 
 /// How long a key keeps its first result: a repeat later than this after the first write is
@@ -113,42 +113,79 @@ pub(crate) fn lock_path(mailbox: &Mailbox, key: &IdempotencyKey) -> PathBuf {
         .join(format!("idempotency-{:016x}.lock", hash.0))
 }
 
-/// An earlier write of mine with `key` within [`WINDOW`] in `folders` of `mailbox` (my
-/// record: my `outbox/`, or `done/` for an answered question; a recipient's `inbox/`): a file
-/// written (published: every store write is a new file) since then, whose header says I wrote
-/// its latest version with this key. Read from the files themselves; only the headers of the
-/// files of the window are read.
+/// The file `name` in the first of `folders` of `mailbox` that holds it as an earlier write of
+/// mine with `key` within [`WINDOW`] (my record: my `outbox/`, or `done/` for an answered
+/// question; a recipient's `inbox/`): written (published: every store write is a new file)
+/// since then, and its header says I wrote its latest version with this key.
 pub(crate) fn find_earlier(
     mailbox: &Mailbox,
     folders: &[Folder],
     me: &AgentId,
     key: &IdempotencyKey,
+    name: &FileName,
 ) -> Result<Option<Envelope>> {
-    let since = SystemTime::now()
-        .checked_sub(WINDOW)
-        .unwrap_or(SystemTime::UNIX_EPOCH);
     for &folder in folders {
-        let (entries, _not_messages) = mailbox.file_entries_unsorted(folder)?;
-        let dir = mailbox.folder_path(folder);
-        for (name, _) in entries {
-            if store::modified(&dir.join(name.as_str())).is_none_or(|written| written < since) {
-                continue;
-            }
-            let envelope = match mailbox.envelope(folder, &name) {
-                Ok(Some(envelope)) => envelope,
-                // Gone meanwhile, or not a message FileBox wrote: not a record of mine.
-                Ok(None) | Err(Error::Malformed { .. }) => continue,
-                Err(e) => return Err(e),
-            };
-            let header = &envelope.header;
-            if header.get(field::SENDER) == Some(me.as_str())
-                && header.get(field::IDEMPOTENCY_KEY).map(stamped_key) == Some(key.as_str())
-            {
-                return Ok(Some(envelope));
-            }
+        let found = keyed_by(mailbox, folder, name, me, window_start())?;
+        let found =
+            found.filter(|envelope| stamp_of(envelope).map(stamped_key) == Some(key.as_str()));
+        if found.is_some() {
+            return Ok(found);
         }
     }
     Ok(None)
+}
+
+/// Every keyed write of mine within [`WINDOW`] in `folders` of `mailbox`: its key and file
+/// name, from the headers of the files written there within the window.
+pub(crate) fn keyed_writes(
+    mailbox: &Mailbox,
+    folders: &[Folder],
+    me: &AgentId,
+) -> Result<Vec<(String, FileName)>> {
+    let since = window_start();
+    let mut found = Vec::new();
+    for &folder in folders {
+        let (entries, _not_messages) = mailbox.file_entries_unsorted(folder)?;
+        for (name, _) in entries {
+            if let Some(envelope) = keyed_by(mailbox, folder, &name, me, since)? {
+                let key = stamp_of(&envelope).map(stamped_key).unwrap_or_default();
+                found.push((key.to_owned(), name));
+            }
+        }
+    }
+    Ok(found)
+}
+
+fn window_start() -> SystemTime {
+    SystemTime::now()
+        .checked_sub(WINDOW)
+        .unwrap_or(SystemTime::UNIX_EPOCH)
+}
+
+fn stamp_of(envelope: &Envelope) -> Option<&str> {
+    envelope.header.get(field::IDEMPOTENCY_KEY)
+}
+
+/// The file `name` in `folder`, when it was written since `since`, by me, with a key.
+fn keyed_by(
+    mailbox: &Mailbox,
+    folder: Folder,
+    name: &FileName,
+    me: &AgentId,
+    since: SystemTime,
+) -> Result<Option<Envelope>> {
+    let path = mailbox.folder_path(folder).join(name.as_str());
+    if store::modified(&path).is_none_or(|written| written < since) {
+        return Ok(None);
+    }
+    let envelope = match mailbox.envelope(folder, name) {
+        Ok(Some(envelope)) => envelope,
+        // Gone meanwhile, or not a message FileBox wrote: not a record of mine.
+        Ok(None) | Err(Error::Malformed { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let mine = envelope.header.get(field::SENDER) == Some(me.as_str());
+    Ok((mine && stamp_of(&envelope).is_some()).then_some(envelope))
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ pub(crate) mod annotate;
 pub(crate) mod foreign;
 pub(crate) mod fork;
 pub mod idempotency;
+mod key_record;
 pub(crate) mod reply;
 pub(crate) mod send;
 pub(crate) mod status;

@@ -7,15 +7,16 @@ use crate::error::{Error, Result};
 use crate::folder::Folder;
 use crate::fs::beneath::Place;
 use crate::mail::idempotency::{self, Fingerprint, IdempotencyKey};
+use crate::mail::key_record::KeyedWrite;
 use crate::mail::reply::{REPLIER_COPY_FOLDERS, SourceType, replier_copy_folder};
 use crate::mailbox::Status;
 use crate::mailbox::attachment::{self, Attachment};
 use crate::mailbox::copy;
-use crate::mailbox::{Envelope, MessageRef, parse_bytes};
+use crate::mailbox::{Envelope, Mailbox, MessageRef, parse_bytes};
 use crate::mailroom::Mailroom;
 use crate::message::{
-    ConversationEntry, Header, Message, MessageType, field, file_name_for, is_question, limits,
-    render,
+    ConversationEntry, FileName, Header, Message, MessageType, field, file_name_for, is_question,
+    limits, render,
 };
 use crate::store::{self, Destination, Moved};
 use crate::time;
@@ -90,8 +91,9 @@ pub struct SendReceipt {
     /// Recipients on another machine (`name@hub`): the file is in this machine's outgoing
     /// spool, pending (in flight) until their hub sends its delivery receipt, as `status` says.
     pub queued_for: Vec<AgentId>,
-    /// My outbox copy of a new message, as this call wrote it; `None` for a reply, and for a
-    /// repeat of a keyed send that an earlier send answered.
+    /// My copy as this call wrote it: a new message's outbox record, a reply's copy of the
+    /// message it answered (in outbox/, or done/ for a question); `None` for a repeat of a
+    /// keyed send that an earlier send answered.
     pub written: Option<(Envelope, Message)>,
 }
 
@@ -139,9 +141,9 @@ impl Mailroom {
             reply_to,
             (&to, &cc, &recipients),
             &[],
-            |stamp| match reply_to {
-                None => self.send_new(request, &to, &cc, &recipients, &with_stamp(&[], stamp)),
-                Some(reference) => self.send_reply(request, reference, &to, &recipients, stamp),
+            |keyed| match reply_to {
+                None => self.send_new(request, (&to, &cc, &recipients), &[], keyed),
+                Some(reference) => self.send_reply(request, reference, &to, &recipients, keyed),
             },
         )
     }
@@ -167,23 +169,23 @@ impl Mailroom {
         new_id: impl FnMut() -> String,
     ) -> Result<SendReceipt> {
         let (to, cc, recipients) = self.recipients(request)?;
-        self.once(request, None, (&to, &cc, &recipients), extra, |stamp| {
-            let extra = with_stamp(extra, stamp);
-            self.send_new_with_ids(request, (&to, &cc, &recipients), &extra, new_id)
+        self.once(request, None, (&to, &cc, &recipients), extra, |keyed| {
+            self.send_new_with_ids(request, (&to, &cc, &recipients), extra, keyed, new_id)
         })
     }
 
     /// Run `write` once per idempotency key: without a key it just runs; with one, under the
     /// key's lock, an earlier write of mine with that key within the window answers instead
     /// (the same request: its receipt, nothing written; another: `KeyReused`), else `write`
-    /// runs with the stamp its copies must carry (`idempotency.rs`).
+    /// runs with the stamp its copies must carry, and records its file name before it
+    /// publishes (`idempotency.rs`, `key_record.rs`).
     fn once(
         &self,
         request: &SendRequest,
         reply_to: Option<&MessageRef>,
         (to, cc, recipients): (&[AgentId], &[AgentId], &[AgentId]),
         extra: &[(&str, &str)],
-        write: impl FnOnce(Option<&str>) -> Result<SendReceipt>,
+        write: impl FnOnce(Option<&KeyedWrite>) -> Result<SendReceipt>,
     ) -> Result<SendReceipt> {
         let Some(key) = &request.idempotency_key else {
             return write(None);
@@ -203,41 +205,83 @@ impl Mailroom {
         for (name, value) in extra {
             fingerprint.add(name).add(value);
         }
-        let stamp = fingerprint.stamp(key);
         let mine = self.my_mailbox()?;
-        let lock = idempotency::lock_path(&mine, key);
-        store::with_lock(Place::new(mine.root(), &lock), || {
-            let records = idempotency::find_earlier(&mine, &REPLIER_COPY_FOLDERS, self.me(), key)?;
-            let earlier = match records {
-                Some(record) => record,
-                // A reply is one two-phase move that opening my mailbox finished or undid; a
-                // new message may have reached recipients before a killed writer made my copy.
-                None => {
-                    let delivered = match reply_to {
-                        None => self.interrupted(recipients, key)?,
-                        Some(_) => None,
-                    };
-                    match delivered {
-                        Some(delivered) => delivered,
-                        None => return write(Some(&stamp)),
-                    }
-                }
+        let keyed = KeyedWrite::take(&mine, key, fingerprint.stamp(key), || {
+            self.keyed_writes(&mine)
+        })?;
+        // A reply is one two-phase move that opening my mailbox finished or undid; a new
+        // message may have reached recipients before a killed writer made my copy.
+        let new_message = reply_to.is_none();
+        let earlier = match keyed.recorded()? {
+            Some(name) => self.earlier(&mine, &name, key, new_message.then_some(recipients))?,
+            None => None,
+        };
+        let Some(earlier) = earlier else {
+            return write(Some(&keyed));
+        };
+        if earlier.header.get(field::IDEMPOTENCY_KEY) != Some(keyed.stamp()) {
+            return Err(Error::KeyReused {
+                key: key.as_str().to_owned(),
+                id: earlier.header.id().to_owned(),
+            });
+        }
+        if earlier.folder == Folder::Inbox {
+            self.finish_interrupted(&earlier, recipients)?;
+        }
+        Ok(self.receipt(
+            earlier.header.id().to_owned(),
+            earlier.file.to_string(),
+            recipients.to_vec(),
+        ))
+    }
+
+    /// The earlier write of mine with `key`, in the file `name` its record names, when that
+    /// still carries the key: in my outbox or done/, then, for a new message (`recipients`
+    /// given), in a recipient's inbox (a writer killed before my copy).
+    fn earlier(
+        &self,
+        mine: &Mailbox,
+        name: &FileName,
+        key: &IdempotencyKey,
+        recipients: Option<&[AgentId]>,
+    ) -> Result<Option<Envelope>> {
+        let found = idempotency::find_earlier(mine, &REPLIER_COPY_FOLDERS, self.me(), key, name)?;
+        if found.is_some() {
+            return Ok(found);
+        }
+        for recipient in recipients.unwrap_or_default() {
+            let Ok(mailbox) = self.mailbox(recipient) else {
+                continue;
             };
-            if earlier.header.get(field::IDEMPOTENCY_KEY) != Some(stamp.as_str()) {
-                return Err(Error::KeyReused {
-                    key: key.as_str().to_owned(),
-                    id: earlier.header.id().to_owned(),
-                });
+            let found =
+                idempotency::find_earlier(&mailbox, &[Folder::Inbox], self.me(), key, name)?;
+            if found.is_some() {
+                return Ok(found);
             }
-            if earlier.folder == Folder::Inbox {
-                self.finish_interrupted(&earlier, recipients)?;
+        }
+        Ok(None)
+    }
+
+    /// Every keyed write of mine of the window, from the files: my outbox and done/, then
+    /// the inboxes of every agent whose mailbox opens here (a new message whose writer was
+    /// killed before my copy), so that my own copies' records come last and stand.
+    fn keyed_writes(&self, mine: &Mailbox) -> Result<Vec<(String, FileName)>> {
+        let mut found = Vec::new();
+        for agent in self.agents() {
+            if let Ok(mailbox) = self.mailbox(agent) {
+                found.extend(idempotency::keyed_writes(
+                    &mailbox,
+                    &[Folder::Inbox],
+                    self.me(),
+                )?);
             }
-            Ok(self.receipt(
-                earlier.header.id().to_owned(),
-                earlier.file.to_string(),
-                recipients.to_vec(),
-            ))
-        })
+        }
+        found.extend(idempotency::keyed_writes(
+            mine,
+            &REPLIER_COPY_FOLDERS,
+            self.me(),
+        )?);
+        Ok(found)
     }
 
     /// The Source Type a new message carries: the one asked for, else `human` when I am a
@@ -302,12 +346,11 @@ impl Mailroom {
     fn send_new(
         &self,
         request: &SendRequest,
-        to: &[AgentId],
-        cc: &[AgentId],
-        recipients: &[AgentId],
+        targets: (&[AgentId], &[AgentId], &[AgentId]),
         extra: &[(&str, &str)],
+        keyed: Option<&KeyedWrite>,
     ) -> Result<SendReceipt> {
-        self.send_new_with_ids(request, (to, cc, recipients), extra, || {
+        self.send_new_with_ids(request, targets, extra, keyed, || {
             uuid::Uuid::new_v4().to_string()
         })
     }
@@ -322,11 +365,13 @@ impl Mailroom {
         request: &SendRequest,
         (to, cc, recipients): (&[AgentId], &[AgentId], &[AgentId]),
         extra: &[(&str, &str)],
+        keyed: Option<&KeyedWrite>,
         mut new_id: impl FnMut() -> String,
     ) -> Result<SendReceipt> {
+        let extra = with_stamp(extra, keyed.map(KeyedWrite::stamp));
         let mut tries = 1;
         loop {
-            let result = self.send_new_as(new_id(), request, to, cc, recipients, extra);
+            let result = self.send_new_as(new_id(), request, to, cc, recipients, (&extra, keyed));
             match result {
                 Err(e)
                     if store::already_exists(&e)
@@ -350,7 +395,7 @@ impl Mailroom {
         to: &[AgentId],
         cc: &[AgentId],
         recipients: &[AgentId],
-        extra: &[(&str, &str)],
+        (extra, keyed): (&[(&str, &str)], Option<&KeyedWrite>),
     ) -> Result<SendReceipt> {
         let now = time::now();
         let title = request
@@ -408,6 +453,9 @@ impl Mailroom {
             );
             return Err(Error::io(record, taken));
         }
+        if let Some(keyed) = keyed {
+            keyed.record(&name)?;
+        }
 
         // Every recipient is tried, and the outbox copy always written, so that a failure for
         // one recipient neither hides what reached the others nor invites a duplicating retry.
@@ -460,25 +508,6 @@ impl Mailroom {
         })
     }
 
-    /// A recipient's copy of a keyed new message of mine that my outbox lacks: its writer was
-    /// killed between the deliveries and my copy. A mailbox that cannot be opened holds none.
-    fn interrupted(
-        &self,
-        recipients: &[AgentId],
-        key: &IdempotencyKey,
-    ) -> Result<Option<Envelope>> {
-        for recipient in recipients {
-            let Ok(mailbox) = self.mailbox(recipient) else {
-                continue;
-            };
-            let found = idempotency::find_earlier(&mailbox, &[Folder::Inbox], self.me(), key)?;
-            if found.is_some() {
-                return Ok(found);
-            }
-        }
-        Ok(None)
-    }
-
     /// Finish what a killed writer began, from `delivered`, one recipient's copy: the same file
     /// for each recipient that holds none in any folder, and my outbox copy.
     fn finish_interrupted(&self, delivered: &Envelope, recipients: &[AgentId]) -> Result<()> {
@@ -513,8 +542,9 @@ impl Mailroom {
         reference: &MessageRef,
         to: &[AgentId],
         recipients: &[AgentId],
-        stamp: Option<&str>,
+        keyed: Option<&KeyedWrite>,
     ) -> Result<SendReceipt> {
+        let stamp = keyed.map(KeyedWrite::stamp);
         let mine = self.my_mailbox()?;
         let found = mine.find_settled(reference, &Folder::ALL)?;
         let mut destinations = Vec::with_capacity(recipients.len() + 1);
@@ -544,6 +574,8 @@ impl Mailroom {
         let me = self.me().clone();
         let receiver = join(to);
         let copies = destinations.len();
+        // The version last rendered is the one every copy holds: my copy of it is the receipt's.
+        let written = std::cell::RefCell::new(None);
         let continue_from = |mut message: Message| -> Result<Vec<Vec<u8>>> {
             let grown = message.body.len()
                 + message
@@ -571,9 +603,13 @@ impl Mailroom {
                 message.header.set(field::IDEMPOTENCY_KEY, stamp);
             }
             let bytes = render(&message).into_bytes();
+            *written.borrow_mut() = Some(message);
             Ok(vec![bytes; copies])
         };
 
+        if let Some(keyed) = keyed {
+            keyed.record(&found.file)?;
+        }
         // Two replies to one message must not both start from the same version of it.
         let lock = mine
             .state_dir()
@@ -618,11 +654,24 @@ impl Mailroom {
                 }
             }
         })?;
-        Ok(self.receipt(
-            found.header.id().to_owned(),
-            found.file.to_string(),
-            recipients.to_vec(),
-        ))
+        let folder = replier_copy_folder(&found.header, self.me());
+        let written = written.into_inner().map(|message: Message| {
+            let envelope = Envelope {
+                folder,
+                path: mine.folder_path(folder).join(found.file.as_str()),
+                file: found.file.clone(),
+                header: message.header.clone(),
+            };
+            (envelope, message)
+        });
+        Ok(SendReceipt {
+            written,
+            ..self.receipt(
+                found.header.id().to_owned(),
+                found.file.to_string(),
+                recipients.to_vec(),
+            )
+        })
     }
 
     /// The receipt of a send whose copies reached `recipients`: those on another machine are
@@ -751,7 +800,7 @@ mod tests {
         new_id: impl FnMut() -> String,
     ) -> Result<SendReceipt> {
         let qa = [AgentId::new("qa").unwrap()];
-        dev.send_new_with_ids(request, (&qa, &[], &qa), &[], new_id)
+        dev.send_new_with_ids(request, (&qa, &[], &qa), &[], None, new_id)
     }
 
     /// A send to `qa` whose first Message ID, [`TAKEN`], names a file already in `folder`,

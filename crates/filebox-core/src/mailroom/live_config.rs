@@ -19,7 +19,8 @@ use crate::mailroom::config::Config;
 #[derive(Debug)]
 pub struct LiveConfig {
     path: PathBuf,
-    loaded: Mutex<Option<(Version, Config)>>,
+    /// The version parsed, which parse of the file it was (counted from 1), and the config.
+    loaded: Mutex<Option<(Version, u64, Config)>>,
 }
 
 /// What tells two versions of a file apart without reading it.
@@ -63,14 +64,21 @@ impl LiveConfig {
     /// from, else the file read and parsed again. A file that cannot be read or parsed is the
     /// error it always was (the last good version is not served in its place).
     pub fn current(&self) -> Result<Config> {
+        Ok(self.current_numbered()?.1)
+    }
+
+    /// [`LiveConfig::current`], with the number of the parse it comes from: a new number each
+    /// time the file changed and was parsed again, so what a caller derives from the config
+    /// (the hub's settings) is derived again only then.
+    pub fn current_numbered(&self) -> Result<(u64, Config)> {
         let version = std::fs::metadata(&self.path)
             .map(|m| Version::of(&m))
             .map_err(|e| self.error(e))?;
         let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((seen, config)) = loaded.as_ref()
+        if let Some((seen, number, config)) = loaded.as_ref()
             && *seen == version
         {
-            return Ok(config.clone());
+            return Ok((*number, config.clone()));
         }
         // Read through one open file, and take the version from that file, so the version
         // recorded is the one whose bytes were parsed.
@@ -82,8 +90,9 @@ impl LiveConfig {
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(|e| self.error(e))?;
         let config = Config::parse(&self.path, &bytes)?;
-        *loaded = Some((version, config.clone()));
-        Ok(config)
+        let number = loaded.as_ref().map_or(1, |(_, number, _)| number + 1);
+        *loaded = Some((version, number, config.clone()));
+        Ok((number, config))
     }
 
     fn error(&self, e: std::io::Error) -> Error {
@@ -129,6 +138,21 @@ mod tests {
             .replace("\"b\"", "\"cc\"");
         std::fs::write(&path, text).unwrap();
         assert_eq!(agents(&live.current().unwrap()), ["a", "cc"]);
+    }
+
+    #[test]
+    fn the_parse_number_changes_only_when_the_file_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        std::fs::write(&path, r#"{"agents": {}}"#).unwrap();
+        let live = LiveConfig::load(&path).unwrap();
+        let (first, _) = live.current_numbered().unwrap();
+        assert_eq!(live.current_numbered().unwrap().0, first);
+        std::fs::write(&path, r#"{"agents": {"a": {"mailbox_path": "a"}}}"#).unwrap();
+        let (second, config) = live.current_numbered().unwrap();
+        assert_ne!(second, first);
+        assert_eq!(agents(&config), ["a"]);
+        assert_eq!(live.current_numbered().unwrap().0, second);
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub(crate) fn with_lock<T>(place: Place, f: impl FnOnce() -> Result<T>) -> Resul
 /// An exclusive `flock` on a lock file, held until dropped (or until the process dies).
 #[derive(Debug)]
 pub(crate) struct Lock {
-    _held: File,
+    held: File,
 }
 
 impl Lock {
@@ -36,11 +36,17 @@ impl Lock {
             beneath::create_dir(place.mailbox, dir).map_err(|e| refuse_link(dir, e))?;
         }
         let file = place
-            .open(OFlags::WRONLY | OFlags::CREATE, 0o600)
+            .open(OFlags::RDWR | OFlags::CREATE, 0o600)
             .map_err(|e| refuse_link(path, e))?;
         make_private(&file, path)?;
         file.lock().at(path)?;
-        Ok(Lock { _held: file })
+        Ok(Lock { held: file })
+    }
+
+    /// The locked file, open for reading and writing: a lock may keep a small record of what
+    /// its holder did (`mail::key_record`), read and written only while it is held.
+    pub(crate) fn file(&self) -> &File {
+        &self.held
     }
 }
 

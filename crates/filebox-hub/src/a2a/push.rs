@@ -371,10 +371,7 @@ pub(crate) async fn supervise(hub: Hub, mut changes: broadcast::Receiver<HubEven
                     failed |= !matches!(recorded, Ok(Ok(())));
                 }
                 Err(why) => {
-                    eprintln!(
-                        "filebox serve: A2A push to {}: {why} (tried again)",
-                        owed.config.url
-                    );
+                    tracing::warn!("A2A push to {}: {why} (tried again)", owed.config.url);
                     failed = true;
                 }
             }

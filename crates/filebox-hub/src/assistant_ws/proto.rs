@@ -10,197 +10,197 @@ use crate::connect::proto::{AnswerResponse, AskQuestionRequest, TaskFinishReques
 
 /// `WebsocketMessage`: `Cmd` says what it is and which fields are set.
 #[derive(Clone, PartialEq, prost::Message)]
-pub(crate) struct WebsocketMessage {
+pub struct WebsocketMessage {
     #[prost(string, tag = "1")]
-    pub(crate) cmd: String,
+    pub cmd: String,
     #[prost(message, optional, tag = "2")]
-    pub(crate) ask_question_request: Option<AskQuestionRequest>,
+    pub ask_question_request: Option<AskQuestionRequest>,
     /// `WorkReportRequest` (formerly `TaskFinishRequest`).
     #[prost(message, optional, tag = "3")]
-    pub(crate) work_report_request: Option<TaskFinishRequest>,
+    pub work_report_request: Option<TaskFinishRequest>,
     #[prost(message, optional, tag = "4")]
-    pub(crate) ask_question_response: Option<AnswerResponse>,
+    pub ask_question_response: Option<AnswerResponse>,
     #[prost(message, optional, tag = "5")]
-    pub(crate) work_report_response: Option<AnswerResponse>,
+    pub work_report_response: Option<AnswerResponse>,
     #[prost(string, tag = "12")]
-    pub(crate) str_param: String,
+    pub str_param: String,
     #[prost(message, optional, tag = "13")]
-    pub(crate) check_message_validity_request: Option<CheckMessageValidityRequest>,
+    pub check_message_validity_request: Option<CheckMessageValidityRequest>,
     #[prost(message, optional, tag = "14")]
-    pub(crate) check_message_validity_response: Option<CheckMessageValidityResponse>,
+    pub check_message_validity_response: Option<CheckMessageValidityResponse>,
     #[prost(message, optional, tag = "15")]
-    pub(crate) get_pending_messages_request: Option<GetPendingMessagesRequest>,
+    pub get_pending_messages_request: Option<GetPendingMessagesRequest>,
     #[prost(message, optional, tag = "16")]
-    pub(crate) get_pending_messages_response: Option<GetPendingMessagesResponse>,
+    pub get_pending_messages_response: Option<GetPendingMessagesResponse>,
     #[prost(message, optional, tag = "17")]
-    pub(crate) request_cancelled_notification: Option<RequestCancelledNotification>,
+    pub request_cancelled_notification: Option<RequestCancelledNotification>,
     #[prost(string, tag = "18")]
-    pub(crate) nickname: String,
+    pub nickname: String,
     #[prost(message, optional, tag = "19")]
-    pub(crate) get_online_users_request: Option<GetOnlineUsersRequest>,
+    pub get_online_users_request: Option<GetOnlineUsersRequest>,
     #[prost(message, optional, tag = "20")]
-    pub(crate) get_online_users_response: Option<GetOnlineUsersResponse>,
+    pub get_online_users_response: Option<GetOnlineUsersResponse>,
     #[prost(message, optional, tag = "21")]
-    pub(crate) send_chat_message_request: Option<SendChatMessageRequest>,
+    pub send_chat_message_request: Option<SendChatMessageRequest>,
     #[prost(message, optional, tag = "22")]
-    pub(crate) chat_message_notification: Option<ChatMessageNotification>,
+    pub chat_message_notification: Option<ChatMessageNotification>,
     #[prost(message, optional, tag = "23")]
-    pub(crate) user_login_response: Option<UserLoginResponse>,
+    pub user_login_response: Option<UserLoginResponse>,
     #[prost(message, optional, tag = "24")]
-    pub(crate) user_connection_status_notification: Option<UserConnectionStatusNotification>,
+    pub user_connection_status_notification: Option<UserConnectionStatusNotification>,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub(crate) struct CheckMessageValidityRequest {
+pub struct CheckMessageValidityRequest {
     #[prost(string, repeated, tag = "1")]
-    pub(crate) request_ids: Vec<String>,
+    pub request_ids: Vec<String>,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub(crate) struct CheckMessageValidityResponse {
+pub struct CheckMessageValidityResponse {
     #[prost(btree_map = "string, bool", tag = "1")]
-    pub(crate) validity: BTreeMap<String, bool>,
+    pub validity: BTreeMap<String, bool>,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub(crate) struct GetPendingMessagesRequest {
+pub struct GetPendingMessagesRequest {
     #[prost(string, tag = "1")]
-    pub(crate) user_token: String,
+    pub user_token: String,
 }
 
 /// One open question or work report.
 #[derive(Clone, PartialEq, prost::Message)]
-pub(crate) struct PendingMessage {
+pub struct PendingMessage {
     /// `AskQuestion` or `WorkReport`.
     #[prost(string, tag = "1")]
-    pub(crate) message_type: String,
+    pub message_type: String,
     #[prost(message, optional, tag = "2")]
-    pub(crate) ask_question_request: Option<AskQuestionRequest>,
+    pub ask_question_request: Option<AskQuestionRequest>,
     #[prost(message, optional, tag = "3")]
-    pub(crate) work_report_request: Option<TaskFinishRequest>,
+    pub work_report_request: Option<TaskFinishRequest>,
     /// Unix seconds.
     #[prost(int64, tag = "4")]
-    pub(crate) created_at: i64,
+    pub created_at: i64,
     /// Seconds.
     #[prost(int32, tag = "5")]
-    pub(crate) timeout: i32,
+    pub timeout: i32,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub(crate) struct GetPendingMessagesResponse {
+pub struct GetPendingMessagesResponse {
     #[prost(message, repeated, tag = "1")]
-    pub(crate) pending_messages: Vec<PendingMessage>,
+    pub pending_messages: Vec<PendingMessage>,
     #[prost(int32, tag = "2")]
-    pub(crate) total_count: i32,
+    pub total_count: i32,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub(crate) struct RequestCancelledNotification {
+pub struct RequestCancelledNotification {
     #[prost(string, tag = "1")]
-    pub(crate) request_id: String,
+    pub request_id: String,
     #[prost(string, tag = "2")]
-    pub(crate) reason: String,
+    pub reason: String,
     /// `AskQuestion` or `WorkReport`.
     #[prost(string, tag = "3")]
-    pub(crate) message_type: String,
+    pub message_type: String,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub(crate) struct OnlineUser {
+pub struct OnlineUser {
     #[prost(string, tag = "1")]
-    pub(crate) client_id: String,
+    pub client_id: String,
     #[prost(string, tag = "2")]
-    pub(crate) nickname: String,
+    pub nickname: String,
     /// Unix seconds.
     #[prost(int64, tag = "3")]
-    pub(crate) connected_at: i64,
+    pub connected_at: i64,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub(crate) struct GetOnlineUsersRequest {
+pub struct GetOnlineUsersRequest {
     #[prost(string, tag = "1")]
-    pub(crate) user_token: String,
+    pub user_token: String,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub(crate) struct GetOnlineUsersResponse {
+pub struct GetOnlineUsersResponse {
     #[prost(message, repeated, tag = "1")]
-    pub(crate) online_users: Vec<OnlineUser>,
+    pub online_users: Vec<OnlineUser>,
     #[prost(int32, tag = "2")]
-    pub(crate) total_count: i32,
+    pub total_count: i32,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub(crate) struct ChatMessage {
+pub struct ChatMessage {
     #[prost(string, tag = "1")]
-    pub(crate) message_id: String,
+    pub message_id: String,
     #[prost(string, tag = "2")]
-    pub(crate) sender_client_id: String,
+    pub sender_client_id: String,
     #[prost(string, tag = "3")]
-    pub(crate) sender_nickname: String,
+    pub sender_nickname: String,
     #[prost(string, tag = "4")]
-    pub(crate) receiver_client_id: String,
+    pub receiver_client_id: String,
     #[prost(string, tag = "5")]
-    pub(crate) receiver_nickname: String,
+    pub receiver_nickname: String,
     #[prost(string, tag = "6")]
-    pub(crate) content: String,
+    pub content: String,
     /// Unix seconds.
     #[prost(int64, tag = "7")]
-    pub(crate) sent_at: i64,
+    pub sent_at: i64,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub(crate) struct SendChatMessageRequest {
+pub struct SendChatMessageRequest {
     #[prost(string, tag = "1")]
-    pub(crate) receiver_client_id: String,
+    pub receiver_client_id: String,
     #[prost(string, tag = "2")]
-    pub(crate) content: String,
+    pub content: String,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub(crate) struct ChatMessageNotification {
+pub struct ChatMessageNotification {
     #[prost(message, optional, tag = "1")]
-    pub(crate) chat_message: Option<ChatMessage>,
+    pub chat_message: Option<ChatMessage>,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub(crate) struct UserLoginResponse {
+pub struct UserLoginResponse {
     #[prost(string, tag = "1")]
-    pub(crate) client_id: String,
+    pub client_id: String,
     #[prost(bool, tag = "2")]
-    pub(crate) success: bool,
+    pub success: bool,
     #[prost(string, tag = "3")]
-    pub(crate) error_message: String,
+    pub error_message: String,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
-pub(crate) struct UserConnectionStatusNotification {
+pub struct UserConnectionStatusNotification {
     #[prost(message, optional, tag = "1")]
-    pub(crate) user: Option<OnlineUser>,
+    pub user: Option<OnlineUser>,
     /// `connected` or `disconnected`.
     #[prost(string, tag = "2")]
-    pub(crate) status: String,
+    pub status: String,
     /// Unix seconds.
     #[prost(int64, tag = "3")]
-    pub(crate) timestamp: i64,
+    pub timestamp: i64,
 }
 
 /// The `Cmd` values.
-pub(crate) mod cmd {
-    pub(crate) const USER_LOGIN: &str = "UserLogin";
-    pub(crate) const ASK_QUESTION: &str = "AskQuestion";
-    pub(crate) const WORK_REPORT: &str = "WorkReport";
-    pub(crate) const ASK_QUESTION_REPLY: &str = "AskQuestionReply";
-    pub(crate) const WORK_REPORT_REPLY: &str = "WorkReportReply";
+pub mod cmd {
+    pub const USER_LOGIN: &str = "UserLogin";
+    pub const ASK_QUESTION: &str = "AskQuestion";
+    pub const WORK_REPORT: &str = "WorkReport";
+    pub const ASK_QUESTION_REPLY: &str = "AskQuestionReply";
+    pub const WORK_REPORT_REPLY: &str = "WorkReportReply";
     /// The older name of `WorkReportReply`, still accepted.
-    pub(crate) const TASK_FINISH_REPLY: &str = "TaskFinishReply";
-    pub(crate) const ASK_QUESTION_REPLY_NOTIFICATION: &str = "AskQuestionReplyNotification";
-    pub(crate) const WORK_REPORT_REPLY_NOTIFICATION: &str = "WorkReportReplyNotification";
-    pub(crate) const REQUEST_CANCELLED: &str = "RequestCancelled";
-    pub(crate) const GET_PENDING_MESSAGES: &str = "GetPendingMessages";
-    pub(crate) const CHECK_MESSAGE_VALIDITY: &str = "CheckMessageValidity";
-    pub(crate) const GET_ONLINE_USERS: &str = "GetOnlineUsers";
-    pub(crate) const SEND_CHAT_MESSAGE: &str = "SendChatMessage";
-    pub(crate) const CHAT_MESSAGE_NOTIFICATION: &str = "ChatMessageNotification";
-    pub(crate) const USER_CONNECTION_STATUS: &str = "UserConnectionStatusNotification";
+    pub const TASK_FINISH_REPLY: &str = "TaskFinishReply";
+    pub const ASK_QUESTION_REPLY_NOTIFICATION: &str = "AskQuestionReplyNotification";
+    pub const WORK_REPORT_REPLY_NOTIFICATION: &str = "WorkReportReplyNotification";
+    pub const REQUEST_CANCELLED: &str = "RequestCancelled";
+    pub const GET_PENDING_MESSAGES: &str = "GetPendingMessages";
+    pub const CHECK_MESSAGE_VALIDITY: &str = "CheckMessageValidity";
+    pub const GET_ONLINE_USERS: &str = "GetOnlineUsers";
+    pub const SEND_CHAT_MESSAGE: &str = "SendChatMessage";
+    pub const CHAT_MESSAGE_NOTIFICATION: &str = "ChatMessageNotification";
+    pub const USER_CONNECTION_STATUS: &str = "UserConnectionStatusNotification";
 }

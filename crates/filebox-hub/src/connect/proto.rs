@@ -12,225 +12,225 @@ use serde::{Deserialize, Serialize};
 /// `AskQuestionRequest`.
 #[derive(Clone, PartialEq, prost::Message, Deserialize)]
 #[serde(default)]
-pub(crate) struct AskQuestionRequest {
+pub struct AskQuestionRequest {
     /// The caller's request id, echoed in the response.
     #[prost(string, tag = "1")]
     #[serde(rename = "ID", deserialize_with = "json::string")]
-    pub(crate) id: String,
+    pub id: String,
     /// A FileBox token: the call asks as its agent.
     #[prost(string, tag = "2")]
     #[serde(rename = "UserToken", deserialize_with = "json::string")]
-    pub(crate) user_token: String,
+    pub user_token: String,
     #[prost(message, optional, tag = "3")]
     #[serde(rename = "Request")]
-    pub(crate) request: Option<McpAskQuestionRequest>,
+    pub request: Option<McpAskQuestionRequest>,
     /// When the client sent it, by its clock (Unix seconds, or milliseconds); 0: not said.
     #[prost(int64, tag = "4")]
     #[serde(rename = "Timestamp", deserialize_with = "json::int64")]
-    pub(crate) timestamp: i64,
+    pub timestamp: i64,
 }
 
 /// `McpAskQuestionRequest`.
 #[derive(Clone, PartialEq, prost::Message, Deserialize)]
 #[serde(default)]
-pub(crate) struct McpAskQuestionRequest {
+pub struct McpAskQuestionRequest {
     #[prost(string, tag = "1")]
     #[serde(rename = "ProjectDirectory", deserialize_with = "json::string")]
-    pub(crate) project_directory: String,
+    pub project_directory: String,
     #[prost(string, tag = "2")]
     #[serde(rename = "Question", deserialize_with = "json::string")]
-    pub(crate) question: String,
+    pub question: String,
     /// Seconds; 0 is the default.
     #[prost(int32, tag = "3")]
     #[serde(rename = "Timeout", deserialize_with = "json::int32")]
-    pub(crate) timeout: i32,
+    pub timeout: i32,
     /// The asking agent's own name.
     #[prost(string, tag = "4")]
     #[serde(rename = "AgentName", deserialize_with = "json::string")]
-    pub(crate) agent_name: String,
+    pub agent_name: String,
     /// The model it runs on.
     #[prost(string, tag = "5")]
     #[serde(rename = "ReasoningModelName", deserialize_with = "json::string")]
-    pub(crate) reasoning_model_name: String,
+    pub reasoning_model_name: String,
     /// The MCP client it runs in.
     #[prost(string, tag = "6")]
     #[serde(rename = "McpClientName", deserialize_with = "json::string")]
-    pub(crate) mcp_client_name: String,
+    pub mcp_client_name: String,
 }
 
 /// `TaskFinishRequest`, which the origin renamed `WorkReportRequest` (same fields and numbers).
 #[derive(Clone, PartialEq, prost::Message, Deserialize)]
 #[serde(default)]
-pub(crate) struct TaskFinishRequest {
+pub struct TaskFinishRequest {
     #[prost(string, tag = "1")]
     #[serde(rename = "ID", deserialize_with = "json::string")]
-    pub(crate) id: String,
+    pub id: String,
     #[prost(string, tag = "2")]
     #[serde(rename = "UserToken", deserialize_with = "json::string")]
-    pub(crate) user_token: String,
+    pub user_token: String,
     #[prost(message, optional, tag = "3")]
     #[serde(rename = "Request")]
-    pub(crate) request: Option<McpTaskFinishRequest>,
+    pub request: Option<McpTaskFinishRequest>,
     /// When the client sent it, by its clock (Unix seconds, or milliseconds); 0: not said.
     #[prost(int64, tag = "4")]
     #[serde(rename = "Timestamp", deserialize_with = "json::int64")]
-    pub(crate) timestamp: i64,
+    pub timestamp: i64,
 }
 
 /// `McpTaskFinishRequest`, renamed `McpWorkReportRequest` upstream.
 #[derive(Clone, PartialEq, prost::Message, Deserialize)]
 #[serde(default)]
-pub(crate) struct McpTaskFinishRequest {
+pub struct McpTaskFinishRequest {
     #[prost(string, tag = "1")]
     #[serde(rename = "ProjectDirectory", deserialize_with = "json::string")]
-    pub(crate) project_directory: String,
+    pub project_directory: String,
     #[prost(string, tag = "2")]
     #[serde(rename = "Summary", deserialize_with = "json::string")]
-    pub(crate) summary: String,
+    pub summary: String,
     #[prost(int32, tag = "3")]
     #[serde(rename = "Timeout", deserialize_with = "json::int32")]
-    pub(crate) timeout: i32,
+    pub timeout: i32,
     /// The asking agent's own name.
     #[prost(string, tag = "4")]
     #[serde(rename = "AgentName", deserialize_with = "json::string")]
-    pub(crate) agent_name: String,
+    pub agent_name: String,
     /// The model it runs on.
     #[prost(string, tag = "5")]
     #[serde(rename = "ReasoningModelName", deserialize_with = "json::string")]
-    pub(crate) reasoning_model_name: String,
+    pub reasoning_model_name: String,
     /// The MCP client it runs in.
     #[prost(string, tag = "6")]
     #[serde(rename = "McpClientName", deserialize_with = "json::string")]
-    pub(crate) mcp_client_name: String,
+    pub mcp_client_name: String,
 }
 
 /// `SendMcpClientInfo`'s request: the MCP client the agent runs in.
 #[derive(Clone, PartialEq, prost::Message, Deserialize)]
 #[serde(default)]
-pub(crate) struct McpClientInfoRequest {
+pub struct McpClientInfoRequest {
     #[prost(string, tag = "1")]
     #[serde(rename = "ID", deserialize_with = "json::string")]
-    pub(crate) id: String,
+    pub id: String,
     #[prost(string, tag = "2")]
     #[serde(rename = "UserToken", deserialize_with = "json::string")]
-    pub(crate) user_token: String,
+    pub user_token: String,
     #[prost(message, optional, tag = "3")]
     #[serde(rename = "Request")]
-    pub(crate) request: Option<McpClientInfoData>,
+    pub request: Option<McpClientInfoData>,
     #[prost(int64, tag = "4")]
     #[serde(rename = "Timestamp", deserialize_with = "json::int64")]
-    pub(crate) timestamp: i64,
+    pub timestamp: i64,
 }
 
 /// `McpClientInfoData`: what the client said in `initialize`.
 #[derive(Clone, PartialEq, prost::Message, Deserialize)]
 #[serde(default)]
-pub(crate) struct McpClientInfoData {
+pub struct McpClientInfoData {
     #[prost(string, tag = "1")]
     #[serde(rename = "ProtocolVersion", deserialize_with = "json::string")]
-    pub(crate) protocol_version: String,
+    pub protocol_version: String,
     /// Its capabilities as JSON (not kept).
     #[prost(string, tag = "2")]
     #[serde(rename = "CapabilitiesJson", deserialize_with = "json::string")]
-    pub(crate) capabilities_json: String,
+    pub capabilities_json: String,
     #[prost(string, tag = "3")]
     #[serde(rename = "ClientName", deserialize_with = "json::string")]
-    pub(crate) client_name: String,
+    pub client_name: String,
     #[prost(string, tag = "4")]
     #[serde(rename = "ClientVersion", deserialize_with = "json::string")]
-    pub(crate) client_version: String,
+    pub client_version: String,
 }
 
 /// `McpClientInfoResponse`.
 #[derive(Clone, PartialEq, prost::Message, Serialize)]
-pub(crate) struct McpClientInfoResponse {
+pub struct McpClientInfoResponse {
     #[prost(bool, tag = "1")]
     #[serde(rename = "Success", skip_serializing_if = "std::ops::Not::not")]
-    pub(crate) success: bool,
+    pub success: bool,
 }
 
 /// `AskQuestionResponse` and `TaskFinishResponse` (`WorkReportResponse`): messages of the same
 /// fields and numbers, so one type encodes them all.
 #[derive(Clone, PartialEq, prost::Message, Serialize)]
-pub(crate) struct AnswerResponse {
+pub struct AnswerResponse {
     #[prost(string, tag = "1")]
     #[serde(rename = "ID", skip_serializing_if = "String::is_empty")]
-    pub(crate) id: String,
+    pub id: String,
     #[prost(bool, tag = "2")]
     #[serde(rename = "IsError", skip_serializing_if = "std::ops::Not::not")]
-    pub(crate) is_error: bool,
+    pub is_error: bool,
     #[prost(btree_map = "string, string", tag = "3")]
     #[serde(rename = "Meta", skip_serializing_if = "BTreeMap::is_empty")]
-    pub(crate) meta: BTreeMap<String, String>,
+    pub meta: BTreeMap<String, String>,
     #[prost(message, repeated, tag = "4")]
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) contents: Vec<McpResultContent>,
+    pub contents: Vec<McpResultContent>,
 }
 
 /// `McpResultContent`: `kind` says which one field is set.
 #[derive(Clone, PartialEq, prost::Message, Serialize)]
-pub(crate) struct McpResultContent {
+pub struct McpResultContent {
     /// 1 text, 2 image, 3 audio, 4 embedded resource.
     #[prost(int32, tag = "1")]
     #[serde(rename = "type", skip_serializing_if = "json::is_zero")]
-    pub(crate) kind: i32,
+    pub kind: i32,
     #[prost(message, optional, tag = "2")]
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) text: Option<TextContent>,
+    pub text: Option<TextContent>,
     #[prost(message, optional, tag = "3")]
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) image: Option<MediaContent>,
+    pub image: Option<MediaContent>,
     #[prost(message, optional, tag = "4")]
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) audio: Option<MediaContent>,
+    pub audio: Option<MediaContent>,
     #[prost(message, optional, tag = "5")]
     #[serde(rename = "embeddedResource", skip_serializing_if = "Option::is_none")]
-    pub(crate) embedded_resource: Option<EmbeddedResource>,
+    pub embedded_resource: Option<EmbeddedResource>,
 }
 
 /// `TextContent`.
 #[derive(Clone, PartialEq, prost::Message, Serialize)]
-pub(crate) struct TextContent {
+pub struct TextContent {
     /// "text".
     #[prost(string, tag = "1")]
     #[serde(rename = "type", skip_serializing_if = "String::is_empty")]
-    pub(crate) kind: String,
+    pub kind: String,
     #[prost(string, tag = "2")]
     #[serde(skip_serializing_if = "String::is_empty")]
-    pub(crate) text: String,
+    pub text: String,
 }
 
 /// `ImageContent` and `AudioContent` (the same fields and numbers): base64 data.
 #[derive(Clone, PartialEq, prost::Message, Serialize)]
-pub(crate) struct MediaContent {
+pub struct MediaContent {
     /// "image" or "audio".
     #[prost(string, tag = "1")]
     #[serde(rename = "type", skip_serializing_if = "String::is_empty")]
-    pub(crate) kind: String,
+    pub kind: String,
     #[prost(string, tag = "2")]
     #[serde(skip_serializing_if = "String::is_empty")]
-    pub(crate) data: String,
+    pub data: String,
     #[prost(string, tag = "3")]
     #[serde(rename = "mimeType", skip_serializing_if = "String::is_empty")]
-    pub(crate) mime_type: String,
+    pub mime_type: String,
 }
 
 /// `EmbeddedResource`: a file's URI, MIME type and bytes.
 #[derive(Clone, PartialEq, prost::Message, Serialize)]
-pub(crate) struct EmbeddedResource {
+pub struct EmbeddedResource {
     /// "embedded_resource".
     #[prost(string, tag = "1")]
     #[serde(rename = "type", skip_serializing_if = "String::is_empty")]
-    pub(crate) kind: String,
+    pub kind: String,
     #[prost(string, tag = "2")]
     #[serde(skip_serializing_if = "String::is_empty")]
-    pub(crate) uri: String,
+    pub uri: String,
     #[prost(string, tag = "3")]
     #[serde(rename = "mimeType", skip_serializing_if = "String::is_empty")]
-    pub(crate) mime_type: String,
+    pub mime_type: String,
     #[prost(bytes = "vec", tag = "4")]
     #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "json::base64")]
-    pub(crate) data: Vec<u8>,
+    pub data: Vec<u8>,
 }
 
 /// The canonical JSON forms serde does not do by itself.

@@ -1,7 +1,8 @@
 //! The `email.*` and `agents.list` handlers: each turns the method's params into the arguments
-//! of a verb of `filebox_api::verbs` (or a `filebox_core::Mailroom` call where the verb has
-//! no argument for an email field: a new message's threadId, callback and metadata), acting
-//! as the agent the params name, and answers with the stored copy as an `AgentEmail`.
+//! of a verb of `filebox_api::verbs` (a new message's threadId, callback and metadata, which
+//! no verb schema has, as the send's `filebox_api::Extras`), acting as the agent the params
+//! name, and answers with the copy as an `AgentEmail`: a send's as the verb wrote it, any
+//! other as stored.
 
 use filebox_api::access::token_sha256;
 use filebox_api::verbs::{
@@ -9,16 +10,13 @@ use filebox_api::verbs::{
     ReadMessage, RejectMessage, ReplyMessage, ResolveMessage, SearchMessages, SendMessage,
 };
 use filebox_api::{
-    AgentInfo, ForkArgs, HoldArgs, ListAgentsArgs, ListArgs, MessageDetail, ReadArgs,
+    AgentInfo, Extras, ForkArgs, HoldArgs, ListAgentsArgs, ListArgs, MessageDetail, ReadArgs,
     RecipientView, Recipients, RejectArgs, ReplyArgs, ResolveArgs, SearchArgs, SearchResult,
-    SendArgs, StatusArgs, ThreadArgs, ThreadResult, ThreadsArgs, ThreadsResult, TransitionResult,
-    Verb, VerbContext,
+    SendArgs, Sent, StatusArgs, ThreadArgs, ThreadResult, ThreadsArgs, ThreadsResult,
+    TransitionResult, Verb, VerbContext,
 };
 use filebox_core::message::field;
-use filebox_core::{
-    AgentId, Folder, IdempotencyKey, Mailroom, MessageRef, MessageType, REPLIER_COPY_FOLDERS,
-    SendRequest,
-};
+use filebox_core::{AgentId, Folder, Mailroom, MessageRef, MessageType, REPLIER_COPY_FOLDERS};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -66,91 +64,80 @@ fn run<V: Verb>(mailroom: &Mailroom, args: V::Args) -> Result<V::Output, RpcErro
 pub(crate) fn send(ctx: &Ctx, p: SendParams) -> Result<AgentEmail, RpcError> {
     // Who sends is decided first: a refused call changes nothing.
     let mailroom = ctx.act_as(&p.from, "from")?;
-    let hub = HubSection::of(&ctx.config).map_err(RpcError::internal)?;
+    let hub = ctx.hub_section()?;
     if let Some(callback) = &p.callback {
-        check_callback(&hub, callback)?;
+        check_callback(hub, callback)?;
     }
     let kind = message_type(p.kind.as_deref())?;
-    if let Some(answered) = &p.in_reply_to {
-        let sent = run::<SendMessage>(
-            &mailroom,
-            SendArgs {
-                cc: p.cc.clone().map(Recipients::Many),
-                reply_to: Some(answered.clone()),
-                attachments: p.attachments.clone(),
-                idempotency_key: p.idempotency_key.clone(),
-                ..SendArgs::new(p.to.join(","), kind, p.body.clone())
-            },
-        )?;
-        return stored_copy(&mailroom, &sent.file, &[Folder::Outbox]);
+    let cx = VerbContext::new(&mailroom);
+    let cc = p.cc.map(Recipients::Many);
+    if let Some(answered) = p.in_reply_to {
+        // A reply continues its message: to the recipients given, its header as it is.
+        let args = SendArgs {
+            cc,
+            reply_to: Some(answered),
+            attachments: p.attachments,
+            idempotency_key: p.idempotency_key,
+            ..SendArgs::new(p.to.join(","), kind, p.body)
+        };
+        let sent = SendMessage::run_with(&cx, args, &Extras::default())?;
+        return reply_copy(&mailroom, sent);
     }
-    let request = SendRequest {
-        to: p.to.clone(),
-        cc: p.cc.clone().unwrap_or_default(),
-        kind,
-        title: Some(p.subject.clone()).filter(|s| !s.trim().is_empty()),
-        body: p.body.clone(),
-        reply_to: None,
+    if let Some(agent) = &p.reply_to {
+        AgentId::new(agent).map_err(|e| RpcError::invalid_params("replyTo", e))?;
+    }
+    let extras = Extras::default()
+        .with(field::THREAD_ID, p.thread_id)
+        .with(field::CALLBACK, json_text(p.callback.as_ref())?)
+        .with(METADATA, json_text(p.metadata.as_ref())?);
+    let args = SendArgs {
+        cc,
+        title: Some(p.subject),
         priority: p.priority,
         source_type: Some(p.source_type),
-        reply_to_agent: p
-            .reply_to
-            .as_deref()
-            .map(|agent| agent_id(agent, "replyTo"))
-            .transpose()?,
-        attachments: p
-            .attachments
-            .iter()
-            .flatten()
-            .map(filebox_api::AttachmentArg::decode)
-            .collect::<Result<_, _>>()?,
-        idempotency_key: p
-            .idempotency_key
-            .as_deref()
-            .map(IdempotencyKey::new)
-            .transpose()?,
+        reply_to_agent: p.reply_to,
+        attachments: p.attachments,
+        idempotency_key: p.idempotency_key,
+        to: Recipients::Many(p.to),
+        ..SendArgs::new(String::new(), kind, p.body)
     };
-    let callback = p.callback.as_ref().map(serde_json::to_string).transpose()?;
-    let metadata = p.metadata.as_ref().map(serde_json::to_string).transpose()?;
-    let extra: Vec<(&str, &str)> = [
-        (field::THREAD_ID, p.thread_id.as_deref()),
-        (field::CALLBACK, callback.as_deref()),
-        (METADATA, metadata.as_deref()),
-    ]
-    .into_iter()
-    .filter_map(|(key, value)| Some((key, value?)))
-    .collect();
-    let receipt = mailroom.send_new_with(&request, &extra)?;
-    match &receipt.written {
+    let sent = SendMessage::run_with(&cx, args, &extras)?;
+    match sent.record {
         // My record as written, with its recipients' status at that moment: not read back.
-        Some((envelope, message)) => Ok(agent_email(
-            mailroom.me().as_str(),
-            &MessageDetail {
-                status: receipt.status().to_string(),
-                ..MessageDetail::new(mailroom.me(), envelope, message)
-            },
-        )),
+        Some(record) => Ok(agent_email(mailroom.me().as_str(), &record)),
         // A keyed repeat: the earlier send's record, as it is now.
-        None => stored_copy(&mailroom, &receipt.file, &[Folder::Outbox]),
+        None => stored_copy(&mailroom, &sent.outcome.value.file, &[Folder::Outbox]),
+    }
+}
+
+/// A value as the one line of JSON a header field keeps.
+fn json_text(value: Option<&impl Serialize>) -> Result<Option<String>, RpcError> {
+    Ok(value.map(serde_json::to_string).transpose()?)
+}
+
+/// My copy of what a reply answered, as the reply wrote it (a keyed repeat wrote nothing: the
+/// copy as stored, in a replier's folders).
+fn reply_copy(mailroom: &Mailroom, sent: Sent) -> Result<AgentEmail, RpcError> {
+    match sent.record {
+        Some(record) => email_of(mailroom, record),
+        None => stored_copy(mailroom, &sent.outcome.value.file, &REPLIER_COPY_FOLDERS),
     }
 }
 
 pub(crate) fn inbox(ctx: &Ctx, p: InboxParams) -> Result<Vec<AgentEmail>, RpcError> {
     let mailroom = ctx.act_as(&p.agent, "agent")?;
     // The verb pages the summaries; only the messages on the page are read whole.
-    let listed = run::<ListMessages>(
-        &mailroom,
-        ListArgs {
-            folder: p.folder,
-            unread: p.unread,
-            limit: Some(p.limit.unwrap_or(0)),
-            offset: p.offset,
-            // `email.inbox` is oldest first unless told (its documented default).
-            newest_first: Some(p.newest_first.unwrap_or(false)),
-            before: p.before,
-            ..ListArgs::default()
-        },
-    )?;
+    // `email.inbox` is the whole folder, oldest first, unless told (its documented default).
+    let whole = ListArgs::whole_folder(p.folder);
+    let args = ListArgs {
+        unread: p.unread,
+        limit: p.limit.or(whole.limit),
+        offset: p.offset,
+        newest_first: p.newest_first.or(whole.newest_first),
+        before: p.before,
+        ..whole
+    };
+    let listed = run::<ListMessages>(&mailroom, args)?;
     let folder = [p.folder.unwrap_or(Folder::Inbox)];
     listed
         .messages
@@ -180,17 +167,15 @@ pub(crate) fn reply(ctx: &Ctx, p: ReplyParams) -> Result<AgentEmail, RpcError> {
         .as_deref()
         .map(|k| message_type(Some(k)))
         .transpose()?;
-    let sent = run::<ReplyMessage>(
-        &mailroom,
-        ReplyArgs {
-            id: p.id,
-            content: p.body,
-            kind,
-            attachments: p.attachments,
-            idempotency_key: p.idempotency_key,
-        },
-    )?;
-    stored_copy(&mailroom, &sent.file, &REPLIER_COPY_FOLDERS)
+    let args = ReplyArgs {
+        id: p.id,
+        content: p.body,
+        kind,
+        attachments: p.attachments,
+        idempotency_key: p.idempotency_key,
+    };
+    let sent = ReplyMessage::run_recorded(&VerbContext::new(&mailroom), args)?;
+    reply_copy(&mailroom, sent)
 }
 
 pub(crate) fn threads(ctx: &Ctx, p: ThreadsParams) -> Result<ThreadsResult, RpcError> {
@@ -463,10 +448,6 @@ fn check_callback(hub: &HubSection, callback: &EmailCallback) -> Result<(), RpcE
         ));
     }
     Ok(())
-}
-
-fn agent_id(value: &str, field: &str) -> Result<AgentId, RpcError> {
-    AgentId::new(value).map_err(|e| RpcError::invalid_params(field, e))
 }
 
 fn message_type(kind: Option<&str>) -> Result<MessageType, RpcError> {

@@ -1,17 +1,23 @@
-//! `rpc.discover`: the OpenRPC document, generated from the verb table and the method table's
-//! types once, then served as is.
+//! `rpc.discover`: the OpenRPC document, generated from the method table's types, this method
+//! and the verb table once, then served as is. Not a row of the method table, which it
+//! describes.
 
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
 
-use super::{ALIASES, Ctx, METHODS, RpcError, casing, verbs};
+use super::methods::{ALIASES, Casing, METHODS};
+use super::{RpcError, casing, verbs};
 use crate::email::wire::NoParams;
 
 /// The OpenRPC version this document follows.
 const OPENRPC_VERSION: &str = "1.3.2";
 
-pub(crate) fn handler(_ctx: &Ctx, _params: NoParams) -> Result<Value, RpcError> {
+/// The method's name, and what it answers.
+pub(crate) const NAME: &str = "rpc.discover";
+const SUMMARY: &str = "This API as an OpenRPC document.";
+
+pub(crate) fn handler(_params: NoParams) -> Result<Value, RpcError> {
     static DOCUMENT: OnceLock<Value> = OnceLock::new();
     Ok(DOCUMENT.get_or_init(document).clone())
 }
@@ -29,14 +35,21 @@ pub(crate) fn document() -> Value {
     let mut inline = filebox_api::schema_settings()
         .with(|s| s.inline_subschemas = true)
         .into_generator();
-    let methods: Vec<Value> = METHODS
+    let mut methods: Vec<Value> = METHODS
         .iter()
         .map(|method| {
             let params = (method.params)(&mut generator).to_value();
-            let result = casing::camel_case_schema((method.result)(&mut inline).to_value());
+            let result = (method.result)(&mut inline).to_value();
+            let result = match method.casing {
+                Casing::Camel => casing::camel_case_schema(result),
+                Casing::AsWritten => result,
+            };
             describe(method.name, method.summary, &params, result)
         })
         .collect();
+    let params = generator.root_schema_for::<NoParams>().to_value();
+    let result = inline.subschema_for::<Value>().to_value();
+    methods.push(describe(NAME, SUMMARY, &params, result));
     let mut components = generator.take_definitions(true);
     let aliases = ALIASES
         .iter()

@@ -47,7 +47,7 @@ async fn rpc(
         .map(|v| v.to_str().unwrap_or_default().to_owned());
     let page = crate::human::session::presented(&headers, hub.page_session());
     let handled = tokio::task::spawn_blocking(move || {
-        let config = hub.config()?;
+        let (config, settings) = hub.current()?;
         let caller = hub
             .caller_from(
                 &config,
@@ -60,6 +60,7 @@ async fn rpc(
         Ok::<_, RpcError>(handle_body(
             &Ctx {
                 config,
+                settings,
                 caller,
                 waits,
             },

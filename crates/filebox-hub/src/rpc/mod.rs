@@ -5,6 +5,7 @@
 //! most [`MAX_BATCH_CALLS`] calls, and once the answers reach [`MAX_ANSWER_BYTES`] the calls
 //! left are not run and each answers [`RpcError::answer_too_large`].
 
+mod call;
 mod casing;
 mod discover;
 mod error;
@@ -12,31 +13,12 @@ pub(crate) mod http;
 mod methods;
 mod verbs;
 
-use filebox_api::access::Caller;
-use filebox_core::{AgentId, Config, Mailroom};
 use serde_json::{Map, Value, json};
 
+pub(crate) use call::Ctx;
 pub(crate) use error::RpcError;
 
-use crate::limits::Bound;
-pub(crate) use methods::{ALIASES, METHODS};
-
-/// What a handler knows about its call: the config as read for this request, who calls, and
-/// the bound on calls that wait (`wait_for_messages`, `ask_question`, ...).
-#[derive(Debug)]
-pub(crate) struct Ctx {
-    pub(crate) config: Config,
-    pub(crate) caller: Caller,
-    pub(crate) waits: Bound,
-}
-
-impl Ctx {
-    /// The mailroom of the agent named by the params' `field`, as the access policy allows.
-    pub(crate) fn act_as(&self, agent: &str, field: &str) -> Result<Mailroom, RpcError> {
-        let agent = AgentId::new(agent).map_err(|e| RpcError::invalid_params(field, e))?;
-        Ok(self.caller.act_as(&self.config, &agent)?)
-    }
-}
+use self::methods::{ALIASES, METHODS};
 
 /// The most calls one batch may hold; a longer batch is refused whole, before any call runs.
 pub(crate) const MAX_BATCH_CALLS: usize = 100;
@@ -165,8 +147,8 @@ fn parse_call(call: &mut Map<String, Value>) -> Result<(String, Value), RpcError
     Ok((method, params))
 }
 
-/// Run a method by name: a verb of the table by its own name or an alias, or a method of
-/// [`METHODS`].
+/// Run a method by name: a verb of the table by its own name or an alias, a method of
+/// [`METHODS`], or `rpc.discover`.
 pub(crate) fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, RpcError> {
     let verb_name = ALIASES
         .iter()
@@ -180,6 +162,9 @@ pub(crate) fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, 
         };
         return verbs::call(ctx, verb, params);
     }
+    if method == discover::NAME {
+        return discover::handler(call::params(params)?);
+    }
     let method = METHODS
         .iter()
         .find(|m| m.name == method)
@@ -192,9 +177,4 @@ fn response(id: Value, result: Result<Value, RpcError>) -> Value {
         Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
         Err(error) => json!({ "jsonrpc": "2.0", "id": id, "error": error }),
     }
-}
-
-/// Params as the method's type; a mismatch names the field (`filebox_api::decode`).
-pub(crate) fn params<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, RpcError> {
-    filebox_api::decode(params).map_err(|e| RpcError::invalid_params(&e.field, e.reason))
 }

@@ -33,8 +33,8 @@ pub(crate) use sign::Secret;
 use crate::email::view::{agent_email, parse_callback};
 use crate::events::HubEvent;
 use crate::hub::Hub;
-use crate::settings::HubSection;
-use crate::tasks::{Run, keep_running};
+use crate::task_states::Run;
+use crate::tasks::keep_running;
 
 /// The longest wait between two tries.
 const MAX_BACKOFF: Duration = Duration::from_secs(3600);
@@ -266,7 +266,7 @@ async fn deliver(hub: &Hub, owner: &AgentId, message: (&str, &FileName), webhook
             Ok(Ok(Next::Try(attempt))) => attempt,
             Ok(Ok(Next::Done)) => return,
             Ok(Err(e)) => {
-                eprintln!("filebox serve: webhook {webhook_id}: {e}");
+                tracing::warn!(webhook = %webhook_id, "{e}");
                 return;
             }
             Err(_) => return,
@@ -317,7 +317,7 @@ async fn deliver(hub: &Hub, owner: &AgentId, message: (&str, &FileName), webhook
             }
         };
         if let Err(e) = record(hub, owner, &attempt.copy, action, &details).await {
-            eprintln!("filebox serve: webhook {webhook_id}: recording the attempt: {e}");
+            tracing::warn!(webhook = %webhook_id, "recording the attempt: {e}");
             return;
         }
         let Some(wait) = retry else { return };
@@ -336,8 +336,8 @@ fn prepare(
     (message_id, file): (&str, &FileName),
     webhook_id: &str,
 ) -> anyhow::Result<Next> {
-    let config = hub.config()?;
-    let mailroom = Mailroom::new(config.clone(), Some(owner))?;
+    let (config, settings) = hub.current()?;
+    let mailroom = Mailroom::new(config, Some(owner))?;
     let mailbox = mailroom.my_mailbox()?;
     let Some((copy, message)) = speaking_copy(&mailbox, message_id, file)? else {
         return Ok(Next::Done);
@@ -350,7 +350,10 @@ fn prepare(
     else {
         return Ok(Next::Done);
     };
-    let settings = HubSection::of(&config)?;
+    let settings = settings
+        .as_ref()
+        .as_ref()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let refusal = |why: String| -> anyhow::Result<Next> {
         mailroom.annotate(
             &reference,

@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
 use crate::blocking::{self, Failure};
-use crate::tools::{self, Call, open_question};
+use crate::tools::call::{self, Call, open_question};
 use finished::{Ended, Finished};
 use id::TaskId;
 
@@ -122,7 +122,7 @@ impl Tasks {
                 deadline_ms,
             } => {
                 let waited = Duration::from_millis((now - asked_ms).max(0).unsigned_abs());
-                let looked = tools::look_for_answer(mailroom, id.clone(), waited).await?;
+                let looked = call::look_for_answer(mailroom, id.clone(), waited).await?;
                 let status = looked
                     .structured_content
                     .as_ref()

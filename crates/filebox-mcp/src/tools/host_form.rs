@@ -26,8 +26,9 @@ use rmcp::model::{
 use rmcp::service::{PeerRequestOptions, RequestContext, RoleServer};
 use serde_json::Value;
 
+use super::call::{Call, open_question};
 use super::outcome::Shape;
-use super::{Call, open_question, outcome, progress};
+use super::{outcome, progress};
 
 /// The key of the form in an `InputRequiredResult` and its retry.
 const FORM: &str = "answer";

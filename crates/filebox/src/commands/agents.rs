@@ -5,8 +5,8 @@ use filebox_api::AgentAdded;
 use filebox_core::config::{self, HUB_FIELD};
 use filebox_core::{A2aRemote, AgentId, AgentKind, Config, ConfigFile, Mailbox};
 
+use super::acting::{config_path, cwd};
 use super::config_edit::ConfigEdit;
-use super::{config_path, cwd};
 use crate::cli::{AgentsAction, AgentsAddArgs, Global};
 use crate::output::{self, Outcome};
 

@@ -5,9 +5,10 @@
 use filebox_api::command_line::text_or_stdin;
 use filebox_api::verbs::{ForkThread, ListMessages, ListThreads, ReplyMessage, SendMessage};
 use filebox_api::{ForkArgs, ListArgs, Recipients, ReplyArgs, SendArgs, ThreadsArgs};
-use filebox_core::{AgentId, Folder, MessageType};
+use filebox_core::{AgentId, MessageType};
 
-use super::{mailroom, mailroom_as, note_type, run_typed_verb};
+use super::acting::{mailroom, mailroom_as};
+use super::verb::{note_type, run_typed};
 use crate::cli::{EmailAction, Global};
 use crate::output::Outcome;
 
@@ -32,15 +33,12 @@ pub(crate) fn run(global: &Global, action: EmailAction) -> anyhow::Result<Outcom
                     text_or_stdin(&body)?,
                 )
             };
-            run_typed_verb::<SendMessage>(&mailroom(global)?, global, args)
+            run_typed::<SendMessage>(&mailroom(global)?, global, args)
         }
         EmailAction::Inbox { agent } => {
-            // A page of the inbox, newest first, as `filebox list` shows it.
-            let args = ListArgs {
-                folder: Some(Folder::Inbox),
-                ..ListArgs::default()
-            };
-            run_typed_verb::<ListMessages>(&acting_as(global, agent)?, global, args)
+            // `filebox list` as that agent: a page of the inbox, newest first.
+            let args = ListArgs::default();
+            run_typed::<ListMessages>(&acting_as(global, agent)?, global, args)
         }
         EmailAction::Reply { id, body } => {
             let args = ReplyArgs {
@@ -50,11 +48,11 @@ pub(crate) fn run(global: &Global, action: EmailAction) -> anyhow::Result<Outcom
                 attachments: None,
                 idempotency_key: None,
             };
-            run_typed_verb::<ReplyMessage>(&mailroom(global)?, global, args)
+            run_typed::<ReplyMessage>(&mailroom(global)?, global, args)
         }
         EmailAction::Threads { agent } => {
             let args = ThreadsArgs::default();
-            run_typed_verb::<ListThreads>(&acting_as(global, agent)?, global, args)
+            run_typed::<ListThreads>(&acting_as(global, agent)?, global, args)
         }
         EmailAction::Fork {
             from,
@@ -73,7 +71,7 @@ pub(crate) fn run(global: &Global, action: EmailAction) -> anyhow::Result<Outcom
                 to: None,
                 thread: None,
             };
-            run_typed_verb::<ForkThread>(&mailroom(global)?, global, args)
+            run_typed::<ForkThread>(&mailroom(global)?, global, args)
         }
     }
 }

@@ -8,7 +8,7 @@ use filebox_bridge::msg_md;
 use filebox_core::AgentId;
 use serde::Serialize;
 
-use super::mailroom;
+use super::acting::mailroom;
 use crate::cli::{ExportArgs, Global, ImportArgs, TranscriptFormat};
 use crate::output::{self, Outcome};
 

@@ -5,8 +5,8 @@
 use anyhow::Context;
 use filebox_federation::Settings;
 
+use super::acting::{config_path, discover};
 use super::config_edit::{ConfigEdit, set_fields};
-use super::{config_path, discover};
 use crate::cli::{FederationAction, FederationArgs, FederationSetArgs, Global};
 use crate::output::{self, Outcome};
 

@@ -1,25 +1,29 @@
-//! `filebox send` handed to a running hub over its Unix socket (`.filebox/hub.sock` beside the
-//! config): the hub runs the same verb as the owner of the files (`Authorization: Peer`: the
-//! kernel tells it this process runs as its user) and answers once the message is durable.
-//! When no hub answers the socket, the command writes the message itself.
+//! A verb that writes mail (`VerbInfo::through_hub`: `send`, `reply`, `resolved`, ...) handed
+//! to a running hub over its Unix socket (`.filebox/hub.sock` beside the config): the hub runs
+//! the same verb as the owner of the files (`Authorization: Peer`: the kernel tells it this
+//! process runs as its user) and answers once the change is durable. When no hub answers the
+//! socket, the command runs the verb itself.
 //!
-//! Never two messages for one command: the command writes itself only when the hub cannot have
+//! Never done twice for one command: the command runs it itself only when the hub cannot have
 //! the request (nothing listens; the hub did not say within 2 s that it reads it, so its body
 //! was never sent; the request was not sent whole; or it was refused unread as too large). A
-//! hub that took the whole request and ended without an answer may have written it; then the
-//! command writes itself only with the caller's idempotency key, which finds the hub's copy if
-//! there is one, and otherwise says it does not know.
+//! hub that took the whole request and ended without an answer may have run it; then the
+//! command runs it itself only with the caller's idempotency key, which finds the hub's copy
+//! if there is one, and otherwise says it does not know.
 
 use std::io::{self, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
 use anyhow::Context;
+use filebox_api::VerbInfo;
 use filebox_api::access::PEER_SCHEME;
-use filebox_api::verbs::SendMessage;
-use filebox_api::{Outcome, SendArgs, SendResult, Verb};
 use filebox_core::Mailroom;
 use serde_json::{Value, json};
+
+/// The argument that makes a retry of a write safe, in the verbs that take one (`send`,
+/// `reply`): a second call with the key finds the first one's work.
+const IDEMPOTENCY_KEY: &str = "idempotency_key";
 
 /// How long the hub may take to say it reads a request (`100 Continue`): past it, the command
 /// writes the message itself, having sent the hub nothing it could act on.
@@ -29,14 +33,14 @@ const CONTINUE_TIMEOUT: Duration = Duration::from_secs(2);
 /// the command stops waiting and reports what it knows.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// What became of a send offered to the hub.
+/// What became of a call offered to the hub.
 pub(crate) enum Handoff {
-    /// The hub answered: the verb's outcome as JSON, and the outcome.
-    Sent(Value, Outcome<SendResult>),
-    /// No hub has the request: the command must write the message itself.
+    /// The hub answered: the verb's outcome as JSON.
+    Answered(Value),
+    /// No hub has the request: the command must run the verb itself.
     NoHub,
-    /// The hub took the whole request and ended without answering, and the send has an
-    /// idempotency key: writing it again with that key makes one message either way.
+    /// The hub took the whole request and ended without answering, and the call has an
+    /// idempotency key: running it again with that key does it once either way.
     Unanswered,
 }
 
@@ -57,16 +61,23 @@ impl std::fmt::Display for HubError {
 
 impl std::error::Error for HubError {}
 
-/// Offer `args` (a `send` as the command line parsed it) to the hub serving `mailroom`'s
-/// config, as `mailroom`'s agent.
-pub(crate) fn send(mailroom: &Mailroom, args: SendArgs) -> anyhow::Result<Handoff> {
+/// Offer a call of `verb` to the hub serving `mailroom`'s config, as `mailroom`'s agent, with
+/// the `arguments` (as JSON, self-contained) the command line gave.
+pub(crate) fn offer(
+    mailroom: &Mailroom,
+    verb: &VerbInfo,
+    arguments: impl FnOnce() -> anyhow::Result<Value>,
+) -> anyhow::Result<Handoff> {
     let socket = filebox_hub::socket_path(mailroom.config());
     // Connected first: without a hub, nothing else is done here.
     let Ok(mut stream) = UnixStream::connect(&socket) else {
         return Ok(Handoff::NoHub);
     };
-    let keyed = args.idempotency_key.is_some();
-    let request = request_body(mailroom, args)?;
+    let arguments = arguments()?;
+    let keyed = arguments
+        .get(IDEMPOTENCY_KEY)
+        .is_some_and(|key| !key.is_null());
+    let request = request_body(mailroom, verb, arguments)?;
     let answer = match post(&mut stream, &request) {
         Ok(answer) => answer,
         Err(Unsent) => return Ok(Handoff::NoHub),
@@ -77,38 +88,36 @@ pub(crate) fn send(mailroom: &Mailroom, args: SendArgs) -> anyhow::Result<Handof
         Answer::Lost(_) if keyed => Ok(Handoff::Unanswered),
         Answer::Lost(error) => Err(error).with_context(|| {
             format!(
-                "the hub at {} took the send and stopped before answering: the message may or \
-                 may not have been written (look with `filebox list outbox`; send with \
-                 --idempotency-key KEY to make a retry safe)",
-                socket.display()
+                "the hub at {} took `filebox {}` and stopped before answering: it may or may \
+                 not have been written (look with `filebox list outbox` or `filebox status ID`; \
+                 send or reply with --idempotency-key KEY to make a retry safe)",
+                socket.display(),
+                verb.cli
             )
         }),
     }
 }
 
-/// The JSON-RPC call: the verb by its own name, its arguments, and whom to act as. The content
-/// of `--file` is read here: the hub runs elsewhere.
-fn request_body(mailroom: &Mailroom, mut args: SendArgs) -> anyhow::Result<Vec<u8>> {
-    if let Some(path) = args.content_file.take() {
-        args.content = filebox_api::command_line::file_text(&path)?;
-    }
-    let mut params = serde_json::to_value(&args)?;
+/// The JSON-RPC call: the verb by its own name, its arguments, and whom to act as.
+fn request_body(
+    mailroom: &Mailroom,
+    verb: &VerbInfo,
+    mut params: Value,
+) -> anyhow::Result<Vec<u8>> {
     params["agent"] = json!(mailroom.me().as_str());
     let call = json!({
         "jsonrpc": "2.0",
         "id": 1,
-        "method": SendMessage::NAME,
+        "method": verb.name,
         "params": params,
     });
     Ok(serde_json::to_vec(&call)?)
 }
 
-/// The hub's JSON-RPC answer as the verb's outcome, or its error.
+/// The hub's JSON-RPC answer: the verb's outcome, or its error.
 fn outcome(status: u16, body: Value) -> anyhow::Result<Handoff> {
     if let Some(result) = body.get("result") {
-        let outcome = serde_json::from_value(result.clone())
-            .with_context(|| format!("reading the hub's answer {result}"))?;
-        return Ok(Handoff::Sent(result.clone(), outcome));
+        return Ok(Handoff::Answered(result.clone()));
     }
     let error = body.get("error").cloned().unwrap_or(Value::Null);
     let text = |value: &Value| value.as_str().map(str::to_owned);

@@ -18,7 +18,7 @@ use filebox_core::{Claim, Envelope, Folder, Mailbox, Mailroom, Problem, receipt}
 use serde::Deserialize;
 use serde_json::json;
 
-use super::mailroom;
+use super::acting::mailroom;
 use crate::cli::{Global, HookArgs, HookHost};
 use crate::output::Outcome;
 

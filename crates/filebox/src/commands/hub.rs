@@ -1,8 +1,8 @@
 //! `filebox hub set`: write the config's `hub` section (where callbacks may go, the webhook
 //! signing key, how often a webhook is tried), checked as `filebox serve` checks it at start.
 
+use super::acting::config_path;
 use super::config_edit::{ConfigEdit, set_fields};
-use super::config_path;
 use crate::cli::{Global, HubAction, HubArgs, HubSetArgs};
 use crate::output::{self, Outcome};
 

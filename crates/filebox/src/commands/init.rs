@@ -6,8 +6,8 @@ use filebox_api::InitResult;
 use filebox_core::config::{self, FILE_NAME, PROJECT_DIR};
 use filebox_core::{AgentId, AgentKind, Config, Mailbox};
 
+use super::acting::{agent_override, cwd};
 use super::agents::default_mailbox;
-use super::{agent_override, cwd};
 use crate::cli::{Global, InitArgs};
 use crate::output::{self, Outcome};
 

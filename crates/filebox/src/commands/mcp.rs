@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 
-use super::mailroom;
+use super::acting::mailroom;
 use crate::cli::{Global, McpArgs};
 use crate::output::Outcome;
 

@@ -11,7 +11,7 @@ use filebox_core::config::{FILE_NAME, PROJECT_DIR};
 use filebox_core::{AgentId, Config, Folder, Mailroom};
 
 use super::setup::shell_quote;
-use crate::cli::{Global, QuickstartArgs};
+use crate::cli::{Global, Invocation, QuickstartArgs};
 use crate::output::{self, Outcome};
 
 /// The request qa sends.
@@ -19,7 +19,15 @@ const REQUEST: &str = "# Batch import for user management
 
 Admins need to add 200 users at once. Please accept a CSV upload.";
 
-pub(crate) fn run(_global: &Global, args: &QuickstartArgs) -> anyhow::Result<Outcome> {
+/// How a command line runs (`commands::run`), handed in so that each printed step runs as the
+/// real command line does.
+pub(crate) type Dispatch = fn(&Global, Invocation) -> anyhow::Result<Outcome>;
+
+pub(crate) fn run(
+    _global: &Global,
+    args: &QuickstartArgs,
+    dispatch: Dispatch,
+) -> anyhow::Result<Outcome> {
     let dir = match &args.dir {
         Some(dir) => dir.clone(),
         None => std::env::temp_dir().join(format!("filebox-quickstart-{}", std::process::id())),
@@ -47,7 +55,7 @@ pub(crate) fn run(_global: &Global, args: &QuickstartArgs) -> anyhow::Result<Out
         String::new(),
         format!("$ cd {}", shell_quote(&dir.display().to_string())),
     ])?;
-    let step = |words: &[&str]| step(&config_path, words);
+    let step = |words: &[&str]| step(dispatch, &config_path, words);
 
     step(&["--agent", "qa", "send", "dev", "ER", REQUEST])?;
     let short = newest_in_inbox(&as_dev)?;
@@ -85,13 +93,13 @@ pub(crate) fn run(_global: &Global, args: &QuickstartArgs) -> anyhow::Result<Out
 
 /// Print `words` as the command line `filebox WORDS`, then run that command line as the
 /// command line runs it, with the demo's config.
-fn step(config: &Path, words: &[&str]) -> anyhow::Result<()> {
+fn step(dispatch: Dispatch, config: &Path, words: &[&str]) -> anyhow::Result<()> {
     let shown: Vec<String> = words.iter().map(|word| shell_quote(word)).collect();
     output::lines([String::new(), format!("$ filebox {}", shown.join(" "))])?;
     let argv = std::iter::once("filebox").chain(words.iter().copied());
     let (mut global, invocation) = crate::cli::parse_from(argv)?;
     global.config = Some(config.to_owned());
-    super::run(&global, invocation)?;
+    dispatch(&global, invocation)?;
     Ok(())
 }
 

@@ -2,7 +2,8 @@
 
 use filebox_bridge::render::{self, RenderRequest, TeamSource};
 
-use super::{mailroom, teams::claude_dir};
+use super::acting::mailroom;
+use super::teams::claude_dir;
 use crate::cli::{Global, RenderArgs};
 use crate::output::{self, Outcome};
 

@@ -7,7 +7,7 @@ use anyhow::Context;
 use filebox_core::config::{FILE_NAME, PROJECT_DIR};
 use filebox_core::{AgentEntry, AgentId, AgentKind, Config, Mailbox};
 
-use super::{agent_override, cwd};
+use super::acting::{agent_override, cwd};
 use crate::cli::{Global, ServeArgs};
 use crate::output::{self, Outcome};
 

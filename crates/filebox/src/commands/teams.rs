@@ -48,7 +48,7 @@ fn bridge(
     once: bool,
     interval_ms: u64,
 ) -> anyhow::Result<Outcome> {
-    let mailroom = super::mailroom(global)?;
+    let mailroom = super::acting::mailroom(global)?;
     let agent = match mailbox {
         Some(id) => filebox_core::AgentId::new(id)?,
         None => mailroom.me().clone(),

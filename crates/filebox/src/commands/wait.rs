@@ -6,7 +6,7 @@ use std::io::Write;
 use filebox_api::verbs::WaitForMessages;
 use filebox_api::{MessageSummary, Verb, VerbContext, WaitArgs};
 
-use super::mailroom;
+use super::acting::mailroom;
 use crate::cli::Global;
 use crate::output::{self, Outcome};
 

@@ -50,7 +50,7 @@ impl Relay {
         std::fs::rename(&socket, &hub).expect("the hub's socket");
         let listener = UnixListener::bind(&socket).unwrap();
         std::thread::spawn(move || {
-            let (mut command, _) = listener.accept().unwrap();
+            let mut command = accept_in_time(&listener);
             let mut to_hub = UnixStream::connect(&hub).unwrap();
             // The head; the body follows the hub's `100 Continue`.
             let (head, mut body) = read_head(&mut command);
@@ -89,6 +89,29 @@ impl Relay {
                 answer,
             }
         })
+    }
+}
+
+/// The one connection a relay takes; a panic, rather than a wait without end, when no command
+/// offers the hub its call.
+fn accept_in_time(listener: &UnixListener) -> UnixStream {
+    listener.set_nonblocking(true).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                stream.set_nonblocking(false).unwrap();
+                return stream;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "no command offered the hub its call"
+                );
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => panic!("accepting: {e}"),
+        }
     }
 }
 
@@ -144,6 +167,52 @@ fn a_send_with_a_hub_running_is_written_by_the_hub_once() {
     assert_eq!(t.files("dev", "outbox").len(), 1);
     let read = t.read_json("qa", "inbox", id.trim());
     assert_eq!(read["title"], "Through the hub", "{read}");
+}
+
+/// Any verb that writes mail goes to the hub by its table entry, not `send` alone: a reply and a
+/// resolution are the hub's calls of those verbs, answered as the command answers them.
+#[test]
+fn every_writing_verb_with_a_hub_running_is_handed_to_the_hub() {
+    let t = Test::new().agents(["dev", "qa"]);
+    let id = t
+        .as_agent("qa")
+        .args(["send", "dev", "ER", "first"])
+        .success();
+    let id = id.trim();
+    let _hub = hub(&t);
+    let through_relay = |args: &[&str]| {
+        let relay = Relay::Both.start(&t);
+        let printed = t.as_agent("dev").args(args).success();
+        let crossed = relay.join().unwrap();
+        std::fs::rename(
+            t.path().join("hub-behind-relay.sock"),
+            t.path().join("hub.sock"),
+        )
+        .unwrap();
+        (
+            printed,
+            json_body(&crossed.request),
+            json_body(&crossed.answer),
+        )
+    };
+
+    let (printed, call, answer) = through_relay(&["reply", id, "an answer"]);
+    assert_eq!(call["method"], "reply_message", "{call}");
+    assert_eq!(call["params"]["agent"], "dev", "{call}");
+    assert_eq!(printed.trim(), format!("{id} -> qa"), "rendered as here");
+    assert_eq!(answer["result"]["delivered_to"], serde_json::json!(["qa"]));
+
+    let id = t
+        .as_agent("qa")
+        .args(["send", "dev", "ER", "second"])
+        .success();
+    let id = id.trim();
+    let (printed, call, _) = through_relay(&["--json", "resolved", id, "done here"]);
+    assert_eq!(call["method"], "resolve_message", "{call}");
+    assert_eq!(call["params"]["id"], id, "{call}");
+    let printed: Value = serde_json::from_str(&printed).unwrap();
+    assert_eq!(printed["folder"], "done", "{printed}");
+    assert_eq!(t.files("dev", "done").len(), 1);
 }
 
 #[test]

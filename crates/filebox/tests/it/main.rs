@@ -37,6 +37,7 @@ mod search;
 mod serve;
 mod setup;
 mod setup_config;
+mod setup_launcher;
 mod team_bridge;
 mod teams;
 mod threads;

@@ -223,3 +223,60 @@ fn a_question_survives_its_mcp_server_killed_and_a_new_server_gets_the_answer() 
     assert!(t.files("qa", "inbox").is_empty());
     assert_eq!(t.files("qa", "done").len(), 1);
 }
+
+#[test]
+fn debug_logging_goes_to_stderr_and_stdout_carries_only_json_rpc() {
+    let t = Test::new().agents(["qa"]);
+    let mut child = t
+        .as_agent("qa")
+        .args(["mcp"])
+        .command()
+        .env("FILEBOX_LOG", "debug")
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("start filebox mcp");
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let (sender, lines) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            let _ = sender.send(line);
+        }
+    });
+    for message in [
+        json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": { "name": "log-test", "version": "1" },
+        }}),
+        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list" }),
+    ] {
+        writeln!(stdin, "{message}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let mut said = Vec::new();
+    // The answer to tools/list, then the session is closed as a client closes it.
+    while !said.iter().any(|line: &String| line.contains(r#""id":1"#)) {
+        // A hang guard, not a synchronisation: the answer comes long before.
+        said.push(
+            lines
+                .recv_timeout(Duration::from_secs(120))
+                .expect("an answer"),
+        );
+    }
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    reader.join().unwrap();
+    said.extend(lines.try_iter());
+    assert!(output.status.success(), "{}", output.status);
+    for line in &said {
+        let message: Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("not JSON-RPC on stdout ({e}): {line}"));
+        assert_eq!(message["jsonrpc"], "2.0", "{line}");
+    }
+    let logged = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        logged.contains("filebox mcp: debug filebox_mcp::stdio: MCP session starting agent=qa"),
+        "{logged}"
+    );
+}

@@ -152,6 +152,7 @@ impl Test {
             args: Vec::new(),
             stdin: None,
             umask: None,
+            binary: None,
         }
     }
 
@@ -208,6 +209,7 @@ pub(crate) struct Run<'t> {
     args: Vec<std::ffi::OsString>,
     stdin: Option<Vec<u8>>,
     umask: Option<u32>,
+    binary: Option<PathBuf>,
 }
 
 impl Run<'_> {
@@ -234,13 +236,22 @@ impl Run<'_> {
         self
     }
 
+    /// Run the binary from `path` (a link to it or a copy, placed where an installer puts it).
+    pub(crate) fn binary(mut self, path: impl Into<PathBuf>) -> Self {
+        self.binary = Some(path.into());
+        self
+    }
+
     /// The `std::process::Command` this would run, for tests that spawn and kill processes.
     /// Stdout and stderr are piped, stdin is null.
     pub(crate) fn command(&self) -> Command {
         // The crash campaign's long batches run a copy of the binary (release or debug), so
         // rebuilding meanwhile does not change it under them.
-        let binary = std::env::var_os("FILEBOX_TEST_BIN")
-            .unwrap_or_else(|| env!("CARGO_BIN_EXE_filebox").into());
+        let binary = match &self.binary {
+            Some(path) => path.clone().into_os_string(),
+            None => std::env::var_os("FILEBOX_TEST_BIN")
+                .unwrap_or_else(|| env!("CARGO_BIN_EXE_filebox").into()),
+        };
         let mut command = match self.umask {
             None => Command::new(binary),
             Some(mask) => {
@@ -256,6 +267,9 @@ impl Run<'_> {
             .current_dir(self.test.path())
             .env("FILEBOX_CONFIG", self.test.config_path())
             .env_remove("FILEBOX_AGENT")
+            // Logging as the test asks, not as the shell that runs the tests does.
+            .env_remove("FILEBOX_LOG")
+            .env_remove("RUST_LOG")
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("CODEX_HOME")
             .env("HOME", self.test.path())

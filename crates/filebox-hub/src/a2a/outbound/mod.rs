@@ -23,7 +23,8 @@ use serde_json::{Value, json};
 
 use super::wire::{Dialect, Role, Turn};
 use crate::hub::Hub;
-use crate::tasks::{self, Run, keep_running};
+use crate::task_states::Run;
+use crate::tasks::{self, keep_running};
 use client::Failure;
 use remote_task::{Phase, RemoteTask};
 use spool::{Spooled, Work};

@@ -4,14 +4,17 @@
 use serde_json::{Value, json};
 
 use super::hosts::{HookShape, Host, HostFile};
+use super::launcher::Launcher;
 
 /// The name of FileBox's server in every host's server list.
 pub(crate) const SERVER_NAME: &str = "filebox";
 
-/// What FileBox runs: this binary, the config and the agent.
+/// What FileBox runs: this binary (or the launcher it was installed with), the config and the
+/// agent.
 #[derive(Debug, Clone)]
 pub(crate) struct Invocation {
-    pub(crate) program: String,
+    /// What starts filebox (`launcher.rs`): its absolute path, or `npx -y filebox`.
+    pub(crate) launcher: Launcher,
     pub(crate) config: String,
     pub(crate) agent: String,
 }
@@ -24,7 +27,8 @@ impl Invocation {
 
     /// A shell command line running `filebox ... WORDS`.
     fn command_line(&self, words: &[&str]) -> String {
-        std::iter::once(self.program.as_str())
+        std::iter::once(self.launcher.program.as_str())
+            .chain(self.launcher.args.iter().map(String::as_str))
             .chain(self.globals())
             .chain(words.iter().copied())
             .map(shell_quote)
@@ -68,9 +72,11 @@ impl Entry {
 
 /// Everything `host` needs for `invocation`.
 pub(crate) fn entries(host: &Host, invocation: &Invocation) -> Vec<Entry> {
-    let mut args: Vec<&str> = invocation.globals().to_vec();
+    let launcher = &invocation.launcher;
+    let mut args: Vec<&str> = launcher.args.iter().map(String::as_str).collect();
+    args.extend(invocation.globals());
     args.push("mcp");
-    let mut server = json!({ "command": invocation.program, "args": args });
+    let mut server = json!({ "command": launcher.program, "args": args });
     if let Some(kind) = host.server_type {
         server["type"] = json!(kind);
     }
@@ -139,12 +145,14 @@ pub(crate) fn shell_quote(word: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
     use crate::commands::setup::hosts;
 
     fn invocation() -> Invocation {
         Invocation {
-            program: "/opt/file box/filebox".into(),
+            launcher: Launcher::path(Path::new("/opt/file box/filebox")),
             config: "/p/.filebox/config.json".into(),
             agent: "dev".into(),
         }
@@ -178,6 +186,43 @@ mod tests {
         );
         assert!(is_filebox_hook(group, "claude-code"));
         assert!(!is_filebox_hook(group, "codex"));
+    }
+
+    #[test]
+    fn a_launcher_s_own_arguments_come_before_filebox_s() {
+        let invocation = Invocation {
+            launcher: Launcher {
+                program: "npx".into(),
+                args: vec!["-y".into(), "filebox".into()],
+            },
+            ..invocation()
+        };
+        let host = hosts::find("claude-code").unwrap();
+        let entries = entries(host, &invocation);
+        let Entry::Value { value, .. } = &entries[0] else {
+            panic!("the server entry")
+        };
+        assert_eq!(value["command"], "npx");
+        assert_eq!(
+            value["args"],
+            json!([
+                "-y",
+                "filebox",
+                "--config",
+                "/p/.filebox/config.json",
+                "--agent",
+                "dev",
+                "mcp"
+            ])
+        );
+        let Entry::Hook { group, .. } = &entries[1] else {
+            panic!("a hook")
+        };
+        assert_eq!(
+            group["hooks"][0]["command"],
+            "npx -y filebox --config /p/.filebox/config.json --agent dev hook claude-code"
+        );
+        assert!(is_filebox_hook(group, "claude-code"));
     }
 
     #[test]

@@ -265,6 +265,11 @@ pub(crate) const HOSTS: &[Host] = &[
 ];
 
 /// The host named `name`.
+/// The host names, for the command line's value parser.
+pub(crate) fn host_names() -> Vec<&'static str> {
+    HOSTS.iter().map(|host| host.name).collect()
+}
+
 pub(crate) fn find(name: &str) -> Option<&'static Host> {
     HOSTS.iter().find(|host| host.name == name)
 }

@@ -7,25 +7,20 @@ mod document;
 mod entries;
 mod hosts;
 mod jsonc;
+mod launcher;
 mod toml;
 
-use anyhow::Context;
 use serde::Serialize;
 
 use self::document::{Document, State};
 use self::entries::Invocation;
 use self::hosts::{HOSTS, Host, Places};
-use super::{cwd, mailroom};
+use super::acting::{cwd, mailroom};
 use crate::cli::{Global, SetupArgs};
 use crate::output::{self, Outcome};
 
 pub(crate) use self::entries::shell_quote;
-pub(crate) use self::hosts::STOP_WAIT_SECONDS;
-
-/// The host names, for the command line's value parser.
-pub(crate) fn host_names() -> Vec<&'static str> {
-    HOSTS.iter().map(|host| host.name).collect()
-}
+pub(crate) use self::hosts::{STOP_WAIT_SECONDS, host_names};
 
 pub(crate) fn run(global: &Global, args: &SetupArgs) -> anyhow::Result<Outcome> {
     let mailroom = mailroom(global)?;
@@ -33,11 +28,7 @@ pub(crate) fn run(global: &Global, args: &SetupArgs) -> anyhow::Result<Outcome> 
     // The project is where the host is started: the folder setup runs in.
     let places = Places::new(cwd()?)?;
     let invocation = Invocation {
-        program: std::env::current_exe()
-            .and_then(|exe| exe.canonicalize())
-            .context("cannot tell where this filebox binary is")?
-            .display()
-            .to_string(),
+        launcher: launcher::of_this_process()?,
         config: config_path.display().to_string(),
         agent: mailroom.me().to_string(),
     };
