@@ -292,10 +292,10 @@ impl Caller {
 
 /// Whether a mailbox is the hub's own rather than a person's or a local agent's: the `system`
 /// mailbox replies to system messages go to, and the stand-ins of agents elsewhere (a remote
-/// hub's `name@hub`, a Claude Code team's `member@team`), which are this machine's outgoing
-/// queues to them.
+/// hub's `name@hub`, a Claude Code team's `member@team`, a remote A2A agent), which are this
+/// machine's outgoing queues to them.
 fn is_hub_own(agent: &AgentId, entry: &AgentEntry) -> bool {
-    agent.as_str() == SYSTEM_MAILBOX || agent.as_str().contains('@') || entry.hub().is_some()
+    agent.as_str() == SYSTEM_MAILBOX || agent.as_str().contains('@') || entry.is_stand_in()
 }
 
 /// The SHA-256 (hex) of an agent's bearer token, when it has one.

@@ -74,7 +74,7 @@ pub use mail::transition::{Transition, TransitionReceipt};
 pub use mail::travelled::Travelled;
 pub use mailbox::attachment::{Attachment, AttachmentRef};
 pub use mailbox::{Envelope, Listing, Mailbox, MessageRef, Problem, Status};
-pub use mailroom::config::{AgentEntry, Config, ConfigFile};
+pub use mailroom::config::{A2aRemote, AgentEntry, Config, ConfigFile};
 pub use mailroom::live_config::LiveConfig;
 pub use mailroom::{Approvals, Mailroom, Reach, Unusable};
 pub use message::{ConversationEntry, Message, MessageType, ProcessingEntry};

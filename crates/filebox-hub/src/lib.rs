@@ -44,6 +44,7 @@ pub mod proto {
     pub use crate::connect::proto::*;
 }
 
+pub use a2a::check_a2a_remote;
 pub use filebox_api::access::{TOKEN_FIELD, new_token, sha256_hex};
 pub use hub::Hub;
 pub use human::{PAGE_ASSETS, PageAsset};

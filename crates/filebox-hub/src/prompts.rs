@@ -46,7 +46,7 @@ async fn look(hub: &Hub, watched: &Watched, agent: Option<String>) {
         let config = hub.config()?;
         let humans = config.file.agents.iter().filter(|(id, entry)| {
             entry.kind == Some(AgentKind::Human)
-                && entry.hub().is_none()
+                && !entry.is_stand_in()
                 && agent.as_ref().is_none_or(|a| a == id.as_str())
         });
         for (human, _) in humans {

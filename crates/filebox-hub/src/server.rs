@@ -125,6 +125,7 @@ impl Server {
                 hub.clone(),
                 hub.events().live(),
             )),
+            tokio::spawn(crate::a2a::outbound::supervise(hub.clone())),
             tokio::spawn(indexer::keep_indexes(hub.clone(), hub.events().live())),
             tokio::spawn(prompts::keep_watch(hub.clone(), hub.events().live())),
             tokio::spawn(events::follow(hub.clone(), follower)),

@@ -342,11 +342,19 @@ pub(crate) struct AgentsAddArgs {
     /// The agent id: letters, digits, `_`, `-`, `.`; `NAME@HUB` for an agent of another hub
     pub(crate) id: String,
     /// Its mailbox folder [default: ./mailboxes/<ID>]
-    #[arg(long, value_name = "PATH", conflicts_with = "hub")]
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["hub", "a2a"])]
     pub(crate) mailbox: Option<PathBuf>,
     /// The federated hub the agent lives on (the id must then be NAME@HUB): no mailbox here
-    #[arg(long, value_name = "HUB")]
+    #[arg(long, value_name = "HUB", conflicts_with = "a2a")]
     pub(crate) hub: Option<String>,
+    /// A remote A2A agent (its base URL, http://HOST[:PORT]/PATH, where its card is at
+    /// /.well-known/agent-card.json): mail to it waits in a stand-in mailbox until the hub
+    /// hands it over as A2A SendMessage, and its task's updates come back as replies
+    #[arg(long, value_name = "URL")]
+    pub(crate) a2a: Option<String>,
+    /// The bearer token the remote A2A agent takes (kept in the config as written)
+    #[arg(long, value_name = "TOKEN", requires = "a2a")]
+    pub(crate) token: Option<String>,
     /// An agent, or a human: a person's mailbox, who `filebox ask` asks [default: agent,
     /// or the kind it has]
     #[arg(long, value_parser = choice::<AgentKind>())]

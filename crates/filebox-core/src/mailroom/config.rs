@@ -17,10 +17,13 @@ pub const PROJECT_DIR: &str = ".filebox";
 /// The config file's name in that folder and in the user's config folder.
 pub const FILE_NAME: &str = "config.json";
 /// The folder, beside the config, of the stand-in mailboxes of agents on other machines
-/// (entries with a `hub` and no `mailbox_path`).
+/// (entries with a `hub` or an `a2a` and no `mailbox_path`).
 pub const REMOTE_DIR: &str = "remote";
 /// The agent entry field naming the machine (federated hub) an agent lives on.
 pub const HUB_FIELD: &str = "hub";
+/// The agent entry field naming a remote A2A agent (`{"url": ..., "token": ...}`) that mail
+/// to this agent is handed to.
+pub const A2A_FIELD: &str = "a2a";
 /// The default limit on a message body: 10 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 /// The default bound on how long `ask_question` and `task_finish` may block: one hour.
@@ -52,6 +55,36 @@ impl AgentEntry {
             .filter(|hub| !hub.is_empty())
     }
 
+    /// The remote A2A agent this entry stands for, when it names one (`"a2a": {"url"}`).
+    pub fn a2a(&self) -> Option<A2aRemote> {
+        self.extra
+            .get(A2A_FIELD)
+            .and_then(|value| serde_json::from_value::<A2aRemote>(value.clone()).ok())
+            .filter(|remote| !remote.url.is_empty())
+    }
+
+    /// Whether this agent lives elsewhere (another machine's hub, or a remote A2A agent): its
+    /// mailbox here is a stand-in whose inbox is the outgoing spool.
+    pub fn is_stand_in(&self) -> bool {
+        self.hub().is_some() || self.a2a().is_some()
+    }
+
+    /// A remote A2A agent: no mailbox path (its stand-in mailbox is `remote/<id>` beside the
+    /// config).
+    pub fn of_a2a(remote: &A2aRemote) -> AgentEntry {
+        let mut entry = AgentEntry::new(PathBuf::new());
+        entry.set_a2a(Some(remote));
+        entry
+    }
+
+    /// Name the remote A2A agent this entry stands for, or (`None`) none.
+    pub fn set_a2a(&mut self, remote: Option<&A2aRemote>) {
+        match remote.and_then(|r| serde_json::to_value(r).ok()) {
+            Some(value) => self.extra.insert(A2A_FIELD.to_owned(), value),
+            None => self.extra.remove(A2A_FIELD),
+        };
+    }
+
     /// An agent living on another machine's hub: no mailbox path (its stand-in mailbox is
     /// `remote/<id>` beside the config).
     pub fn on_hub(hub: &str) -> AgentEntry {
@@ -68,6 +101,15 @@ impl AgentEntry {
             extra: BTreeMap::new(),
         }
     }
+}
+
+/// A remote A2A agent an entry stands for: its base URL (the card is at
+/// `URL/.well-known/agent-card.json`) and the bearer token it takes, if any.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct A2aRemote {
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
 }
 
 /// The whole file.
@@ -214,20 +256,23 @@ impl Config {
     }
 
     /// An agent's mailbox root, resolved and normalised (see [`absolute`]): its
-    /// `mailbox_path`, else, for an agent on another machine, its stand-in mailbox
-    /// `remote/<id>` in the config's folder.
+    /// `mailbox_path`, else, for an agent on another machine or a remote A2A agent, its
+    /// stand-in mailbox `remote/<id>` in the config's folder.
     pub fn mailbox_path(&self, id: &AgentId) -> Result<PathBuf> {
         let entry = self.agent(id)?;
         if !is_unset(&entry.mailbox_path) {
             return Ok(absolute(&entry.mailbox_path, self.base_dir()));
         }
-        match entry.hub() {
-            Some(_) => Ok(self.config_dir().join(REMOTE_DIR).join(id.as_str())),
-            None => Err(Error::Config {
-                path: self.path.clone(),
-                reason: format!("agent {id} has no mailbox_path (nor a \"hub\" it lives on)"),
-            }),
+        if entry.is_stand_in() {
+            return Ok(self.config_dir().join(REMOTE_DIR).join(id.as_str()));
         }
+        Err(Error::Config {
+            path: self.path.clone(),
+            reason: format!(
+                "agent {id} has no mailbox_path (nor a \"hub\" it lives on, nor an \"a2a\" \
+                 agent it stands for)"
+            ),
+        })
     }
 
     /// An agent's mailbox, opened to read: nothing created, nothing recovered.

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use crate::agent::AgentId;
 use crate::error::{Error, Result};
 use crate::mailbox::Mailbox;
-use crate::mailroom::config::Config;
+use crate::mailroom::config::{AgentEntry, Config};
 
 /// A mailbox of the config that could not be read; a verb that looks at many mailboxes goes on
 /// without it and reports it.
@@ -150,12 +150,12 @@ impl Mailroom {
         self.config.file.agents.keys()
     }
 
-    /// Whether `agent` lives on another machine's hub (`name@hub`): its mailbox here is a
-    /// stand-in whose inbox is the outgoing spool.
+    /// Whether `agent` lives elsewhere, on another machine's hub (`name@hub`) or as a remote
+    /// A2A agent: its mailbox here is a stand-in whose inbox is the outgoing spool.
     pub fn is_remote(&self, agent: &AgentId) -> bool {
         self.config()
             .agent(agent)
-            .is_ok_and(|entry| entry.hub().is_some())
+            .is_ok_and(AgentEntry::is_stand_in)
     }
 
     /// Resolve targets: agent ids, comma lists, `@all` (everyone but me) and `@group`.

@@ -95,7 +95,7 @@ impl Cx {
 /// Whether the hub serves `agent` over A2A: a mailbox of this machine, not the hub's own
 /// (`system`, the stand-ins of agents elsewhere).
 pub(crate) fn serves(config: &Config, agent: &AgentId) -> bool {
-    config.agent(agent).is_ok_and(|entry| entry.hub().is_none())
+    config.agent(agent).is_ok_and(|entry| !entry.is_stand_in())
         && agent.as_str() != SYSTEM_MAILBOX
         && !agent.as_str().contains('@')
 }

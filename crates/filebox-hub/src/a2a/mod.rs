@@ -3,11 +3,13 @@
 //! endpoint at `/a2a/<agent>`; a message sent there is a file in the agent's inbox and the
 //! task's state is the message's (`task.rs` has the table). `card.rs` the cards, `wire.rs` the
 //! shapes of both dialects, `methods.rs` the calls, `stream.rs` the SSE answers driven by the
-//! change feed, `push.rs` push-notification configs and their deliveries, `error.rs` A2A's error codes.
+//! change feed, `push.rs` push-notification configs and their deliveries, `error.rs` A2A's error codes;
+//! `outbound/` the other way: mail to an agent entry naming a remote A2A agent, handed to it.
 
 mod card;
 mod error;
 mod methods;
+pub(crate) mod outbound;
 pub(crate) mod push;
 mod stream;
 mod task;
@@ -27,6 +29,19 @@ use crate::hub::Hub;
 use error::A2aError;
 use methods::Cx;
 use wire::Dialect;
+
+/// Whether `remote` is an A2A agent the hub can hand mail to (`agents add --a2a` asks before
+/// it writes the entry): an `http://` URL (no TLS in the hub) without a user name.
+pub fn check_a2a_remote(agent: &AgentId, remote: &filebox_core::A2aRemote) -> anyhow::Result<()> {
+    crate::webhook::check_endpoint(&remote.url).map_err(|why| {
+        anyhow::anyhow!(
+            "agent {agent}: the A2A URL {} will not do: {why} (give the remote agent's base URL, \
+             http://HOST[:PORT]/PATH)",
+            remote.url
+        )
+    })?;
+    Ok(())
+}
 
 /// What a method name asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

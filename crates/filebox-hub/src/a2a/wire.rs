@@ -67,6 +67,16 @@ impl Incoming {
         Ok(incoming)
     }
 
+    /// The parts of a message or artifact a remote agent answered; a part that cannot be read
+    /// is left out (the answer is not ours to refuse).
+    pub(crate) fn of_parts(parts: &[Value]) -> Incoming {
+        let mut incoming = Incoming::default();
+        for part in parts {
+            let _ = incoming.add_part(part, "part");
+        }
+        incoming
+    }
+
     fn add_part(&mut self, part: &Value, field: &str) -> Result<(), A2aError> {
         let part = part
             .as_object()

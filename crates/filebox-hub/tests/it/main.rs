@@ -5,6 +5,7 @@
 mod support;
 
 mod a2a;
+mod a2a_out;
 mod access;
 mod attachments;
 mod auth;

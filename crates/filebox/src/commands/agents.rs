@@ -3,7 +3,7 @@
 
 use filebox_api::AgentAdded;
 use filebox_core::config::{self, HUB_FIELD};
-use filebox_core::{AgentId, AgentKind, Config, ConfigFile, Mailbox};
+use filebox_core::{A2aRemote, AgentId, AgentKind, Config, ConfigFile, Mailbox};
 
 use super::acting::{config_path, cwd};
 use super::config_edit::ConfigEdit;
@@ -17,15 +17,20 @@ pub(crate) fn run(global: &Global, action: AgentsAction) -> anyhow::Result<Outco
     }
 }
 
-/// Add an agent, or point an existing one at another mailbox, kind or hub (its other settings
-/// stay), and create the mailbox's folders (for an agent of another hub, its stand-in).
+/// Add an agent, or point an existing one at another mailbox, kind, hub or remote A2A agent
+/// (its other settings stay), and create the mailbox's folders (for an agent elsewhere, its
+/// stand-in).
 fn add(global: &Global, args: &AgentsAddArgs) -> anyhow::Result<Outcome> {
     let cwd = cwd()?;
     let id = AgentId::new(&args.id)?;
     let path = config_path(global)?;
-    let mailbox = match &args.hub {
-        Some(_) => std::path::PathBuf::new(),
-        None => config::absolute(
+    let a2a = args.a2a.as_ref().map(|url| A2aRemote {
+        url: url.clone(),
+        token: args.token.clone(),
+    });
+    let mailbox = match (&args.hub, &a2a) {
+        (Some(_), _) | (_, Some(_)) => std::path::PathBuf::new(),
+        (None, None) => config::absolute(
             &args.mailbox.clone().unwrap_or_else(|| default_mailbox(&id)),
             &cwd,
         ),
@@ -46,14 +51,16 @@ fn add(global: &Global, args: &AgentsAddArgs) -> anyhow::Result<Outcome> {
                 .insert(HUB_FIELD.to_owned(), hub.as_str().into()),
             None => entry.extra.remove(HUB_FIELD),
         };
+        entry.set_a2a(a2a.as_ref());
         if let Some(kind) = args.kind {
             entry.kind = Some(kind);
         }
         Ok(())
     };
-    let check = |_: &Config| match &args.hub {
-        Some(hub) => filebox_federation::check_remote_agent(&id, hub),
-        None => Ok(()),
+    let check = |_: &Config| match (&args.hub, &a2a) {
+        (Some(hub), _) => filebox_federation::check_remote_agent(&id, hub),
+        (None, Some(remote)) => filebox_hub::check_a2a_remote(&id, remote),
+        (None, None) => Ok(()),
     };
     let Some(config) = edit.apply(change, check)? else {
         return Ok(Outcome::Success);
@@ -66,13 +73,18 @@ fn add(global: &Global, args: &AgentsAddArgs) -> anyhow::Result<Outcome> {
     };
     output::either(global.json, &added, |added| {
         let what = if human { "human" } else { "agent" };
-        vec![match &args.hub {
-            Some(hub) => format!(
+        vec![match (&args.hub, &a2a) {
+            (None, Some(remote)) => format!(
+                "added {what} {} for the A2A agent at {}; mail to it waits in {} until the \
+                 hub (`filebox serve`) sends it",
+                added.agent, remote.url, added.mailbox
+            ),
+            (Some(hub), _) => format!(
                 "added {what} {} on hub {hub}; mail to it waits in {} until this hub hands it \
                  to the federation",
                 added.agent, added.mailbox
             ),
-            None => format!(
+            (None, None) => format!(
                 "added {what} {} with mailbox {}",
                 added.agent, added.mailbox
             ),

@@ -1,5 +1,5 @@
 //! The commands that set up the config's sections instead of hand-edited JSON: `agents add
-//! NAME@HUB --hub HUB`, `federation set`, `hub set`; each checks the result as the hub would
+//! NAME@HUB --hub HUB`, `agents add NAME --a2a URL`, `federation set`, `hub set`; each checks the result as the hub would
 //! and writes nothing when refused, and `--dry-run` prints the change as a diff and writes
 //! nothing. And a command that finds no config says where it looked.
 
@@ -67,6 +67,68 @@ fn agents_add_with_hub_writes_an_agent_of_another_machine() {
         entry.get("hub").is_none() && entry["mailbox_path"].is_string(),
         "{entry}"
     );
+}
+
+#[test]
+fn agents_add_with_a2a_writes_a_remote_a2a_agent_and_a_send_to_it_is_queued() {
+    let t = Test::new().agents(["qa"]);
+    let add = [
+        "agents",
+        "add",
+        "planner",
+        "--a2a",
+        "http://127.0.0.1:9/agent",
+        "--token",
+        "s3cret",
+    ];
+    dry_run(
+        &t,
+        &add,
+        &["\"planner\": {", "\"url\": \"http://127.0.0.1:9/agent\""],
+    );
+    let said = t.run().args(add).success();
+    assert!(
+        said.contains("for the A2A agent at http://127.0.0.1:9/agent"),
+        "{said}"
+    );
+    assert_eq!(
+        config(&t)["agents"]["planner"],
+        json!({ "a2a": { "url": "http://127.0.0.1:9/agent", "token": "s3cret" } })
+    );
+    refused(
+        &t,
+        &["agents", "add", "other", "--a2a", "https://far.example/"],
+        "only http://",
+    );
+    // No hub runs: the mail waits in the stand-in's inbox, the outgoing spool, and is pending.
+    let sent: Value = serde_json::from_str(
+        &t.run()
+            .args([
+                "--json", "--agent", "qa", "send", "planner", "ER", "plan it",
+            ])
+            .success(),
+    )
+    .unwrap();
+    assert_eq!(sent["queued_for"], json!(["planner"]), "{sent}");
+    let spool = t
+        .config_path()
+        .parent()
+        .unwrap()
+        .join("remote/planner/inbox");
+    assert_eq!(
+        fs::read_dir(&spool).unwrap().count(),
+        1,
+        "{}",
+        spool.display()
+    );
+    let id = sent["id"].as_str().unwrap();
+    let status: Value = serde_json::from_str(
+        &t.run()
+            .args(["--json", "--agent", "qa", "status", id])
+            .success(),
+    )
+    .unwrap();
+    assert_eq!(status["status"], "pending", "{status}");
 }
 
 #[test]
