@@ -74,6 +74,21 @@ fn read(path: &Path) -> Result<Kept, A2aError> {
     }
 }
 
+/// Change the configs kept in `path`: read, changed by `change`, written, under one lock for
+/// every change this process makes, so a delivery recorded beside a delete (the request
+/// handlers and the deliverer run on threads of their own) never writes back a config the
+/// delete removed, and no two writers share the temp file. Only the hub writes these files.
+fn update<T>(path: &Path, change: impl FnOnce(&mut Kept) -> T) -> Result<T, A2aError> {
+    static UPDATES: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = UPDATES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut kept = read(path)?;
+    let answer = change(&mut kept);
+    write(path, &kept)?;
+    Ok(answer)
+}
+
 /// Write whole or not at all: a temp file, flushed, renamed over the old one.
 fn write(path: &Path, kept: &Kept) -> Result<(), A2aError> {
     let fail = |e: std::io::Error| A2aError::internal(format!("{}: {e}", path.display()));
@@ -152,12 +167,12 @@ pub(crate) fn parse(cx: &Cx, params: &Value) -> Result<Config, A2aError> {
 /// Keep `config` for `task` (a config of the same id is replaced).
 pub(crate) fn keep(cx: &Cx, task: &Task, config: Config) -> Result<Value, A2aError> {
     let path = path_of(&cx.config, &task.id);
-    let mut kept = read(&path)?;
-    kept.agent = cx.agent.to_string();
-    kept.configs.retain(|c| c.id != config.id);
     let answer = view(cx.dialect, &task.id, &config);
-    kept.configs.push(config);
-    write(&path, &kept)?;
+    update(&path, |kept| {
+        kept.agent = cx.agent.to_string();
+        kept.configs.retain(|c| c.id != config.id);
+        kept.configs.push(config);
+    })?;
     KEPT.notify_one();
     Ok(answer)
 }
@@ -248,9 +263,7 @@ pub(crate) fn delete(cx: &Cx, params: &Value) -> Result<Value, A2aError> {
     let task = task_of(cx, params)?;
     let wanted = config_id(params)?.to_owned();
     let path = path_of(&cx.config, &task.id);
-    let mut kept = read(&path)?;
-    kept.configs.retain(|c| c.id != wanted);
-    write(&path, &kept)?;
+    update(&path, |kept| kept.configs.retain(|c| c.id != wanted))?;
     Ok(match cx.dialect {
         Dialect::V1 => json!({}),
         Dialect::V03 => Value::Null,
@@ -313,12 +326,11 @@ fn owed(hub: &Hub) -> Result<Vec<Owed>, A2aError> {
 
 /// Record that `config` delivered `state` (unless it was deleted meanwhile).
 fn delivered(path: &Path, config_id: &str, state: &str) -> Result<(), A2aError> {
-    let mut kept = read(path)?;
-    let Some(config) = kept.configs.iter_mut().find(|c| c.id == config_id) else {
-        return Ok(());
-    };
-    config.delivered = Some(state.to_owned());
-    write(path, &kept)
+    update(path, |kept| {
+        if let Some(config) = kept.configs.iter_mut().find(|c| c.id == config_id) {
+            config.delivered = Some(state.to_owned());
+        }
+    })
 }
 
 /// POST one delivery; whether it was taken (a 2xx answer), and if not why.
