@@ -189,12 +189,12 @@ fn keyed_by(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::{Config, Folder, Mailroom, MessageRef, MessageType, SendReceipt, SendRequest};
 
     /// dev and qa in a temp dir; the mailroom acting as dev.
-    fn dev_and_qa(dir: &std::path::Path) -> Mailroom {
+    pub(in crate::mail) fn dev_and_qa(dir: &std::path::Path) -> Mailroom {
         acting_as(dir, "dev")
     }
 
@@ -203,7 +203,7 @@ mod tests {
     }
 
     /// A message to qa with `body`, under `key`.
-    fn keyed(key: &str, body: &str) -> SendRequest {
+    pub(in crate::mail) fn keyed(key: &str, body: &str) -> SendRequest {
         SendRequest {
             idempotency_key: Some(IdempotencyKey::new(key).unwrap()),
             ..SendRequest::new("qa", MessageType::new("ER").unwrap(), body)
@@ -211,7 +211,7 @@ mod tests {
     }
 
     /// How many files each of (dev's outbox, qa's inbox) holds.
-    fn files(dev: &Mailroom) -> (usize, usize) {
+    pub(in crate::mail) fn files(dev: &Mailroom) -> (usize, usize) {
         let count = |agent: &str, folder| {
             let mailbox = dev.mailbox(&AgentId::new(agent).unwrap()).unwrap();
             mailbox.file_names(folder).unwrap().0.len()

@@ -114,28 +114,8 @@ mod tests {
     use std::time::{Duration, SystemTime};
 
     use super::*;
-    use crate::agent::AgentId;
+    use crate::mail::idempotency::tests::{dev_and_qa, files, keyed};
     use crate::{Folder, Mailroom, MessageType, SendRequest};
-
-    fn dev_and_qa(dir: &std::path::Path) -> Mailroom {
-        crate::mailroom::test_mailroom::dev_and_qa_as(dir, "dev")
-    }
-
-    fn keyed(key: &str, body: &str) -> SendRequest {
-        SendRequest {
-            idempotency_key: Some(IdempotencyKey::new(key).unwrap()),
-            ..SendRequest::new("qa", MessageType::new("ER").unwrap(), body)
-        }
-    }
-
-    /// How many files each of (dev's outbox, qa's inbox) holds.
-    fn files(dev: &Mailroom) -> (usize, usize) {
-        let count = |agent: &str, folder| {
-            let mailbox = dev.mailbox(&AgentId::new(agent).unwrap()).unwrap();
-            mailbox.file_names(folder).unwrap().0.len()
-        };
-        (count("dev", Folder::Outbox), count("qa", Folder::Inbox))
-    }
 
     /// Make `key`'s record in dev's mailbox name `name`.
     fn plant_record(dev: &Mailroom, key: &str, name: &str) {
