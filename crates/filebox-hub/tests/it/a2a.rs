@@ -248,7 +248,11 @@ async fn a_send_answers_the_task_the_files_hold() {
         let got = call(&hub, "dev", get, json!({ "id": id })).await;
         assert_eq!(sent, got, "{send} answered other than the files hold");
         let again = call(&hub, "dev", send, params).await;
-        assert_eq!(again.get("task").unwrap_or(&again), &got, "a repeat of {send}");
+        assert_eq!(
+            again.get("task").unwrap_or(&again),
+            &got,
+            "a repeat of {send}"
+        );
     }
     assert_eq!(hub.files_in("dev", "inbox").len(), 2);
     hub.stop().await.unwrap();
