@@ -51,8 +51,11 @@ async fn only_the_agents_own_token_reaches_its_tasks_by_any_method() {
     let id = sent["task"]["id"].as_str().unwrap().to_owned();
     let dev_token = give_token(&hub, "dev");
     let qa_token = give_token(&hub, "qa");
+    // The person's token: the hub's human is not the agent either.
+    let me_token = give_token(&hub, "me");
     let dev = format!("Bearer {dev_token}");
     let qa = format!("Bearer {qa_token}");
+    let me = format!("Bearer {me_token}");
     let calls = [
         ("GetTask", json!({ "id": id })),
         ("CancelTask", json!({ "id": id })),
@@ -71,6 +74,12 @@ async fn only_the_agents_own_token_reaches_its_tasks_by_any_method() {
             (
                 "qa's token",
                 vec![("Authorization", qa.as_str())],
+                200,
+                "forbidden",
+            ),
+            (
+                "me's token",
+                vec![("Authorization", me.as_str())],
                 200,
                 "forbidden",
             ),
