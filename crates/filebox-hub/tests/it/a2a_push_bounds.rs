@@ -1,7 +1,7 @@
 //! Push-notification configs built to hurt: URLs beside the one the allow-list names (another
 //! port, `localhost`, IPv6 loopback, a user name before the host, another scheme), tokens and
-//! credentials too large or unfit for a header, and more configs on one task than a task needs;
-//! each refused before anything is kept.
+//! credentials too large or unfit for a header, and more configs on one task than a task needs,
+//! each refused before anything is kept; and a receiver that answers with a redirect.
 
 use crate::a2a::{call, call_err, push_receiver, text_message};
 use crate::support::{self, TestHub};
@@ -131,5 +131,62 @@ async fn a_task_keeps_a_bounded_number_of_push_configs() {
     )
     .await;
     assert_eq!(listed["configs"].as_array().unwrap().len(), 10, "{listed}");
+    hub.stop().await.unwrap();
+}
+
+/// A receiver that answers every POST with a redirect to `to`, counting what it got.
+async fn redirecting_receiver(to: String) -> (u16, tokio::sync::mpsc::UnboundedReceiver<()>) {
+    let (sink, received) = tokio::sync::mpsc::unbounded_channel();
+    let app = axum::Router::new().fallback(axum::routing::post(move || {
+        let (sink, to) = (sink.clone(), to.clone());
+        async move {
+            let _ = sink.send(());
+            (
+                axum::http::StatusCode::TEMPORARY_REDIRECT,
+                [(axum::http::header::LOCATION, to)],
+            )
+        }
+    }));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (port, received)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_push_answered_with_a_redirect_is_tried_again_never_followed() {
+    // Where the redirect leads: not in the allow-list, and it must never be posted to.
+    let (elsewhere, mut followed) = push_receiver().await;
+    let (port, mut tried) = redirecting_receiver(format!("{elsewhere}stolen")).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = support::write_config(dir.path(), &[("me", "human"), ("dev", "agent")]);
+    Config::update(&config, |file| {
+        file.extra.insert(
+            "hub".into(),
+            json!({ "callback_allow": [format!("http://127.0.0.1:{port}/hooks")] }),
+        );
+        Ok(())
+    })
+    .unwrap();
+    let hub = TestHub::start_in(dir, config).await;
+    let sent = call(&hub, "dev", "SendMessage", text_message("r-1", "push me")).await;
+    call(
+        &hub,
+        "dev",
+        "CreateTaskPushNotificationConfig",
+        json!({ "taskId": sent["task"]["id"], "url": format!("http://127.0.0.1:{port}/hooks/a2a") }),
+    )
+    .await;
+    // The first try and the retry after it: a redirect followed would have come between them.
+    for _ in 0..2 {
+        tokio::time::timeout(support::GIVE_UP, tried.recv())
+            .await
+            .expect("a delivery in time")
+            .unwrap();
+    }
+    assert!(
+        followed.try_recv().is_err(),
+        "the hub followed a redirect out of the allow-list"
+    );
     hub.stop().await.unwrap();
 }
