@@ -74,6 +74,19 @@ impl A2aError {
         )
     }
 
+    /// A method A2A does not have (the `/rpc` methods are not served here), named briefly.
+    pub(crate) fn method_not_found(name: &str) -> A2aError {
+        let name = shown(name);
+        A2aError {
+            message: format!(
+                "no A2A method {name:?}: an agent's endpoint answers A2A 1.0's methods \
+                 (SendMessage, GetTask, ListTasks, CancelTask, SubscribeToTask, ...) and 0.3's \
+                 (message/send, tasks/get, ...)"
+            ),
+            ..RpcError::method_not_found(&name).into()
+        }
+    }
+
     pub(crate) fn unsupported(message: impl Into<String>) -> A2aError {
         A2aError::a2a(UNSUPPORTED_OPERATION, message.into())
     }

@@ -138,6 +138,16 @@ async fn ids_of_a_megabyte_are_refused_or_not_found_and_named_briefly() {
             response.body.len()
         );
     }
+    // A 900 KB method name: no such method, named briefly.
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "m".repeat(900_000), "params": {} });
+    let response = hub.post("/a2a/dev", &[], body.to_string().as_bytes()).await;
+    let answer: Value = serde_json::from_str(&response.body).unwrap();
+    assert_eq!(answer["error"]["code"], -32601, "{answer:.300}");
+    assert!(
+        response.body.len() < SHORT_ANSWER,
+        "a 900 KB method: a {} byte answer",
+        response.body.len()
+    );
     // An unknown task by a 900 KB id: not found, named briefly.
     for method in ["GetTask", "CancelTask"] {
         let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": { "id": "t".repeat(900_000) } });
