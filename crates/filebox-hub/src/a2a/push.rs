@@ -29,7 +29,7 @@ const MAX_RETRY: Duration = Duration::from_secs(30);
 
 /// The most configs one task keeps: each is a POST at every change of the task.
 const MAX_CONFIGS: usize = 10;
-/// The longest config id, token and credentials taken: what a header carries, not documents.
+/// The longest config id (and authentication scheme), and the longest token or credentials.
 const MAX_ID_BYTES: usize = 128;
 const MAX_SECRET_BYTES: usize = 4096;
 
@@ -80,10 +80,11 @@ fn read(path: &Path) -> Result<Kept, A2aError> {
     }
 }
 
-/// Change the configs kept in `path`: read, changed by `change`, written, under one lock for
-/// every change this process makes (a change that answers an error writes nothing), so a delivery recorded beside a delete (the request
-/// handlers and the deliverer run on threads of their own) never writes back a config the
-/// delete removed, and no two writers share the temp file. Only the hub writes these files.
+/// Change the configs kept in `path`: read, changed by `change`, written (unless `change`
+/// refuses), under one lock for every change this process makes, so a delivery recorded beside
+/// a delete (the request handlers and the deliverer run on threads of their own) never writes
+/// back a config the delete removed, and no two writers share the temp file. Only the hub
+/// writes these files.
 fn update(
     path: &Path,
     change: impl FnOnce(&mut Kept) -> Result<(), A2aError>,
@@ -93,7 +94,6 @@ fn update(
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut kept = read(path)?;
-    // A change refused writes nothing.
     change(&mut kept)?;
     write(path, &kept)
 }
@@ -171,7 +171,7 @@ pub(crate) fn parse(cx: &Cx, params: &Value) -> Result<Config, A2aError> {
         .map(|token| header_safe("token", token, MAX_SECRET_BYTES).map(str::to_owned))
         .transpose()?;
     let id = match text("id") {
-        Some(id) => header_safe("id", id, MAX_ID_BYTES)?.to_owned(),
+        Some(id) => within("id", id, MAX_ID_BYTES)?.to_owned(),
         None => filebox_api::access::new_token()
             .map_err(A2aError::internal)?
             .chars()
@@ -187,9 +187,9 @@ pub(crate) fn parse(cx: &Cx, params: &Value) -> Result<Config, A2aError> {
     })
 }
 
-/// `value` if a header can carry it as it is: at most `limit` bytes of visible ASCII. Checked
-/// when the config is made, so a delivery never fails on it forever, and never echoed back.
-fn header_safe<'v>(field: &str, value: &'v str, limit: usize) -> Result<&'v str, A2aError> {
+/// `value` if it is at most `limit` bytes: a config keeps ids and secrets, not documents (and
+/// the refusal never echoes it).
+fn within<'v>(field: &str, value: &'v str, limit: usize) -> Result<&'v str, A2aError> {
     if value.len() > limit {
         return Err(A2aError::invalid_params(
             field,
@@ -199,6 +199,13 @@ fn header_safe<'v>(field: &str, value: &'v str, limit: usize) -> Result<&'v str,
             ),
         ));
     }
+    Ok(value)
+}
+
+/// `value` if a header can carry it as it is: [`within`] `limit`, visible ASCII. Checked when
+/// the config is made, so a delivery never fails on it forever.
+fn header_safe<'v>(field: &str, value: &'v str, limit: usize) -> Result<&'v str, A2aError> {
+    within(field, value, limit)?;
     if !value.bytes().all(|b| b.is_ascii_graphic()) {
         return Err(A2aError::invalid_params(
             field,
