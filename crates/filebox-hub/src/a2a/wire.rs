@@ -9,10 +9,10 @@ use super::error::A2aError;
 
 /// The most parts one message may have: A2A messages carry a few; each file part is a file on
 /// disk, so ten thousand of them would be ten thousand files (and a name tried against each).
-pub(crate) const MAX_PARTS: usize = 100;
+const MAX_PARTS: usize = 100;
 /// The longest `messageId`, `contextId` or `taskId` taken: an id, not a document (a UUID is
 /// 36 bytes); refused at the edge so no error or header has to carry a megabyte of it.
-pub(crate) const MAX_ID_BYTES: usize = 1024;
+const MAX_ID_BYTES: usize = 1024;
 
 /// Which version of A2A a method name belongs to: `SendMessage` (1.0) or `message/send` (0.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
