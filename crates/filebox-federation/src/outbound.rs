@@ -277,11 +277,15 @@ impl Outbound {
         // The stream first: a publish before it exists is refused ("no stream found"), and
         // whoever creates it meanwhile (this hub's receiver, another hub, `federation
         // status`) would let the mail after it in the same batch be stored ahead of it.
-        self.retrying("open the stream", stop, || {
+        let opened = retrying("open the stream", stop, || {
             self.runtime
                 .block_on(connect::stream(&self.js, self.replicas))
                 .map(drop)
-        })?;
+        });
+        if opened.is_err() {
+            // Stopped while NATS was away: the only way `retrying` gives up.
+            return Ok(());
+        }
         let mut feed = Feed::new();
         let mut watched: HashSet<AgentId> = HashSet::new();
         // When this process last handed each owed mail to the stream (by its key).
@@ -542,43 +546,42 @@ impl Outbound {
     fn publish(&self, item: &Outgoing, stop: &dyn Fn() -> bool) -> anyhow::Result<()> {
         self.fits(item)?;
         let what = format!("publish {} to the peer {}", item.key, item.hub);
-        self.retrying(&what, stop, || {
+        retrying(&what, stop, || {
             self.runtime
                 .block_on(async { self.send(item).await?.await.map_err(anyhow::Error::from) })
                 .map(drop)
         })
     }
+}
 
-    /// Run `attempt` until it succeeds, pausing longer after each failure (NATS is away, or
-    /// the stream is), until `stop()`; `what` it does is named once in a warning when it
-    /// fails and once when it works again.
-    fn retrying(
-        &self,
-        what: &str,
-        stop: &dyn Fn() -> bool,
-        mut attempt: impl FnMut() -> anyhow::Result<()>,
-    ) -> anyhow::Result<()> {
-        let mut delay = Duration::from_millis(50);
-        let mut reported = false;
-        loop {
-            match attempt() {
-                Ok(()) => {
-                    if reported {
-                        tracing::info!("{what}: done after trying again");
-                    }
-                    return Ok(());
+/// Run `attempt` until it succeeds, pausing longer after each failure (NATS is away, or
+/// the stream is), until `stop()`; `what` it does is named once in a warning when it
+/// fails and once when it works again.
+fn retrying(
+    what: &str,
+    stop: &dyn Fn() -> bool,
+    mut attempt: impl FnMut() -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut delay = Duration::from_millis(50);
+    let mut reported = false;
+    loop {
+        match attempt() {
+            Ok(()) => {
+                if reported {
+                    tracing::info!("{what}: done after trying again");
                 }
-                Err(e) => {
-                    if !reported {
-                        tracing::warn!("cannot {what} yet (trying again): {e:#}");
-                        reported = true;
-                    }
-                    if stop() {
-                        anyhow::bail!("stopped before being able to {what}");
-                    }
-                    std::thread::sleep(delay);
-                    delay = (delay * 2).min(MAX_RETRY_DELAY);
+                return Ok(());
+            }
+            Err(e) => {
+                if !reported {
+                    tracing::warn!("cannot {what} yet (trying again): {e:#}");
+                    reported = true;
                 }
+                if stop() {
+                    anyhow::bail!("stopped before being able to {what}");
+                }
+                std::thread::sleep(delay);
+                delay = (delay * 2).min(MAX_RETRY_DELAY);
             }
         }
     }
