@@ -12,7 +12,7 @@ use super::super::wire::Incoming;
 pub(super) const MAX_FILES: usize = 32;
 
 /// Room kept in the message for the attachments' links and the marks of what was cut.
-const LINKS_ROOM: usize = 64 * 1024;
+const LINKS_ROOM: usize = 16 * 1024;
 
 /// A reply's words and files.
 #[derive(Debug)]
