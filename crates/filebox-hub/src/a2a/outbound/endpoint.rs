@@ -62,7 +62,9 @@ impl Endpoints {
 /// The endpoint the entry's `url` leads to.
 async fn resolve(url: &str) -> Result<Endpoint, Failure> {
     let given = Url::parse(url).map_err(|e| {
-        Failure::Refused(format!("the agent entry's A2A URL {url:?} is not a URL ({e})"))
+        Failure::Refused(format!(
+            "the agent entry's A2A URL {url:?} is not a URL ({e})"
+        ))
     })?;
     let names_card = [CARD_PATH, OLD_CARD_PATH]
         .iter()
@@ -70,9 +72,7 @@ async fn resolve(url: &str) -> Result<Endpoint, Failure> {
     if names_card {
         return match fetch(&given).await? {
             Fetched::Card(card) => card::interface(&given, &card).map_err(Failure::Refused),
-            Fetched::None(why) => Err(Failure::Refused(format!(
-                "no agent card at {given}: {why}"
-            ))),
+            Fetched::None(why) => Err(Failure::Refused(format!("no agent card at {given}: {why}"))),
         };
     }
     let mut base = given.clone();
@@ -120,12 +120,10 @@ async fn fetch(url: &Url) -> Result<Fetched, Failure> {
             "the agent card at {url} is over {} KiB: not read",
             CARD_BYTES / 1024
         ))),
-        200..=299 => Ok(
-            match serde_json::from_slice::<Value>(&answer.body) {
-                Ok(card) if card.is_object() => Fetched::Card(card),
-                _ => Fetched::None("the answer is not a JSON object".into()),
-            },
-        ),
+        200..=299 => Ok(match serde_json::from_slice::<Value>(&answer.body) {
+            Ok(card) if card.is_object() => Fetched::Card(card),
+            _ => Fetched::None("the answer is not a JSON object".into()),
+        }),
         300..=399 => Ok(Fetched::None(format!(
             "HTTP {} to {} (redirects are not followed)",
             answer.status,

@@ -93,7 +93,8 @@ mod tests {
             ..Incoming::default()
         };
         said.files = vec![file("big.bin", 11), file("a.txt", 6), file("b.txt", 6)];
-        said.files.extend((0..40).map(|n| file(&format!("{n}.txt"), 0)));
+        said.files
+            .extend((0..40).map(|n| file(&format!("{n}.txt"), 0)));
         let kept = keep(&said, 10, LINKS_ROOM + 101);
         let names: Vec<_> = kept.files.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names.len(), MAX_FILES);
@@ -107,9 +108,9 @@ mod tests {
         assert!(kept.body.contains("file b.txt left out"));
         assert!(kept.body.contains("an answer adds at most 32 files"));
         assert!(kept.body.starts_with(&"é".repeat(50)));
-        assert!(kept.body.contains(&format!(
-            "words were {} bytes, 100 kept",
-            2 * LINKS_ROOM
-        )));
+        assert!(
+            kept.body
+                .contains(&format!("words were {} bytes, 100 kept", 2 * LINKS_ROOM))
+        );
     }
 }

@@ -80,7 +80,8 @@ async fn send(hub: Hub, run: Run) -> anyhow::Result<()> {
                 if backoff.get(&id).is_some_and(|(at, _)| Instant::now() < *at) {
                     continue;
                 }
-                let longest = match step(&mailroom, &agent, &remote, &mut endpoints, spooled).await {
+                let longest = match step(&mailroom, &agent, &remote, &mut endpoints, spooled).await
+                {
                     Applied::Settled => {
                         backoff.remove(&id);
                         continue;
@@ -136,8 +137,13 @@ async fn step(
         Ok(endpoint) => {
             let (method, params) = match &spooled.work {
                 Work::Send { task, text, files } => {
-                    let message =
-                        outgoing(&spooled.message, endpoint.dialect, task.as_deref(), text, files);
+                    let message = outgoing(
+                        &spooled.message,
+                        endpoint.dialect,
+                        task.as_deref(),
+                        text,
+                        files,
+                    );
                     (Method::Send, json!({ "message": message }))
                 }
                 Work::Follow { task } => (Method::GetTask, json!({ "id": task })),

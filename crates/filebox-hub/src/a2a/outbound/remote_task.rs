@@ -108,9 +108,8 @@ impl RemoteTask {
 
 /// A task id FileBox writes into its processing history: one word, printable, bounded.
 fn checked_id(id: &str) -> Result<String, String> {
-    let fits = !id.is_empty()
-        && id.len() <= TASK_ID_BYTES
-        && id.chars().all(|c| c.is_ascii_graphic());
+    let fits =
+        !id.is_empty() && id.len() <= TASK_ID_BYTES && id.chars().all(|c| c.is_ascii_graphic());
     if fits {
         Ok(id.to_owned())
     } else {
