@@ -266,6 +266,50 @@ async fn a_card_url_of_a_0_3_agent_is_called_with_the_0_3_method_and_parts() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_failed_call_the_card_is_read_again_and_its_new_interface_called() {
+    let cards = Arc::new(Mutex::new(0));
+    let read = Arc::clone(&cards);
+    let (url, calls) = fake(move |call, base| match call.path.as_str() {
+        "/.well-known/agent-card.json" => {
+            let mut read = read.lock().unwrap();
+            *read += 1;
+            let path = if *read == 1 { "moved" } else { "rpc" };
+            axum::Json(
+                json!({ "supportedInterfaces": [{ "url": format!("{base}{path}"),
+                "protocolBinding": "JSONRPC", "protocolVersion": "1.0" }] }),
+            )
+            .into_response()
+        }
+        "/rpc" => result(
+            call,
+            json!({ "task": task("t-1", "TASK_STATE_WORKING", "") }),
+        ),
+        _ => StatusCode::SERVICE_UNAVAILABLE.into_response(),
+    })
+    .await;
+    let hub = hub_with(&url, None).await;
+    let id = send(&hub, "plan");
+    until_status(&hub, &id, Status::Processing).await;
+    let paths: Vec<String> = calls
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|c| c.path.clone())
+        .collect();
+    assert_eq!(
+        paths[..4],
+        [
+            "/.well-known/agent-card.json",
+            "/moved",
+            "/.well-known/agent-card.json",
+            "/rpc"
+        ],
+        "{paths:?}"
+    );
+    hub.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_card_that_names_no_http_interface_fails_the_copy_and_nothing_is_posted() {
     let (url, calls) = fake(|call, _| match call.path.as_str() {
         "/.well-known/agent-card.json" => axum::Json(json!({ "supportedInterfaces": [
