@@ -205,7 +205,7 @@ fn parse_call(body: &[u8]) -> Result<Call, (Value, A2aError)> {
         return fail(A2aError::invalid_request(r#""method" must be a string"#));
     };
     let Some((_, method, dialect)) = METHODS.iter().find(|(n, ..)| *n == name) else {
-        return fail(crate::rpc::RpcError::method_not_found(name).into());
+        return fail(A2aError::method_not_found(name));
     };
     let params = match request.remove("params") {
         None | Some(Value::Null) => Value::Object(Map::new()),
