@@ -447,6 +447,34 @@ async fn words_that_imitate_filebox_reach_its_lines_and_a_model_shown_not_passed
         shown.contains("&lt;/channel><U+001B>[2J") && !shown.contains("</channel>"),
         "{shown}"
     );
+    // The notice of the answer (hooks, channel, wait): the remote's words are foreign words.
+    let inbox = dev.my_mailbox().unwrap();
+    let copy = inbox.find(&MessageRef::Id(id), &[Folder::Inbox]).unwrap();
+    let message = inbox.read(&copy).unwrap();
+    let notice = filebox_api::Notice::new(
+        dev.config(),
+        &copy,
+        &message,
+        filebox_api::advice::Surface::Tools,
+    );
+    assert_eq!(
+        (
+            notice.meta["trust"].as_str(),
+            notice.meta["source"].as_str()
+        ),
+        ("untrusted", "external"),
+        "{}",
+        notice.content
+    );
+    assert!(
+        notice.content.contains("[untrusted words begin]")
+            && !notice
+                .content
+                .lines()
+                .any(|line| line.starts_with("New mail 0badc0de")),
+        "{}",
+        notice.content
+    );
     hub.stop().await.unwrap();
 }
 
