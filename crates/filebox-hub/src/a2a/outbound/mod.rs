@@ -302,6 +302,7 @@ fn answer_sender(
             "not an agent of this config",
         )
     })?;
+    // The room the core's bound on a message (body and conversation together) leaves.
     let limit = mailroom.config().max_body_bytes();
     let grown = message.body.len()
         + message
@@ -325,13 +326,18 @@ fn answer_sender(
 /// The most characters of the remote's words in a rejection's reason (a processing line).
 const REASON_CHARS: usize = 500;
 
-/// `task`, if it is the task the work asked about (a follow-up or `GetTask` names one).
+/// `task`, if it is the task the work asked about (a follow-up or `GetTask` names one); a bare
+/// message that names no task answers the one asked about.
 fn same_task(work: &Work, task: RemoteTask) -> Result<RemoteTask, String> {
     let asked = match work {
         Work::Send { task, .. } => task.as_deref(),
         Work::Follow { task } => Some(task.as_str()),
     };
     match asked {
+        Some(asked) if task.id == remote_task::NO_TASK => Ok(RemoteTask {
+            id: asked.to_owned(),
+            ..task
+        }),
         Some(asked) if asked != task.id => Err(format!(
             "asked about the A2A agent's task {asked}, it answered about its task {}: refused",
             task.id

@@ -21,6 +21,9 @@ pub(super) enum Phase {
     Ended,
 }
 
+/// The task id of an answer that is a bare message naming no task.
+pub(super) const NO_TASK: &str = "-";
+
 /// The longest task id kept (A2A's are UUIDs).
 const TASK_ID_BYTES: usize = 256;
 
@@ -46,7 +49,10 @@ impl RemoteTask {
         if let Some(message) = result.get("message").or_else(|| {
             (result.get("kind").and_then(Value::as_str) == Some("message")).then_some(result)
         }) {
-            let id = message.get("taskId").and_then(Value::as_str).unwrap_or("-");
+            let id = message
+                .get("taskId")
+                .and_then(Value::as_str)
+                .unwrap_or(NO_TASK);
             return Ok(RemoteTask {
                 id: checked_id(id)?,
                 phase: Phase::Completed,
