@@ -276,17 +276,7 @@ fn run(cx: &Cx, method: Method, params: &Value) -> Result<Value, A2aError> {
     let task = |task: task::Task| task.to_json(cx.dialect, history);
     match method {
         Method::Send => {
-            // A push config given with the message is checked before the message is sent.
-            let push = params
-                .pointer("/configuration/taskPushNotificationConfig")
-                .or_else(|| params.pointer("/configuration/pushNotificationConfig"))
-                .map(|config| push::parse(cx, config))
-                .transpose()?;
-            let sent = methods::send(cx, params)?;
-            if let Some(config) = push {
-                push::keep(cx, &sent, config)?;
-            }
-            let sent = task(sent);
+            let sent = task(push::send_keeping(cx, params)?);
             Ok(match cx.dialect {
                 Dialect::V1 => json!({ "task": sent }),
                 Dialect::V03 => sent,

@@ -122,6 +122,21 @@ fn write(path: &Path, kept: &Kept) -> Result<(), A2aError> {
     std::fs::rename(&temp, path).map_err(fail)
 }
 
+/// `SendMessage` and `SendStreamingMessage`: the message sent, and the push config given
+/// with it (`configuration`) kept for its task, checked before the message is sent.
+pub(crate) fn send_keeping(cx: &Cx, params: &Value) -> Result<Task, A2aError> {
+    let push = params
+        .pointer("/configuration/taskPushNotificationConfig")
+        .or_else(|| params.pointer("/configuration/pushNotificationConfig"))
+        .map(|config| parse(cx, config))
+        .transpose()?;
+    let sent = super::methods::send(cx, params)?;
+    if let Some(config) = push {
+        keep(cx, &sent, config)?;
+    }
+    Ok(sent)
+}
+
 /// A config as the call gives it (1.0: the fields on `params`; 0.3: under
 /// `pushNotificationConfig`), checked against the allow-list before anything is written.
 pub(crate) fn parse(cx: &Cx, params: &Value) -> Result<Config, A2aError> {

@@ -1,9 +1,9 @@
-//! Push-notification configs built to hurt: URLs beside the one the allow-list names (another
+//! Push-notification configs: one given with a streaming send is kept like any; and configs built to hurt: URLs beside the one the allow-list names (another
 //! port, `localhost`, IPv6 loopback, a user name before the host, another scheme), tokens and
 //! credentials too large or unfit for a header, and more configs on one task than a task needs,
 //! each refused before anything is kept; and a receiver that answers with a redirect.
 
-use crate::a2a::{call, call_err, push_receiver, text_message};
+use crate::a2a::{call, call_err, next_data, next_push, push_receiver, stream, text_message};
 use crate::support::{self, TestHub};
 
 use filebox_core::Config;
@@ -187,6 +187,45 @@ async fn a_push_answered_with_a_redirect_is_tried_again_never_followed() {
     assert!(
         followed.try_recv().is_err(),
         "the hub followed a redirect out of the allow-list"
+    );
+    hub.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_push_config_given_with_a_streaming_send_is_kept_and_delivered() {
+    let (url, mut received) = push_receiver().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = support::write_config(dir.path(), &[("me", "human"), ("dev", "agent")]);
+    Config::update(&config, |file| {
+        file.extra
+            .insert("hub".into(), json!({ "callback_allow": [url.clone()] }));
+        Ok(())
+    })
+    .unwrap();
+    let hub = TestHub::start_in(dir, config).await;
+    let mut params = text_message("s-push", "Stream me and tell my receiver");
+    params["configuration"] =
+        json!({ "taskPushNotificationConfig": { "url": url, "token": "stream-1" } });
+    let body =
+        json!({ "jsonrpc": "2.0", "id": 9, "method": "SendStreamingMessage", "params": params });
+    let mut events = stream(&hub, "dev", body).await;
+    let first = next_data(&mut events).await.unwrap();
+    let id = first["result"]["task"]["id"].as_str().unwrap().to_owned();
+
+    let (headers, pushed) = next_push(&mut received).await;
+    assert_eq!(pushed["task"]["id"], id.as_str(), "{pushed}");
+    assert_eq!(headers["x-a2a-notification-token"], "stream-1");
+    let listed = call(
+        &hub,
+        "dev",
+        "ListTaskPushNotificationConfigs",
+        json!({ "taskId": id }),
+    )
+    .await;
+    assert_eq!(
+        listed["configs"].as_array().map(Vec::len),
+        Some(1),
+        "{listed}"
     );
     hub.stop().await.unwrap();
 }
