@@ -375,17 +375,7 @@ async fn a_stream_follows_the_files_in_order_until_the_task_is_done() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_gets_its_error_and_writes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = support::write_config(
-        dir.path(),
-        &[("me", "human"), ("dev", "agent"), ("qa", "agent")],
-    );
-    Config::update(&config, |file| {
-        file.max_body_bytes = Some(1000);
-        Ok(())
-    })
-    .unwrap();
-    let hub = TestHub::start_in(dir, config).await;
+    let hub = small_hub().await;
     let qa_token = give_token(&hub, "qa");
     let dev_token = give_token(&hub, "dev");
 
@@ -533,6 +523,35 @@ pub(crate) async fn push_receiver() -> (
     (url, received)
 }
 
+/// A hub with `me` and `dev` whose `hub.callback_allow` names `url`.
+pub(crate) async fn hub_allowing(url: &str) -> TestHub {
+    let dir = tempfile::tempdir().unwrap();
+    let config = support::write_config(dir.path(), &[("me", "human"), ("dev", "agent")]);
+    Config::update(&config, |file| {
+        file.extra
+            .insert("hub".into(), json!({ "callback_allow": [url] }));
+        Ok(())
+    })
+    .unwrap();
+    TestHub::start_in(dir, config).await
+}
+
+/// A hub of `me`, `dev` and `qa` whose bodies and attachments are bounded at 1,000 bytes (its
+/// requests at 1 MiB and 2,000 bytes).
+pub(crate) async fn small_hub() -> TestHub {
+    let dir = tempfile::tempdir().unwrap();
+    let config = support::write_config(
+        dir.path(),
+        &[("me", "human"), ("dev", "agent"), ("qa", "agent")],
+    );
+    Config::update(&config, |file| {
+        file.max_body_bytes = Some(1000);
+        Ok(())
+    })
+    .unwrap();
+    TestHub::start_in(dir, config).await
+}
+
 pub(crate) async fn next_push(
     received: &mut tokio::sync::mpsc::UnboundedReceiver<(axum::http::HeaderMap, Value)>,
 ) -> (axum::http::HeaderMap, Value) {
@@ -545,15 +564,7 @@ pub(crate) async fn next_push(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn push_configs_are_kept_and_each_state_is_delivered_to_the_allowed_url() {
     let (url, mut received) = push_receiver().await;
-    let dir = tempfile::tempdir().unwrap();
-    let config = support::write_config(dir.path(), &[("me", "human"), ("dev", "agent")]);
-    Config::update(&config, |file| {
-        file.extra
-            .insert("hub".into(), json!({ "callback_allow": [url.clone()] }));
-        Ok(())
-    })
-    .unwrap();
-    let hub = TestHub::start_in(dir, config).await;
+    let hub = hub_allowing(&url).await;
     let sent = call(
         &hub,
         "dev",

@@ -2,12 +2,12 @@
 //! types, a file given by URL, and words that imitate FileBox's own wrappers and notices; each
 //! refused with nothing written, or delivered made safe and marked as foreign.
 
-use crate::a2a::{a2a_call, base64_of, call, call_err, mailroom, text_message};
-use crate::support::{self, TestHub};
+use crate::a2a::{a2a_call, base64_of, call, call_err, mailroom, small_hub, text_message};
+use crate::support::TestHub;
 
 use filebox_api::Notice;
 use filebox_api::advice::Surface;
-use filebox_core::{Config, Folder, MessageRef, MessageType, SendRequest};
+use filebox_core::{Folder, MessageRef, MessageType, SendRequest};
 use serde_json::{Value, json};
 
 /// The longest error answer a hostile call may cause: an error names what was wrong, it does
@@ -22,22 +22,6 @@ fn send_call(params: Value) -> Vec<u8> {
 
 fn message_with_parts(message_id: &str, parts: Vec<Value>) -> Value {
     json!({ "message": { "messageId": message_id, "role": "ROLE_USER", "parts": parts } })
-}
-
-/// A hub whose bodies and attachments are bounded at 1,000 bytes (its requests at 1 MiB and
-/// 2,000 bytes).
-async fn small_hub() -> TestHub {
-    let dir = tempfile::tempdir().unwrap();
-    let config = support::write_config(
-        dir.path(),
-        &[("me", "human"), ("dev", "agent"), ("qa", "agent")],
-    );
-    Config::update(&config, |file| {
-        file.max_body_bytes = Some(1000);
-        Ok(())
-    })
-    .unwrap();
-    TestHub::start_in(dir, config).await
 }
 
 fn assert_nothing_written(hub: &TestHub) {

@@ -3,30 +3,21 @@
 //! credentials too large or unfit for a header, and more configs on one task than a task needs,
 //! each refused before anything is kept; and a receiver that answers with a redirect.
 
-use crate::a2a::{call, call_err, next_data, next_push, push_receiver, stream, text_message};
+use crate::a2a::{
+    call, call_err, hub_allowing, next_data, next_push, push_receiver, stream, text_message,
+};
 use crate::support::{self, TestHub};
 
-use filebox_core::Config;
 use serde_json::{Value, json};
 
 /// A hub whose `hub.callback_allow` names `http://127.0.0.1:<port>/hooks` of a receiver on
 /// port 0, with one task of dev; the receiver's port.
-async fn hub_allowing() -> (TestHub, String, u16) {
+async fn hub_with_a_task() -> (TestHub, String, u16) {
     let (receiver, received) = push_receiver().await;
     // Deliveries to the allowed URL are taken and dropped.
     drop(received);
     let port = url::Url::parse(&receiver).unwrap().port().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let config = support::write_config(dir.path(), &[("me", "human"), ("dev", "agent")]);
-    Config::update(&config, |file| {
-        file.extra.insert(
-            "hub".into(),
-            json!({ "callback_allow": [format!("http://127.0.0.1:{port}/hooks")] }),
-        );
-        Ok(())
-    })
-    .unwrap();
-    let hub = TestHub::start_in(dir, config).await;
+    let hub = hub_allowing(&format!("http://127.0.0.1:{port}/hooks")).await;
     let sent = call(&hub, "dev", "SendMessage", text_message("p-1", "push me")).await;
     let id = sent["task"]["id"].as_str().unwrap().to_owned();
     (hub, id, port)
@@ -42,7 +33,7 @@ fn kept(hub: &TestHub) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_push_url_beside_the_allowed_one_is_refused() {
-    let (hub, id, port) = hub_allowing().await;
+    let (hub, id, port) = hub_with_a_task().await;
     for url in [
         format!("http://127.0.0.1:{}/hooks", port + 1),
         format!("http://localhost:{port}/hooks"),
@@ -70,7 +61,7 @@ async fn a_push_url_beside_the_allowed_one_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn push_tokens_and_credentials_that_no_header_can_carry_are_refused() {
-    let (hub, id, port) = hub_allowing().await;
+    let (hub, id, port) = hub_with_a_task().await;
     let url = format!("http://127.0.0.1:{port}/hooks/a2a");
     let huge = "t".repeat(1_000_000);
     let cases: Vec<(&str, Value)> = vec![
@@ -112,7 +103,7 @@ async fn push_tokens_and_credentials_that_no_header_can_carry_are_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_keeps_a_bounded_number_of_push_configs() {
-    let (hub, id, port) = hub_allowing().await;
+    let (hub, id, port) = hub_with_a_task().await;
     let url = format!("http://127.0.0.1:{port}/hooks/a2a");
     let create = |n: usize| json!({ "taskId": id, "id": format!("cfg-{n}"), "url": url });
     for n in 0..10 {
@@ -158,17 +149,7 @@ async fn a_push_answered_with_a_redirect_is_tried_again_never_followed() {
     // Where the redirect leads: not in the allow-list, and it must never be posted to.
     let (elsewhere, mut followed) = push_receiver().await;
     let (port, mut tried) = redirecting_receiver(format!("{elsewhere}stolen")).await;
-    let dir = tempfile::tempdir().unwrap();
-    let config = support::write_config(dir.path(), &[("me", "human"), ("dev", "agent")]);
-    Config::update(&config, |file| {
-        file.extra.insert(
-            "hub".into(),
-            json!({ "callback_allow": [format!("http://127.0.0.1:{port}/hooks")] }),
-        );
-        Ok(())
-    })
-    .unwrap();
-    let hub = TestHub::start_in(dir, config).await;
+    let hub = hub_allowing(&format!("http://127.0.0.1:{port}/hooks")).await;
     let sent = call(&hub, "dev", "SendMessage", text_message("r-1", "push me")).await;
     call(
         &hub,
@@ -194,15 +175,7 @@ async fn a_push_answered_with_a_redirect_is_tried_again_never_followed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_push_config_given_with_a_streaming_send_is_kept_and_delivered() {
     let (url, mut received) = push_receiver().await;
-    let dir = tempfile::tempdir().unwrap();
-    let config = support::write_config(dir.path(), &[("me", "human"), ("dev", "agent")]);
-    Config::update(&config, |file| {
-        file.extra
-            .insert("hub".into(), json!({ "callback_allow": [url.clone()] }));
-        Ok(())
-    })
-    .unwrap();
-    let hub = TestHub::start_in(dir, config).await;
+    let hub = hub_allowing(&url).await;
     let mut params = text_message("s-push", "Stream me and tell my receiver");
     params["configuration"] =
         json!({ "taskPushNotificationConfig": { "url": url, "token": "stream-1" } });
