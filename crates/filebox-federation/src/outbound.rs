@@ -758,6 +758,19 @@ mod tests {
         files
     }
 
+    /// A config at `path` with a local agent `a` (beside it) and `b` on the hub `far`.
+    fn a_and_b_far(path: &std::path::Path) -> Config {
+        let home = path.parent().unwrap().to_owned();
+        Config::update(path, |file| {
+            file.agents
+                .insert(AgentId::new("a")?, AgentEntry::new(home.join("a")));
+            file.agents
+                .insert(AgentId::new("b@far")?, AgentEntry::on_hub("far"));
+            Ok(())
+        })
+        .unwrap()
+    }
+
     #[test]
     fn mail_spooled_before_the_stream_exists_reaches_it_in_order_with_the_publisher_alone() {
         // The race this rules out: the publisher's first batch went out before any stream
@@ -768,14 +781,7 @@ mod tests {
         // spool there, in order.
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.json");
-        let config = Config::update(&path, |file| {
-            file.agents
-                .insert(AgentId::new("a")?, AgentEntry::new(dir.path().join("a")));
-            file.agents
-                .insert(AgentId::new("b@far")?, AgentEntry::on_hub("far"));
-            Ok(())
-        })
-        .unwrap();
+        let config = a_and_b_far(&path);
         let mailroom = Mailroom::new(config.clone(), Some(&AgentId::new("a").unwrap())).unwrap();
         let spool = mailroom.mailbox(&AgentId::new("b@far").unwrap()).unwrap();
         let spooled: Vec<String> = (0..5)
@@ -823,14 +829,7 @@ mod tests {
     #[test]
     fn the_look_for_lost_mail_reads_what_is_owed_and_forgets_what_was_received() {
         let dir = tempfile::tempdir().unwrap();
-        let config = Config::update(&dir.path().join("config.json"), |file| {
-            file.agents
-                .insert(AgentId::new("a")?, AgentEntry::new(dir.path().join("a")));
-            file.agents
-                .insert(AgentId::new("b@far")?, AgentEntry::on_hub("far"));
-            Ok(())
-        })
-        .unwrap();
+        let config = a_and_b_far(&dir.path().join("config.json"));
         let mailroom = Mailroom::new(config.clone(), Some(&AgentId::new("a").unwrap())).unwrap();
         let far = AgentId::new("b@far").unwrap();
         let spool = mailroom.mailbox(&far).unwrap();
