@@ -1,9 +1,12 @@
 """A remote A2A agent built with the official `a2a-sdk` server (`DefaultRequestHandler`, an
 `AgentExecutor`, the SDK's JSON-RPC and card routes on Starlette, served by uvicorn on
 127.0.0.1): it asks back once ("Which branch?"), then completes with an artifact naming what it
-was told. It takes only `Authorization: Bearer <token>` and keeps every message it was handed,
-so a test can say what arrived and how often."""
+was told. Its card is at its base URL's `/.well-known/agent-card.json` and names its JSON-RPC
+interface at `/a2a/jsonrpc` (so a client that posts to the base URL is not answered). It takes
+only `Authorization: Bearer <token>` there and keeps every message it was handed, so a test can
+say what arrived and how often."""
 
+import socket
 import threading
 import time
 
@@ -21,6 +24,7 @@ from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.responses import JSONResponse
 
 ASK_BACK = "Which branch?"
+RPC_PATH = "/a2a/jsonrpc"
 
 
 class Planner(AgentExecutor):
@@ -66,7 +70,11 @@ class RemoteAgent:
             description="plans releases, asking which branch first",
             version="1.0.0",
             supported_interfaces=[
-                AgentInterface(url=self.url, protocol_binding="JSONRPC", protocol_version="1.0")
+                AgentInterface(
+                    url=self.url.rstrip("/") + RPC_PATH,
+                    protocol_binding="JSONRPC",
+                    protocol_version="1.0",
+                )
             ],
             capabilities=AgentCapabilities(streaming=False),
             default_input_modes=["text/plain"],
@@ -79,25 +87,31 @@ class RemoteAgent:
         token = self.token
 
         async def bearer(request, call_next):
-            if request.url.path == "/" and request.headers.get("authorization") != f"Bearer {token}":
+            if request.url.path == RPC_PATH and request.headers.get("authorization") != f"Bearer {token}":
                 return JSONResponse({"error": "a bearer token is required"}, status_code=401)
             return await call_next(request)
 
         return Starlette(
-            routes=create_agent_card_routes(card) + create_jsonrpc_routes(handler, "/"),
+            routes=create_agent_card_routes(card) + create_jsonrpc_routes(handler, RPC_PATH),
             middleware=[Middleware(BaseHTTPMiddleware, dispatch=bearer)],
         )
 
     def start(self) -> "RemoteAgent":
-        config = uvicorn.Config(self.app(), host="127.0.0.1", port=self.port, log_level="warning")
+        # The port is bound first: the card names it.
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", self.port))
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(self.app(), log_level="warning")
         self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [sock]}, daemon=True
+        )
         self.thread.start()
         deadline = time.monotonic() + 20
         while not self.server.started:
             assert time.monotonic() < deadline, "the remote agent did not start"
             time.sleep(0.02)
-        self.port = self.server.servers[0].sockets[0].getsockname()[1]
         return self
 
     def stop(self) -> None:

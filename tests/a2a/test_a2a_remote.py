@@ -2,8 +2,10 @@
 (`remote_agent.py`): `filebox send` from the CLI with no hub in the way, a real `filebox serve`
 hands it over as `SendMessage`, and the remote task's states come back into the sender's
 copy: the ask-back as a reply in its inbox, `filebox reply` continuing the task, completion
-with the artifact. Also: a remote that is down when the mail is sent gets it once it is up,
-and one that refuses (a wrong token) makes the copy fail with the reason."""
+with the artifact. The agent is added with `filebox agents add --a2a` and its base URL, as
+A2A agents publish it: the hub reads its card for the JSON-RPC interface. Also: a remote that
+is down when the mail is sent gets it once it is up, and one that refuses (a wrong token)
+makes the copy fail with the reason."""
 
 import json
 import time
@@ -20,11 +22,10 @@ def remote():
     agent.stop()
 
 
-def with_remote(url: str, token: str = "secret"):
-    def configure(config):
-        config["agents"]["planner"] = {"a2a": {"url": url, "token": token}}
-
-    return configure
+def with_remote(hub, url: str, token: str = "secret"):
+    """`planner` is the remote agent at its base `url`, added as a user would."""
+    hub.filebox("agents", "add", "planner", "--a2a", url, "--token", token)
+    return hub
 
 
 def send(hub, text: str) -> str:
@@ -52,7 +53,7 @@ def inbox(hub) -> list[dict]:
 
 
 def test_a_send_asks_back_is_answered_and_completes(start_hub, remote):
-    hub = start_hub(with_remote(remote.url))
+    hub = with_remote(start_hub(), remote.url)
     message_id = send(hub, "plan the release")
     asked = eventually("the ask-back is in dev's inbox", lambda: inbox(hub))
     assert len(asked) == 1
@@ -79,7 +80,7 @@ def test_a_send_asks_back_is_answered_and_completes(start_hub, remote):
 
 def test_a_remote_down_at_send_time_gets_the_message_once_it_is_up(start_hub, remote):
     remote.stop()
-    hub = start_hub(with_remote(remote.url))
+    hub = with_remote(start_hub(), remote.url)
     message_id = send(hub, "plan while you were away")
     time.sleep(1)
     assert status(hub, message_id)["status"] == "pending"
@@ -89,7 +90,7 @@ def test_a_remote_down_at_send_time_gets_the_message_once_it_is_up(start_hub, re
 
 
 def test_a_remote_that_refuses_makes_the_copy_fail_with_the_reason(start_hub, remote):
-    hub = start_hub(with_remote(remote.url, token="wrong"))
+    hub = with_remote(start_hub(), remote.url, token="wrong")
     message_id = send(hub, "let me in")
     failed = eventually(
         "the copy failed", lambda: status(hub, message_id)["status"] == "failed"

@@ -32,7 +32,8 @@ pub enum Origin {
     Bridge,
     /// An agent on another machine, through federation.
     Federation,
-    /// Marked `Source Type: external` (an imported transcript, an outside system).
+    /// Marked `Source Type: external` (an imported transcript, an outside system), or written
+    /// by a remote A2A agent's stand-in.
     External,
     /// A sender this config does not know.
     Unknown,
@@ -61,6 +62,9 @@ impl Origin {
         };
         if entry.hub().is_some() {
             Origin::Federation
+        } else if entry.a2a().is_some() {
+            // A remote A2A agent's words, brought back by the hub as its stand-in.
+            Origin::External
         } else if entry.kind == Some(AgentKind::Human) {
             Origin::Human
         } else {

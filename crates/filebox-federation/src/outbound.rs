@@ -274,6 +274,18 @@ pub(crate) struct Outbound {
 impl Outbound {
     /// Publish what the files call for, then follow them until `stop()`.
     pub(crate) fn run(&self, stop: &dyn Fn() -> bool) -> anyhow::Result<()> {
+        // The stream first: a publish before it exists is refused ("no stream found"), and
+        // whoever creates it meanwhile (this hub's receiver, another hub, `federation
+        // status`) would let the mail after it in the same batch be stored ahead of it.
+        let opened = retrying("open the stream", stop, || {
+            self.runtime
+                .block_on(connect::stream(&self.js, self.replicas))
+                .map(drop)
+        });
+        if opened.is_err() {
+            // Stopped while NATS was away: the only way `retrying` gives up.
+            return Ok(());
+        }
         let mut feed = Feed::new();
         let mut watched: HashSet<AgentId> = HashSet::new();
         // When this process last handed each owed mail to the stream (by its key).
@@ -477,7 +489,11 @@ impl Outbound {
         self.settle(&mut in_flight, 0, stop)
     }
 
-    /// Await the oldest acknowledgements until at most `keep` are in flight.
+    /// Await the oldest acknowledgements until at most `keep` are in flight. One that failed
+    /// is published again after those sent behind it, so order holds only if they were lost
+    /// with it or it was stored after all (an acknowledgement that timed out; the stream drops
+    /// the copy by its `Nats-Msg-Id`): never a stream that did not exist yet ([`Outbound::run`]
+    /// opens it first).
     fn settle(
         &self,
         in_flight: &mut VecDeque<(&Outgoing, PublishAckFuture)>,
@@ -529,33 +545,43 @@ impl Outbound {
     /// away, until `stop()`.
     fn publish(&self, item: &Outgoing, stop: &dyn Fn() -> bool) -> anyhow::Result<()> {
         self.fits(item)?;
-        let mut delay = Duration::from_millis(50);
-        let mut reported = false;
-        loop {
-            let attempt = self
-                .runtime
-                .block_on(async { self.send(item).await?.await.map_err(anyhow::Error::from) });
-            match attempt {
-                Ok(_) => {
-                    if reported {
-                        tracing::info!(peer = %item.hub, "publishing to the peer again");
-                    }
-                    return Ok(());
+        let what = format!("publish {} to the peer {}", item.key, item.hub);
+        retrying(&what, stop, || {
+            self.runtime
+                .block_on(async { self.send(item).await?.await.map_err(anyhow::Error::from) })
+                .map(drop)
+        })
+    }
+}
+
+/// Run `attempt` until it succeeds, pausing longer after each failure (NATS is away, or
+/// the stream is), until `stop()`; `what` it does is named once in a warning when it
+/// fails and once when it works again.
+fn retrying(
+    what: &str,
+    stop: &dyn Fn() -> bool,
+    mut attempt: impl FnMut() -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut delay = Duration::from_millis(50);
+    let mut reported = false;
+    loop {
+        match attempt() {
+            Ok(()) => {
+                if reported {
+                    tracing::info!("{what}: done after trying again");
                 }
-                Err(e) => {
-                    if !reported {
-                        tracing::warn!(
-                            peer = %item.hub,
-                            "cannot publish to the peer yet (trying again): {e:#}"
-                        );
-                        reported = true;
-                    }
-                    if stop() {
-                        anyhow::bail!("stopped before {} was published", item.key);
-                    }
-                    std::thread::sleep(delay);
-                    delay = (delay * 2).min(MAX_RETRY_DELAY);
+                return Ok(());
+            }
+            Err(e) => {
+                if !reported {
+                    tracing::warn!("cannot {what} yet (trying again): {e:#}");
+                    reported = true;
                 }
+                if stop() {
+                    anyhow::bail!("stopped before being able to {what}");
+                }
+                std::thread::sleep(delay);
+                delay = (delay * 2).min(MAX_RETRY_DELAY);
             }
         }
     }
@@ -703,20 +729,107 @@ pub(crate) fn pending(config: &Config, me: &str) -> anyhow::Result<Vec<Outgoing>
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
     use super::*;
+    use crate::local_nats::LocalNats;
     use filebox_core::{AgentEntry, Mailroom, MessageRef, MessageType, SendRequest};
 
-    #[test]
-    fn the_look_for_lost_mail_reads_what_is_owed_and_forgets_what_was_received() {
-        let dir = tempfile::tempdir().unwrap();
-        let config = Config::update(&dir.path().join("config.json"), |file| {
+    /// Only for a failing test: how long the spool may take to reach the stream.
+    const DEADLINE: Duration = Duration::from_secs(30);
+
+    /// The stream's mail in stream order: each message's file name (its `FILE_HEADER`), none
+    /// while there is no stream.
+    async fn files_in_stream(js: &jetstream::Context) -> Vec<String> {
+        let Ok(mut stream) = js.get_stream(wire::STREAM).await else {
+            return Vec::new();
+        };
+        let last = stream.info().await.unwrap().state.last_sequence;
+        let mut files = Vec::new();
+        for sequence in 1..=last {
+            let message = stream.get_raw_message(sequence).await.unwrap();
+            files.extend(
+                message
+                    .headers
+                    .get(wire::FILE_HEADER)
+                    .map(|file| file.to_string()),
+            );
+        }
+        files
+    }
+
+    /// A config at `path` with a local agent `a` (beside it) and `b` on the hub `far`.
+    fn a_and_b_far(path: &std::path::Path) -> Config {
+        let home = path.parent().unwrap().to_owned();
+        Config::update(path, |file| {
             file.agents
-                .insert(AgentId::new("a")?, AgentEntry::new(dir.path().join("a")));
+                .insert(AgentId::new("a")?, AgentEntry::new(home.join("a")));
             file.agents
                 .insert(AgentId::new("b@far")?, AgentEntry::on_hub("far"));
             Ok(())
         })
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn mail_spooled_before_the_stream_exists_reaches_it_in_order_with_the_publisher_alone() {
+        // The race this rules out: the publisher's first batch went out before any stream
+        // existed (refused: "no stream found"); the receiver of this hub, another hub or
+        // `federation status` created the stream while the rest of the batch was in flight;
+        // the rest was stored, and the refused first mail, published again, came last. The
+        // publisher now opens the stream itself before it publishes: alone, it gets the
+        // spool there, in order.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let config = a_and_b_far(&path);
+        let mailroom = Mailroom::new(config.clone(), Some(&AgentId::new("a").unwrap())).unwrap();
+        let spool = mailroom.mailbox(&AgentId::new("b@far").unwrap()).unwrap();
+        let spooled: Vec<String> = (0..5)
+            .map(|n| {
+                let kind = MessageType::new("DIS").unwrap();
+                let request = SendRequest::new("b@far", kind, format!("mail {n}"));
+                let id = mailroom.send(&request).unwrap().id;
+                let copy = spool.find(&MessageRef::Id(id), &[Folder::Inbox]).unwrap();
+                copy.file.to_string()
+            })
+            .collect();
+        let server = LocalNats::start(&dir.path().join("jetstream")).unwrap();
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let client = runtime.block_on(async_nats::connect(server.url())).unwrap();
+        let js = runtime.block_on(async { connect::jetstream(client) });
+        let outbound = Outbound {
+            config: Arc::new(LiveConfig::load(&path).unwrap()),
+            me: "here".to_owned(),
+            js: js.clone(),
+            replicas: 1,
+            runtime: runtime.handle().clone(),
+            published: Arc::new(Mutex::new(Published::load(&config).unwrap())),
+            resend_after: Duration::from_secs(3600),
+        };
+        let stop = AtomicBool::new(false);
+        let in_stream = std::thread::scope(|scope| {
+            let publisher = scope.spawn(|| outbound.run(&|| stop.load(Ordering::SeqCst)));
+            let start = Instant::now();
+            let mut in_stream = Vec::new();
+            while in_stream.len() < spooled.len() && start.elapsed() < DEADLINE {
+                std::thread::sleep(Duration::from_millis(50));
+                in_stream = runtime.block_on(files_in_stream(&js));
+            }
+            stop.store(true, Ordering::SeqCst);
+            // Stopped while still trying to publish is an error too; the stream tells.
+            let _ = publisher.join().unwrap();
+            in_stream
+        });
+        assert_eq!(
+            in_stream, spooled,
+            "the spool in the stream, in the order it was sent, with no one else to open it"
+        );
+    }
+
+    #[test]
+    fn the_look_for_lost_mail_reads_what_is_owed_and_forgets_what_was_received() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = a_and_b_far(&dir.path().join("config.json"));
         let mailroom = Mailroom::new(config.clone(), Some(&AgentId::new("a").unwrap())).unwrap();
         let far = AgentId::new("b@far").unwrap();
         let spool = mailroom.mailbox(&far).unwrap();

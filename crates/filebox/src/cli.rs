@@ -348,8 +348,9 @@ pub(crate) struct AgentsAddArgs {
     #[arg(long, value_name = "HUB", conflicts_with = "a2a")]
     pub(crate) hub: Option<String>,
     /// A remote A2A agent (its base URL, http://HOST[:PORT]/PATH, where its card is at
-    /// /.well-known/agent-card.json): mail to it waits in a stand-in mailbox until the hub
-    /// hands it over as A2A SendMessage, and its task's updates come back as replies
+    /// /.well-known/agent-card.json, or the card's URL): mail to it waits in a stand-in
+    /// mailbox until the hub hands it over as A2A SendMessage to the JSON-RPC interface the
+    /// card names, and its task's updates come back as replies
     #[arg(long, value_name = "URL")]
     pub(crate) a2a: Option<String>,
     /// The bearer token the remote A2A agent takes (kept in the config as written)

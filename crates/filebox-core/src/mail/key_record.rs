@@ -97,6 +97,8 @@ fn open_record(path: &Path) -> Result<File> {
         .read(true)
         .write(true)
         .create(true)
+        // The lock file holds the record a crashed holder left: opening it never empties it.
+        .truncate(false)
         .mode(0o600)
         .open(path)
         .at(path)

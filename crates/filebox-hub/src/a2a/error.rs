@@ -13,6 +13,17 @@ const TASK_NOT_CANCELABLE: (i64, &str) = (-32002, "TASK_NOT_CANCELABLE");
 const UNSUPPORTED_OPERATION: (i64, &str) = (-32004, "UNSUPPORTED_OPERATION");
 const EXTENDED_CARD_NOT_CONFIGURED: (i64, &str) = (-32007, "EXTENDED_AGENT_CARD_NOT_CONFIGURED");
 
+/// The most of a client's text an error repeats: enough to recognize it, never a megabyte back.
+const SHOWN_CHARS: usize = 80;
+
+/// `text` as an error names it: whole, or its first [`SHOWN_CHARS`] characters and `…`.
+pub(crate) fn shown(text: &str) -> String {
+    match text.char_indices().nth(SHOWN_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
 /// A JSON-RPC error object as an A2A client reads it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct A2aError {
@@ -42,7 +53,10 @@ impl A2aError {
     pub(crate) fn task_not_found(id: &str) -> A2aError {
         A2aError::a2a(
             TASK_NOT_FOUND,
-            format!("no task {id:?} for this agent (ListTasks lists them)"),
+            format!(
+                "no task {:?} for this agent (ListTasks lists them)",
+                shown(id)
+            ),
         )
     }
 
@@ -58,6 +72,19 @@ impl A2aError {
             EXTENDED_CARD_NOT_CONFIGURED,
             "an agent's card is the whole card: there is no extended one".into(),
         )
+    }
+
+    /// A method A2A does not have (the `/rpc` methods are not served here), named briefly.
+    pub(crate) fn method_not_found(name: &str) -> A2aError {
+        let name = shown(name);
+        A2aError {
+            message: format!(
+                "no A2A method {name:?}: an agent's endpoint answers A2A 1.0's methods \
+                 (SendMessage, GetTask, ListTasks, CancelTask, SubscribeToTask, ...) and 0.3's \
+                 (message/send, tasks/get, ...)"
+            ),
+            ..RpcError::method_not_found(&name).into()
+        }
     }
 
     pub(crate) fn unsupported(message: impl Into<String>) -> A2aError {
@@ -101,6 +128,15 @@ impl From<filebox_core::Error> for A2aError {
             | filebox_core::Error::FieldTooLong { .. }) => {
                 A2aError::invalid_params("message.parts", error)
             }
+            // The key is the hub's hash of the messageId (`methods::message_key`): named as the
+            // client knows it.
+            filebox_core::Error::KeyReused { id, .. } => A2aError::invalid_params(
+                "message.messageId",
+                format!(
+                    "was already used for another message (task {id}); nothing was sent: give \
+                     this message a new messageId"
+                ),
+            ),
             error => RpcError::from(error).into(),
         }
     }

@@ -105,13 +105,22 @@ pub(crate) fn serves(config: &Config, agent: &AgentId) -> bool {
 /// nothing and answers the same task.
 pub(crate) fn send(cx: &Cx, params: &Value) -> Result<Task, A2aError> {
     let incoming = Incoming::parse(params)?;
-    let key = IdempotencyKey::new(&incoming.message_id)
-        .map_err(|e| A2aError::invalid_params("message.messageId", e))?;
+    let key = message_key(cx, &incoming.message_id);
     let system = cx.system()?;
     match &incoming.task_id {
         Some(task) => follow_up(cx, &system, task, &incoming, key),
         None => deliver(cx, &system, &incoming, key),
     }
+}
+
+/// The idempotency key of a client's `messageId`, scoped to the agent it is sent to and the
+/// caller: every message that comes in through A2A is sent by the one `system` mailbox, whose
+/// keys are one space, so a key of the bare messageId would refuse another agent's client
+/// that happened to use the same one, and name that other message's id to it.
+fn message_key(cx: &Cx, message_id: &str) -> IdempotencyKey {
+    let scope = format!("{}\n{}\n{message_id}", cx.agent, cx.caller_name());
+    let hash = filebox_api::access::sha256_hex(&scope);
+    IdempotencyKey::new(&format!("a2a-{hash}")).expect("a hex digest is a key")
 }
 
 /// A new task: the message delivered to the agent's inbox, answered from the copy the send

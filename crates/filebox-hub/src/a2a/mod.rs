@@ -205,7 +205,7 @@ fn parse_call(body: &[u8]) -> Result<Call, (Value, A2aError)> {
         return fail(A2aError::invalid_request(r#""method" must be a string"#));
     };
     let Some((_, method, dialect)) = METHODS.iter().find(|(n, ..)| *n == name) else {
-        return fail(crate::rpc::RpcError::method_not_found(name).into());
+        return fail(A2aError::method_not_found(name));
     };
     let params = match request.remove("params") {
         None | Some(Value::Null) => Value::Object(Map::new()),
@@ -276,17 +276,7 @@ fn run(cx: &Cx, method: Method, params: &Value) -> Result<Value, A2aError> {
     let task = |task: task::Task| task.to_json(cx.dialect, history);
     match method {
         Method::Send => {
-            // A push config given with the message is checked before the message is sent.
-            let push = params
-                .pointer("/configuration/taskPushNotificationConfig")
-                .or_else(|| params.pointer("/configuration/pushNotificationConfig"))
-                .map(|config| push::parse(cx, config))
-                .transpose()?;
-            let sent = methods::send(cx, params)?;
-            if let Some(config) = push {
-                push::keep(cx, &sent, config)?;
-            }
-            let sent = task(sent);
+            let sent = task(push::send_keeping(cx, params)?);
             Ok(match cx.dialect {
                 Dialect::V1 => json!({ "task": sent }),
                 Dialect::V03 => sent,

@@ -27,6 +27,12 @@ use crate::webhook::post;
 const FIRST_RETRY: Duration = Duration::from_millis(500);
 const MAX_RETRY: Duration = Duration::from_secs(30);
 
+/// The most configs one task keeps: each is a POST at every change of the task.
+const MAX_CONFIGS: usize = 10;
+/// The longest config id (and authentication scheme), and the longest token or credentials.
+const MAX_ID_BYTES: usize = 128;
+const MAX_SECRET_BYTES: usize = 4096;
+
 /// Told when a config is kept, so its first delivery goes without waiting for a change of the
 /// files. `notify_one` keeps a permit when the deliverer is busy with a pass, so a config kept
 /// meanwhile is not missed. Process-wide: a process runs one hub (`filebox serve`; nextest
@@ -74,19 +80,22 @@ fn read(path: &Path) -> Result<Kept, A2aError> {
     }
 }
 
-/// Change the configs kept in `path`: read, changed by `change`, written, under one lock for
-/// every change this process makes, so a delivery recorded beside a delete (the request
-/// handlers and the deliverer run on threads of their own) never writes back a config the
-/// delete removed, and no two writers share the temp file. Only the hub writes these files.
-fn update<T>(path: &Path, change: impl FnOnce(&mut Kept) -> T) -> Result<T, A2aError> {
+/// Change the configs kept in `path`: read, changed by `change`, written (unless `change`
+/// refuses), under one lock for every change this process makes, so a delivery recorded beside
+/// a delete (the request handlers and the deliverer run on threads of their own) never writes
+/// back a config the delete removed, and no two writers share the temp file. Only the hub
+/// writes these files.
+fn update(
+    path: &Path,
+    change: impl FnOnce(&mut Kept) -> Result<(), A2aError>,
+) -> Result<(), A2aError> {
     static UPDATES: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _turn = UPDATES
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut kept = read(path)?;
-    let answer = change(&mut kept);
-    write(path, &kept)?;
-    Ok(answer)
+    change(&mut kept)?;
+    write(path, &kept)
 }
 
 /// Write whole or not at all: a temp file, flushed, renamed over the old one.
@@ -113,6 +122,21 @@ fn write(path: &Path, kept: &Kept) -> Result<(), A2aError> {
     std::fs::rename(&temp, path).map_err(fail)
 }
 
+/// `SendMessage` and `SendStreamingMessage`: the message sent, and the push config given
+/// with it (`configuration`) kept for its task, checked before the message is sent.
+pub(crate) fn send_keeping(cx: &Cx, params: &Value) -> Result<Task, A2aError> {
+    let push = params
+        .pointer("/configuration/taskPushNotificationConfig")
+        .or_else(|| params.pointer("/configuration/pushNotificationConfig"))
+        .map(|config| parse(cx, config))
+        .transpose()?;
+    let sent = super::methods::send(cx, params)?;
+    if let Some(config) = push {
+        keep(cx, &sent, config)?;
+    }
+    Ok(sent)
+}
+
 /// A config as the call gives it (1.0: the fields on `params`; 0.3: under
 /// `pushNotificationConfig`), checked against the allow-list before anything is written.
 pub(crate) fn parse(cx: &Cx, params: &Value) -> Result<Config, A2aError> {
@@ -134,21 +158,35 @@ pub(crate) fn parse(cx: &Cx, params: &Value) -> Result<Config, A2aError> {
             ),
         ));
     }
-    let authentication = given.get("authentication").map(|auth| {
-        // 1.0 `{scheme, credentials}`; 0.3 `{schemes: [..], credentials}`.
-        let scheme = auth
-            .get("scheme")
-            .or_else(|| auth.get("schemes").and_then(|s| s.get(0)))
-            .and_then(Value::as_str)
-            .unwrap_or("Bearer");
-        let credentials = auth
-            .get("credentials")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        (scheme.to_owned(), credentials.to_owned())
-    });
+    let authentication = match given.get("authentication") {
+        None => None,
+        Some(auth) => {
+            // 1.0 `{scheme, credentials}`; 0.3 `{schemes: [..], credentials}`.
+            let scheme = auth
+                .get("scheme")
+                .or_else(|| auth.get("schemes").and_then(|s| s.get(0)))
+                .and_then(Value::as_str)
+                .unwrap_or("Bearer");
+            let credentials = auth
+                .get("credentials")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let word = |b: u8| b.is_ascii_alphanumeric() || b"-_.".contains(&b);
+            if scheme.is_empty() || scheme.len() > MAX_ID_BYTES || !scheme.bytes().all(word) {
+                return Err(A2aError::invalid_params(
+                    "authentication.scheme",
+                    "a scheme is one word (Bearer, Basic)",
+                ));
+            }
+            header_safe("authentication.credentials", credentials, MAX_SECRET_BYTES)?;
+            Some((scheme.to_owned(), credentials.to_owned()))
+        }
+    };
+    let token = text("token")
+        .map(|token| header_safe("token", token, MAX_SECRET_BYTES).map(str::to_owned))
+        .transpose()?;
     let id = match text("id") {
-        Some(id) => id.to_owned(),
+        Some(id) => within("id", id, MAX_ID_BYTES)?.to_owned(),
         None => filebox_api::access::new_token()
             .map_err(A2aError::internal)?
             .chars()
@@ -158,20 +196,60 @@ pub(crate) fn parse(cx: &Cx, params: &Value) -> Result<Config, A2aError> {
     Ok(Config {
         id,
         url: url.to_owned(),
-        token: text("token").map(str::to_owned),
+        token,
         authentication,
         delivered: None,
     })
 }
 
-/// Keep `config` for `task` (a config of the same id is replaced).
+/// `value` if it is at most `limit` bytes: a config keeps ids and secrets, not documents (and
+/// the refusal never echoes it).
+fn within<'v>(field: &str, value: &'v str, limit: usize) -> Result<&'v str, A2aError> {
+    if value.len() > limit {
+        return Err(A2aError::invalid_params(
+            field,
+            format!(
+                "is {} bytes, over the {limit} a push config keeps",
+                value.len()
+            ),
+        ));
+    }
+    Ok(value)
+}
+
+/// `value` if a header can carry it as it is: [`within`] `limit`, visible ASCII. Checked when
+/// the config is made, so a delivery never fails on it forever.
+fn header_safe<'v>(field: &str, value: &'v str, limit: usize) -> Result<&'v str, A2aError> {
+    within(field, value, limit)?;
+    if !value.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(A2aError::invalid_params(
+            field,
+            "holds a space, a control character or non-ASCII text, which no header carries",
+        ));
+    }
+    Ok(value)
+}
+
+/// Keep `config` for `task` (a config of the same id is replaced), if the task keeps fewer
+/// than [`MAX_CONFIGS`].
 pub(crate) fn keep(cx: &Cx, task: &Task, config: Config) -> Result<Value, A2aError> {
     let path = path_of(&cx.config, &task.id);
     let answer = view(cx.dialect, &task.id, &config);
     update(&path, |kept| {
-        kept.agent = cx.agent.to_string();
         kept.configs.retain(|c| c.id != config.id);
+        if kept.configs.len() >= MAX_CONFIGS {
+            return Err(A2aError::invalid_params(
+                "id",
+                format!(
+                    "task {} keeps {MAX_CONFIGS} push configs, the most a task keeps: delete one \
+                     (DeleteTaskPushNotificationConfig) or give the id of one to replace",
+                    task.id
+                ),
+            ));
+        }
+        kept.agent = cx.agent.to_string();
         kept.configs.push(config);
+        Ok(())
     })?;
     KEPT.notify_one();
     Ok(answer)
@@ -239,7 +317,11 @@ pub(crate) fn get(cx: &Cx, params: &Value) -> Result<Value, A2aError> {
         .ok_or_else(|| {
             A2aError::invalid_params(
                 "id",
-                format!("task {} has no push config {wanted:?}", task.id),
+                format!(
+                    "task {} has no push config {:?}",
+                    task.id,
+                    super::error::shown(wanted)
+                ),
             )
         })
 }
@@ -263,7 +345,10 @@ pub(crate) fn delete(cx: &Cx, params: &Value) -> Result<Value, A2aError> {
     let task = task_of(cx, params)?;
     let wanted = config_id(params)?.to_owned();
     let path = path_of(&cx.config, &task.id);
-    update(&path, |kept| kept.configs.retain(|c| c.id != wanted))?;
+    update(&path, |kept| {
+        kept.configs.retain(|c| c.id != wanted);
+        Ok(())
+    })?;
     Ok(match cx.dialect {
         Dialect::V1 => json!({}),
         Dialect::V03 => Value::Null,
@@ -330,6 +415,7 @@ fn delivered(path: &Path, config_id: &str, state: &str) -> Result<(), A2aError> 
         if let Some(config) = kept.configs.iter_mut().find(|c| c.id == config_id) {
             config.delivered = Some(state.to_owned());
         }
+        Ok(())
     })
 }
 

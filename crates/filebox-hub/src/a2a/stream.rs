@@ -61,7 +61,7 @@ pub(super) async fn answer(
         tokio::task::spawn_blocking(move || {
             let cx = super::methods::Cx::open(&hub, authorization.as_deref(), &agent, dialect)?;
             if send {
-                return super::methods::send(&cx, &params);
+                return super::push::send_keeping(&cx, &params);
             }
             let task = super::methods::get(&cx, &params)?;
             if task.state.is_terminal() {

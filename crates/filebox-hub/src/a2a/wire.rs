@@ -7,6 +7,13 @@ use serde_json::{Map, Value, json};
 
 use super::error::A2aError;
 
+/// The most parts one message may have: A2A messages carry a few; each file part is a file on
+/// disk, so ten thousand of them would be ten thousand files (and a name tried against each).
+const MAX_PARTS: usize = 100;
+/// The longest `messageId`, `contextId` or `taskId` taken: an id, not a document (a UUID is
+/// 36 bytes); refused at the edge so no error or header has to carry a megabyte of it.
+const MAX_ID_BYTES: usize = 1024;
+
 /// Which version of A2A a method name belongs to: `SendMessage` (1.0) or `message/send` (0.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Dialect {
@@ -39,6 +46,13 @@ impl Incoming {
             match message.get(name) {
                 None | Some(Value::Null) => Ok(None),
                 Some(Value::String(s)) if s.is_empty() => Ok(None),
+                Some(Value::String(s)) if s.len() > MAX_ID_BYTES => Err(A2aError::invalid_params(
+                    &format!("message.{name}"),
+                    format!(
+                        "is {} bytes, over the {MAX_ID_BYTES} an id may have: use a UUID",
+                        s.len()
+                    ),
+                )),
                 Some(Value::String(s)) => Ok(Some(s.clone())),
                 Some(_) => Err(A2aError::invalid_params(
                     &format!("message.{name}"),
@@ -55,6 +69,16 @@ impl Incoming {
             .ok_or_else(|| {
                 A2aError::invalid_params("message.parts", "at least one part is required")
             })?;
+        if parts.len() > MAX_PARTS {
+            return Err(A2aError::invalid_params(
+                "message.parts",
+                format!(
+                    "{} parts, over the {MAX_PARTS} a message may have: join the texts, or send \
+                     the files as one archive",
+                    parts.len()
+                ),
+            ));
+        }
         let mut incoming = Incoming {
             message_id,
             context_id: text_field("contextId")?,
@@ -108,6 +132,11 @@ impl Incoming {
             return Ok(());
         }
         if let Some(url) = text(file, url_key) {
+            // Never fetched: a link in the body, its name and address each made one plain
+            // token (the URL as parsed: no line breaks or spaces), so it cannot start a line.
+            let url = url::Url::parse(&url)
+                .map_err(|e| A2aError::invalid_params(field, format!("the file's URL: {e}")))?;
+            let name = filebox_core::attachment::safe_name(&name);
             self.texts.push(format!("[{name}]({url})"));
             return Ok(());
         }

@@ -10,7 +10,7 @@ use support::{TestHub, give_token};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// One A2A call to `agent`'s endpoint; the whole JSON-RPC answer and the HTTP status.
-async fn a2a_call(
+pub(crate) async fn a2a_call(
     hub: &TestHub,
     agent: &str,
     headers: &[(&str, &str)],
@@ -22,7 +22,7 @@ async fn a2a_call(
     (response.status, answer)
 }
 
-async fn call(hub: &TestHub, agent: &str, method: &str, params: Value) -> Value {
+pub(crate) async fn call(hub: &TestHub, agent: &str, method: &str, params: Value) -> Value {
     let body = json!({ "jsonrpc": "2.0", "id": "1", "method": method, "params": params });
     let (_, answer) = a2a_call(hub, agent, &[], body.to_string().as_bytes()).await;
     match answer.get("result") {
@@ -31,7 +31,7 @@ async fn call(hub: &TestHub, agent: &str, method: &str, params: Value) -> Value 
     }
 }
 
-async fn call_err(hub: &TestHub, agent: &str, method: &str, params: Value) -> Value {
+pub(crate) async fn call_err(hub: &TestHub, agent: &str, method: &str, params: Value) -> Value {
     let body = json!({ "jsonrpc": "2.0", "id": 7, "method": method, "params": params });
     let (_, answer) = a2a_call(hub, agent, &[], body.to_string().as_bytes()).await;
     assert_eq!(answer["id"], 7, "{answer}");
@@ -41,13 +41,13 @@ async fn call_err(hub: &TestHub, agent: &str, method: &str, params: Value) -> Va
         .unwrap_or_else(|| panic!("{method} succeeded: {answer}"))
 }
 
-fn text_message(message_id: &str, text: &str) -> Value {
+pub(crate) fn text_message(message_id: &str, text: &str) -> Value {
     json!({ "message": {
         "messageId": message_id, "role": "ROLE_USER", "parts": [{ "text": text }],
     } })
 }
 
-fn mailroom(hub: &TestHub, agent: &str) -> Mailroom {
+pub(crate) fn mailroom(hub: &TestHub, agent: &str) -> Mailroom {
     Mailroom::new(
         Config::load(&hub.config).unwrap(),
         Some(&AgentId::new(agent).unwrap()),
@@ -331,7 +331,7 @@ async fn the_0_3_method_names_answer_in_the_0_3_shapes() {
 }
 
 /// `SendStreamingMessage` over HTTP/1.0 (the body is the bare SSE text): each `data:` line.
-async fn stream(
+pub(crate) async fn stream(
     hub: &TestHub,
     agent: &str,
     body: Value,
@@ -347,7 +347,7 @@ async fn stream(
     BufReader::new(stream).lines()
 }
 
-async fn next_data(
+pub(crate) async fn next_data(
     lines: &mut tokio::io::Lines<BufReader<tokio::net::TcpStream>>,
 ) -> Option<Value> {
     let read = async {
@@ -408,17 +408,7 @@ async fn a_stream_follows_the_files_in_order_until_the_task_is_done() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_gets_its_error_and_writes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = support::write_config(
-        dir.path(),
-        &[("me", "human"), ("dev", "agent"), ("qa", "agent")],
-    );
-    Config::update(&config, |file| {
-        file.max_body_bytes = Some(1000);
-        Ok(())
-    })
-    .unwrap();
-    let hub = TestHub::start_in(dir, config).await;
+    let hub = small_hub().await;
     let qa_token = give_token(&hub, "qa");
     let dev_token = give_token(&hub, "dev");
 
@@ -524,7 +514,7 @@ async fn bad_input_gets_its_error_and_writes_nothing() {
     hub.stop().await.unwrap();
 }
 
-fn base64_of(bytes: &[u8]) -> String {
+pub(crate) fn base64_of(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
     // A tiny encoder keeps the test free of a base64 dev-dependency.
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -546,7 +536,7 @@ fn base64_of(bytes: &[u8]) -> String {
 }
 
 /// A local receiver of push notifications: each POST's headers and JSON body.
-async fn push_receiver() -> (
+pub(crate) async fn push_receiver() -> (
     String,
     tokio::sync::mpsc::UnboundedReceiver<(axum::http::HeaderMap, Value)>,
 ) {
@@ -566,7 +556,36 @@ async fn push_receiver() -> (
     (url, received)
 }
 
-async fn next_push(
+/// A hub with `me` and `dev` whose `hub.callback_allow` names `url`.
+pub(crate) async fn hub_allowing(url: &str) -> TestHub {
+    let dir = tempfile::tempdir().unwrap();
+    let config = support::write_config(dir.path(), &[("me", "human"), ("dev", "agent")]);
+    Config::update(&config, |file| {
+        file.extra
+            .insert("hub".into(), json!({ "callback_allow": [url] }));
+        Ok(())
+    })
+    .unwrap();
+    TestHub::start_in(dir, config).await
+}
+
+/// A hub of `me`, `dev` and `qa` whose bodies and attachments are bounded at 1,000 bytes (its
+/// requests at 1 MiB and 2,000 bytes).
+pub(crate) async fn small_hub() -> TestHub {
+    let dir = tempfile::tempdir().unwrap();
+    let config = support::write_config(
+        dir.path(),
+        &[("me", "human"), ("dev", "agent"), ("qa", "agent")],
+    );
+    Config::update(&config, |file| {
+        file.max_body_bytes = Some(1000);
+        Ok(())
+    })
+    .unwrap();
+    TestHub::start_in(dir, config).await
+}
+
+pub(crate) async fn next_push(
     received: &mut tokio::sync::mpsc::UnboundedReceiver<(axum::http::HeaderMap, Value)>,
 ) -> (axum::http::HeaderMap, Value) {
     tokio::time::timeout(support::GIVE_UP, received.recv())
@@ -578,15 +597,7 @@ async fn next_push(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn push_configs_are_kept_and_each_state_is_delivered_to_the_allowed_url() {
     let (url, mut received) = push_receiver().await;
-    let dir = tempfile::tempdir().unwrap();
-    let config = support::write_config(dir.path(), &[("me", "human"), ("dev", "agent")]);
-    Config::update(&config, |file| {
-        file.extra
-            .insert("hub".into(), json!({ "callback_allow": [url.clone()] }));
-        Ok(())
-    })
-    .unwrap();
-    let hub = TestHub::start_in(dir, config).await;
+    let hub = hub_allowing(&url).await;
     let sent = call(
         &hub,
         "dev",

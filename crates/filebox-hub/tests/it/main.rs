@@ -5,7 +5,10 @@
 mod support;
 
 mod a2a;
+mod a2a_callers;
 mod a2a_out;
+mod a2a_parts;
+mod a2a_push_bounds;
 mod access;
 mod attachments;
 mod auth;

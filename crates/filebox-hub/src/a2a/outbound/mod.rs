@@ -1,14 +1,23 @@
 //! A2A out of a mailbox: mail to an agent entry that names a remote A2A agent (`"a2a":
 //! {"url", "token"}`) waits in its stand-in's inbox (the outgoing spool, `spool.rs`); this task
-//! hands each turn over as `SendMessage` (`client.rs`; the Message ID as `messageId`, the
-//! thread as `contextId`), tried again with backoff while the remote is down, and follows the
+//! finds the JSON-RPC interface the entry's URL leads to (`endpoint.rs`, `card.rs`), hands
+//! each turn over as `SendMessage` (`client.rs`; the Message ID as `messageId`, the thread as
+//! `contextId`), tried again with backoff while the remote is down, and follows the
 //! remote task (`remote_task.rs`) until it asks back or ends, writing what it says through the
 //! verbs as the stand-in agent: working = on hold, input-required = a reply to the sender,
 //! completed = a reply with the artifacts, failed/rejected/canceled = rejected with the
-//! reason, a refused send = `Mailroom::record_refusal`. Everything it knows is in the files
-//! (processing-history lines on the spool copy), so a restarted hub picks up where it was.
+//! reason, a refused send = `Mailroom::record_refusal`. The remote is foreign input: its
+//! answer is bounded (`client.rs`), what a reply keeps of it too (`kept.rs`), its task ids
+//! checked (`remote_task.rs`), and an answer about another task than the one asked about
+//! refused. Everything it knows of the work is in the files (processing-history lines on the
+//! spool copy), so a restarted hub picks up where it was; only the retry timing and the
+//! resolved endpoints are in memory (a restarted hub tries at once, which the `messageId`
+//! makes harmless, and reads the cards again).
 
+mod card;
 mod client;
+mod endpoint;
+mod kept;
 mod remote_task;
 mod spool;
 
@@ -25,7 +34,8 @@ use super::wire::{Dialect, Role, Turn};
 use crate::hub::Hub;
 use crate::task_states::Run;
 use crate::tasks::{self, keep_running};
-use client::Failure;
+use client::{Failure, Method};
+use endpoint::Endpoints;
 use remote_task::{Phase, RemoteTask};
 use spool::{Spooled, Work};
 
@@ -50,6 +60,7 @@ type Backoff = HashMap<String, (Instant, Duration)>;
 async fn send(hub: Hub, run: Run) -> anyhow::Result<()> {
     let stop = hub.sessions();
     let mut backoff = Backoff::new();
+    let mut endpoints = Endpoints::default();
     run.up();
     loop {
         let config = hub.config().context("reading the config for A2A out")?;
@@ -69,7 +80,8 @@ async fn send(hub: Hub, run: Run) -> anyhow::Result<()> {
                 if backoff.get(&id).is_some_and(|(at, _)| Instant::now() < *at) {
                     continue;
                 }
-                let longest = match step(&mailroom, &remote, spooled).await {
+                let longest = match step(&mailroom, &agent, &remote, &mut endpoints, spooled).await
+                {
                     Applied::Settled => {
                         backoff.remove(&id);
                         continue;
@@ -113,24 +125,53 @@ enum Applied {
 }
 
 /// One piece of work on one spool copy.
-async fn step(mailroom: &Mailroom, remote: &A2aRemote, spooled: Spooled) -> Applied {
-    let answer = match &spooled.work {
-        Work::Send { task, text, files } => {
-            let message = outgoing(&spooled.message, task.as_deref(), text, files);
-            let params = json!({ "message": message });
-            client::call(remote, "SendMessage", params).await
+async fn step(
+    mailroom: &Mailroom,
+    agent: &AgentId,
+    remote: &A2aRemote,
+    endpoints: &mut Endpoints,
+    spooled: Spooled,
+) -> Applied {
+    let limit = answer_bytes(mailroom.config().max_body_bytes());
+    let answer = match endpoints.of(agent, remote).await {
+        Ok(endpoint) => {
+            let (method, params) = match &spooled.work {
+                Work::Send { task, text, files } => {
+                    let message = outgoing(
+                        &spooled.message,
+                        endpoint.dialect,
+                        task.as_deref(),
+                        text,
+                        files,
+                    );
+                    (Method::Send, json!({ "message": message }))
+                }
+                Work::Follow { task } => (Method::GetTask, json!({ "id": task })),
+            };
+            let token = remote.token.as_deref();
+            client::call(&endpoint, token, method, params, limit).await
         }
-        Work::Follow { task } => client::call(remote, "GetTask", json!({ "id": task })).await,
+        Err(failure) => Err(failure),
     };
+    if answer.is_err() {
+        endpoints.forget(agent);
+    }
     let mailroom = mailroom.clone();
     let applied = tasks::blocking(move || Ok(apply(&mailroom, &spooled, answer)?)).await;
     applied.unwrap_or_else(|e| Applied::Unreachable(format!("{e:#}")))
+}
+
+/// The most bytes of an answer read: its files may each be up to `max_body_bytes`, in base64
+/// (4 bytes for 3) inside JSON.
+fn answer_bytes(max_body_bytes: usize) -> usize {
+    max_body_bytes.saturating_mul(2).saturating_add(64 * 1024)
 }
 
 /// The A2A message of the copy's latest turn: its text, then its attachments as inline file
 /// parts.
 fn outgoing(
     message: &filebox_core::Message,
+    dialect: Dialect,
     task: Option<&str>,
     text: &str,
     files: &[(AttachmentRef, Vec<u8>)],
@@ -141,7 +182,7 @@ fn outgoing(
         text: text.to_owned(),
     };
     let mut outgoing =
-        Dialect::V1.message(&turn, task.unwrap_or_default(), &spool::context_id(message));
+        dialect.message(&turn, task.unwrap_or_default(), &spool::context_id(message));
     if task.is_none()
         && let Some(object) = outgoing.as_object_mut()
     {
@@ -152,11 +193,18 @@ fn outgoing(
             parts.clear();
         }
         for (file, bytes) in files {
-            parts.push(json!({
-                "raw": base64::engine::general_purpose::STANDARD.encode(bytes),
-                "filename": file.name,
-                "mediaType": file.mime,
-            }));
+            let bytes = base64::engine::general_purpose::STANDARD.encode(bytes);
+            parts.push(match dialect {
+                Dialect::V1 => json!({
+                    "raw": bytes,
+                    "filename": file.name,
+                    "mediaType": file.mime,
+                }),
+                Dialect::V03 => json!({
+                    "kind": "file",
+                    "file": { "bytes": bytes, "name": file.name, "mimeType": file.mime },
+                }),
+            });
         }
     }
     outgoing
@@ -172,8 +220,13 @@ fn apply(
     let id = message.header.id();
     let reference = MessageRef::Id(id.to_owned());
     let me = mailroom.me().clone();
-    let result = match answer {
-        Ok(result) => result,
+    let task = answer.and_then(|result| {
+        RemoteTask::parse(&result)
+            .and_then(|task| same_task(&spooled.work, task))
+            .map_err(Failure::Refused)
+    });
+    let task = match task {
+        Ok(task) => task,
         Err(Failure::Unreachable(why)) => return Ok(Applied::Unreachable(why)),
         Err(Failure::Refused(why)) => {
             match spooled.work {
@@ -187,11 +240,6 @@ fn apply(
             }
             return Ok(Applied::Settled);
         }
-    };
-    let Some(task) = RemoteTask::parse(&result) else {
-        return Ok(Applied::Unreachable(
-            "the A2A agent answered neither a task nor a message".into(),
-        ));
     };
     if let Work::Send { .. } = spooled.work {
         let turn = message.conversation.len();
@@ -225,7 +273,7 @@ fn apply(
                     "the A2A agent's task {} {}: {}",
                     task.id,
                     task.state,
-                    one_line(said)
+                    filebox_core::model_text::one_line(said, REASON_CHARS)
                 ),
             };
             mailroom.annotate(
@@ -254,19 +302,46 @@ fn answer_sender(
             "not an agent of this config",
         )
     })?;
-    let mut body = task.said.body();
+    // The room the core's bound on a message (body and conversation together) leaves.
+    let limit = mailroom.config().max_body_bytes();
+    let grown = message.body.len()
+        + message
+            .conversation
+            .iter()
+            .map(|c| c.body.len())
+            .sum::<usize>();
+    let kept::Kept { mut body, files } = kept::keep(&task.said, limit, limit.saturating_sub(grown));
     if body.trim().is_empty() {
         body = format!("(the A2A agent's task {} {what}, with no text)", task.id);
     }
     let kind = filebox_core::MessageType::new(&message.header.kind)?;
     mailroom.send(&SendRequest {
         reply_to: Some(MessageRef::Id(message.header.id().to_owned())),
-        attachments: task.said.files.clone(),
+        attachments: files,
         ..SendRequest::new(asker.as_str(), kind, body)
     })?;
     Ok(())
 }
 
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+/// The most characters of the remote's words in a rejection's reason (a processing line).
+const REASON_CHARS: usize = 500;
+
+/// `task`, if it is the task the work asked about (a follow-up or `GetTask` names one); a bare
+/// message that names no task answers the one asked about.
+fn same_task(work: &Work, task: RemoteTask) -> Result<RemoteTask, String> {
+    let asked = match work {
+        Work::Send { task, .. } => task.as_deref(),
+        Work::Follow { task } => Some(task.as_str()),
+    };
+    match asked {
+        Some(asked) if task.id == remote_task::NO_TASK => Ok(RemoteTask {
+            id: asked.to_owned(),
+            ..task
+        }),
+        Some(asked) if asked != task.id => Err(format!(
+            "asked about the A2A agent's task {asked}, it answered about its task {}: refused",
+            task.id
+        )),
+        _ => Ok(task),
+    }
 }

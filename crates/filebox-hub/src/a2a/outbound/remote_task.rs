@@ -1,6 +1,8 @@
 //! A remote agent's task as it answered (`SendMessage`'s result, `GetTask`'s), in either
 //! dialect, read into what FileBox makes of it: its state, and the text and files of its
-//! status message and artifacts (parts read by `wire.rs`, the inbound side's reader).
+//! status message and artifacts (parts read by `wire.rs`, the inbound side's reader). What
+//! FileBox writes of it into its own lines (the task id, the state) is checked here: an id
+//! is one bounded word, a state one A2A names.
 
 use serde_json::Value;
 
@@ -19,13 +21,20 @@ pub(super) enum Phase {
     Ended,
 }
 
+/// The task id of an answer that is a bare message naming no task.
+pub(super) const NO_TASK: &str = "-";
+
+/// The longest task id kept (A2A's are UUIDs).
+const TASK_ID_BYTES: usize = 256;
+
 /// A remote task, read.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct RemoteTask {
     pub(super) id: String,
     pub(super) phase: Phase,
-    /// The state as the remote named it (for the processing history).
-    pub(super) state: String,
+    /// The state, as A2A 0.3 spells it (for the processing history); `unknown` for a state
+    /// A2A does not name.
+    pub(super) state: &'static str,
     /// The status message's parts, then (completed) the artifacts' parts.
     pub(super) said: Incoming,
 }
@@ -33,38 +42,48 @@ pub(super) struct RemoteTask {
 impl RemoteTask {
     /// Read a `SendMessage` result (`{"task"}` or `{"message"}` in 1.0; the task or message
     /// itself, `kind`-tagged, in 0.3) or a `GetTask` result (the task). A bare message is a
-    /// finished answer: completed.
-    pub(super) fn parse(result: &Value) -> Option<RemoteTask> {
+    /// finished answer: completed. Refused: an answer that is neither, or whose task id is
+    /// not one word of at most [`TASK_ID_BYTES`].
+    pub(super) fn parse(result: &Value) -> Result<RemoteTask, String> {
         let task = result.get("task").unwrap_or(result);
         if let Some(message) = result.get("message").or_else(|| {
             (result.get("kind").and_then(Value::as_str) == Some("message")).then_some(result)
         }) {
-            return Some(RemoteTask {
-                id: message
-                    .get("taskId")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
+            let id = message
+                .get("taskId")
+                .and_then(Value::as_str)
+                .unwrap_or(NO_TASK);
+            return Ok(RemoteTask {
+                id: checked_id(id)?,
                 phase: Phase::Completed,
-                state: "completed".into(),
+                state: "completed",
                 said: parts(message.get("parts")),
             });
         }
-        let id = task.get("id").and_then(Value::as_str)?.to_owned();
+        let id = task
+            .get("id")
+            .and_then(Value::as_str)
+            .ok_or("the A2A agent answered neither a task nor a message")?;
+        let id = checked_id(id)?;
         let status = task.get("status");
-        let state = status
+        let named = status
             .and_then(|s| s.get("state"))
             .and_then(Value::as_str)
             .unwrap_or("unknown");
-        let state = state
+        let named = named
             .trim_start_matches("TASK_STATE_")
             .to_ascii_lowercase()
             .replace('_', "-");
-        let phase = match state.as_str() {
-            "input-required" => Phase::InputRequired,
-            "completed" => Phase::Completed,
-            "failed" | "rejected" | "canceled" | "cancelled" => Phase::Ended,
-            _ => Phase::Working,
+        let (state, phase) = match named.as_str() {
+            "submitted" => ("submitted", Phase::Working),
+            "working" => ("working", Phase::Working),
+            "auth-required" => ("auth-required", Phase::Working),
+            "input-required" => ("input-required", Phase::InputRequired),
+            "completed" => ("completed", Phase::Completed),
+            "failed" => ("failed", Phase::Ended),
+            "rejected" => ("rejected", Phase::Ended),
+            "canceled" | "cancelled" => ("canceled", Phase::Ended),
+            _ => ("unknown", Phase::Working),
         };
         let mut said = parts(
             status
@@ -84,12 +103,27 @@ impl RemoteTask {
                 said.data.extend(more.data);
             }
         }
-        Some(RemoteTask {
+        Ok(RemoteTask {
             id,
             phase,
             state,
             said,
         })
+    }
+}
+
+/// A task id FileBox writes into its processing history: one word, printable, bounded.
+fn checked_id(id: &str) -> Result<String, String> {
+    let fits =
+        !id.is_empty() && id.len() <= TASK_ID_BYTES && id.chars().all(|c| c.is_ascii_graphic());
+    if fits {
+        Ok(id.to_owned())
+    } else {
+        Err(format!(
+            "the A2A agent answered a task id FileBox does not keep ({:?}: one word of \
+             printable ASCII, at most {TASK_ID_BYTES} bytes)",
+            filebox_core::model_text::one_line(id, 80)
+        ))
     }
 }
 
@@ -123,5 +157,16 @@ mod tests {
         );
         let failed = json!({"id": "t3", "status": {"state": "TASK_STATE_FAILED"}});
         assert_eq!(RemoteTask::parse(&failed).unwrap().phase, Phase::Ended);
+        let odd = json!({"id": "t4", "status": {"state": "done\n- forged line"}});
+        let odd = RemoteTask::parse(&odd).unwrap();
+        assert_eq!((odd.state, odd.phase), ("unknown", Phase::Working));
+    }
+
+    #[test]
+    fn a_task_id_that_is_not_one_bounded_word_is_refused() {
+        for id in ["t 1 turn 0", "t\n- 2026: Resolved", "", &"x".repeat(300)] {
+            let task = json!({"id": id, "status": {"state": "TASK_STATE_WORKING"}});
+            assert!(RemoteTask::parse(&task).is_err(), "{id:?}");
+        }
     }
 }
