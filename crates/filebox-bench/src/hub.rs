@@ -282,10 +282,14 @@ fn print_rates(cases: &[Case], tallies: &[Tally], rounds: usize, slice: Duration
                 .rates
                 .iter()
                 .fold((f64::MAX, 0.0_f64), |(l, h), r| (l.min(*r), h.max(*r)));
-            let (p50, p99) = if tally.latencies.is_empty() {
-                ("-".to_owned(), "-".to_owned())
+            let (mean, p50, p99) = if tally.latencies.is_empty() {
+                ("-".to_owned(), "-".to_owned(), "-".to_owned())
             } else {
-                (ms(latencies.p50()), ms(latencies.quantile(0.99)))
+                (
+                    ms(latencies.mean()),
+                    ms(latencies.p50()),
+                    ms(latencies.quantile(0.99)),
+                )
             };
             let cpu = match case {
                 Case::Hub(..) if tally.sends > 0 => ms(tally.cpu / tally.sends as u32),
@@ -296,6 +300,7 @@ fn print_rates(cases: &[Case], tallies: &[Tally], rounds: usize, slice: Duration
                 case.clients().to_string(),
                 format!("{:.0}", tally.rate()),
                 format!("{low:.0}–{high:.0}"),
+                mean,
                 p50,
                 p99,
                 cpu,
@@ -314,6 +319,7 @@ fn print_rates(cases: &[Case], tallies: &[Tally], rounds: usize, slice: Duration
             "clients",
             "calls/s",
             "per round",
+            "mean",
             "p50",
             "p99",
             "hub CPU/call",
@@ -338,6 +344,14 @@ fn print_ratios(cases: &[Case], tallies: &[Tally]) {
             .find(|(c, _)| wanted(**c))
             .map(|(_, t)| t.rate())
     };
+    let mean_latency = |call: Call, n: usize| {
+        cases
+            .iter()
+            .zip(tallies)
+            .find(|(c, _)| matches!(c, Case::Hub(k, m, Build::This) if *k == call && *m == n))
+            .filter(|(_, t)| !t.latencies.is_empty())
+            .map(|(_, t)| Samples::new(t.latencies.clone()).mean().as_secs_f64())
+    };
     let floor = rate(|c| matches!(c, Case::Floor(1, DirSync::Private)));
     let private = rate(|c| matches!(c, Case::Floor(16, DirSync::Private)));
     let mut rows = Vec::new();
@@ -353,9 +367,14 @@ fn print_ratios(cases: &[Case], tallies: &[Tally]) {
         };
         let a2a = hub(Call::A2aSend, Build::This).unwrap_or(0.0);
         let keyed = hub(Call::SendKeyed, Build::This).unwrap_or(0.0);
+        let latency = match (mean_latency(Call::A2aSend, n), mean_latency(Call::Send, n)) {
+            (Some(a2a), Some(send)) => format!("{:.2}×", a2a / send),
+            _ => "-".to_owned(),
+        };
         rows.push(vec![
             n.to_string(),
             format!("{:.2}×", a2a / send),
+            latency,
             format!("{:.2}×", a2a / keyed),
             format!("{:.1}×", send / cli),
             format!("{:.0}%", 200.0 * send / private),
@@ -369,6 +388,7 @@ fn print_ratios(cases: &[Case], tallies: &[Tally]) {
         &[
             "clients",
             "A2A SendMessage / email.send (throughput)",
+            "A2A SendMessage / email.send (mean latency)",
             "A2A SendMessage / keyed email.send",
             "hub send / CLI (same clients)",
             "hub send files / 16-writer floor files (2 per send)",

@@ -25,6 +25,11 @@ impl Samples {
         self.quantile(0.95)
     }
 
+    /// The arithmetic mean.
+    pub(crate) fn mean(&self) -> Duration {
+        self.0.iter().sum::<Duration>() / self.0.len() as u32
+    }
+
     pub(crate) fn min(&self) -> Duration {
         self.0[0]
     }

@@ -6,7 +6,7 @@
 use filebox_api::access::Caller;
 use filebox_api::verbs::{RejectMessage, SendMessage};
 use filebox_api::{AttachmentArg, RejectArgs, SendArgs, Verb, VerbContext};
-use filebox_core::message::field;
+use filebox_core::message::{FileName, field};
 use filebox_core::{
     AgentId, Config, Folder, IdempotencyKey, Mailroom, MessageType, SYSTEM_MAILBOX, SendRequest,
     SourceType,
@@ -107,11 +107,10 @@ pub(crate) fn send(cx: &Cx, params: &Value) -> Result<Task, A2aError> {
     let incoming = Incoming::parse(params)?;
     let key = message_key(cx, &incoming.message_id);
     let system = cx.system()?;
-    let id = match &incoming.task_id {
-        Some(task) => follow_up(cx, &system, task, &incoming, key)?,
-        None => deliver(cx, &system, &incoming, key)?,
-    };
-    Task::load(&system, &cx.agent, &id)
+    match &incoming.task_id {
+        Some(task) => follow_up(cx, &system, task, &incoming, key),
+        None => deliver(cx, &system, &incoming, key),
+    }
 }
 
 /// The idempotency key of a client's `messageId`, scoped to the agent it is sent to and the
@@ -124,12 +123,16 @@ fn message_key(cx: &Cx, message_id: &str) -> IdempotencyKey {
     IdempotencyKey::new(&format!("a2a-{hash}")).expect("a hex digest is a key")
 }
 
+/// A new task: the message delivered to the agent's inbox, answered from the copy the send
+/// wrote rather than read back (the agent's copy holds the same bytes, unread: submitted). A
+/// repeat of its `messageId` wrote nothing: the task as the files say now, found by the name
+/// the first send gave its copies.
 fn deliver(
     cx: &Cx,
     system: &Mailroom,
     incoming: &Incoming,
     key: IdempotencyKey,
-) -> Result<String, A2aError> {
+) -> Result<Task, A2aError> {
     let mut body = incoming.body();
     if body.trim().is_empty() {
         // Only files: a body still says what the message is.
@@ -150,18 +153,23 @@ fn deliver(
     if let Some(context) = &incoming.context_id {
         extra.push((field::THREAD_ID, context.as_str()));
     }
-    Ok(system.send_new_with(&request, &extra)?.id)
+    let sent = system.send_new_with(&request, &extra)?;
+    match &sent.written {
+        Some((_, message)) => Ok(Task::delivered(message, &cx.agent)),
+        None => Task::load_named(system, &cx.agent, &sent.id, &FileName::new(&sent.file)?),
+    }
 }
 
 /// The client answers the agent's question: a reply from `system`, so the file goes back to
-/// the agent's inbox with the answer in its Conversation History.
+/// the agent's inbox with the answer in its Conversation History; the task as the files say
+/// then, found by the file's name.
 fn follow_up(
     cx: &Cx,
     system: &Mailroom,
     task_id: &str,
     incoming: &Incoming,
     key: IdempotencyKey,
-) -> Result<String, A2aError> {
+) -> Result<Task, A2aError> {
     let task = Task::load(system, &cx.agent, task_id)?;
     match task.state {
         State::InputRequired => {}
@@ -190,8 +198,8 @@ fn follow_up(
         idempotency_key: Some(key.as_str().to_owned()),
         ..SendArgs::new(cx.agent.as_str(), request_type(), incoming.body())
     };
-    SendMessage::run(&VerbContext::new(system), args)?;
-    Ok(task.id)
+    let sent = SendMessage::run(&VerbContext::new(system), args)?.value;
+    Task::load_named(system, &cx.agent, &task.id, &FileName::new(&sent.file)?)
 }
 
 fn request_type() -> MessageType {

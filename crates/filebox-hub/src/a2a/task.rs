@@ -11,8 +11,10 @@
 //! | the agent's copy in `cancel/`                          | rejected (the reason as status message)   |
 //! | a copy in `cancel/` whose last Processing History line is [`CANCELED`] | canceled |
 
-use filebox_core::message::field;
-use filebox_core::{AgentId, Folder, Mailroom, Message, MessageRef, copy_status};
+use filebox_core::message::{FileName, field};
+use filebox_core::{
+    AgentId, Envelope, Folder, Mailbox, Mailroom, Message, MessageRef, copy_status,
+};
 use serde_json::{Value, json};
 
 use super::error::A2aError;
@@ -98,9 +100,40 @@ impl Task {
     /// when it is not a message delivered through A2A to this agent.
     pub(crate) fn load(system: &Mailroom, agent: &AgentId, id: &str) -> Result<Task, A2aError> {
         let reference = MessageRef::Id(id.to_owned());
+        Task::load_with(system, agent, id, |mine| {
+            mine.speaking_copy(&reference, &Folder::ALL)
+        })
+    }
+
+    /// [`Task::load`] for a task whose file name is known (a send's receipt names it): its
+    /// copies are looked for under that name, an open per folder, before by id.
+    pub(crate) fn load_named(
+        system: &Mailroom,
+        agent: &AgentId,
+        id: &str,
+        name: &FileName,
+    ) -> Result<Task, A2aError> {
+        Task::load_with(system, agent, id, |mine| {
+            mine.speaking_copy_named(id, name, &Folder::ALL)
+        })
+    }
+
+    /// A task just delivered, from the copy its send wrote: the agent's copy holds the same
+    /// bytes, in its inbox, unread.
+    pub(crate) fn delivered(message: &Message, agent: &AgentId) -> Task {
+        Task::from_message(State::Submitted, message, agent)
+    }
+
+    /// [`Task::load`] with `system`'s own copy found by `speaking`.
+    fn load_with(
+        system: &Mailroom,
+        agent: &AgentId,
+        id: &str,
+        speaking: impl FnOnce(&Mailbox) -> filebox_core::Result<(Envelope, Message)>,
+    ) -> Result<Task, A2aError> {
         let not_found = || A2aError::task_not_found(id);
         let mine = system.my_mailbox()?;
-        let (envelope, message) = match mine.speaking_copy(&reference, &Folder::ALL) {
+        let (envelope, message) = match speaking(&mine) {
             Ok(found) => found,
             Err(filebox_core::Error::NotFound { .. }) => return Err(not_found()),
             Err(e) => return Err(e.into()),
@@ -224,7 +257,7 @@ impl Task {
 /// `cancel/` whose hand moved it.
 fn state_of_agent_copy(
     folder: Folder,
-    copy: &filebox_core::Envelope,
+    copy: &Envelope,
     message: &Message,
     agent: &AgentId,
 ) -> State {

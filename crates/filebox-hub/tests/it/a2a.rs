@@ -225,6 +225,39 @@ async fn a_message_becomes_a_file_whose_state_is_the_task() {
     hub.stop().await.unwrap();
 }
 
+/// `SendMessage` answers from the copy its send wrote, not read back: that answer is the task
+/// `GetTask` reads from the files, whole, in both dialects, and so is a repeat's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_send_answers_the_task_the_files_hold() {
+    let hub = TestHub::start().await;
+    for (send, get, message_id) in [
+        ("SendMessage", "GetTask", "m-1"),
+        ("message/send", "tasks/get", "m-2"),
+    ] {
+        let params = json!({ "message": {
+            "messageId": message_id, "contextId": "ctx-1", "role": "ROLE_USER",
+            "parts": [
+                { "text": "Line one.\n\n## Looks like a heading\n---\n**Sender:** not me\r\n" },
+                { "raw": "aGVsbG8=", "filename": "log.txt", "mediaType": "text/plain" },
+                { "data": { "branch": "main" } },
+            ],
+        } });
+        let answer = call(&hub, "dev", send, params.clone()).await;
+        let sent = answer.get("task").unwrap_or(&answer).clone();
+        let id = sent["id"].as_str().unwrap();
+        let got = call(&hub, "dev", get, json!({ "id": id })).await;
+        assert_eq!(sent, got, "{send} answered other than the files hold");
+        let again = call(&hub, "dev", send, params).await;
+        assert_eq!(
+            again.get("task").unwrap_or(&again),
+            &got,
+            "a repeat of {send}"
+        );
+    }
+    assert_eq!(hub.files_in("dev", "inbox").len(), 2);
+    hub.stop().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_that_asks_back_gets_the_answer_in_the_same_task() {
     let hub = TestHub::start().await;
