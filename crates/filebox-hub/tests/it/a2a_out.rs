@@ -206,6 +206,11 @@ async fn a_send_goes_as_send_message_and_a_failed_task_fails_the_copy_with_the_r
         assert_eq!(message["parts"][0]["text"], "plan the release");
         assert!(message.get("taskId").is_none(), "{message}");
         assert_eq!(
+            first.body["params"]["configuration"],
+            json!({ "returnImmediately": true }),
+            "answered at once, not held until the task ends"
+        );
+        assert_eq!(
             message["parts"][1],
             json!({ "raw": "c2hpcCBpdA==", "filename": "notes.txt", "mediaType": "text/plain" }),
             "the attachment as an inline file part"
@@ -252,6 +257,10 @@ async fn a_card_url_of_a_0_3_agent_is_called_with_the_0_3_method_and_parts() {
         let calls = calls.lock().unwrap();
         let sent = calls.iter().find(|c| c.path == "/v03").unwrap();
         assert_eq!(sent.body["method"], "message/send");
+        assert_eq!(
+            sent.body["params"]["configuration"],
+            json!({ "blocking": false })
+        );
         sent.body["params"]["message"].clone()
     };
     assert_eq!(
@@ -311,25 +320,33 @@ async fn after_a_failed_call_the_card_is_read_again_and_its_new_interface_called
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_card_that_names_no_http_interface_fails_the_copy_and_nothing_is_posted() {
-    let (url, calls) = fake(|call, _| match call.path.as_str() {
-        "/.well-known/agent-card.json" => axum::Json(json!({ "supportedInterfaces": [
-            { "url": "file:///etc/passwd", "protocolBinding": "JSONRPC" } ] }))
-        .into_response(),
-        _ => result(call, task("t-1", "TASK_STATE_WORKING", "")),
-    })
-    .await;
-    let hub = hub_with(&url, None).await;
-    let id = send(&hub, "plan");
-    let refused = ended(&hub, &id).await;
-    assert!(refused.details.contains("a file: interface"), "{refused:?}");
-    assert!(
-        calls
-            .lock()
-            .unwrap()
-            .iter()
-            .all(|c| c.method == Method::GET)
-    );
-    hub.stop().await.unwrap();
+    // `https` too: the hub's client speaks plain http (TLS is a proxy's), so that interface is
+    // refused at once, not tried again forever.
+    for interface in ["file:///etc/passwd", "https://127.0.0.1:9/rpc"] {
+        let (url, calls) = fake(move |call, _| match call.path.as_str() {
+            "/.well-known/agent-card.json" => axum::Json(json!({ "supportedInterfaces": [
+                { "url": interface, "protocolBinding": "JSONRPC" } ] }))
+            .into_response(),
+            _ => result(call, task("t-1", "TASK_STATE_WORKING", "")),
+        })
+        .await;
+        let hub = hub_with(&url, None).await;
+        let id = send(&hub, "plan");
+        let refused = ended(&hub, &id).await;
+        assert!(
+            refused.details.contains(&format!("names {interface}"))
+                && refused.details.contains("only http://"),
+            "{refused:?}"
+        );
+        assert!(
+            calls
+                .lock()
+                .unwrap()
+                .iter()
+                .all(|c| c.method == Method::GET)
+        );
+        hub.stop().await.unwrap();
+    }
 }
 
 /// A remote that answers the base URL in JSON-RPC but holds no card: `answer` for every call.

@@ -1,12 +1,13 @@
 //! A remote agent's card, read as the foreign input it is: which JSON-RPC interface it names
 //! (A2A 1.0: `supportedInterfaces` with `protocolBinding: "JSONRPC"` and its
 //! `protocolVersion`; 0.3: `url` with `preferredTransport`, or `additionalInterfaces`), a
-//! 1.0 interface before a 0.3 one, and only an `http(s)` URL.
+//! 1.0 interface before a 0.3 one, and only a URL the hub's client calls (`http`).
 
 use serde_json::Value;
 use url::Url;
 
 use super::super::wire::Dialect;
+use crate::webhook::post;
 
 /// The most of a card that is read: cards are a few KiB; a longer answer is not a card.
 pub(super) const CARD_BYTES: usize = 256 * 1024;
@@ -34,12 +35,9 @@ pub(super) fn interface(card_url: &Url, card: &Value) -> Result<Endpoint, String
     let url = card_url
         .join(url)
         .map_err(|e| format!("the agent card at {card_url} names {url:?}, not a URL ({e})"))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!(
-            "the agent card at {card_url} names a {}: interface; only http(s) URLs are called",
-            url.scheme()
-        ));
-    }
+    // What the hub's client cannot call is refused here, not tried again forever.
+    post::check_endpoint(url.as_str())
+        .map_err(|why| format!("the agent card at {card_url} names {url}: {why}"))?;
     Ok(Endpoint {
         url: url.to_string(),
         dialect,

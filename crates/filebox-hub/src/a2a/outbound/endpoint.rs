@@ -61,9 +61,9 @@ impl Endpoints {
 
 /// The endpoint the entry's `url` leads to.
 async fn resolve(url: &str) -> Result<Endpoint, Failure> {
-    let given = Url::parse(url).map_err(|e| {
+    let given = post::check_endpoint(url).map_err(|why| {
         Failure::Refused(format!(
-            "the agent entry's A2A URL {url:?} is not a URL ({e})"
+            "the agent entry's A2A URL {url:?} is not callable: {why}"
         ))
     })?;
     let names_card = [CARD_PATH, OLD_CARD_PATH]

@@ -144,7 +144,14 @@ async fn step(
                         text,
                         files,
                     );
-                    (Method::Send, json!({ "message": message }))
+                    // Answered at once, not held until the task ends: a remote slower than
+                    // the call's time-out would otherwise be sent the message again.
+                    let configuration = match endpoint.dialect {
+                        Dialect::V1 => json!({ "returnImmediately": true }),
+                        Dialect::V03 => json!({ "blocking": false }),
+                    };
+                    let params = json!({ "message": message, "configuration": configuration });
+                    (Method::Send, params)
                 }
                 Work::Follow { task } => (Method::GetTask, json!({ "id": task })),
             };
