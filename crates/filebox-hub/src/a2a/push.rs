@@ -185,13 +185,11 @@ pub(crate) fn parse(cx: &Cx, params: &Value) -> Result<Config, A2aError> {
     let token = text("token")
         .map(|token| header_safe("token", token, MAX_SECRET_BYTES).map(str::to_owned))
         .transpose()?;
+    // A config without an id is named by its URL: given again (a retried send, the same
+    // create twice) it replaces the one before instead of delivering each state twice.
     let id = match text("id") {
         Some(id) => within("id", id, MAX_ID_BYTES)?.to_owned(),
-        None => filebox_api::access::new_token()
-            .map_err(A2aError::internal)?
-            .chars()
-            .take(16)
-            .collect(),
+        None => format!("url-{}", &filebox_api::access::sha256_hex(url)[..16]),
     };
     Ok(Config {
         id,

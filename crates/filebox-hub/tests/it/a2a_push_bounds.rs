@@ -202,3 +202,32 @@ async fn a_push_config_given_with_a_streaming_send_is_kept_and_delivered() {
     );
     hub.stop().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retried_send_with_a_push_config_and_no_id_keeps_one_config() {
+    let (url, _received) = push_receiver().await;
+    let hub = hub_allowing(&url).await;
+    let mut params = text_message("again-1", "Tell my receiver, once");
+    params["configuration"] = json!({ "taskPushNotificationConfig": { "url": url } });
+    let first = call(&hub, "dev", "SendMessage", params.clone()).await;
+    let again = call(&hub, "dev", "SendMessage", params).await;
+    let id = first["task"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        again["task"]["id"],
+        id.as_str(),
+        "the same messageId, the same task"
+    );
+    let listed = call(
+        &hub,
+        "dev",
+        "ListTaskPushNotificationConfigs",
+        json!({ "taskId": id }),
+    )
+    .await;
+    assert_eq!(
+        listed["configs"].as_array().map(Vec::len),
+        Some(1),
+        "a retry must not deliver each state twice: {listed}"
+    );
+    hub.stop().await.unwrap();
+}
