@@ -212,9 +212,13 @@ pub(crate) fn get(cx: &Cx, params: &Value) -> Result<Task, A2aError> {
     Task::load(&cx.system()?, &cx.agent, id)
 }
 
-/// `historyLength`, when the call gives one.
+/// `historyLength`, when the call gives one (beside the id, or in a send's `configuration`).
 pub(crate) fn history_length(params: &Value) -> Result<Option<usize>, A2aError> {
-    match params.get("historyLength") {
+    // `GetTask` names it beside the id; `SendMessage` in its `configuration`.
+    let given = params
+        .get("historyLength")
+        .or_else(|| params.pointer("/configuration/historyLength"));
+    match given {
         None | Some(Value::Null) => Ok(None),
         Some(value) => value
             .as_u64()

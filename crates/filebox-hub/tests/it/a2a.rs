@@ -672,3 +672,22 @@ async fn push_configs_are_kept_and_each_state_is_delivered_to_the_allowed_url() 
     assert_eq!(listed["configs"], json!([]));
     hub.stop().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_send_s_history_length_is_read_from_its_configuration() {
+    let hub = TestHub::start().await;
+    let whole = call(
+        &hub,
+        "dev",
+        "SendMessage",
+        text_message("h-1", "with history"),
+    )
+    .await;
+    let history = |answer: &Value| answer["task"]["history"].as_array().map_or(0, Vec::len);
+    assert!(history(&whole) > 0, "{whole}");
+    let mut params = text_message("h-2", "without history");
+    params["configuration"] = json!({ "historyLength": 0 });
+    let none = call(&hub, "dev", "SendMessage", params).await;
+    assert_eq!(history(&none), 0, "{none}");
+    hub.stop().await.unwrap();
+}
