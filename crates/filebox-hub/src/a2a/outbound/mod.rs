@@ -11,8 +11,8 @@
 //! checked (`remote_task.rs`), and an answer about another task than the one asked about
 //! refused. Everything it knows of the work is in the files (processing-history lines on the
 //! spool copy), so a restarted hub picks up where it was; only the retry timing and the
-//! resolved endpoints are in memory (a restarted hub tries at once, which the `messageId`
-//! makes harmless, and reads the cards again).
+//! resolved endpoints are in memory (a restarted hub tries at once with the same
+//! `messageId`, which a remote deduplicates by as A2A allows, and reads the cards again).
 
 mod card;
 mod client;
@@ -53,8 +53,8 @@ pub(crate) async fn supervise(hub: Hub) {
 }
 
 /// When each message may be tried again after its remote was unreachable, or its task asked
-/// again while it works (in memory: a restarted hub tries at once, which the `messageId`
-/// makes harmless).
+/// again while it works (in memory: a restarted hub tries at once, with the same
+/// `messageId`).
 type Backoff = HashMap<String, (Instant, Duration)>;
 
 async fn send(hub: Hub, run: Run) -> anyhow::Result<()> {

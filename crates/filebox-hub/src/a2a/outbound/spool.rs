@@ -109,7 +109,7 @@ pub(super) fn sent_details(task: &str, turn: usize) -> String {
 }
 
 /// The `messageId` of the copy's latest turn: the Message ID for the first, then one per
-/// turn, so a retried send is the same A2A message and never arrives twice.
+/// turn, so a retried send is the same A2A message (which a remote may deduplicate by).
 pub(super) fn message_id(message: &Message) -> String {
     match message.conversation.len() {
         0 => message.header.id().to_owned(),
