@@ -585,6 +585,17 @@ pub(crate) async fn small_hub() -> TestHub {
     TestHub::start_in(dir, config).await
 }
 
+/// `ListTaskPushNotificationConfigs` of dev's task `id`: its answer.
+pub(crate) async fn push_configs(hub: &TestHub, id: &str) -> Value {
+    call(
+        hub,
+        "dev",
+        "ListTaskPushNotificationConfigs",
+        json!({ "taskId": id }),
+    )
+    .await
+}
+
 pub(crate) async fn next_push(
     received: &mut tokio::sync::mpsc::UnboundedReceiver<(axum::http::HeaderMap, Value)>,
 ) -> (axum::http::HeaderMap, Value) {
@@ -621,13 +632,7 @@ async fn push_configs_are_kept_and_each_state_is_delivered_to_the_allowed_url() 
         created,
         json!({ "id": "cfg-1", "taskId": id, "url": hook, "token": "secret-1", "authentication": { "scheme": "Bearer" } })
     );
-    let listed = call(
-        &hub,
-        "dev",
-        "ListTaskPushNotificationConfigs",
-        json!({ "taskId": id }),
-    )
-    .await;
+    let listed = push_configs(&hub, &id).await;
     assert_eq!(listed["configs"][0]["id"], "cfg-1");
     let got = call(
         &hub,
@@ -662,13 +667,7 @@ async fn push_configs_are_kept_and_each_state_is_delivered_to_the_allowed_url() 
         json!({ "taskId": id, "id": "cfg-1" }),
     )
     .await;
-    let listed = call(
-        &hub,
-        "dev",
-        "ListTaskPushNotificationConfigs",
-        json!({ "taskId": id }),
-    )
-    .await;
+    let listed = push_configs(&hub, &id).await;
     assert_eq!(listed["configs"], json!([]));
     hub.stop().await.unwrap();
 }

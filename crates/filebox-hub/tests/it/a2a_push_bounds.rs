@@ -4,7 +4,8 @@
 //! each refused before anything is kept; and a receiver that answers with a redirect.
 
 use crate::a2a::{
-    call, call_err, hub_allowing, next_data, next_push, push_receiver, stream, text_message,
+    call, call_err, hub_allowing, next_data, next_push, push_configs, push_receiver, stream,
+    text_message,
 };
 use crate::support::{self, TestHub};
 
@@ -114,13 +115,7 @@ async fn a_task_keeps_a_bounded_number_of_push_configs() {
     let error = call_err(&hub, "dev", "CreateTaskPushNotificationConfig", create(10)).await;
     assert_eq!(error["code"], -32602, "{error}");
     assert!(error["message"].as_str().unwrap().contains("10"), "{error}");
-    let listed = call(
-        &hub,
-        "dev",
-        "ListTaskPushNotificationConfigs",
-        json!({ "taskId": id }),
-    )
-    .await;
+    let listed = push_configs(&hub, &id).await;
     assert_eq!(listed["configs"].as_array().unwrap().len(), 10, "{listed}");
     hub.stop().await.unwrap();
 }
@@ -188,13 +183,7 @@ async fn a_push_config_given_with_a_streaming_send_is_kept_and_delivered() {
     let (headers, pushed) = next_push(&mut received).await;
     assert_eq!(pushed["task"]["id"], id.as_str(), "{pushed}");
     assert_eq!(headers["x-a2a-notification-token"], "stream-1");
-    let listed = call(
-        &hub,
-        "dev",
-        "ListTaskPushNotificationConfigs",
-        json!({ "taskId": id }),
-    )
-    .await;
+    let listed = push_configs(&hub, &id).await;
     assert_eq!(
         listed["configs"].as_array().map(Vec::len),
         Some(1),
@@ -217,13 +206,7 @@ async fn a_retried_send_with_a_push_config_and_no_id_keeps_one_config() {
         id.as_str(),
         "the same messageId, the same task"
     );
-    let listed = call(
-        &hub,
-        "dev",
-        "ListTaskPushNotificationConfigs",
-        json!({ "taskId": id }),
-    )
-    .await;
+    let listed = push_configs(&hub, &id).await;
     assert_eq!(
         listed["configs"].as_array().map(Vec::len),
         Some(1),

@@ -131,8 +131,10 @@ mod tests {
         let grpc = json!({"supportedInterfaces": [{"url": "http://agent.test/g",
             "protocolBinding": "GRPC"}]});
         assert!(read(grpc).unwrap_err().contains("no JSON-RPC interface"));
-        let file = json!({"url": "file:///etc/passwd"});
-        assert!(read(file).unwrap_err().contains("a file: interface"));
+        for scheme in ["file:///etc/passwd", "https://agent.test/a2a"] {
+            let refused = read(json!({ "url": scheme })).unwrap_err();
+            assert!(refused.contains("only http://"), "{refused}");
+        }
         assert!(read(json!("not a card")).is_err());
     }
 }
