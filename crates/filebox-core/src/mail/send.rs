@@ -577,13 +577,7 @@ impl Mailroom {
         // The version last rendered is the one every copy holds: my copy of it is the receipt's.
         let written = std::cell::RefCell::new(None);
         let continue_from = |mut message: Message| -> Result<Vec<Vec<u8>>> {
-            let grown = message.body.len()
-                + message
-                    .conversation
-                    .iter()
-                    .map(|c| c.body.len())
-                    .sum::<usize>()
-                + body.len();
+            let grown = message.words_len() + body.len();
             if grown > limit {
                 return Err(Error::TooLarge { size: grown, limit });
             }

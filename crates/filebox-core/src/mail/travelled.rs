@@ -221,12 +221,7 @@ impl Mailroom {
 
     fn check_size(&self, message: &Message) -> Result<()> {
         let limit = self.config().max_body_bytes();
-        let size = message.body.len()
-            + message
-                .conversation
-                .iter()
-                .map(|c| c.body.len())
-                .sum::<usize>();
+        let size = message.words_len();
         if size > limit {
             return Err(Error::TooLarge { size, limit });
         }

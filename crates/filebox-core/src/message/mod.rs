@@ -28,6 +28,18 @@ pub struct Message {
     pub processing: Vec<ProcessingEntry>,
 }
 
+impl Message {
+    /// The bytes `max_body_bytes` bounds: the original content and every reply's words.
+    pub fn words_len(&self) -> usize {
+        self.body.len()
+            + self
+                .conversation
+                .iter()
+                .map(|c| c.body.len())
+                .sum::<usize>()
+    }
+}
+
 /// One reply appended under `## Conversation History`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ConversationEntry {

@@ -34,7 +34,7 @@ pub(super) fn keep(said: &Incoming, limit: usize, room: usize) -> Kept {
             marks.push(format!(
                 "[FileBox: file {name} left out: an answer adds at most {MAX_FILES} files]"
             ));
-        } else if size > limit || total + size > limit {
+        } else if total + size > limit {
             marks.push(format!(
                 "[FileBox: file {name} left out: {size} bytes, over max_body_bytes ({limit}) \
                  for the files of one answer]"

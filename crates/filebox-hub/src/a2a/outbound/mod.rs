@@ -311,12 +311,7 @@ fn answer_sender(
     })?;
     // The room the core's bound on a message (body and conversation together) leaves.
     let limit = mailroom.config().max_body_bytes();
-    let grown = message.body.len()
-        + message
-            .conversation
-            .iter()
-            .map(|c| c.body.len())
-            .sum::<usize>();
+    let grown = message.words_len();
     let kept::Kept { mut body, files } = kept::keep(&task.said, limit, limit.saturating_sub(grown));
     if body.trim().is_empty() {
         body = format!("(the A2A agent's task {} {what}, with no text)", task.id);
